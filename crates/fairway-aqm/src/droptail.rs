@@ -1,0 +1,162 @@
+//! DropTail: a FIFO that refuses arrivals when full.
+//!
+//! The limit follows ns-2's Queue/DropTail (queue/drop-tail.cc, `enque`): an arrival is dropped
+//! when `waiting + 1 >= limit` (packets), or when `waiting_bytes + size >= limit_bytes` (bytes).
+//! ns-2 does not count the packet being serialised as waiting, so a limit of N holds N - 1
+//! waiting packets plus the one on the wire: N in all. docs/semantics.md repeats this.
+
+use std::collections::VecDeque;
+
+use fairway_core::{Bytes, PacketRef, Rng, Time};
+
+use crate::{DropReason, PacketMeta, ParamError, QueueDiscipline, QueueStats, Verdict};
+
+/// How a buffer's size is bounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// ns-2's `limit_` / `queue-limit` in packets (counting the one on the wire).
+    Packets(u32),
+    /// A byte budget (ns-2 with `queue_in_bytes_`: `limit_ x mean_pktsize_`).
+    Bytes(Bytes),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DropTailParams {
+    pub limit: Limit,
+}
+
+impl Default for DropTailParams {
+    /// ns-2's default `Queue set limit_ 50`.
+    fn default() -> Self {
+        DropTailParams { limit: Limit::Packets(50) }
+    }
+}
+
+impl DropTailParams {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        match self.limit {
+            Limit::Packets(0) => Err(ParamError::new("limit", "must be at least 1 packet")),
+            Limit::Bytes(Bytes(0)) => Err(ParamError::new("limit", "must be at least 1 byte")),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct DropTail {
+    params: DropTailParams,
+    q: VecDeque<(PacketRef, Bytes)>,
+    bytes: Bytes,
+    stats: QueueStats,
+}
+
+impl DropTail {
+    pub fn new(params: DropTailParams) -> Result<DropTail, ParamError> {
+        params.validate()?;
+        Ok(DropTail { params, q: VecDeque::new(), bytes: Bytes(0), stats: QueueStats::default() })
+    }
+
+    pub fn params(&self) -> &DropTailParams {
+        &self.params
+    }
+
+    /// Would an arrival of `size` overflow the buffer? (ns-2 drop-tail.cc `enque`.)
+    pub fn would_overflow(&self, size: Bytes) -> bool {
+        match self.params.limit {
+            Limit::Packets(n) => self.q.len() as u64 + 1 >= n as u64,
+            Limit::Bytes(b) => self.bytes.0 + size.0 >= b.0,
+        }
+    }
+}
+
+impl QueueDiscipline for DropTail {
+    fn enqueue(&mut self, _now: Time, meta: &PacketMeta, pkt: PacketRef, _rng: &mut Rng) -> Verdict {
+        let v = if self.would_overflow(meta.size) {
+            Verdict::Drop(DropReason::Overflow)
+        } else {
+            self.q.push_back((pkt, meta.size));
+            self.bytes += meta.size;
+            Verdict::Enqueue
+        };
+        self.stats.count_verdict(meta, v);
+        v
+    }
+
+    fn dequeue(&mut self, _now: Time) -> Option<(PacketRef, Bytes)> {
+        let (p, size) = self.q.pop_front()?;
+        self.bytes = Bytes(self.bytes.0 - size.0);
+        self.stats.count_departure(size);
+        Some((p, size))
+    }
+
+    fn len(&self) -> usize {
+        self.q.len()
+    }
+
+    fn bytes(&self) -> Bytes {
+        self.bytes
+    }
+
+    fn stats(&self) -> &QueueStats {
+        &self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fairway_core::FlowId;
+
+    fn meta(size: u64) -> PacketMeta {
+        PacketMeta { size: Bytes(size), ecn_capable: false, flow: FlowId(0) }
+    }
+
+    #[test]
+    fn limit_counts_the_packet_on_the_wire_like_ns2() {
+        let mut q = DropTail::new(DropTailParams { limit: Limit::Packets(3) }).unwrap();
+        let mut rng = Rng::from_seed(0);
+        let t = Time(0);
+        assert_eq!(q.enqueue(t, &meta(100), PacketRef(0), &mut rng), Verdict::Enqueue);
+        assert_eq!(q.enqueue(t, &meta(100), PacketRef(1), &mut rng), Verdict::Enqueue);
+        // Two waiting: 2 + 1 >= 3, so the third is refused.
+        assert_eq!(q.enqueue(t, &meta(100), PacketRef(2), &mut rng), Verdict::Drop(DropReason::Overflow));
+        assert_eq!(q.dequeue(t), Some((PacketRef(0), Bytes(100))));
+        assert_eq!(q.enqueue(t, &meta(100), PacketRef(3), &mut rng), Verdict::Enqueue);
+        assert_eq!(q.len(), 2);
+        assert_eq!(q.stats().overflow_drops, 1);
+        assert_eq!(q.stats().arrivals_pkts, 4);
+        assert_eq!(q.stats().departures_pkts, 1);
+    }
+
+    #[test]
+    fn byte_limit() {
+        let mut q = DropTail::new(DropTailParams { limit: Limit::Bytes(Bytes(1000)) }).unwrap();
+        let mut rng = Rng::from_seed(0);
+        assert_eq!(q.enqueue(Time(0), &meta(600), PacketRef(0), &mut rng), Verdict::Enqueue);
+        assert_eq!(q.enqueue(Time(0), &meta(400), PacketRef(1), &mut rng), Verdict::Drop(DropReason::Overflow));
+        assert_eq!(q.enqueue(Time(0), &meta(399), PacketRef(2), &mut rng), Verdict::Enqueue);
+        assert_eq!(q.bytes(), Bytes(999));
+    }
+
+    #[test]
+    fn fifo_order_and_conservation() {
+        let mut q = DropTail::new(DropTailParams::default()).unwrap();
+        let mut rng = Rng::from_seed(0);
+        for i in 0..100 {
+            q.enqueue(Time(i), &meta(10), PacketRef(i as u32), &mut rng);
+        }
+        let mut out = vec![];
+        while let Some((p, _)) = q.dequeue(Time(200)) {
+            out.push(p.0);
+        }
+        assert_eq!(out, (0..49).collect::<Vec<_>>());
+        let s = q.stats();
+        assert_eq!(s.arrivals_pkts, s.departures_pkts + s.drops() + q.len() as u64);
+    }
+
+    #[test]
+    fn zero_limit_is_an_error_naming_the_field() {
+        let e = DropTail::new(DropTailParams { limit: Limit::Packets(0) }).unwrap_err();
+        assert_eq!(e.field, "limit");
+    }
+}

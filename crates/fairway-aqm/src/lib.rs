@@ -1,0 +1,170 @@
+//! fairway-aqm: router queue disciplines as sans-IO state machines.
+//!
+//! A discipline never reads a clock, never opens a socket and never draws unseeded randomness:
+//! every entry point takes `now` (and `&mut Rng` where it draws) and returns a verdict
+//! (DESIGN.md, "The sans-IO shape"). The simulator (and later the live bottleneck) owns the
+//! packets; a queue stores only [`PacketRef`]s with the sizes it needs.
+//!
+//! Built-in disciplines sit behind the [`Qdisc`] enum so the hot path has no `Box<dyn>`;
+//! [`QueueDiscipline`] is the trait users implement for their own.
+
+pub mod droptail;
+pub mod red;
+
+use fairway_core::{Bytes, FlowId, PacketRef, Rng, Time};
+
+pub use droptail::{DropTail, DropTailParams, Limit};
+pub use red::{Red, RedParams};
+
+/// What a discipline may look at when a packet arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PacketMeta {
+    /// Size on the wire (headers included), as the link serialises it.
+    pub size: Bytes,
+    /// ECN-capable transport (ECT set): RED may mark it instead of dropping early.
+    pub ecn_capable: bool,
+    /// The flow the packet belongs to (per-flow disciplines such as FRED use it).
+    pub flow: FlowId,
+}
+
+/// Why a packet was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DropReason {
+    /// RED's probabilistic drop between the thresholds (an "unforced" drop in ns-2's words).
+    Early,
+    /// A drop the algorithm could not avoid: RED's average above maxthresh (non-gentle) or above
+    /// 2 x maxthresh (gentle), where ns-2 drops with probability one.
+    Forced,
+    /// The buffer is full (the queue limit).
+    Overflow,
+}
+
+/// The decision on an arriving packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Stored unchanged.
+    Enqueue,
+    /// Stored with its ECN field set to CE (Congestion Experienced), RFC 3168 §5.
+    EnqueueMarked,
+    /// Refused; the caller disposes of the packet.
+    Drop(DropReason),
+}
+
+/// Counters every discipline keeps. Drops are of arriving packets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct QueueStats {
+    pub arrivals_pkts: u64,
+    pub arrivals_bytes: u64,
+    pub departures_pkts: u64,
+    pub departures_bytes: u64,
+    pub early_drops: u64,
+    pub forced_drops: u64,
+    pub overflow_drops: u64,
+    pub marks: u64,
+}
+
+impl QueueStats {
+    pub fn drops(&self) -> u64 {
+        self.early_drops + self.forced_drops + self.overflow_drops
+    }
+    pub(crate) fn count_verdict(&mut self, meta: &PacketMeta, v: Verdict) {
+        self.arrivals_pkts += 1;
+        self.arrivals_bytes += meta.size.0;
+        match v {
+            Verdict::Enqueue => {}
+            Verdict::EnqueueMarked => self.marks += 1,
+            Verdict::Drop(DropReason::Early) => self.early_drops += 1,
+            Verdict::Drop(DropReason::Forced) => self.forced_drops += 1,
+            Verdict::Drop(DropReason::Overflow) => self.overflow_drops += 1,
+        }
+    }
+    pub(crate) fn count_departure(&mut self, size: Bytes) {
+        self.departures_pkts += 1;
+        self.departures_bytes += size.0;
+    }
+}
+
+/// A parameter that failed validation, naming the field.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{field}: {reason}")]
+pub struct ParamError {
+    pub field: &'static str,
+    pub reason: String,
+}
+
+impl ParamError {
+    pub fn new(field: &'static str, reason: impl Into<String>) -> ParamError {
+        ParamError { field, reason: reason.into() }
+    }
+}
+
+/// The interface of a queue discipline in front of one simplex link.
+///
+/// The caller's contract (the same as ns-2's Queue/LinkDelay pair): on each arrival call
+/// `enqueue`; whenever the link is free call `dequeue` (also when the queue may be empty: an
+/// empty dequeue is how RED learns that the link went idle, and when).
+pub trait QueueDiscipline {
+    fn enqueue(&mut self, now: Time, meta: &PacketMeta, pkt: PacketRef, rng: &mut Rng) -> Verdict;
+    fn dequeue(&mut self, now: Time) -> Option<(PacketRef, Bytes)>;
+    /// Packets waiting (not counting one being serialised on the link).
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Bytes waiting.
+    fn bytes(&self) -> Bytes;
+    fn stats(&self) -> &QueueStats;
+    /// The smoothed queue estimate in packets, for disciplines that keep one (RED's `ave_`,
+    /// converted to packets of `mean_pktsize` when RED runs in byte mode).
+    fn average_pkts(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// The built-in disciplines, dispatched without a vtable.
+#[derive(Debug, Clone)]
+pub enum Qdisc {
+    DropTail(DropTail),
+    Red(Red),
+}
+
+impl QueueDiscipline for Qdisc {
+    #[inline]
+    fn enqueue(&mut self, now: Time, meta: &PacketMeta, pkt: PacketRef, rng: &mut Rng) -> Verdict {
+        match self {
+            Qdisc::DropTail(q) => q.enqueue(now, meta, pkt, rng),
+            Qdisc::Red(q) => q.enqueue(now, meta, pkt, rng),
+        }
+    }
+    #[inline]
+    fn dequeue(&mut self, now: Time) -> Option<(PacketRef, Bytes)> {
+        match self {
+            Qdisc::DropTail(q) => q.dequeue(now),
+            Qdisc::Red(q) => q.dequeue(now),
+        }
+    }
+    fn len(&self) -> usize {
+        match self {
+            Qdisc::DropTail(q) => q.len(),
+            Qdisc::Red(q) => q.len(),
+        }
+    }
+    fn bytes(&self) -> Bytes {
+        match self {
+            Qdisc::DropTail(q) => q.bytes(),
+            Qdisc::Red(q) => q.bytes(),
+        }
+    }
+    fn stats(&self) -> &QueueStats {
+        match self {
+            Qdisc::DropTail(q) => q.stats(),
+            Qdisc::Red(q) => q.stats(),
+        }
+    }
+    fn average_pkts(&self) -> Option<f64> {
+        match self {
+            Qdisc::DropTail(q) => q.average_pkts(),
+            Qdisc::Red(q) => q.average_pkts(),
+        }
+    }
+}

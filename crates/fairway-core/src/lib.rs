@@ -1,0 +1,13 @@
+//! fairway-core: the vocabulary every fairway crate shares.
+//!
+//! - [`units`]: `Time`, `Dur`, `Rate`, `Bytes` as integers, parsed from ns-2 and paper notation;
+//! - [`rng`]: deterministic random streams derived from (scenario seed, component name);
+//! - [`ids`]: small integer ids.
+
+pub mod ids;
+pub mod rng;
+pub mod units;
+
+pub use ids::{FlowId, LinkId, NodeId, PacketRef};
+pub use rng::Rng;
+pub use units::{Bytes, Dur, Rate, Time, UnitError};

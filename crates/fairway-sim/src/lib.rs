@@ -1,0 +1,1 @@
+//! fairway-sim (being written)
