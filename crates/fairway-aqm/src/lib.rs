@@ -14,7 +14,7 @@ pub mod red;
 use fairway_core::{Bytes, FlowId, PacketRef, Rng, Time};
 
 pub use droptail::{DropTail, DropTailParams, Limit};
-pub use red::{Red, RedParams};
+pub use red::{Red, RedParams, RedResolved};
 
 /// What a discipline may look at when a packet arrives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +33,9 @@ pub enum DropReason {
     /// RED's probabilistic drop between the thresholds (an "unforced" drop in ns-2's words).
     Early,
     /// A drop the algorithm could not avoid: RED's average above maxthresh (non-gentle) or above
-    /// 2 x maxthresh (gentle), where ns-2 drops with probability one.
+    /// 2 x maxthresh (gentle). Only with `use_mark_p = false`: with ns-2 2.35's default
+    /// (`use_mark_p_ true`) those arrivals go through the early decision with probability one and
+    /// ns-2, like fairway, counts them as early drops.
     Forced,
     /// The buffer is full (the queue limit).
     Overflow,

@@ -1,1 +1,137 @@
-fn main() {}
+//! The `fairway` command. Thin: arguments, output paths and printing; the work is in the
+//! libraries (DESIGN.md).
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use fairway_core::Time;
+use fairway_sim::{output, parse_scenario_file, RunOptions};
+
+#[derive(Parser)]
+#[command(name = "fairway", version, about = "TCP-friendly multimedia over UDP: simulate, compare, reproduce")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run a scenario file and write its results folder.
+    Run {
+        /// The scenario (TOML).
+        file: PathBuf,
+        /// Results folder [default: out/<scenario name>].
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Override the scenario's seed.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Print nothing but errors.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Check a scenario file without running it.
+    Check { file: PathBuf },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.cmd {
+        Cmd::Run { file, out, seed, quiet } => run(&file, out, seed, quiet),
+        Cmd::Check { file } => check(&file),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Input(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Other(e)) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+enum Failure {
+    /// The user's input is wrong (exit code 2).
+    Input(String),
+    Other(anyhow::Error),
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Self {
+        Failure::Other(e)
+    }
+}
+
+fn check(file: &Path) -> Result<(), Failure> {
+    let sc = parse_scenario_file(file).map_err(|e| Failure::Input(e.to_string()))?;
+    println!(
+        "{}: ok ({} nodes, {} simplex links, {} flows, {} simulated)",
+        file.display(),
+        sc.nodes.len(),
+        sc.links.len(),
+        sc.flows.len(),
+        sc.duration
+    );
+    Ok(())
+}
+
+fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Result<(), Failure> {
+    let sc = parse_scenario_file(file).map_err(|e| Failure::Input(e.to_string()))?;
+    let out = out.unwrap_or_else(|| PathBuf::from("out").join(&sc.name));
+    let started = Instant::now();
+    let show = !quiet && std::io::stderr().is_terminal();
+    let total = sc.duration.as_secs_f64();
+    let mut shown = false;
+    let mut progress = |t: Time| {
+        // A run longer than a second shows progress (DESIGN.md, "Outputs").
+        if show && started.elapsed().as_secs_f64() > 1.0 {
+            let frac = (t.as_secs_f64() / total).clamp(0.0, 1.0);
+            let n = (frac * 30.0) as usize;
+            eprint!(
+                "\r  [{}{}] {:>3.0}%  {:.1}/{:.1} s simulated",
+                "#".repeat(n),
+                ".".repeat(30 - n),
+                frac * 100.0,
+                t.as_secs_f64(),
+                total
+            );
+            let _ = std::io::stderr().flush();
+            shown = true;
+        }
+    };
+    let res = fairway_sim::run(&sc, &RunOptions { seed }, &mut progress).context("the run failed")?;
+    if shown {
+        eprintln!();
+    }
+    let wall = started.elapsed().as_secs_f64();
+    let written =
+        output::write_all(&res, &sc, &out).with_context(|| format!("writing results to {}", out.display()))?;
+    if !quiet {
+        let s = &res.summary;
+        println!(
+            "{}: seed {}, {} s simulated, {} events, {:.2} s wall ({:.1} M events/s)",
+            s.scenario,
+            s.seed,
+            s.duration_s,
+            s.events,
+            wall,
+            s.events as f64 / wall.max(1e-9) / 1e6
+        );
+        println!();
+        print!("{}", output::table::render(&res));
+        println!();
+        println!("results in {}/ ({} files: {})", out.display(), written.len(), names(&written));
+    }
+    Ok(())
+}
+
+fn names(paths: &[PathBuf]) -> String {
+    paths.iter().filter_map(|p| p.file_name()?.to_str().map(str::to_string)).collect::<Vec<_>>().join(", ")
+}

@@ -122,22 +122,30 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible_and_independent_by_name() {
-        let a: Vec<u64> = (0..4).map({
-            let mut r = Rng::stream(7, "red:r1->r2");
-            move |_| r.next_u64()
-        }).collect();
-        let b: Vec<u64> = (0..4).map({
-            let mut r = Rng::stream(7, "red:r1->r2");
-            move |_| r.next_u64()
-        }).collect();
-        let c: Vec<u64> = (0..4).map({
-            let mut r = Rng::stream(7, "red:r2->r1");
-            move |_| r.next_u64()
-        }).collect();
-        let d: Vec<u64> = (0..4).map({
-            let mut r = Rng::stream(8, "red:r1->r2");
-            move |_| r.next_u64()
-        }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::stream(7, "red:r1->r2");
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::stream(7, "red:r1->r2");
+                move |_| r.next_u64()
+            })
+            .collect();
+        let c: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::stream(7, "red:r2->r1");
+                move |_| r.next_u64()
+            })
+            .collect();
+        let d: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::stream(8, "red:r1->r2");
+                move |_| r.next_u64()
+            })
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);

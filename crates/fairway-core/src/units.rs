@@ -177,11 +177,11 @@ impl AddAssign for Bytes {
 }
 
 fn fmt_secs(f: &mut fmt::Formatter<'_>, ns: u64) -> fmt::Result {
-    if ns % NS_PER_S == 0 {
+    if ns.is_multiple_of(NS_PER_S) {
         write!(f, "{}s", ns / NS_PER_S)
-    } else if ns % 1_000_000 == 0 {
+    } else if ns.is_multiple_of(1_000_000) {
         write!(f, "{}ms", ns / 1_000_000)
-    } else if ns % 1_000 == 0 {
+    } else if ns.is_multiple_of(1_000) {
         write!(f, "{}us", ns / 1_000)
     } else {
         write!(f, "{}ns", ns)
@@ -201,9 +201,9 @@ impl fmt::Display for Dur {
 impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        if b >= 1_000_000_000 && b % 1_000_000 == 0 {
+        if b >= 1_000_000_000 && b.is_multiple_of(1_000_000) {
             write!(f, "{}Gb/s", b as f64 / 1e9)
-        } else if b >= 1_000_000 && b % 1_000 == 0 {
+        } else if b >= 1_000_000 && b.is_multiple_of(1_000) {
             write!(f, "{}Mb/s", b as f64 / 1e6)
         } else if b >= 1_000 {
             write!(f, "{}kb/s", b as f64 / 1e3)
@@ -277,9 +277,7 @@ fn split_number(input: &str, expected: &'static str) -> Result<(f64, String), Un
     if !seen_digit {
         return Err(UnitError::NoNumber { input: input.to_string(), expected });
     }
-    let num: f64 = s[..end]
-        .parse()
-        .map_err(|_| UnitError::NoNumber { input: input.to_string(), expected })?;
+    let num: f64 = s[..end].parse().map_err(|_| UnitError::NoNumber { input: input.to_string(), expected })?;
     if !num.is_finite() {
         return Err(UnitError::NotFinite { input: input.to_string() });
     }

@@ -1,1 +1,196 @@
-//! fairway-sim (being written)
+//! fairway-sim: a deterministic packet-level simulator that follows ns-2's semantics where
+//! results depend on them (see docs/semantics.md).
+//!
+//! ```text
+//! scenario file --parse--> Scenario --Sim::run--> RunResult --output--> summary.json, csv, svg
+//! ```
+
+pub mod apps;
+pub mod events;
+pub mod link;
+pub mod monitor;
+pub mod output;
+pub mod packet;
+pub mod results;
+pub mod routing;
+pub mod scenario;
+pub mod sim;
+pub mod tcp;
+
+use fairway_core::Time;
+
+pub use results::{RunResult, Summary};
+pub use scenario::{parse_scenario, parse_scenario_file, Scenario, ScenarioError};
+
+use results::{ClassSummary, FlowSummary, LinkSummary, SUMMARY_SCHEMA};
+use scenario::{AppSpec, QueueSpec, TcpSpec, TcpVariantSpec};
+use sim::Sim;
+
+/// Why a run failed after its scenario was accepted.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("link {0}: {1}")]
+    Param(String, fairway_aqm::ParamError),
+    #[error("flow {0}: no route")]
+    NoRoute(String),
+    /// A packet was created or lost without being counted: a simulator bug.
+    #[error("conservation violated (a fairway bug; please report it with the scenario):\n{0}")]
+    Conservation(String),
+}
+
+/// How to run a scenario.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Overrides the scenario's seed.
+    pub seed: Option<u64>,
+}
+
+/// Runs a checked scenario to its end and gathers its results. `progress` receives the
+/// simulated time reached, now and then.
+pub fn run(sc: &Scenario, opts: &RunOptions, progress: &mut dyn FnMut(Time)) -> Result<RunResult, SimError> {
+    let seed = opts.seed.unwrap_or(sc.seed);
+    let mut sim = Sim::new(sc, seed)?;
+    sim.run(progress);
+    collect(&sim, seed)
+}
+
+/// The TCP agent configuration for a scenario's TCP settings.
+pub(crate) fn tcp_config(s: &TcpSpec) -> tcp::TcpConfig {
+    tcp::TcpConfig {
+        variant: match s.variant {
+            TcpVariantSpec::Reno => tcp::TcpVariant::Reno,
+            TcpVariantSpec::NewReno => tcp::TcpVariant::NewReno,
+        },
+        packet_size: s.packet_size,
+        header_size: s.header_size,
+        window: s.window,
+        window_init: s.window_init,
+        max_cwnd: s.max_cwnd,
+        max_burst: s.max_burst,
+        dupack_thresh: s.dupack_thresh,
+        ecn: s.ecn,
+        tick: s.tick,
+        min_rto: s.min_rto,
+        max_rto: s.max_rto,
+        initial_rto: s.initial_rto,
+        ..tcp::TcpConfig::default()
+    }
+}
+
+fn collect(sim: &Sim, seed: u64) -> Result<RunResult, SimError> {
+    let sc = sim.sc;
+    let end = sim.end();
+    let dur_s = end.as_secs_f64();
+    let in_net = sim.in_network();
+    let mut problems = vec![];
+
+    let mut flows = vec![];
+    for (i, f) in sc.flows.iter().enumerate() {
+        let c = sim.flow_counters(i);
+        if let Err(e) = c.check(in_net[i].0, in_net[i].1) {
+            problems.push(format!("flow {}: {e}", f.name));
+        }
+        let stop = f.stop.unwrap_or(end).min(end);
+        let active = (stop - f.start).as_secs_f64();
+        let per_s = |bytes: u64| if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 };
+        let tcp = sim.tcp_stats(i).unwrap_or_default();
+        let web = sim.web_stats(i);
+        flows.push(FlowSummary {
+            name: f.name.clone(),
+            group: f.group.clone(),
+            kind: f.app.name(),
+            transport: f.transport(),
+            class: f.class(),
+            from: sc.node_name(f.from).to_string(),
+            to: sc.node_name(f.to).to_string(),
+            start_s: f.start.as_secs_f64(),
+            stop_s: stop.as_secs_f64(),
+            sent_pkts: c.data_sent,
+            sent_bytes: c.data_sent_bytes,
+            recv_pkts: c.data_recv,
+            recv_bytes: c.data_recv_bytes,
+            recv_distinct_pkts: c.distinct,
+            recv_distinct_bytes: c.distinct_bytes,
+            dropped_pkts: c.data_dropped,
+            inflight_pkts: in_net[i].0,
+            throughput_bps: per_s(c.distinct_bytes),
+            goodput_bps: per_s(c.goodput_bytes),
+            mean_delay_s: (c.delay_n > 0).then(|| c.delay_sum_s / c.delay_n as f64),
+            jitter_s: (c.jitter_n > 0).then(|| c.jitter_sum_s / c.jitter_n as f64),
+            acks_sent_pkts: c.acks_sent,
+            acks_dropped_pkts: c.acks_dropped,
+            retransmits_pkts: tcp.retransmits,
+            timeouts: tcp.timeouts,
+            fast_retransmits: tcp.fast_retransmits,
+            ecn_reductions: tcp.ecn_reductions,
+            sessions_started: web.map_or(0, |w| w.started),
+            sessions_completed: web.map_or(0, |w| w.completed),
+            mean_session_s: web.and_then(|w| w.mean_session()).map(|d| d.as_secs_f64()),
+            completion_s: match f.app {
+                AppSpec::Transfer { .. } => sim.done_at(i).map(|t| t.as_secs_f64()),
+                _ => None,
+            },
+        });
+    }
+
+    let monitored: Vec<bool> = (0..sc.links.len()).map(|l| sc.monitor.links.contains(&l)).collect();
+    let mut links = vec![];
+    for (l, spec) in sc.links.iter().enumerate() {
+        let chk = sim.link_check(l);
+        if let Err(e) = chk.check() {
+            problems.push(format!("link {}: {e}", sc.link_name(l)));
+        }
+        let link = &sim.links[l];
+        let (mean_q, mean_avg) = link.integ.means(end);
+        let s = chk.stats;
+        links.push(LinkSummary {
+            name: sc.link_name(l),
+            queue: spec.queue.kind(),
+            rate_bps: spec.rate.0,
+            delay_s: spec.delay.as_secs_f64(),
+            monitored: monitored[l],
+            arrivals_pkts: s.arrivals_pkts,
+            departures_pkts: s.departures_pkts,
+            drops_pkts: s.drops(),
+            early_drops_pkts: s.early_drops,
+            forced_drops_pkts: s.forced_drops,
+            overflow_drops_pkts: s.overflow_drops,
+            marks_pkts: s.marks,
+            mean_queue_pkts: mean_q,
+            mean_avg_queue_pkts: matches!(spec.queue, QueueSpec::Red(_)).then_some(mean_avg),
+            utilization: if dur_s > 0.0 { (link.busy.as_secs_f64() / dur_s).min(1.0) } else { 0.0 },
+        });
+    }
+    if !problems.is_empty() {
+        return Err(SimError::Conservation(problems.join("\n")));
+    }
+
+    let classes = ["tcp", "udp"]
+        .into_iter()
+        .map(|class| {
+            let fl: Vec<&FlowSummary> = flows.iter().filter(|f| f.class == class).collect();
+            let bytes: u64 = fl.iter().map(|f| f.recv_distinct_bytes).sum();
+            ClassSummary {
+                class,
+                flows: fl.len() as u64,
+                recv_distinct_bytes: bytes,
+                throughput_bps: if dur_s > 0.0 { bytes as f64 * 8.0 / dur_s } else { 0.0 },
+                dropped_pkts: fl.iter().map(|f| f.dropped_pkts).sum(),
+            }
+        })
+        .collect();
+
+    let summary = Summary {
+        schema: SUMMARY_SCHEMA,
+        scenario: sc.name.clone(),
+        seed,
+        duration_s: dur_s,
+        events: sim.events,
+        flows,
+        links,
+        classes,
+    };
+    let flow_bins = (0..sc.flows.len()).map(|i| sim.flow_bins(i).to_vec()).collect();
+    let queue_samples = sc.monitor.links.iter().copied().zip(sim.queue_samples.iter().cloned()).collect();
+    Ok(RunResult { summary, bin: sc.monitor.bin, flow_bins, queue_samples })
+}

@@ -1,0 +1,93 @@
+//! Packets in flight, kept in an arena and addressed by index (DESIGN.md, "Speed is a feature"):
+//! queues and links move 4-byte [`PacketRef`]s, never packets.
+
+use fairway_core::{PacketRef, Time};
+
+/// What a packet carries, as far as the simulator's agents need to know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PktKind {
+    /// A TCP data segment (`seq` is its sequence number in packets).
+    TcpData,
+    /// A TCP acknowledgement (`ack` is the highest in-order sequence received, or -1).
+    TcpAck,
+    /// A UDP datagram (`seq` numbers them per flow).
+    Udp,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Packet {
+    /// Index of the flow in the scenario.
+    pub flow: u32,
+    /// Connection within the flow (a web flow opens one per session; others have one).
+    pub conn: u32,
+    /// Size on the wire, in bytes.
+    pub size: u32,
+    /// Application payload, in bytes (goodput counts these).
+    pub payload: u32,
+    pub kind: PktKind,
+    pub seq: u64,
+    pub ack: i64,
+    /// When the source sent it (data), or the send time it echoes (acks).
+    pub sent_at: Time,
+    /// ECN-capable transport (RFC 3168 ECT).
+    pub ect: bool,
+    /// Congestion Experienced, set by a marking queue.
+    pub ce: bool,
+    /// ECN-Echo (on an acknowledgement, or on an ECN-setup SYN).
+    pub ece: bool,
+    /// TCP Congestion Window Reduced (RFC 3168 §6.1.2).
+    pub cwr: bool,
+    /// TCP SYN (ns-2's one-way agents send packet 0 as a 40-byte SYN).
+    pub syn: bool,
+    /// Route (index into the simulator's route table) and the hop it is on.
+    pub route: u32,
+    pub hop: u32,
+}
+
+/// Slab of packets with a free list; slots are reused, so a `PacketRef` is valid only until the
+/// packet is freed.
+#[derive(Default)]
+pub struct Arena {
+    slots: Vec<Packet>,
+    live: Vec<bool>,
+    free: Vec<u32>,
+}
+
+impl Arena {
+    pub fn alloc(&mut self, p: Packet) -> PacketRef {
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = p;
+            self.live[i as usize] = true;
+            PacketRef(i)
+        } else {
+            self.slots.push(p);
+            self.live.push(true);
+            PacketRef(self.slots.len() as u32 - 1)
+        }
+    }
+
+    pub fn free(&mut self, r: PacketRef) {
+        debug_assert!(self.live[r.index()], "double free of {r:?}");
+        self.live[r.index()] = false;
+        self.free.push(r.0);
+    }
+
+    #[inline]
+    pub fn get(&self, r: PacketRef) -> &Packet {
+        &self.slots[r.index()]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, r: PacketRef) -> &mut Packet {
+        &mut self.slots[r.index()]
+    }
+
+    /// Packets still allocated (in queues, on links).
+    pub fn live(&self) -> impl Iterator<Item = &Packet> {
+        self.slots.iter().zip(&self.live).filter(|(_, l)| **l).map(|(p, _)| p)
+    }
+
+    pub fn live_count(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+}

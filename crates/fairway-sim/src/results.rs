@@ -1,0 +1,148 @@
+//! What a run produces: the summary (schema `fairway.summary/1`) and the time series behind
+//! flows.csv and queue.csv. Every number carries its unit in its name.
+
+use serde::Serialize;
+
+use fairway_core::Dur;
+
+pub const SUMMARY_SCHEMA: &str = "fairway.summary/1";
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub schema: &'static str,
+    pub scenario: String,
+    pub seed: u64,
+    pub duration_s: f64,
+    /// Events the simulator processed.
+    pub events: u64,
+    pub flows: Vec<FlowSummary>,
+    pub links: Vec<LinkSummary>,
+    /// Per traffic class ("tcp", "udp"): the sums the ns-2 comparison uses.
+    pub classes: Vec<ClassSummary>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FlowSummary {
+    pub name: String,
+    /// The `[[flow]]` entry it came from.
+    pub group: String,
+    /// The application: ftp, transfer, web or cbr.
+    pub kind: &'static str,
+    /// newreno, reno or udp.
+    pub transport: &'static str,
+    /// tcp or udp.
+    pub class: &'static str,
+    pub from: String,
+    pub to: String,
+    pub start_s: f64,
+    pub stop_s: f64,
+    /// Data packets the source put on the wire, retransmissions included.
+    pub sent_pkts: u64,
+    pub sent_bytes: u64,
+    /// Data packets that reached the sink, duplicates included.
+    pub recv_pkts: u64,
+    pub recv_bytes: u64,
+    /// Distinct data packets that reached the sink (duplicates excluded), sized on the wire.
+    pub recv_distinct_pkts: u64,
+    pub recv_distinct_bytes: u64,
+    /// Data packets dropped by queues on the way.
+    pub dropped_pkts: u64,
+    /// Data packets still in queues or on links when the run ended.
+    pub inflight_pkts: u64,
+    /// Distinct bytes delivered x 8 over the flow's active time (start to stop or end of run).
+    pub throughput_bps: f64,
+    /// Application payload of distinct packets x 8 over the active time.
+    pub goodput_bps: f64,
+    /// Mean one-way delay of data packets reaching the sink (null if none arrived).
+    pub mean_delay_s: Option<f64>,
+    /// Mean absolute difference of consecutive one-way delays (RFC 3550 §6.4.1's D, averaged).
+    pub jitter_s: Option<f64>,
+    /// TCP only: acknowledgements sent by the sink and dropped on the way back.
+    pub acks_sent_pkts: u64,
+    pub acks_dropped_pkts: u64,
+    pub retransmits_pkts: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub ecn_reductions: u64,
+    /// Web flows: sessions started and completed, and the mean completion time.
+    pub sessions_started: u64,
+    pub sessions_completed: u64,
+    pub mean_session_s: Option<f64>,
+    /// Finite transfers: when the last packet was acknowledged (null if it was not).
+    pub completion_s: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LinkSummary {
+    /// "from->to".
+    pub name: String,
+    pub queue: &'static str,
+    pub rate_bps: u64,
+    pub delay_s: f64,
+    /// Whether queue.csv samples this link over time.
+    pub monitored: bool,
+    pub arrivals_pkts: u64,
+    pub departures_pkts: u64,
+    pub drops_pkts: u64,
+    pub early_drops_pkts: u64,
+    pub forced_drops_pkts: u64,
+    pub overflow_drops_pkts: u64,
+    pub marks_pkts: u64,
+    /// Time-average of the packets waiting (not counting the one on the wire).
+    pub mean_queue_pkts: f64,
+    /// Time-average of the discipline's smoothed queue (RED's ave_), null for DropTail.
+    pub mean_avg_queue_pkts: Option<f64>,
+    /// Fraction of the run the transmitter was busy.
+    pub utilization: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ClassSummary {
+    pub class: &'static str,
+    pub flows: u64,
+    pub recv_distinct_bytes: u64,
+    /// recv_distinct_bytes x 8 / run duration.
+    pub throughput_bps: f64,
+    pub dropped_pkts: u64,
+}
+
+/// One throughput bin of one flow.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BinRow {
+    pub sent_pkts: u32,
+    pub recv_pkts: u32,
+    pub dropped_pkts: u32,
+    pub distinct_bytes: u64,
+    pub goodput_bytes: u64,
+    pub delay_sum_s: f64,
+    pub delay_n: u32,
+    /// Congestion window at the end of the bin, in packets (NaN when not a single TCP sender).
+    pub cwnd_pkts: f32,
+}
+
+/// One sample of one link's queue; counters are cumulative since the start.
+#[derive(Debug, Clone, Copy)]
+pub struct QueueRow {
+    pub t_s: f64,
+    pub queue_pkts: u32,
+    pub queue_bytes: u64,
+    pub avg_queue_pkts: f64,
+    pub arrivals_pkts: u64,
+    pub departures_pkts: u64,
+    pub drops_pkts: u64,
+    pub early_drops_pkts: u64,
+    pub forced_drops_pkts: u64,
+    pub overflow_drops_pkts: u64,
+    pub marks_pkts: u64,
+}
+
+/// Everything a run produced.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    pub summary: Summary,
+    pub bin: Dur,
+    /// Per flow (scenario order), per bin.
+    pub flow_bins: Vec<Vec<BinRow>>,
+    /// Per monitored link: (link index, samples).
+    pub queue_samples: Vec<(usize, Vec<QueueRow>)>,
+}

@@ -1,0 +1,205 @@
+//! Static shortest-path routing, as ns-2's default (`$ns rtproto Static`): every link costs one
+//! hop, and among equal paths the one found first wins. Here "first" is breadth-first search
+//! over each node's outgoing links in the order the scenario declares them, so routes are
+//! deterministic.
+//!
+//! Routes are computed per flow, once, before the run. To keep that linear in the number of
+//! flows on topologies with thousands of hosts, a *stub* node (one outgoing link, and incoming
+//! links only from that same neighbour: a host on an access link) is routed through its single
+//! neighbour without a search; searches run between the remaining nodes and their trees are
+//! cached by source.
+
+use std::collections::{HashMap, VecDeque};
+
+use fairway_core::NodeId;
+
+/// The adjacency of a topology: for each node, its outgoing links (index, far end) in
+/// declaration order.
+pub struct Router {
+    out: Vec<Vec<(usize, NodeId)>>,
+    incoming_from: Vec<Vec<NodeId>>,
+    /// Per source node: for every node, the link by which the search reached it and that
+    /// link's near end.
+    trees: HashMap<NodeId, Vec<Option<(usize, NodeId)>>>,
+}
+
+const MAX_CACHED_TREES: usize = 256;
+
+impl Router {
+    /// `links[i] = (from, to)`.
+    pub fn new(n_nodes: usize, links: &[(NodeId, NodeId)]) -> Router {
+        let mut out = vec![Vec::new(); n_nodes];
+        let mut incoming_from = vec![Vec::new(); n_nodes];
+        for (i, (a, b)) in links.iter().enumerate() {
+            out[a.index()].push((i, *b));
+            incoming_from[b.index()].push(*a);
+        }
+        Router { out, incoming_from, trees: HashMap::new() }
+    }
+
+    /// The single neighbour through which all of a stub's traffic passes.
+    fn stub_neighbour(&self, n: NodeId) -> Option<(usize, NodeId)> {
+        match self.out[n.index()].as_slice() {
+            [(link, nb)] if self.incoming_from[n.index()].iter().all(|x| x == nb) => Some((*link, *nb)),
+            _ => None,
+        }
+    }
+
+    /// The link from `a` to `b`, if one exists (the first declared).
+    fn link_between(&self, a: NodeId, b: NodeId) -> Option<usize> {
+        self.out[a.index()].iter().find(|(_, to)| *to == b).map(|(l, _)| *l)
+    }
+
+    /// The links of a shortest path from `from` to `to`; `None` if `to` is unreachable.
+    /// `from == to` gives an empty path.
+    pub fn route(&mut self, from: NodeId, to: NodeId) -> Option<Vec<usize>> {
+        if from == to {
+            return Some(vec![]);
+        }
+        let mut path = vec![];
+        // Leave a stub source through its only link.
+        let mut a = from;
+        if let Some((link, nb)) = self.stub_neighbour(from) {
+            path.push(link);
+            if nb == to {
+                return Some(path);
+            }
+            a = nb;
+        }
+        // Enter a stub destination from its only neighbour.
+        let mut b = to;
+        let mut last = None;
+        if let Some((_, nb)) = self.stub_neighbour(to) {
+            if let Some(l) = self.link_between(nb, to) {
+                last = Some(l);
+                b = nb;
+            }
+        }
+        if a != b {
+            path.extend(self.search(a, b)?);
+        }
+        path.extend(last);
+        Some(path)
+    }
+
+    fn search(&mut self, from: NodeId, to: NodeId) -> Option<Vec<usize>> {
+        if !self.trees.contains_key(&from) {
+            if self.trees.len() >= MAX_CACHED_TREES {
+                self.trees.clear();
+            }
+            let tree = self.bfs(from);
+            self.trees.insert(from, tree);
+        }
+        let tree = &self.trees[&from];
+        let mut path = vec![];
+        let mut at = to;
+        while at != from {
+            let (link, prev) = tree[at.index()]?;
+            path.push(link);
+            at = prev;
+        }
+        path.reverse();
+        Some(path)
+    }
+
+    fn bfs(&self, from: NodeId) -> Vec<Option<(usize, NodeId)>> {
+        let mut via: Vec<Option<(usize, NodeId)>> = vec![None; self.out.len()];
+        let mut seen = vec![false; self.out.len()];
+        seen[from.index()] = true;
+        let mut q = VecDeque::from([from]);
+        while let Some(n) = q.pop_front() {
+            for (link, nb) in &self.out[n.index()] {
+                if !seen[nb.index()] {
+                    seen[nb.index()] = true;
+                    via[nb.index()] = Some((*link, n));
+                    q.push_back(*nb);
+                }
+            }
+        }
+        via
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn duplex(pairs: &[(u32, u32)]) -> Vec<(NodeId, NodeId)> {
+        pairs.iter().flat_map(|(a, b)| [(NodeId(*a), NodeId(*b)), (NodeId(*b), NodeId(*a))]).collect()
+    }
+
+    #[test]
+    fn dumbbell_routes_through_the_bottleneck() {
+        // 0,1 -> r1(2) -> r2(3) -> 4,5
+        let links = duplex(&[(0, 2), (1, 2), (2, 3), (4, 3), (5, 3)]);
+        let mut r = Router::new(6, &links);
+        let p = r.route(NodeId(0), NodeId(4)).unwrap();
+        let hops: Vec<_> = p.iter().map(|l| links[*l]).collect();
+        assert_eq!(hops, vec![(NodeId(0), NodeId(2)), (NodeId(2), NodeId(3)), (NodeId(3), NodeId(4))]);
+        let back = r.route(NodeId(4), NodeId(0)).unwrap();
+        let hops: Vec<_> = back.iter().map(|l| links[*l]).collect();
+        assert_eq!(hops, vec![(NodeId(4), NodeId(3)), (NodeId(3), NodeId(2)), (NodeId(2), NodeId(0))]);
+    }
+
+    #[test]
+    fn shortest_path_wins_over_a_longer_one() {
+        // ring 0-1-2-3-0 plus chord 0-2: 0 -> 2 must take the chord.
+        let links = duplex(&[(0, 1), (1, 2), (2, 3), (3, 0), (0, 2)]);
+        let mut r = Router::new(4, &links);
+        let p = r.route(NodeId(0), NodeId(2)).unwrap();
+        assert_eq!(p.len(), 1);
+        assert_eq!(links[p[0]], (NodeId(0), NodeId(2)));
+    }
+
+    #[test]
+    fn equal_paths_take_the_first_declared() {
+        // 0 -> {1, 2} -> 3, declared via 1 first.
+        let links = duplex(&[(0, 1), (0, 2), (1, 3), (2, 3)]);
+        let mut r = Router::new(4, &links);
+        let p = r.route(NodeId(0), NodeId(3)).unwrap();
+        assert_eq!(links[p[0]], (NodeId(0), NodeId(1)));
+    }
+
+    #[test]
+    fn unreachable_and_one_way() {
+        let links = vec![(NodeId(0), NodeId(1))];
+        let mut r = Router::new(3, &links);
+        assert!(r.route(NodeId(0), NodeId(1)).is_some());
+        assert!(r.route(NodeId(1), NodeId(0)).is_none());
+        assert!(r.route(NodeId(0), NodeId(2)).is_none());
+    }
+
+    #[test]
+    fn stubs_and_plain_search_agree_on_random_graphs() {
+        let mut rng = fairway_core::Rng::from_seed(5);
+        for _ in 0..50 {
+            let n = 12;
+            let mut pairs = vec![];
+            for a in 0..n {
+                for b in (a + 1)..n {
+                    if rng.bernoulli(0.2) {
+                        pairs.push((a, b));
+                    }
+                }
+            }
+            let links = duplex(&pairs);
+            let mut r = Router::new(n as usize, &links);
+            for a in 0..n {
+                for b in 0..n {
+                    let with_stubs = r.route(NodeId(a), NodeId(b)).map(|p| p.len());
+                    let plain = if a == b { Some(0) } else { r.search(NodeId(a), NodeId(b)).map(|p| p.len()) };
+                    assert_eq!(with_stubs, plain, "{a}->{b}");
+                    if let Some(p) = r.route(NodeId(a), NodeId(b)) {
+                        // The path is connected and ends where it should.
+                        let mut at = NodeId(a);
+                        for l in p {
+                            assert_eq!(links[l].0, at);
+                            at = links[l].1;
+                        }
+                        assert_eq!(at, NodeId(b));
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! The scenario model: what a scenario file says, checked and typed.
+//!
+//! [`parse`](parse::parse_scenario) turns TOML into a [`Scenario`]; every check that can be made
+//! before running (units, ranges, names, routes) is made there, so the simulator gets only
+//! scenarios it can run. The file format is documented in docs/scenarios.md.
+
+pub mod parse;
+pub mod reader;
+#[cfg(test)]
+mod tests;
+
+use fairway_aqm::{DropTailParams, RedParams};
+use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
+
+pub use parse::{parse_scenario, parse_scenario_file};
+pub use reader::ScenarioError;
+
+/// A scenario, checked.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    pub duration: Dur,
+    pub seed: u64,
+    /// Node names; a `NodeId` indexes this list.
+    pub nodes: Vec<String>,
+    /// Simplex links; a duplex link in the file gives two.
+    pub links: Vec<LinkSpec>,
+    pub flows: Vec<FlowSpec>,
+    pub monitor: MonitorSpec,
+}
+
+#[derive(Debug, Clone)]
+pub struct LinkSpec {
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate: Rate,
+    pub delay: Dur,
+    pub queue: QueueSpec,
+}
+
+#[derive(Debug, Clone)]
+pub enum QueueSpec {
+    DropTail(DropTailParams),
+    Red(RedParams),
+}
+
+impl QueueSpec {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            QueueSpec::DropTail(_) => "droptail",
+            QueueSpec::Red(_) => "red",
+        }
+    }
+}
+
+/// A traffic flow between two nodes.
+#[derive(Debug, Clone)]
+pub struct FlowSpec {
+    pub name: String,
+    /// The `[[flow]]` entry it came from (flows declared with `count = N` share it).
+    pub group: String,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub start: Time,
+    /// When the application stops offering data; `None` = the end of the run.
+    pub stop: Option<Time>,
+    pub app: AppSpec,
+}
+
+impl FlowSpec {
+    pub fn transport(&self) -> &'static str {
+        match &self.app {
+            AppSpec::Ftp { tcp } | AppSpec::Transfer { tcp, .. } | AppSpec::Web { tcp, .. } => tcp.variant.name(),
+            AppSpec::Cbr(_) => "udp",
+        }
+    }
+    /// "tcp" or "udp": the traffic class the ns-2 comparison groups by.
+    pub fn class(&self) -> &'static str {
+        match &self.app {
+            AppSpec::Cbr(_) => "udp",
+            _ => "tcp",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum AppSpec {
+    /// FTP: an unlimited TCP transfer (ns-2 Application/FTP).
+    Ftp { tcp: TcpSpec },
+    /// A TCP transfer of a fixed size, then the flow is done.
+    Transfer { tcp: TcpSpec, size: Bytes },
+    /// Constant bit rate over UDP (ns-2 Application/Traffic/CBR).
+    Cbr(CbrSpec),
+    /// Web-like sessions (seed 000 §4.2): Poisson arrivals, each a TCP transfer of a
+    /// Pareto-distributed size.
+    Web { tcp: TcpSpec, interarrival: Dur, mean_size: Bytes, shape: f64 },
+}
+
+impl AppSpec {
+    pub fn name(&self) -> &'static str {
+        match self {
+            AppSpec::Ftp { .. } => "ftp",
+            AppSpec::Transfer { .. } => "transfer",
+            AppSpec::Cbr(_) => "cbr",
+            AppSpec::Web { .. } => "web",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TcpVariantSpec {
+    Reno,
+    NewReno,
+}
+
+impl TcpVariantSpec {
+    pub fn name(&self) -> &'static str {
+        match self {
+            TcpVariantSpec::Reno => "reno",
+            TcpVariantSpec::NewReno => "newreno",
+        }
+    }
+}
+
+/// TCP settings, named after ns-2's Agent/TCP variables; defaults are ns-2 2.35's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TcpSpec {
+    pub variant: TcpVariantSpec,
+    /// Payload per segment (ns-2 `packetSize_`); a data packet is this plus `header_size` on the wire.
+    pub packet_size: Bytes,
+    pub header_size: Bytes,
+    /// Receiver window cap in packets (ns-2 `window_`).
+    pub window: u32,
+    pub window_init: u32,
+    pub max_cwnd: u32,
+    pub max_burst: u32,
+    pub dupack_thresh: u32,
+    pub ecn: bool,
+    pub tick: Dur,
+    pub min_rto: Dur,
+    pub max_rto: Dur,
+    pub initial_rto: Dur,
+    /// Sink: `None` acks every packet (ns-2 TCPSink); `Some(interval)` is ns-2 TCPSink/DelAck.
+    pub delayed_ack: Option<Dur>,
+    pub ack_size: Bytes,
+}
+
+impl TcpSpec {
+    pub fn ns2_default(variant: TcpVariantSpec) -> TcpSpec {
+        TcpSpec {
+            variant,
+            packet_size: Bytes(1000),
+            header_size: Bytes(40),
+            window: 20,
+            window_init: 2,
+            max_cwnd: 0,
+            max_burst: 0,
+            dupack_thresh: 3,
+            ecn: false,
+            tick: Dur::from_millis(10),
+            min_rto: Dur::from_millis(200),
+            max_rto: Dur::from_secs(60),
+            initial_rto: Dur::from_secs(3),
+            delayed_ack: None,
+            ack_size: Bytes(40),
+        }
+    }
+}
+
+/// Constant bit rate source settings (ns-2 Application/Traffic/CBR over Agent/UDP).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CbrSpec {
+    /// Whole packet size on the wire (ns-2 sizes a CBR packet as its packetSize_).
+    pub packet_size: Bytes,
+    pub interval: Dur,
+    /// ns-2 `random_`: each interval is scaled by a uniform factor in [0.5, 1.5).
+    pub jitter: bool,
+    /// Stop after this many packets (ns-2 `maxpkts_`).
+    pub max_packets: Option<u64>,
+}
+
+/// What to record and how finely.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MonitorSpec {
+    /// Width of the throughput bins in flows.csv and the throughput plot.
+    pub bin: Dur,
+    /// Sampling interval of queue.csv.
+    pub queue_interval: Dur,
+    /// Links whose queue is sampled over time (indices into `Scenario::links`).
+    pub links: Vec<usize>,
+}
+
+impl Scenario {
+    pub fn node_name(&self, n: NodeId) -> &str {
+        &self.nodes[n.index()]
+    }
+
+    /// "from->to" for a link index.
+    pub fn link_name(&self, l: usize) -> String {
+        let s = &self.links[l];
+        format!("{}->{}", self.node_name(s.from), self.node_name(s.to))
+    }
+
+    pub fn flow_index(&self, name: &str) -> Option<usize> {
+        self.flows.iter().position(|f| f.name == name)
+    }
+}

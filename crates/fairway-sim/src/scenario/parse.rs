@@ -1,0 +1,589 @@
+//! Scenario files (TOML) to [`Scenario`]. The format is documented in docs/scenarios.md.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use fairway_aqm::{DropTailParams, Limit, RedParams};
+use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
+use toml_edit::ImDocument;
+
+use super::reader::{Res, ScenarioError, Source, Tbl, Val};
+use super::*;
+use crate::routing::Router;
+
+const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "link", "flow", "monitor"];
+const LINK_KEYS: &[&str] = &["between", "from", "to", "rate", "delay", "queue", "count"];
+const FLOW_KEYS_COMMON: &[&str] = &["name", "app", "transport", "from", "to", "start", "stop", "count"];
+const TCP_KEYS: &[&str] = &[
+    "packet_size",
+    "window",
+    "window_init",
+    "max_cwnd",
+    "max_burst",
+    "dupack_thresh",
+    "ecn",
+    "tick",
+    "min_rto",
+    "max_rto",
+    "initial_rto",
+    "delayed_ack",
+    "header_size",
+    "ack_size",
+];
+const CBR_KEYS: &[&str] = &["packet_size", "interval", "rate", "jitter", "max_packets"];
+const MONITOR_KEYS: &[&str] = &["bin", "queue_interval", "links"];
+const DROPTAIL_KEYS: &[&str] = &["kind", "limit"];
+const RED_KEYS: &[&str] = &[
+    "kind",
+    "limit",
+    "thresh",
+    "maxthresh",
+    "q_weight",
+    "linterm",
+    "gentle",
+    "wait",
+    "mean_pktsize",
+    "idle_pktsize",
+    "bytes",
+    "queue_in_bytes",
+    "ecn",
+    "mark_p",
+    "use_mark_p",
+    "targetdelay",
+];
+
+/// Reads and checks a scenario file.
+pub fn parse_scenario_file(path: &Path) -> Result<Scenario, ScenarioError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: file.clone(),
+        line: 0,
+        col: 0,
+        field: String::new(),
+        message: format!("cannot read the file: {e}"),
+    })?;
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scenario");
+    parse_scenario(&file, &text, stem)
+}
+
+/// Parses and checks scenario text. `file` names it in errors; `default_name` is used when the
+/// file has no `name`.
+pub fn parse_scenario(file: &str, text: &str, default_name: &str) -> Result<Scenario, ScenarioError> {
+    let src = Source { file, text };
+    let doc = ImDocument::parse(text).map_err(|e| {
+        let msg = e.message().trim().to_string();
+        src.error(e.span(), "", format!("not valid TOML: {msg}"))
+    })?;
+    let root = Tbl::root(&src, doc.as_table(), Some(0..0));
+    Builder::default().build(&root, default_name)
+}
+
+#[derive(Default)]
+struct Builder {
+    nodes: Vec<String>,
+    node_ids: HashMap<String, NodeId>,
+    links: Vec<LinkSpec>,
+    /// Where each (from, to) link was declared, to report duplicates.
+    link_at: HashMap<(NodeId, NodeId), String>,
+}
+
+impl Builder {
+    fn node(&mut self, name: &str) -> NodeId {
+        if let Some(id) = self.node_ids.get(name) {
+            return *id;
+        }
+        let id = NodeId(self.nodes.len() as u32);
+        self.nodes.push(name.to_string());
+        self.node_ids.insert(name.to_string(), id);
+        id
+    }
+
+    fn build(mut self, root: &Tbl, default_name: &str) -> Res<Scenario> {
+        let name = match root.get("name") {
+            Some(v) => v.name()?,
+            None => default_name.to_string(),
+        };
+        let description = match root.get("description") {
+            Some(v) => v.string()?,
+            None => String::new(),
+        };
+        let dv = root.req("duration")?;
+        let duration = dv.dur_pos()?;
+        let seed = match root.get("seed") {
+            Some(v) => v.u64()?,
+            None => 1,
+        };
+
+        let links = root.req("link")?;
+        for entry in links.tables()? {
+            for (t, _) in expand(&entry)? {
+                self.link(&t)?;
+            }
+        }
+
+        let mut flows = vec![];
+        let fv = root.req("flow")?;
+        let mut router = Router::new(self.nodes.len(), &self.links.iter().map(|l| (l.from, l.to)).collect::<Vec<_>>());
+        let mut flow_names: HashMap<String, String> = HashMap::new();
+        for (gi, entry) in fv.tables()?.into_iter().enumerate() {
+            let group = match entry.get("name") {
+                Some(v) => v.string()?.replace("{i}", ""),
+                None => format!("flow{gi}"),
+            };
+            for (t, idx) in expand(&entry)? {
+                let f = self.flow(&t, idx, gi, &group, duration, &mut router)?;
+                if let Some(prev) = flow_names.get(&f.name) {
+                    return Err(t.error(format!("flow name `{}` is already used by {prev}", f.name)));
+                }
+                flow_names.insert(f.name.clone(), t.path().to_string());
+                flows.push(f);
+            }
+        }
+
+        let monitor = self.monitor(root.get("monitor"), &flows, duration)?;
+        root.finish(TOP_KEYS)?;
+        Ok(Scenario { name, description, duration, seed, nodes: self.nodes, links: self.links, flows, monitor })
+    }
+
+    fn link(&mut self, t: &Tbl) -> Res<()> {
+        let (a, b, duplex) = match (t.get("between"), t.get("from"), t.get("to")) {
+            (Some(v), None, None) => {
+                let ends = v.strings()?;
+                if ends.len() != 2 {
+                    return Err(v.error("expected two node names, e.g. [\"r1\", \"r2\"]"));
+                }
+                (ends[0].clone(), ends[1].clone(), true)
+            }
+            (None, Some(f), Some(to)) => (f.name()?, to.name()?, false),
+            (Some(v), _, _) => {
+                return Err(v.error("give either `between` (duplex) or `from` and `to` (simplex), not both"))
+            }
+            _ => return Err(t.error("a link needs `between = [\"a\", \"b\"]` (duplex) or `from` and `to` (simplex)")),
+        };
+        if a == b {
+            return Err(t.error(format!("a link from `{a}` to itself")));
+        }
+        for n in [&a, &b] {
+            if n.contains("->") {
+                return Err(t.error(format!("node name `{n}` must not contain `->`")));
+            }
+        }
+        let rate = t.req("rate")?.rate_pos()?;
+        let delay = t.req("delay")?.dur()?;
+        let queue_val = t.get("queue");
+        let from = self.node(&a);
+        let to = self.node(&b);
+        let mut dirs = vec![(from, to)];
+        if duplex {
+            dirs.push((to, from));
+        }
+        for (x, y) in dirs {
+            let queue = match &queue_val {
+                Some(q) => parse_queue(q)?,
+                None => QueueSpec::DropTail(DropTailParams::default()),
+            };
+            let key = (x, y);
+            if let Some(prev) = self.link_at.get(&key) {
+                return Err(t.error(format!(
+                    "a link from `{}` to `{}` is already declared at {prev}",
+                    self.nodes[x.index()],
+                    self.nodes[y.index()]
+                )));
+            }
+            self.link_at.insert(key, t.path().to_string());
+            self.links.push(LinkSpec { from: x, to: y, rate, delay, queue });
+        }
+        let _ = t.get("count");
+        finish(t, LINK_KEYS)
+    }
+
+    fn flow(
+        &mut self,
+        t: &Tbl,
+        idx: Option<u64>,
+        gi: usize,
+        group: &str,
+        duration: Dur,
+        router: &mut Router,
+    ) -> Res<FlowSpec> {
+        let _ = t.get("count");
+        let name = match t.get("name") {
+            // In a `count` group a name without `{i}` gets the index appended.
+            Some(v) => match idx {
+                Some(i) if !v.raw_string()?.contains("{i}") => format!("{}{i}", v.name()?),
+                _ => v.name()?,
+            },
+            None => match idx {
+                Some(i) => format!("flow{gi}-{i}"),
+                None => format!("flow{gi}"),
+            },
+        };
+        let app_v = t.req("app")?;
+        let app_name = app_v.string()?;
+        let end = |key: &str| -> Res<NodeId> {
+            let v = t.req(key)?;
+            let n = v.name()?;
+            self.node_ids.get(&n).copied().ok_or_else(|| v.error(format!("node `{n}` is not on any link")))
+        };
+        let from = end("from")?;
+        let to = end("to")?;
+        if from == to {
+            return Err(t.error("a flow from a node to itself"));
+        }
+        let start = match t.get("start") {
+            Some(v) => v.time()?,
+            None => Time::ZERO,
+        };
+        if start.0 >= duration.0 {
+            return Err(t
+                .req("start")?
+                .error(format!("starts at {start}, at or after the end of the run ({duration})")));
+        }
+        let stop = match t.get("stop") {
+            Some(v) => {
+                let s = v.time()?;
+                if s <= start {
+                    return Err(v.error(format!("stops at {s}, not after it starts ({start})")));
+                }
+                Some(s)
+            }
+            None => None,
+        };
+        let transport_v = t.get("transport");
+        let transport = match &transport_v {
+            Some(v) => Some((v.string()?, v)),
+            None => None,
+        };
+        let tcp_variant = |default: TcpVariantSpec| -> Res<TcpVariantSpec> {
+            match &transport {
+                None => Ok(default),
+                Some((s, v)) => match s.as_str() {
+                    "newreno" => Ok(TcpVariantSpec::NewReno),
+                    "reno" => Ok(TcpVariantSpec::Reno),
+                    other => Err(
+                        v.error(format!("transport `{other}` cannot carry app `{app_name}`: expected newreno or reno"))
+                    ),
+                },
+            }
+        };
+        let app = match app_name.as_str() {
+            "ftp" => {
+                let tcp = parse_tcp(t, tcp_variant(TcpVariantSpec::NewReno)?)?;
+                finish_app(t, &[TCP_KEYS])?;
+                AppSpec::Ftp { tcp }
+            }
+            "transfer" => {
+                let tcp = parse_tcp(t, tcp_variant(TcpVariantSpec::NewReno)?)?;
+                let size = t.req("size")?.bytes_pos()?;
+                finish_app(t, &[TCP_KEYS, &["size"]])?;
+                AppSpec::Transfer { tcp, size }
+            }
+            "web" => {
+                let tcp = parse_tcp(t, tcp_variant(TcpVariantSpec::NewReno)?)?;
+                let interarrival = t.req("interarrival")?.dur_pos()?;
+                let mean_size = t.req("mean_size")?.bytes_pos()?;
+                let shape = match t.get("shape") {
+                    Some(v) => {
+                        let s = v.f64()?;
+                        if s <= 1.0 {
+                            return Err(v.error(format!("{s}: a Pareto shape must be above 1 for the mean to exist")));
+                        }
+                        s
+                    }
+                    None => 1.5,
+                };
+                finish_app(t, &[TCP_KEYS, &["interarrival", "mean_size", "shape"]])?;
+                AppSpec::Web { tcp, interarrival, mean_size, shape }
+            }
+            "cbr" => {
+                if let Some((s, v)) = &transport {
+                    if s != "udp" {
+                        return Err(v.error(format!("transport `{s}` cannot carry app `cbr`: expected udp")));
+                    }
+                }
+                let cbr = parse_cbr(t)?;
+                finish_app(t, &[CBR_KEYS])?;
+                AppSpec::Cbr(cbr)
+            }
+            other => return Err(app_v.error(format!("unknown app `{other}`: expected ftp, transfer, web or cbr"))),
+        };
+        // Both directions need a route: data one way, acknowledgements (or nothing) the other.
+        if router.route(from, to).is_none() {
+            return Err(t.error(format!(
+                "no route from `{}` to `{}`",
+                self.nodes[from.index()],
+                self.nodes[to.index()]
+            )));
+        }
+        if app.name() != "cbr" && router.route(to, from).is_none() {
+            return Err(t.error(format!(
+                "no route back from `{}` to `{}` for TCP's acknowledgements",
+                self.nodes[to.index()],
+                self.nodes[from.index()]
+            )));
+        }
+        Ok(FlowSpec { name, group: group.to_string(), from, to, start, stop, app })
+    }
+
+    fn monitor(&self, v: Option<Val>, flows: &[FlowSpec], duration: Dur) -> Res<MonitorSpec> {
+        let mut m = MonitorSpec {
+            bin: Dur::from_millis(100).min(duration),
+            queue_interval: Dur::from_millis(10).min(duration),
+            links: vec![],
+        };
+        let mut explicit = None;
+        if let Some(v) = v {
+            let t = v.table()?;
+            if let Some(b) = t.get("bin") {
+                m.bin = b.dur_pos()?;
+            }
+            if let Some(b) = t.get("queue_interval") {
+                m.queue_interval = b.dur_pos()?;
+            }
+            if let Some(l) = t.get("links") {
+                let mut idx = vec![];
+                for name in l.strings()? {
+                    let found = self
+                        .links
+                        .iter()
+                        .position(|s| format!("{}->{}", self.nodes[s.from.index()], self.nodes[s.to.index()]) == name);
+                    match found {
+                        Some(i) => idx.push(i),
+                        None => return Err(l.error(format!("no link `{name}` (write links as \"from->to\")"))),
+                    }
+                }
+                explicit = Some(idx);
+            }
+            finish(&t, MONITOR_KEYS)?;
+        }
+        for (what, d) in [("bin", m.bin), ("queue_interval", m.queue_interval)] {
+            if duration.0 / d.0 > 10_000_000 {
+                return Err(ScenarioError {
+                    file: String::new(),
+                    line: 0,
+                    col: 0,
+                    field: format!("monitor.{what}"),
+                    message: format!("{d} gives more than ten million samples in {duration}"),
+                });
+            }
+        }
+        m.links = match explicit {
+            Some(i) => i,
+            None => {
+                // Default: links between nodes that are not flow endpoints (the core).
+                let mut is_end = vec![false; self.nodes.len()];
+                for f in flows {
+                    is_end[f.from.index()] = true;
+                    is_end[f.to.index()] = true;
+                }
+                let core: Vec<usize> = (0..self.links.len())
+                    .filter(|i| !is_end[self.links[*i].from.index()] && !is_end[self.links[*i].to.index()])
+                    .collect();
+                if core.is_empty() {
+                    (0..self.links.len()).collect()
+                } else {
+                    core
+                }
+            }
+        };
+        Ok(m)
+    }
+}
+
+/// Largest `count` accepted: a typo such as `count = 1000000000` should be an error, not a
+/// run that exhausts memory.
+const MAX_COUNT: i64 = 1_000_000;
+
+/// The entries an array element stands for: itself, or `count` copies with `{i}` (0 to N-1)
+/// substituted in its strings.
+fn expand<'a>(t: &Tbl<'a>) -> Res<Vec<(Tbl<'a>, Option<u64>)>> {
+    match t.get("count") {
+        None => Ok(vec![(t.instance_plain(), None)]),
+        Some(v) => {
+            let n = v.int_in(1, MAX_COUNT)? as u64;
+            Ok((0..n).map(|i| (t.instance(i), Some(i))).collect())
+        }
+    }
+}
+
+fn finish(t: &Tbl, keys: &[&str]) -> Res<()> {
+    t.finish(keys)
+}
+
+fn finish_app(t: &Tbl, groups: &[&[&str]]) -> Res<()> {
+    let mut keys: Vec<&str> = FLOW_KEYS_COMMON.to_vec();
+    for g in groups {
+        keys.extend_from_slice(g);
+    }
+    finish(t, &keys)
+}
+
+fn parse_tcp(t: &Tbl, variant: TcpVariantSpec) -> Res<TcpSpec> {
+    let mut s = TcpSpec::ns2_default(variant);
+    if let Some(v) = t.get("packet_size") {
+        s.packet_size = v.bytes_pos()?;
+    }
+    if let Some(v) = t.get("header_size") {
+        s.header_size = v.bytes()?;
+    }
+    if let Some(v) = t.get("ack_size") {
+        s.ack_size = v.bytes_pos()?;
+    }
+    if let Some(v) = t.get("window") {
+        s.window = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("window_init") {
+        s.window_init = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("max_cwnd") {
+        s.max_cwnd = v.u32_min(0)?;
+    }
+    if let Some(v) = t.get("max_burst") {
+        s.max_burst = v.u32_min(0)?;
+    }
+    if let Some(v) = t.get("dupack_thresh") {
+        s.dupack_thresh = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("ecn") {
+        s.ecn = v.bool()?;
+    }
+    if let Some(v) = t.get("tick") {
+        s.tick = v.dur_pos()?;
+    }
+    if let Some(v) = t.get("min_rto") {
+        s.min_rto = v.dur()?;
+    }
+    if let Some(v) = t.get("max_rto") {
+        s.max_rto = v.dur_pos()?;
+    }
+    if let Some(v) = t.get("initial_rto") {
+        s.initial_rto = v.dur_pos()?;
+    }
+    if s.min_rto > s.max_rto {
+        return Err(t.req("min_rto")?.error(format!("min_rto {} is above max_rto {}", s.min_rto, s.max_rto)));
+    }
+    if let Some(v) = t.get("delayed_ack") {
+        s.delayed_ack = if v.is_str() {
+            Some(v.dur_pos()?)
+        } else if v.bool()? {
+            Some(Dur::from_millis(100)) // ns-2 Agent/TCPSink/DelAck interval_ default
+        } else {
+            None
+        };
+    }
+    Ok(s)
+}
+
+fn parse_cbr(t: &Tbl) -> Res<CbrSpec> {
+    // ns-2 defaults: packetSize_ 210, rate_ 448Kb, random_ 0.
+    let packet_size = match t.get("packet_size") {
+        Some(v) => v.bytes_pos()?,
+        None => Bytes(210),
+    };
+    let interval = match (t.get("interval"), t.get("rate")) {
+        (Some(_), Some(r)) => return Err(r.error("give `interval` or `rate`, not both")),
+        (Some(i), None) => i.dur_pos()?,
+        (None, Some(r)) => {
+            let rate = r.rate_pos()?;
+            interval_for(packet_size, rate)
+        }
+        (None, None) => interval_for(packet_size, Rate(448_000)),
+    };
+    let jitter = match t.get("jitter") {
+        Some(v) => v.bool()?,
+        None => false,
+    };
+    let max_packets = match t.get("max_packets") {
+        Some(v) => Some(v.u64()?),
+        None => None,
+    };
+    Ok(CbrSpec { packet_size, interval, jitter, max_packets })
+}
+
+/// ns-2 CBR_Traffic: interval_ = packetSize_ x 8 / rate_ (cbr_traffic.cc `init`).
+fn interval_for(size: Bytes, rate: Rate) -> Dur {
+    Dur::from_secs_f64(size.bits() as f64 / rate.as_bps_f64())
+}
+
+fn parse_queue(v: &Val) -> Res<QueueSpec> {
+    let (kind, t) = if v.is_str() {
+        (v.string()?, None)
+    } else {
+        let t = v.table()?;
+        let k = t.req("kind")?.string()?;
+        (k, Some(t))
+    };
+    match kind.as_str() {
+        "droptail" => {
+            let mut p = DropTailParams::default();
+            if let Some(t) = &t {
+                if let Some(l) = t.get("limit") {
+                    p.limit = if l.is_str() { Limit::Bytes(l.bytes_pos()?) } else { Limit::Packets(l.u32_min(1)?) };
+                }
+                p.validate().map_err(|e| v.error(e.to_string()))?;
+            }
+            if let Some(t) = t {
+                finish(&t, DROPTAIL_KEYS)?;
+            }
+            Ok(QueueSpec::DropTail(p))
+        }
+        "red" => {
+            let p = match &t {
+                Some(t) => parse_red(t)?,
+                None => RedParams::default(),
+            };
+            if let Some(t) = t {
+                finish(&t, RED_KEYS)?;
+            }
+            Ok(QueueSpec::Red(p))
+        }
+        other => Err(v.error(format!("unknown queue kind `{other}`: expected droptail or red"))),
+    }
+}
+
+/// RED's keys are ns-2's variable names without the trailing underscore; what is not given
+/// keeps ns-2 2.35's default (`RedParams::default`).
+fn parse_red(t: &Tbl) -> Res<RedParams> {
+    let mut p = RedParams::default();
+    if let Some(v) = t.get("limit") {
+        p.limit = v.u32_min(1)?;
+    }
+    for (key, field) in [
+        ("thresh", &mut p.thresh),
+        ("maxthresh", &mut p.maxthresh),
+        ("q_weight", &mut p.q_weight),
+        ("linterm", &mut p.linterm),
+        ("mark_p", &mut p.mark_p),
+    ] {
+        if let Some(v) = t.get(key) {
+            *field = v.f64()?;
+        }
+    }
+    for (key, field) in [
+        ("gentle", &mut p.gentle),
+        ("wait", &mut p.wait),
+        ("bytes", &mut p.bytes),
+        ("queue_in_bytes", &mut p.queue_in_bytes),
+        ("ecn", &mut p.ecn),
+        ("use_mark_p", &mut p.use_mark_p),
+    ] {
+        if let Some(v) = t.get(key) {
+            *field = v.bool()?;
+        }
+    }
+    if let Some(v) = t.get("mean_pktsize") {
+        p.mean_pktsize = v.bytes_pos()?;
+    }
+    if let Some(v) = t.get("idle_pktsize") {
+        p.idle_pktsize = v.bytes_pos()?;
+    }
+    if let Some(v) = t.get("targetdelay") {
+        p.targetdelay = v.dur_pos()?;
+    }
+    // The same checks RED makes when built, reported at the offending key.
+    p.validate().map_err(|e| match t.get(e.field) {
+        Some(v) => v.error(e.reason),
+        None => t.error(format!("{}: {}", e.field, e.reason)),
+    })?;
+    Ok(p)
+}

@@ -1,0 +1,463 @@
+//! A checked walk over a TOML document that keeps every value's position, so that each error
+//! names the file, line and field (DESIGN.md: "Scenario files are checked before anything runs").
+//!
+//! Tables track which keys were read; [`Tbl::finish`] turns any key left over into an "unknown
+//! key" error that lists the keys that would have been accepted.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::ops::Range;
+
+use fairway_core::{Bytes, Dur, Rate, Time};
+use toml_edit::{Item, TableLike, Value};
+
+/// A scenario file that failed a check. Display: `file:line:col: field: message`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub file: String,
+    pub line: usize,
+    pub col: usize,
+    /// The field as a path, e.g. `flow[2].interval` or `link[0].queue.thresh`.
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "{}:{}:{}: {}", self.file, self.line, self.col, self.message)
+        } else {
+            write!(f, "{}:{}:{}: {}: {}", self.file, self.line, self.col, self.field, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// The text being read and its name, to turn byte spans into line and column.
+pub struct Source<'s> {
+    pub file: &'s str,
+    pub text: &'s str,
+}
+
+impl<'s> Source<'s> {
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let before = &self.text[..offset];
+        let line = before.bytes().filter(|b| *b == b'\n').count() + 1;
+        let col = before.rfind('\n').map_or(offset, |nl| offset - nl - 1) + 1;
+        (line, col)
+    }
+
+    pub fn error(&self, span: Option<Range<usize>>, field: &str, message: impl Into<String>) -> ScenarioError {
+        let (line, col) = span.map_or((1, 1), |s| self.line_col(s.start));
+        ScenarioError { file: self.file.to_string(), line, col, field: field.to_string(), message: message.into() }
+    }
+}
+
+pub type Res<T> = Result<T, ScenarioError>;
+
+/// Substitution of `{i}` in strings, for entries declared with `count = N`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Subst {
+    pub index: Option<u64>,
+}
+
+impl Subst {
+    pub fn apply(&self, s: &str) -> String {
+        match self.index {
+            Some(i) if s.contains("{i}") => s.replace("{i}", &i.to_string()),
+            _ => s.to_string(),
+        }
+    }
+}
+
+/// A table (standard or inline) being read.
+pub struct Tbl<'a> {
+    src: &'a Source<'a>,
+    path: String,
+    table: &'a dyn TableLike,
+    span: Option<Range<usize>>,
+    subst: Subst,
+    used: RefCell<Vec<String>>,
+}
+
+/// One value being read, with where it came from.
+pub struct Val<'a> {
+    src: &'a Source<'a>,
+    pub path: String,
+    item: &'a Item,
+    span: Option<Range<usize>>,
+    subst: Subst,
+}
+
+impl<'a> Tbl<'a> {
+    pub fn root(src: &'a Source<'a>, table: &'a dyn TableLike, span: Option<Range<usize>>) -> Tbl<'a> {
+        Tbl { src, path: String::new(), table, span, subst: Subst::default(), used: RefCell::new(vec![]) }
+    }
+
+    pub fn with_subst(mut self, subst: Subst) -> Tbl<'a> {
+        self.subst = subst;
+        self
+    }
+
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    pub fn subst(&self) -> Subst {
+        self.subst
+    }
+
+    fn field(&self, key: &str) -> String {
+        if self.path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{}.{}", self.path, key)
+        }
+    }
+
+    /// An error located at this table.
+    pub fn error(&self, message: impl Into<String>) -> ScenarioError {
+        self.src.error(self.span.clone(), &self.path, message)
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        self.table.get(key).is_some()
+    }
+
+    pub fn get(&self, key: &str) -> Option<Val<'a>> {
+        let (k, item) = self.table.get_key_value(key)?;
+        self.used.borrow_mut().push(key.to_string());
+        let span = item.span().or_else(|| k.span());
+        Some(Val { src: self.src, path: self.field(key), item, span, subst: self.subst })
+    }
+
+    pub fn req(&self, key: &str) -> Res<Val<'a>> {
+        self.get(key).ok_or_else(|| self.src.error(self.span.clone(), &self.field(key), "missing required key"))
+    }
+
+    /// The same table, read afresh (keys read so far are forgotten).
+    pub fn instance_plain(&self) -> Tbl<'a> {
+        Tbl {
+            src: self.src,
+            path: self.path.clone(),
+            table: self.table,
+            span: self.span.clone(),
+            subst: self.subst,
+            used: RefCell::new(vec![]),
+        }
+    }
+
+    /// The same table read again as entry `i` of a `count = N` group: `{i}` in its strings
+    /// becomes `i`.
+    pub fn instance(&self, i: u64) -> Tbl<'a> {
+        Tbl {
+            src: self.src,
+            path: format!("{}(i={i})", self.path),
+            table: self.table,
+            span: self.span.clone(),
+            subst: Subst { index: Some(i) },
+            used: RefCell::new(vec![]),
+        }
+    }
+
+    /// Fails on the first key that was never read, naming the keys this table accepts.
+    pub fn finish(&self, accepted: &[&str]) -> Res<()> {
+        let used = self.used.borrow();
+        for (key, item) in self.table.iter() {
+            if used.iter().any(|u| u == key) {
+                continue;
+            }
+            let span = self.table.get_key_value(key).and_then(|(k, _)| k.span()).or_else(|| item.span());
+            let mut msg = format!("unknown key `{key}`");
+            if let Some(close) = closest(key, accepted) {
+                msg.push_str(&format!(" (did you mean `{close}`?)"));
+            }
+            if !accepted.is_empty() {
+                msg.push_str(&format!("; accepted here: {}", accepted.join(", ")));
+            }
+            return Err(self.src.error(span, &self.field(key), msg));
+        }
+        Ok(())
+    }
+}
+
+/// The accepted key nearest to a misspelt one (edit distance at most 2).
+fn closest<'k>(key: &str, accepted: &[&'k str]) -> Option<&'k str> {
+    fn dist(a: &str, b: &str) -> usize {
+        let a: Vec<char> = a.chars().collect();
+        let b: Vec<char> = b.chars().collect();
+        let mut prev: Vec<usize> = (0..=b.len()).collect();
+        for i in 1..=a.len() {
+            let mut cur = vec![i; b.len() + 1];
+            for j in 1..=b.len() {
+                let c = usize::from(a[i - 1] != b[j - 1]);
+                cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + c);
+            }
+            prev = cur;
+        }
+        prev[b.len()]
+    }
+    accepted.iter().map(|a| (dist(key, a), *a)).filter(|(d, _)| *d <= 2).min().map(|(_, a)| a)
+}
+
+impl<'a> Val<'a> {
+    pub fn error(&self, message: impl Into<String>) -> ScenarioError {
+        self.src.error(self.span.clone(), &self.path, message)
+    }
+
+    fn value(&self) -> Option<&'a Value> {
+        self.item.as_value()
+    }
+
+    fn kind(&self) -> &'static str {
+        match self.item {
+            Item::None => "nothing",
+            Item::Table(_) => "a table",
+            Item::ArrayOfTables(_) => "an array of tables",
+            Item::Value(v) => match v {
+                Value::String(_) => "a string",
+                Value::Integer(_) => "an integer",
+                Value::Float(_) => "a float",
+                Value::Boolean(_) => "a boolean",
+                Value::Datetime(_) => "a date",
+                Value::Array(_) => "an array",
+                Value::InlineTable(_) => "an inline table",
+            },
+        }
+    }
+
+    fn expected(&self, what: &str) -> ScenarioError {
+        self.error(format!("expected {what}, found {}", self.kind()))
+    }
+
+    pub fn is_str(&self) -> bool {
+        matches!(self.value(), Some(Value::String(_)))
+    }
+
+    pub fn is_table(&self) -> bool {
+        self.item.is_table_like()
+    }
+
+    /// The string as written, without `{i}` substitution.
+    pub fn raw_string(&self) -> Res<String> {
+        match self.value() {
+            Some(Value::String(s)) => Ok(s.value().to_string()),
+            _ => Err(self.expected("a string")),
+        }
+    }
+
+    pub fn string(&self) -> Res<String> {
+        match self.value() {
+            Some(Value::String(s)) => Ok(self.subst.apply(s.value())),
+            _ => Err(self.expected("a string")),
+        }
+    }
+
+    /// A non-empty identifier-like name (letters, digits, `_`, `-`, `.`).
+    pub fn name(&self) -> Res<String> {
+        let s = self.string()?;
+        if s.is_empty() {
+            return Err(self.error("must not be empty"));
+        }
+        if let Some(c) = s.chars().find(|c| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
+            return Err(
+                self.error(format!("`{s}`: character `{c}` is not allowed in a name (use letters, digits, _ - .)"))
+            );
+        }
+        Ok(s)
+    }
+
+    pub fn bool(&self) -> Res<bool> {
+        match self.value() {
+            Some(Value::Boolean(b)) => Ok(*b.value()),
+            _ => Err(self.expected("true or false")),
+        }
+    }
+
+    pub fn int(&self) -> Res<i64> {
+        match self.value() {
+            Some(Value::Integer(i)) => Ok(*i.value()),
+            _ => Err(self.expected("an integer")),
+        }
+    }
+
+    /// An integer in `[min, max]`.
+    pub fn int_in(&self, min: i64, max: i64) -> Res<i64> {
+        let v = self.int()?;
+        if v < min || v > max {
+            return Err(self.error(format!("{v} is out of range: expected {min} to {max}")));
+        }
+        Ok(v)
+    }
+
+    pub fn u32_min(&self, min: u32) -> Res<u32> {
+        Ok(self.int_in(min as i64, u32::MAX as i64)? as u32)
+    }
+
+    pub fn u64(&self) -> Res<u64> {
+        Ok(self.int_in(0, i64::MAX)? as u64)
+    }
+
+    /// A finite number (integer or float).
+    pub fn f64(&self) -> Res<f64> {
+        let v = match self.value() {
+            Some(Value::Integer(i)) => *i.value() as f64,
+            Some(Value::Float(f)) => *f.value(),
+            _ => return Err(self.expected("a number")),
+        };
+        if !v.is_finite() {
+            return Err(self.error("must be a finite number"));
+        }
+        Ok(v)
+    }
+
+    fn unit<T>(
+        &self,
+        parse: impl Fn(&str) -> Result<T, fairway_core::UnitError>,
+        from_num: impl Fn(f64) -> Option<T>,
+    ) -> Res<T> {
+        match self.value() {
+            Some(Value::String(s)) => parse(&self.subst.apply(s.value())).map_err(|e| self.error(e.to_string())),
+            Some(Value::Integer(_)) | Some(Value::Float(_)) => {
+                let v = self.f64()?;
+                if v < 0.0 {
+                    return Err(self.error(format!("{v} is negative")));
+                }
+                from_num(v).ok_or_else(|| self.error(format!("{v} is not valid here")))
+            }
+            _ => Err(self.expected("a string with a unit")),
+        }
+    }
+
+    /// A duration: "10ms", "0.005s"; a bare number is seconds.
+    pub fn dur(&self) -> Res<Dur> {
+        self.unit(Dur::parse, |v| Some(Dur::from_secs_f64(v)))
+    }
+
+    pub fn time(&self) -> Res<Time> {
+        self.dur().map(|d| Time(d.0))
+    }
+
+    /// A positive duration.
+    pub fn dur_pos(&self) -> Res<Dur> {
+        let d = self.dur()?;
+        if d.is_zero() {
+            return Err(self.error("must be greater than zero"));
+        }
+        Ok(d)
+    }
+
+    /// A rate: "2Mb", "6 Mb/s"; a bare number is bits per second.
+    pub fn rate(&self) -> Res<Rate> {
+        self.unit(Rate::parse, |v| Some(Rate(v.round() as u64)))
+    }
+
+    /// A rate above zero.
+    pub fn rate_pos(&self) -> Res<Rate> {
+        let r = self.rate()?;
+        if r.0 == 0 {
+            return Err(self.error("must be greater than zero"));
+        }
+        Ok(r)
+    }
+
+    /// A size: "1000B", "10KB"; a bare integer is bytes.
+    pub fn bytes(&self) -> Res<Bytes> {
+        self.unit(Bytes::parse, |v| (v.fract() == 0.0).then_some(Bytes(v as u64)))
+    }
+
+    pub fn bytes_pos(&self) -> Res<Bytes> {
+        let b = self.bytes()?;
+        if b.0 == 0 {
+            return Err(self.error("must be greater than zero"));
+        }
+        Ok(b)
+    }
+
+    pub fn table(&self) -> Res<Tbl<'a>> {
+        let t = self.item.as_table_like().ok_or_else(|| self.expected("a table"))?;
+        Ok(Tbl {
+            src: self.src,
+            path: self.path.clone(),
+            table: t,
+            span: self.span.clone(),
+            subst: self.subst,
+            used: RefCell::new(vec![]),
+        })
+    }
+
+    /// The entries of an array of tables (`[[flow]]`) or an array of inline tables.
+    pub fn tables(&self) -> Res<Vec<Tbl<'a>>> {
+        let mut out = vec![];
+        match self.item {
+            Item::ArrayOfTables(a) => {
+                for (i, t) in a.iter().enumerate() {
+                    out.push(Tbl {
+                        src: self.src,
+                        path: format!("{}[{i}]", self.path),
+                        table: t,
+                        span: t.span(),
+                        subst: self.subst,
+                        used: RefCell::new(vec![]),
+                    });
+                }
+            }
+            Item::Value(Value::Array(a)) => {
+                for (i, v) in a.iter().enumerate() {
+                    let t = v.as_inline_table().ok_or_else(|| self.error(format!("entry {i} is not a table")))?;
+                    out.push(Tbl {
+                        src: self.src,
+                        path: format!("{}[{i}]", self.path),
+                        table: t,
+                        span: v.span(),
+                        subst: self.subst,
+                        used: RefCell::new(vec![]),
+                    });
+                }
+            }
+            _ => return Err(self.expected("an array of tables")),
+        }
+        Ok(out)
+    }
+
+    /// An array of strings.
+    pub fn strings(&self) -> Res<Vec<String>> {
+        match self.value() {
+            Some(Value::Array(a)) => a
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    Value::String(s) => Ok(self.subst.apply(s.value())),
+                    _ => Err(self.src.error(
+                        v.span().or(self.span.clone()),
+                        &format!("{}[{i}]", self.path),
+                        "expected a string",
+                    )),
+                })
+                .collect(),
+            _ => Err(self.expected("an array of strings")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column() {
+        let src = Source { file: "x.toml", text: "a = 1\nbb = 2\n" };
+        assert_eq!(src.line_col(0), (1, 1));
+        assert_eq!(src.line_col(6), (2, 1));
+        assert_eq!(src.line_col(9), (2, 4));
+    }
+
+    #[test]
+    fn closest_suggests_near_misses_only() {
+        assert_eq!(closest("treshold", &["thresh", "threshold"]), Some("threshold"));
+        assert_eq!(closest("qweight", &["q_weight", "limit"]), Some("q_weight"));
+        assert_eq!(closest("banana", &["q_weight", "limit"]), None);
+    }
+}

@@ -1,0 +1,335 @@
+//! Scenario checks: each bad input is an error naming the file, line and field; no input panics.
+
+use super::*;
+
+const GOOD: &str = r#"
+duration = "10s"
+seed = 3
+
+[[link]]
+between = ["a", "r1"]
+rate = "10Mb"
+delay = "1ms"
+
+[[link]]
+between = ["r1", "r2"]
+rate = "2Mb"
+delay = "10ms"
+queue = { kind = "red", limit = 20, thresh = 5, maxthresh = 10, q_weight = 0.002 }
+
+[[link]]
+between = ["b", "r2"]
+rate = "10Mb"
+delay = "1ms"
+
+[[flow]]
+name = "ftp"
+app = "ftp"
+from = "a"
+to = "b"
+window = 15
+
+[[flow]]
+name = "cbr"
+app = "cbr"
+from = "a"
+to = "b"
+start = "1s"
+packet_size = "500B"
+interval = "5ms"
+"#;
+
+fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    parse_scenario("test.toml", text, "test")
+}
+
+/// Replaces the first occurrence of `from` in GOOD (which must exist) and parses.
+fn with(from: &str, to: &str) -> Result<Scenario, ScenarioError> {
+    assert!(GOOD.contains(from), "test bug: {from:?} not in GOOD");
+    parse(&GOOD.replacen(from, to, 1))
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).expect("needle") + 1
+}
+
+#[test]
+fn the_good_scenario_parses_into_what_it_says() {
+    let sc = parse(GOOD).unwrap();
+    assert_eq!(sc.name, "test");
+    assert_eq!(sc.seed, 3);
+    assert_eq!(sc.duration, Dur::from_secs(10));
+    assert_eq!(sc.nodes, vec!["a", "r1", "r2", "b"]);
+    assert_eq!(sc.links.len(), 6);
+    let bottleneck = &sc.links[2];
+    assert_eq!(sc.link_name(2), "r1->r2");
+    assert_eq!(bottleneck.rate, Rate(2_000_000));
+    match &bottleneck.queue {
+        QueueSpec::Red(p) => {
+            assert_eq!(p.limit, 20);
+            assert_eq!(p.thresh, 5.0);
+            assert_eq!(p.maxthresh, 10.0);
+            assert_eq!(p.q_weight, 0.002);
+            assert!(p.bytes && p.queue_in_bytes && p.gentle, "unset RED knobs keep ns-2's defaults");
+        }
+        q => panic!("expected RED, got {q:?}"),
+    }
+    let ftp = &sc.flows[0];
+    match &ftp.app {
+        AppSpec::Ftp { tcp } => {
+            assert_eq!(tcp.window, 15);
+            assert_eq!(tcp.variant, TcpVariantSpec::NewReno);
+            assert_eq!(tcp.packet_size, Bytes(1000));
+        }
+        a => panic!("{a:?}"),
+    }
+    match &sc.flows[1].app {
+        AppSpec::Cbr(c) => {
+            assert_eq!(c.packet_size, Bytes(500));
+            assert_eq!(c.interval, Dur::from_millis(5));
+        }
+        a => panic!("{a:?}"),
+    }
+    // Default monitoring: the core link r1-r2, both directions.
+    let names: Vec<String> = sc.monitor.links.iter().map(|l| sc.link_name(*l)).collect();
+    assert_eq!(names, vec!["r1->r2", "r2->r1"]);
+}
+
+#[test]
+fn unknown_key_names_file_line_and_field_and_suggests() {
+    let text = GOOD.replacen("window = 15", "windw = 15", 1);
+    let e = parse(&text).unwrap_err();
+    assert_eq!(e.file, "test.toml");
+    assert_eq!(e.line, line_of(&text, "windw"));
+    assert_eq!(e.field, "flow[0].windw");
+    assert!(e.message.contains("unknown key") && e.message.contains("`window`"), "{e}");
+    assert!(e.to_string().starts_with(&format!("test.toml:{}:", e.line)));
+}
+
+#[test]
+fn unknown_red_key_is_reported_inside_the_inline_table() {
+    let e = with("q_weight = 0.002", "qweight = 0.002").unwrap_err();
+    assert_eq!(e.field, "link[1].queue.qweight");
+    assert!(e.message.contains("did you mean `q_weight`"), "{e}");
+}
+
+#[test]
+fn a_key_that_does_not_apply_to_the_app_is_an_error() {
+    let e = with("window = 15", "interval = \"5ms\"").unwrap_err();
+    assert_eq!(e.field, "flow[0].interval");
+}
+
+#[test]
+fn bad_unit() {
+    let text = GOOD.replacen("rate = \"2Mb\"", "rate = \"2 parsecs\"", 1);
+    let e = parse(&text).unwrap_err();
+    assert_eq!(e.field, "link[1].rate");
+    assert_eq!(e.line, line_of(&text, "parsecs"));
+    assert!(e.message.contains("parsecs"), "{e}");
+}
+
+#[test]
+fn negative_and_zero_rates() {
+    let e = with("rate = \"2Mb\"", "rate = \"-2Mb\"").unwrap_err();
+    assert!(e.message.contains("negative"), "{e}");
+    let e = with("rate = \"2Mb\"", "rate = \"0Mb\"").unwrap_err();
+    assert!(e.message.contains("greater than zero"), "{e}");
+    let e = with("rate = \"2Mb\"", "rate = -5").unwrap_err();
+    assert_eq!(e.field, "link[1].rate");
+    let e = with("interval = \"5ms\"", "interval = \"0s\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].interval");
+}
+
+#[test]
+fn min_th_above_max_th() {
+    let text = GOOD.replacen("thresh = 5, maxthresh = 10", "thresh = 12, maxthresh = 10", 1);
+    let e = parse(&text).unwrap_err();
+    assert_eq!(e.field, "link[1].queue.thresh");
+    assert_eq!(e.line, line_of(&text, "thresh = 12"));
+    assert!(e.message.contains("maxthresh"), "{e}");
+}
+
+#[test]
+fn flow_without_a_route() {
+    // A link island: x-y is not connected to the rest.
+    let text = format!(
+        "{GOOD}\n[[link]]\nbetween = [\"x\", \"y\"]\nrate = \"1Mb\"\ndelay = \"1ms\"\n\n[[flow]]\nname = \"lost\"\napp = \"ftp\"\nfrom = \"a\"\nto = \"x\"\n"
+    );
+    let e = parse(&text).unwrap_err();
+    assert_eq!(e.field, "flow[2]");
+    assert!(e.message.contains("no route"), "{e}");
+    assert_eq!(e.line, line_of(&text, "name = \"lost\"") - 1);
+}
+
+#[test]
+fn one_way_link_has_no_route_back_for_acks() {
+    let text = r#"
+duration = "1s"
+[[link]]
+from = "a"
+to = "b"
+rate = "1Mb"
+delay = "1ms"
+[[flow]]
+name = "udp-ok"
+app = "cbr"
+from = "a"
+to = "b"
+[[flow]]
+name = "tcp-bad"
+app = "ftp"
+from = "a"
+to = "b"
+"#;
+    let e = parse(text).unwrap_err();
+    assert_eq!(e.field, "flow[1]");
+    assert!(e.message.contains("no route back"), "{e}");
+}
+
+#[test]
+fn unknown_node_app_and_transport() {
+    let e = with("to = \"b\"", "to = \"nowhere\"").unwrap_err();
+    assert!(e.message.contains("`nowhere` is not on any link"), "{e}");
+    let e = with("app = \"ftp\"", "app = \"bittorrent\"").unwrap_err();
+    assert_eq!(e.field, "flow[0].app");
+    let e = with("app = \"cbr\"", "app = \"cbr\"\ntransport = \"newreno\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].transport");
+    let e = with("app = \"ftp\"", "app = \"ftp\"\ntransport = \"udp\"").unwrap_err();
+    assert_eq!(e.field, "flow[0].transport");
+}
+
+#[test]
+fn missing_duration_and_bad_toml() {
+    let e = with("duration = \"10s\"", "").unwrap_err();
+    assert_eq!(e.field, "duration");
+    let e = parse("duration = \"10s\"\n[[link]\n").unwrap_err();
+    assert_eq!(e.line, 2);
+    assert!(e.message.contains("not valid TOML"), "{e}");
+}
+
+#[test]
+fn times_must_make_sense() {
+    let e = with("start = \"1s\"", "start = \"11s\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].start");
+    let e = with("start = \"1s\"", "start = \"2s\"\nstop = \"1s\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].stop");
+}
+
+#[test]
+fn duplicate_names_and_links() {
+    let e = with("name = \"cbr\"", "name = \"ftp\"").unwrap_err();
+    assert!(e.message.contains("already used"), "{e}");
+    let text = format!("{GOOD}\n[[link]]\nbetween = [\"r2\", \"r1\"]\nrate = \"1Mb\"\ndelay = \"1ms\"\n");
+    let e = parse(&text).unwrap_err();
+    assert!(e.message.contains("already declared"), "{e}");
+}
+
+#[test]
+fn count_expands_links_and_flows_with_the_index() {
+    let text = r#"
+duration = "1s"
+[[link]]
+between = ["r1", "r2"]
+rate = "10Mb"
+delay = "1ms"
+[[link]]
+count = 3
+between = ["s{i}", "r1"]
+rate = "100Mb"
+delay = "1ms"
+[[link]]
+count = 3
+between = ["d{i}", "r2"]
+rate = "100Mb"
+delay = "1ms"
+[[flow]]
+count = 3
+name = "tcp"
+app = "ftp"
+from = "s{i}"
+to = "d{i}"
+"#;
+    let sc = parse(text).unwrap();
+    assert_eq!(sc.links.len(), 14);
+    let names: Vec<&str> = sc.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, vec!["tcp0", "tcp1", "tcp2"]);
+    assert!(sc.flows.iter().all(|f| f.group == "tcp"));
+    assert_eq!(sc.node_name(sc.flows[2].from), "s2");
+    assert_eq!(sc.node_name(sc.flows[2].to), "d2");
+    let e = parse(&text.replacen("count = 3\nname", "count = 0\nname", 1)).unwrap_err();
+    assert_eq!(e.field, "flow[0].count");
+}
+
+#[test]
+fn cbr_rate_gives_the_interval_like_ns2() {
+    let sc = with("interval = \"5ms\"", "rate = \"800kb\"").unwrap();
+    match &sc.flows[1].app {
+        AppSpec::Cbr(c) => assert_eq!(c.interval, Dur::from_millis(5)),
+        a => panic!("{a:?}"),
+    }
+    let e = with("interval = \"5ms\"", "interval = \"5ms\"\nrate = \"1Mb\"").unwrap_err();
+    assert!(e.message.contains("not both"), "{e}");
+}
+
+#[test]
+fn monitor_links_must_exist() {
+    let e = parse(&format!("{GOOD}\n[monitor]\nlinks = [\"r1->b\"]\n")).unwrap_err();
+    assert_eq!(e.field, "monitor.links");
+    let sc = parse(&format!("{GOOD}\n[monitor]\nlinks = [\"r2->r1\"]\nbin = \"1s\"\n")).unwrap();
+    assert_eq!(sc.monitor.links.len(), 1);
+    assert_eq!(sc.monitor.bin, Dur::from_secs(1));
+}
+
+#[test]
+fn web_shape_must_give_a_mean() {
+    let text =
+        GOOD.replacen("app = \"ftp\"", "app = \"web\"\ninterarrival = \"45ms\"\nmean_size = \"10KB\"\nshape = 0.9", 1);
+    let e = parse(&text).unwrap_err();
+    assert_eq!(e.field, "flow[0].shape");
+}
+
+/// No input makes the parser panic: mangle the good scenario in many deterministic ways
+/// (truncate, delete a byte, duplicate a line, swap a value's type) and parse each.
+#[test]
+fn no_mangled_input_panics() {
+    let mut rng = fairway_core::Rng::from_seed(11);
+    let bytes = GOOD.as_bytes();
+    let mut tried = 0;
+    for _ in 0..3000 {
+        let mut v = bytes.to_vec();
+        match rng.below(5) {
+            0 => v.truncate(rng.below(v.len() as u64) as usize),
+            1 => {
+                let i = rng.below(v.len() as u64) as usize;
+                v.remove(i);
+            }
+            2 => {
+                let i = rng.below(v.len() as u64) as usize;
+                let c = b"\"=[]{}.,-0123456789ax\n#"[rng.below(23) as usize];
+                v.insert(i, c);
+            }
+            3 => {
+                let lines: Vec<&str> = GOOD.lines().collect();
+                let i = rng.below(lines.len() as u64) as usize;
+                let mut l = lines.clone();
+                l.insert(i, lines[i]);
+                v = l.join("\n").into_bytes();
+            }
+            _ => {
+                let i = rng.below(v.len() as u64) as usize;
+                v[i] = b"0\"ts-"[rng.below(5) as usize];
+            }
+        }
+        if let Ok(text) = String::from_utf8(v) {
+            let _ = parse(&text);
+            tried += 1;
+        }
+    }
+    assert!(tried > 2500);
+    // Extreme numbers are errors, not panics.
+    for bad in ["rate = 1e300", "rate = \"1e300Mb\"", "delay = 1e300", "rate = -0.0"] {
+        let _ = with("rate = \"2Mb\"", bad);
+    }
+    let _ = with("window = 15", "window = 99999999999999");
+    let _ = with("window = 15", "window = -1");
+}

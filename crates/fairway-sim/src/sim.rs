@@ -1,0 +1,738 @@
+//! The event loop: links, agents and applications of one scenario, run to its end.
+//!
+//! Semantics follow ns-2 where results depend on them (DESIGN.md, "Simulation semantics"):
+//! a packet arriving at a link is offered to the queue discipline; if the transmitter is idle
+//! the head is taken at once (ns-2 Queue::recv); when serialisation ends the packet propagates
+//! for the link's delay and the next one is taken (ns-2 LinkDelay + Queue::resume). Routing is
+//! static, per flow; nodes forward in zero time.
+
+use fairway_aqm::{DropReason, PacketMeta, Qdisc, QueueDiscipline, Verdict};
+use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rng, Time};
+
+use crate::apps::{CbrSource, WebSessions};
+use crate::events::EventQueue;
+use crate::link::LinkState;
+use crate::monitor::{FlowCounters, LinkCheck};
+use crate::packet::{Arena, Packet, PktKind};
+use crate::results::{BinRow, QueueRow};
+use crate::routing::Router;
+use crate::scenario::{AppSpec, QueueSpec, Scenario};
+use crate::tcp::{SinkConfig, TcpAck, TcpSegment, TcpSender, TcpSenderStats, TcpSink};
+use crate::SimError;
+
+/// What happens next. Small and `Copy`: the heap moves these around.
+#[derive(Debug, Clone, Copy)]
+enum Ev {
+    /// Serialisation of the link's current packet ends.
+    TxDone(u32),
+    /// The head of the link's propagation FIFO reaches the far node.
+    Arrive(u32),
+    /// An agent's timer, valid only while `gen` matches (re-armed timers leave stale entries).
+    Timer {
+        flow: u32,
+        conn: u32,
+        side: Side,
+        gen: u32,
+    },
+    FlowStart(u32),
+    FlowStop(u32),
+    CbrSend(u32),
+    WebSession(u32),
+    QueueSample,
+    BinEnd(u32),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Sender,
+    Sink,
+}
+
+/// A timer slot: at most one live heap entry per agent timer.
+#[derive(Debug, Default, Clone, Copy)]
+struct TimerSlot {
+    armed: Option<Time>,
+    gen: u32,
+}
+
+struct TcpConn {
+    snd: TcpSender,
+    sink: TcpSink,
+    timers: [TimerSlot; 2],
+    started: Time,
+}
+
+enum AppRt {
+    Tcp {
+        conns: Vec<Option<Box<TcpConn>>>,
+        web: Option<WebSessions>,
+        /// Stats of connections already finished (web sessions).
+        closed: TcpSenderStats,
+        /// The flow's stream for per-connection draws (the tick phase).
+        rng: Rng,
+        done_at: Option<Time>,
+    },
+    Cbr(CbrSource),
+}
+
+struct FlowRt {
+    fwd: u32,
+    rev: u32,
+    app: AppRt,
+    c: FlowCounters,
+    bins: Vec<BinRow>,
+}
+
+pub struct Sim<'a> {
+    pub(crate) sc: &'a Scenario,
+    now: Time,
+    end: Time,
+    q: EventQueue<Ev>,
+    arena: Arena,
+    pub(crate) links: Vec<LinkState>,
+    routes: Vec<Vec<u32>>,
+    flows: Vec<FlowRt>,
+    pub(crate) events: u64,
+    bin: Dur,
+    pub(crate) queue_samples: Vec<Vec<QueueRow>>,
+    scratch_segs: Vec<crate::tcp::TcpSegment>,
+    scratch_acks: Vec<TcpAck>,
+}
+
+impl<'a> Sim<'a> {
+    /// Builds the network of a checked scenario. `seed` overrides the scenario's.
+    pub fn new(sc: &'a Scenario, seed: u64) -> Result<Sim<'a>, SimError> {
+        let mut links = Vec::with_capacity(sc.links.len());
+        for (i, l) in sc.links.iter().enumerate() {
+            let name = sc.link_name(i);
+            let qdisc = match &l.queue {
+                QueueSpec::DropTail(p) => {
+                    Qdisc::DropTail(fairway_aqm::DropTail::new(*p).map_err(|e| SimError::Param(name.clone(), e))?)
+                }
+                QueueSpec::Red(p) => Qdisc::Red(
+                    fairway_aqm::Red::new(*p, l.rate, l.delay).map_err(|e| SimError::Param(name.clone(), e))?,
+                ),
+            };
+            links.push(LinkState::new(
+                l.from,
+                l.to,
+                l.rate,
+                l.delay,
+                qdisc,
+                Rng::stream(seed, &format!("queue:{name}")),
+            ));
+        }
+        let pairs: Vec<_> = sc.links.iter().map(|l| (l.from, l.to)).collect();
+        let mut router = Router::new(sc.nodes.len(), &pairs);
+        let mut routes = vec![];
+        let mut flows = vec![];
+        let nbins = (sc.duration.0.div_ceil(sc.monitor.bin.0)).max(1) as usize;
+        for f in &sc.flows {
+            let mut route = |a, b| -> Result<u32, SimError> {
+                let p = router.route(a, b).ok_or_else(|| SimError::NoRoute(f.name.clone()))?;
+                routes.push(p.into_iter().map(|l| l as u32).collect());
+                Ok(routes.len() as u32 - 1)
+            };
+            let fwd = route(f.from, f.to)?;
+            let rev = route(f.to, f.from).unwrap_or(u32::MAX);
+            let app = match &f.app {
+                AppSpec::Cbr(c) => AppRt::Cbr(CbrSource::new(c.clone(), Rng::stream(seed, &format!("cbr:{}", f.name)))),
+                AppSpec::Web { interarrival, mean_size, shape, .. } => AppRt::Tcp {
+                    conns: vec![],
+                    web: Some(WebSessions::new(
+                        *interarrival,
+                        *mean_size,
+                        *shape,
+                        Rng::stream(seed, &format!("web:{}", f.name)),
+                    )),
+                    closed: TcpSenderStats::default(),
+                    rng: Rng::stream(seed, &format!("tcp:{}", f.name)),
+                    done_at: None,
+                },
+                AppSpec::Ftp { .. } | AppSpec::Transfer { .. } => AppRt::Tcp {
+                    conns: vec![],
+                    web: None,
+                    closed: TcpSenderStats::default(),
+                    rng: Rng::stream(seed, &format!("tcp:{}", f.name)),
+                    done_at: None,
+                },
+            };
+            flows.push(FlowRt { fwd, rev, app, c: FlowCounters::default(), bins: vec![BinRow::default(); nbins] });
+        }
+        Ok(Sim {
+            sc,
+            now: Time::ZERO,
+            end: Time(sc.duration.0),
+            q: EventQueue::default(),
+            arena: Arena::default(),
+            links,
+            routes,
+            flows,
+            events: 0,
+            bin: sc.monitor.bin,
+            queue_samples: vec![Vec::new(); sc.monitor.links.len()],
+            scratch_segs: vec![],
+            scratch_acks: vec![],
+        })
+    }
+
+    /// Runs to the end of the scenario. `progress` is called now and then with the simulated
+    /// time reached.
+    pub fn run(&mut self, progress: &mut dyn FnMut(Time)) {
+        for (i, f) in self.sc.flows.iter().enumerate() {
+            self.q.push(f.start, Ev::FlowStart(i as u32));
+            if let Some(stop) = f.stop {
+                self.q.push(stop, Ev::FlowStop(i as u32));
+            }
+        }
+        if !self.queue_samples.is_empty() {
+            self.q.push(Time::ZERO, Ev::QueueSample);
+        }
+        self.q.push(Time::ZERO + self.bin, Ev::BinEnd(0));
+        while let Some(t) = self.q.peek_time() {
+            if t > self.end {
+                break;
+            }
+            let (t, ev) = self.q.pop().expect("peeked");
+            self.now = t;
+            self.events += 1;
+            if self.events & 0xFFFF == 0 {
+                progress(t);
+            }
+            self.dispatch(ev);
+        }
+        self.now = self.end;
+        progress(self.end);
+    }
+
+    fn dispatch(&mut self, ev: Ev) {
+        match ev {
+            Ev::TxDone(l) => self.tx_done(l as usize),
+            Ev::Arrive(l) => self.arrive(l as usize),
+            Ev::Timer { flow, conn, side, gen } => self.timer(flow as usize, conn as usize, side, gen),
+            Ev::FlowStart(f) => self.flow_start(f as usize),
+            Ev::FlowStop(f) => self.flow_stop(f as usize),
+            Ev::CbrSend(f) => self.cbr_send(f as usize),
+            Ev::WebSession(f) => self.web_session(f as usize),
+            Ev::QueueSample => self.queue_sample(),
+            Ev::BinEnd(k) => self.bin_end(k as usize),
+        }
+    }
+
+    // ---- links -------------------------------------------------------------------------
+
+    /// A packet is offered to link `l`'s queue.
+    fn link_arrival(&mut self, l: usize, p: PacketRef) {
+        let now = self.now;
+        let pkt = self.arena.get(p);
+        let meta = PacketMeta { size: Bytes(pkt.size as u64), ecn_capable: pkt.ect, flow: FlowId(pkt.flow) };
+        let link = &mut self.links[l];
+        link.integrate(now);
+        let verdict = link.qdisc.enqueue(now, &meta, p, &mut link.rng);
+        match verdict {
+            Verdict::Enqueue => {}
+            Verdict::EnqueueMarked => self.arena.get_mut(p).ce = true,
+            Verdict::Drop(reason) => self.drop_packet(p, reason),
+        }
+        if self.links[l].tx.is_none() {
+            self.start_tx(l);
+        }
+        self.links[l].observe();
+    }
+
+    /// The transmitter is free: take the next packet, if any. An empty dequeue is how RED
+    /// learns the link went idle (ns-2 REDQueue::deque).
+    fn start_tx(&mut self, l: usize) {
+        let now = self.now;
+        let link = &mut self.links[l];
+        link.integrate(now);
+        if let Some((p, size)) = link.qdisc.dequeue(now) {
+            let d = link.rate.tx_time(size);
+            link.tx = Some(p);
+            link.busy += d;
+            self.q.push(now + d, Ev::TxDone(l as u32));
+        }
+        link.observe();
+    }
+
+    fn tx_done(&mut self, l: usize) {
+        let link = &mut self.links[l];
+        let Some(p) = link.tx.take() else { return };
+        let at = self.now + link.delay;
+        if link.inflight.is_empty() {
+            self.q.push(at, Ev::Arrive(l as u32));
+        }
+        link.inflight.push_back((at, p));
+        self.start_tx(l);
+    }
+
+    fn arrive(&mut self, l: usize) {
+        let link = &mut self.links[l];
+        let Some((_, p)) = link.inflight.pop_front() else { return };
+        link.delivered += 1;
+        if let Some(&(next, _)) = link.inflight.front() {
+            self.q.push(next, Ev::Arrive(l as u32));
+        }
+        let pkt = self.arena.get_mut(p);
+        pkt.hop += 1;
+        let route = &self.routes[pkt.route as usize];
+        if (pkt.hop as usize) < route.len() {
+            let next = route[pkt.hop as usize] as usize;
+            self.link_arrival(next, p);
+        } else {
+            let pkt = *self.arena.get(p);
+            self.arena.free(p);
+            self.deliver(pkt);
+        }
+    }
+
+    fn drop_packet(&mut self, p: PacketRef, _reason: DropReason) {
+        let pkt = *self.arena.get(p);
+        self.arena.free(p);
+        let b = self.bin_index(self.now);
+        let f = &mut self.flows[pkt.flow as usize];
+        match pkt.kind {
+            PktKind::TcpData | PktKind::Udp => {
+                f.c.data_dropped += 1;
+                f.bins[b].dropped_pkts += 1;
+            }
+            PktKind::TcpAck => f.c.acks_dropped += 1,
+        }
+    }
+
+    /// Puts a new packet on the first link of its route.
+    fn inject(&mut self, pkt: Packet) {
+        let first = self.routes[pkt.route as usize][0] as usize;
+        let p = self.arena.alloc(pkt);
+        self.link_arrival(first, p);
+    }
+
+    fn bin_index(&self, t: Time) -> usize {
+        let n = self.flows.first().map_or(1, |f| f.bins.len());
+        ((t.0 / self.bin.0) as usize).min(n.saturating_sub(1))
+    }
+
+    // ---- delivery to agents ------------------------------------------------------------
+
+    fn deliver(&mut self, pkt: Packet) {
+        let now = self.now;
+        let b = self.bin_index(now);
+        let fi = pkt.flow as usize;
+        match pkt.kind {
+            PktKind::Udp => {
+                let f = &mut self.flows[fi];
+                f.c.record_arrival(&mut f.bins[b], &pkt, now, true);
+            }
+            PktKind::TcpData => {
+                let f = &mut self.flows[fi];
+                let AppRt::Tcp { conns, .. } = &mut f.app else { return };
+                let seg = TcpSegment {
+                    seq: pkt.seq,
+                    size: Bytes(pkt.size as u64),
+                    ect: pkt.ect,
+                    cwr: pkt.cwr,
+                    ece: pkt.ece,
+                    syn: pkt.syn,
+                    retransmit: false,
+                    sent_at: pkt.sent_at,
+                };
+                let new = match conns.get_mut(pkt.conn as usize).and_then(|c| c.as_mut()) {
+                    Some(c) => c.sink.on_segment(now, &seg, pkt.ce),
+                    // The session finished; a late duplicate still counts as an arrival.
+                    None => false,
+                };
+                f.c.record_arrival(&mut f.bins[b], &pkt, now, new);
+                self.drain_sink(fi, pkt.conn as usize);
+            }
+            PktKind::TcpAck => {
+                let f = &mut self.flows[fi];
+                f.c.acks_recv += 1;
+                let AppRt::Tcp { conns, .. } = &mut f.app else { return };
+                if let Some(c) = conns.get_mut(pkt.conn as usize).and_then(|c| c.as_mut()) {
+                    c.snd.on_ack(
+                        now,
+                        &TcpAck { ackno: pkt.ack, ece: pkt.ece, ts_echo: pkt.sent_at, size: Bytes(pkt.size as u64) },
+                    );
+                    self.drain_sender(fi, pkt.conn as usize);
+                }
+            }
+        }
+    }
+
+    // ---- TCP connections ----------------------------------------------------------------
+
+    fn open_conn(&mut self, fi: usize, packets: Option<u64>) {
+        let spec = match &self.sc.flows[fi].app {
+            AppSpec::Ftp { tcp } | AppSpec::Transfer { tcp, .. } | AppSpec::Web { tcp, .. } => tcp,
+            AppSpec::Cbr(_) => return,
+        };
+        let mut cfg = crate::tcp_config(spec);
+        // ns-2 starts each agent's tick clock at a random phase (boot_time_); draw it from the
+        // flow's own stream so connections do not share tick boundaries.
+        let rng = match &mut self.flows[fi].app {
+            AppRt::Tcp { rng, .. } => rng,
+            AppRt::Cbr(_) => return,
+        };
+        cfg.tick_phase = Dur::from_nanos(rng.below(spec.tick.0.max(1)));
+        let mut snd = TcpSender::new(cfg);
+        let sink = TcpSink::new(SinkConfig {
+            ack_size: spec.ack_size,
+            delayed_ack: spec.delayed_ack,
+            ..SinkConfig::default()
+        });
+        snd.send(self.now, packets);
+        let now = self.now;
+        let AppRt::Tcp { conns, .. } = &mut self.flows[fi].app else { return };
+        conns.push(Some(Box::new(TcpConn { snd, sink, timers: [TimerSlot::default(); 2], started: now })));
+        let ci = conns.len() - 1;
+        self.drain_sender(fi, ci);
+    }
+
+    fn conn(&mut self, fi: usize, ci: usize) -> Option<&mut TcpConn> {
+        match &mut self.flows[fi].app {
+            AppRt::Tcp { conns, .. } => conns.get_mut(ci).and_then(|c| c.as_deref_mut()),
+            AppRt::Cbr(_) => None,
+        }
+    }
+
+    /// Sends what the sender allows, re-arms its timer, and closes a finished transfer.
+    fn drain_sender(&mut self, fi: usize, ci: usize) {
+        let now = self.now;
+        let mut segs = std::mem::take(&mut self.scratch_segs);
+        let Some(c) = self.conn(fi, ci) else { return };
+        while let Some(s) = c.snd.poll_transmit(now) {
+            segs.push(s);
+        }
+        let deadline = c.snd.poll_timeout();
+        let done = c.snd.is_done();
+        let arm = arm_timer(&mut c.timers[0], deadline);
+        if let Some((at, gen)) = arm {
+            self.q.push(at, Ev::Timer { flow: fi as u32, conn: ci as u32, side: Side::Sender, gen });
+        }
+        let payload = match &self.sc.flows[fi].app {
+            AppSpec::Ftp { tcp } | AppSpec::Transfer { tcp, .. } | AppSpec::Web { tcp, .. } => tcp.packet_size.0 as u32,
+            AppSpec::Cbr(_) => 0,
+        };
+        let route = self.flows[fi].fwd;
+        let b = self.bin_index(now);
+        for s in segs.drain(..) {
+            let f = &mut self.flows[fi];
+            f.c.data_sent += 1;
+            f.c.data_sent_bytes += s.size.0;
+            f.bins[b].sent_pkts += 1;
+            self.inject(Packet {
+                flow: fi as u32,
+                conn: ci as u32,
+                size: s.size.0 as u32,
+                payload: if s.syn { 0 } else { payload },
+                kind: PktKind::TcpData,
+                seq: s.seq,
+                ack: -1,
+                sent_at: now,
+                ect: s.ect,
+                ce: false,
+                ece: s.ece,
+                cwr: s.cwr,
+                syn: s.syn,
+                route,
+                hop: 0,
+            });
+        }
+        self.scratch_segs = segs;
+        if done {
+            self.close_conn(fi, ci);
+        }
+    }
+
+    fn drain_sink(&mut self, fi: usize, ci: usize) {
+        let now = self.now;
+        let mut acks = std::mem::take(&mut self.scratch_acks);
+        let Some(c) = self.conn(fi, ci) else { return };
+        while let Some(a) = c.sink.poll_transmit(now) {
+            acks.push(a);
+        }
+        let deadline = c.sink.poll_timeout();
+        let arm = arm_timer(&mut c.timers[1], deadline);
+        if let Some((at, gen)) = arm {
+            self.q.push(at, Ev::Timer { flow: fi as u32, conn: ci as u32, side: Side::Sink, gen });
+        }
+        let route = self.flows[fi].rev;
+        for a in acks.drain(..) {
+            self.flows[fi].c.acks_sent += 1;
+            self.inject(Packet {
+                flow: fi as u32,
+                conn: ci as u32,
+                size: a.size.0 as u32,
+                payload: 0,
+                kind: PktKind::TcpAck,
+                seq: 0,
+                ack: a.ackno,
+                sent_at: a.ts_echo,
+                ect: false,
+                ce: false,
+                ece: a.ece,
+                cwr: false,
+                syn: false,
+                route,
+                hop: 0,
+            });
+        }
+        self.scratch_acks = acks;
+    }
+
+    fn close_conn(&mut self, fi: usize, ci: usize) {
+        let now = self.now;
+        let AppRt::Tcp { conns, web, closed, done_at, .. } = &mut self.flows[fi].app else { return };
+        let Some(c) = conns.get_mut(ci).and_then(|c| c.take()) else { return };
+        add_stats(closed, &c.snd.stats());
+        match web {
+            Some(w) => w.completed(now - c.started),
+            None => *done_at = Some(now),
+        }
+    }
+
+    fn timer(&mut self, fi: usize, ci: usize, side: Side, gen: u32) {
+        let now = self.now;
+        let Some(c) = self.conn(fi, ci) else { return };
+        let slot = &mut c.timers[side as usize];
+        if slot.gen != gen || slot.armed.is_none() {
+            return; // superseded
+        }
+        slot.armed = None;
+        match side {
+            Side::Sender => {
+                if c.snd.poll_timeout().is_some_and(|d| d <= now) {
+                    c.snd.on_timeout(now);
+                }
+                self.drain_sender(fi, ci);
+            }
+            Side::Sink => {
+                if c.sink.poll_timeout().is_some_and(|d| d <= now) {
+                    c.sink.on_timeout(now);
+                }
+                self.drain_sink(fi, ci);
+            }
+        }
+    }
+
+    // ---- applications -------------------------------------------------------------------
+
+    fn flow_start(&mut self, fi: usize) {
+        match &self.sc.flows[fi].app {
+            AppSpec::Ftp { .. } => self.open_conn(fi, None),
+            AppSpec::Transfer { tcp, size } => {
+                let pkts = size.0.div_ceil(tcp.packet_size.0).max(1);
+                self.open_conn(fi, Some(pkts));
+            }
+            AppSpec::Web { .. } => {
+                if let AppRt::Tcp { web: Some(w), .. } = &mut self.flows[fi].app {
+                    w.running = true;
+                    let next = self.now + w.next_gap();
+                    self.q.push(next, Ev::WebSession(fi as u32));
+                }
+            }
+            AppSpec::Cbr(_) => {
+                if let AppRt::Cbr(c) = &mut self.flows[fi].app {
+                    c.running = true;
+                }
+                self.cbr_send(fi);
+            }
+        }
+    }
+
+    fn flow_stop(&mut self, fi: usize) {
+        let now = self.now;
+        match &mut self.flows[fi].app {
+            AppRt::Cbr(c) => c.running = false,
+            AppRt::Tcp { conns, web, .. } => {
+                if let Some(w) = web {
+                    w.running = false;
+                }
+                // The application stops offering data; what was handed to TCP is still sent.
+                for c in conns.iter_mut().flatten() {
+                    c.snd.stop(now);
+                }
+            }
+        }
+    }
+
+    fn cbr_send(&mut self, fi: usize) {
+        let now = self.now;
+        let AppRt::Cbr(c) = &mut self.flows[fi].app else { return };
+        let Some((seq, size, next)) = c.emit() else { return };
+        if let Some(gap) = next {
+            self.q.push(now + gap, Ev::CbrSend(fi as u32));
+        }
+        let route = self.flows[fi].fwd;
+        let b = self.bin_index(now);
+        let f = &mut self.flows[fi];
+        f.c.data_sent += 1;
+        f.c.data_sent_bytes += size.0;
+        f.bins[b].sent_pkts += 1;
+        self.inject(Packet {
+            flow: fi as u32,
+            conn: 0,
+            size: size.0 as u32,
+            payload: size.0 as u32,
+            kind: PktKind::Udp,
+            seq,
+            ack: -1,
+            sent_at: now,
+            ect: false,
+            ce: false,
+            ece: false,
+            cwr: false,
+            syn: false,
+            route,
+            hop: 0,
+        });
+    }
+
+    fn web_session(&mut self, fi: usize) {
+        let AppRt::Tcp { web: Some(w), .. } = &mut self.flows[fi].app else { return };
+        if !w.running {
+            return;
+        }
+        let bytes = w.next_size();
+        let gap = w.next_gap();
+        w.started += 1;
+        self.q.push(self.now + gap, Ev::WebSession(fi as u32));
+        let pkt_size = match &self.sc.flows[fi].app {
+            AppSpec::Web { tcp, .. } => tcp.packet_size.0,
+            _ => return,
+        };
+        let pkts = bytes.0.div_ceil(pkt_size).max(1);
+        self.open_conn(fi, Some(pkts));
+    }
+
+    // ---- monitoring ---------------------------------------------------------------------
+
+    fn queue_sample(&mut self) {
+        let t = self.now;
+        for (k, &l) in self.sc.monitor.links.iter().enumerate() {
+            let link = &self.links[l];
+            let s = link.qdisc.stats();
+            self.queue_samples[k].push(QueueRow {
+                t_s: t.as_secs_f64(),
+                queue_pkts: link.qdisc.len() as u32,
+                queue_bytes: link.qdisc.bytes().0,
+                avg_queue_pkts: link.qdisc.average_pkts().unwrap_or(f64::NAN),
+                arrivals_pkts: s.arrivals_pkts,
+                departures_pkts: s.departures_pkts,
+                drops_pkts: s.drops(),
+                early_drops_pkts: s.early_drops,
+                forced_drops_pkts: s.forced_drops,
+                overflow_drops_pkts: s.overflow_drops,
+                marks_pkts: s.marks,
+            });
+        }
+        let next = t + self.sc.monitor.queue_interval;
+        if next <= self.end {
+            self.q.push(next, Ev::QueueSample);
+        }
+    }
+
+    fn bin_end(&mut self, k: usize) {
+        for f in &mut self.flows {
+            if let (AppRt::Tcp { conns, web: None, .. }, Some(row)) = (&f.app, f.bins.get_mut(k)) {
+                row.cwnd_pkts = match conns.first().and_then(|c| c.as_ref()) {
+                    Some(c) => c.snd.cwnd() as f32,
+                    None => f32::NAN,
+                };
+            } else if let Some(row) = f.bins.get_mut(k) {
+                row.cwnd_pkts = f32::NAN;
+            }
+        }
+        let next = Time::ZERO + self.bin.saturating_mul(k as u64 + 2);
+        let nbins = self.flows.first().map_or(0, |f| f.bins.len());
+        if k + 1 < nbins && next.0 <= self.end.0 + self.bin.0 {
+            self.q.push(next.min(self.end), Ev::BinEnd(k as u32 + 1));
+        }
+    }
+
+    // ---- end of run ---------------------------------------------------------------------
+
+    /// Per flow: (data, acks) packets still in queues or on links.
+    pub(crate) fn in_network(&self) -> Vec<(u64, u64)> {
+        let mut v = vec![(0u64, 0u64); self.flows.len()];
+        for p in self.arena.live() {
+            match p.kind {
+                PktKind::TcpAck => v[p.flow as usize].1 += 1,
+                _ => v[p.flow as usize].0 += 1,
+            }
+        }
+        v
+    }
+
+    pub(crate) fn flow_counters(&self, fi: usize) -> &FlowCounters {
+        &self.flows[fi].c
+    }
+
+    pub(crate) fn flow_bins(&self, fi: usize) -> &[BinRow] {
+        &self.flows[fi].bins
+    }
+
+    /// TCP sender statistics summed over the flow's connections, open and closed.
+    pub(crate) fn tcp_stats(&self, fi: usize) -> Option<TcpSenderStats> {
+        let AppRt::Tcp { conns, closed, .. } = &self.flows[fi].app else { return None };
+        let mut s = *closed;
+        for c in conns.iter().flatten() {
+            add_stats(&mut s, &c.snd.stats());
+        }
+        Some(s)
+    }
+
+    pub(crate) fn web_stats(&self, fi: usize) -> Option<&WebSessions> {
+        match &self.flows[fi].app {
+            AppRt::Tcp { web: Some(w), .. } => Some(w),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn done_at(&self, fi: usize) -> Option<Time> {
+        match &self.flows[fi].app {
+            AppRt::Tcp { done_at, .. } => *done_at,
+            AppRt::Cbr(_) => None,
+        }
+    }
+
+    pub(crate) fn link_check(&self, l: usize) -> LinkCheck {
+        let link = &self.links[l];
+        LinkCheck {
+            stats: *link.qdisc.stats(),
+            waiting: link.qdisc.len() as u64,
+            on_wire: link.tx.is_some() as u64 + link.inflight.len() as u64,
+            delivered: link.delivered,
+        }
+    }
+
+    pub(crate) fn end(&self) -> Time {
+        self.end
+    }
+}
+
+fn add_stats(a: &mut TcpSenderStats, b: &TcpSenderStats) {
+    a.segments_sent += b.segments_sent;
+    a.bytes_sent += b.bytes_sent;
+    a.retransmits += b.retransmits;
+    a.timeouts += b.timeouts;
+    a.fast_retransmits += b.fast_retransmits;
+    a.partial_ack_retransmits += b.partial_ack_retransmits;
+    a.ecn_reductions += b.ecn_reductions;
+    a.acks_received += b.acks_received;
+    a.acks_ignored += b.acks_ignored;
+}
+
+/// Keeps one heap entry per timer: a new entry only when the deadline moves earlier (or the
+/// timer was idle). A later deadline is picked up when the earlier entry fires.
+fn arm_timer(slot: &mut TimerSlot, deadline: Option<Time>) -> Option<(Time, u32)> {
+    let d = deadline?;
+    match slot.armed {
+        Some(a) if a <= d => None,
+        _ => {
+            slot.gen = slot.gen.wrapping_add(1);
+            slot.armed = Some(d);
+            Some((d, slot.gen))
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! One-way TCP, as in ns-2 2.35: the Reno and NewReno senders (`Agent/TCP/Reno`,
+//! `Agent/TCP/Newreno`) and the sink (`Agent/TCPSink`, `Agent/TCPSink/DelAck`), written as
+//! sans-IO state machines the simulator drives.
+//!
+//! Sequence numbers count packets, as in ns-2's one-way agents; an ACK carries the highest
+//! in-order sequence number received (`-1` before any). The sender follows ns-2 where ns-2
+//! and the RFCs differ, because the point of these agents is to agree with ns-2 results:
+//!
+//! - the usable window is an integer, `min(int(cwnd) + dupwnd, int(window_))` (RFC 5681 counts
+//!   bytes);
+//! - on loss, ssthresh is `int(min(cwnd + dupwnd, window_) / 2)` (RFC 5681 eq. (4) uses
+//!   FlightSize), and cwnd becomes that half without the `+ 3` of RFC 5681 §3.2 step 2;
+//!   the window is then inflated by a separate dupack count instead;
+//! - cwnd grows even when the receiver window caps sending (no "cwnd validation");
+//! - the RTO is computed on a 10 ms tick clock, in ns-2's fixed point (RFC 6298 §2 with
+//!   granularity G = tick), and the timer is re-armed on every new ACK, even with nothing
+//!   outstanding; an idle timeout then resets cwnd to 1 (slow-start restart);
+//! - with `syn` (ns-2 `syn_`, on by default) packet 0 is a 40-byte SYN and cwnd starts at 1,
+//!   becoming `window_init` when the SYN is acknowledged (`delay_growth_`);
+//! - ECN: ECT is set on retransmissions too, an ECN-Echo ACK never opens cwnd once the peer
+//!   has echoed ECN, and the reduction may take cwnd below one packet (ns-2 `ecn()`; RFC 3168
+//!   §6.1.2 keeps at least 1).
+//!
+//! The sink should be fed [`TcpSink::on_segment`] with the segment as the sender emitted it (it
+//! carries ECT and CWR), so ECN-Echo persists from a CE mark until CWR as in ns-2;
+//! [`TcpSink::on_data`] is the flag-less form.
+//!
+//! The engine calls `poll_transmit` until `None` after every input, then schedules a wake-up at
+//! `poll_timeout()`. A stale wake-up (the timer moved) is ignored by `on_timeout`.
+//!
+//! Checked against ns-2 2.35 (`/usr/bin/ns`): replaying the ACK arrival times of ns-2 runs
+//! (Reno and NewReno, TCPSink and DelAck, DropTail and RED/ECN, finite and unlimited, link
+//! outages up to the 60 s RTO cap) into [`TcpSender`] reproduces every packet ns-2's agent sent,
+//! at the same time, and replaying data arrivals into [`TcpSink`] reproduces every ACK.
+
+#[cfg(test)]
+mod net_tests;
+mod recovery;
+mod rtt;
+mod sender;
+mod sink;
+#[cfg(test)]
+mod sink_tests;
+#[cfg(test)]
+mod tests;
+
+use fairway_core::{Bytes, Dur, Time};
+
+pub use sender::{TcpSender, TcpSenderStats};
+pub use sink::{TcpSink, TcpSinkStats};
+
+/// Which loss recovery the sender runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TcpVariant {
+    /// ns-2 `Agent/TCP/Reno`: fast retransmit and fast recovery (RFC 5681 §3.2); any new ACK
+    /// ends recovery.
+    Reno,
+    /// ns-2 `Agent/TCP/Newreno`: recovery lasts until everything sent before the loss is
+    /// acknowledged; partial ACKs retransmit the next hole (RFC 6582 §3.2).
+    #[default]
+    NewReno,
+}
+
+/// Sender parameters. `Default` gives ns-2 2.35's `Agent/TCP` defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TcpConfig {
+    pub variant: TcpVariant,
+    /// `packetSize_`: payload bytes per data packet (default 1000).
+    pub packet_size: Bytes,
+    /// `tcpip_base_hdr_size_`: a data packet on the wire is `packet_size + header_size` (40).
+    pub header_size: Bytes,
+    /// `window_`: the receiver's advertised window, in packets (20).
+    pub window: u32,
+    /// `windowInit_`: the initial window, in packets (2).
+    pub window_init: u32,
+    /// `maxcwnd_`: cap on cwnd in packets, 0 = none.
+    pub max_cwnd: u32,
+    /// `maxburst_`: most packets sent back to back per ACK, 0 = no limit.
+    pub max_burst: u32,
+    /// `numdupacks_`: duplicate ACKs that trigger fast retransmit (3).
+    pub dupack_thresh: u32,
+    /// `ecn_`: send ECT, react to ECN-Echo once per window without retransmitting (off).
+    pub ecn: bool,
+    /// `tcpTick_`: granularity of the RTT clock (10 ms).
+    pub tick: Dur,
+    /// `minrto_` (200 ms).
+    pub min_rto: Dur,
+    /// `maxrto_` (60 s).
+    pub max_rto: Dur,
+    /// `rtxcur_init_`: RTO before the first RTT sample (3 s).
+    pub initial_rto: Dur,
+    /// `syn_`: packet 0 models a SYN (header only), and cwnd is 1 until it is ACKed (true).
+    pub syn: bool,
+    /// `delay_growth_`: when the ACK for packet 0 arrives, cwnd is set to the initial window
+    /// (true).
+    pub delay_growth: bool,
+    /// Initial `ssthresh_`. `None` = `window_`, which is what ns-2's `reset()` does at start
+    /// (the Tcl default `ssthresh_ 0` is overwritten). So slow start ends at the receiver
+    /// window or at the first loss.
+    pub initial_ssthresh: Option<u32>,
+    /// `increase_num_`: congestion avoidance adds `increase_num / cwnd` per new ACK (1.0).
+    pub increase_num: f64,
+    /// `decrease_num_`: multiplicative decrease after the first one (0.5).
+    pub decrease_num: f64,
+    /// `singledup_`: send one new packet on each of the first `dupack_thresh - 1` duplicate
+    /// ACKs (RFC 3042 limited transmit) (true).
+    pub limited_transmit: bool,
+    /// ns-2 `boot_time_`: the phase of the sender's tick clock within a tick. ns-2 draws it
+    /// uniformly in `[0, tcpTick_)` from the global RNG; the engine may do the same from the
+    /// flow's rng stream. Default 0.
+    pub tick_phase: Dur,
+    /// NewReno `newreno_changes1_`: re-arm the retransmit timer only on the first partial ACK
+    /// (RFC 6582 §4.1 "Impatient"); false re-arms it on every partial ACK (true).
+    pub newreno_impatient: bool,
+    /// NewReno `partial_window_deflation_`: on a partial ACK deflate the window by the amount
+    /// acknowledged and add back one packet (RFC 6582 §3.2 step 5) (true).
+    pub partial_window_deflation: bool,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            variant: TcpVariant::NewReno,
+            packet_size: Bytes(1000),
+            header_size: Bytes(40),
+            window: 20,
+            window_init: 2,
+            max_cwnd: 0,
+            max_burst: 0,
+            dupack_thresh: 3,
+            ecn: false,
+            tick: Dur::from_millis(10),
+            min_rto: Dur::from_millis(200),
+            max_rto: Dur::from_secs(60),
+            initial_rto: Dur::from_secs(3),
+            syn: true,
+            delay_growth: true,
+            initial_ssthresh: None,
+            increase_num: 1.0,
+            decrease_num: 0.5,
+            limited_transmit: true,
+            tick_phase: Dur::ZERO,
+            newreno_impatient: true,
+            partial_window_deflation: true,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// ns-2 defaults with the given variant.
+    pub fn new(variant: TcpVariant) -> TcpConfig {
+        TcpConfig { variant, ..TcpConfig::default() }
+    }
+}
+
+/// A packet the sender hands to the network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TcpSegment {
+    /// Sequence number, in packets.
+    pub seq: u64,
+    /// Size on the wire: payload + header, or the header alone for a SYN.
+    pub size: Bytes,
+    /// ECN-capable transport: a queue may mark it CE instead of dropping it.
+    pub ect: bool,
+    /// Congestion Window Reduced: the sender has reacted to congestion (ns-2 `cong_action`).
+    /// The sink stops echoing ECN when it sees this.
+    pub cwr: bool,
+    /// ECN-Echo on an ECN-setup SYN (ns-2 sets it on packet 0 when `ecn_` is on).
+    pub ece: bool,
+    /// Packet 0 sent as a SYN (header only, no payload).
+    pub syn: bool,
+    /// A sequence number sent before.
+    pub retransmit: bool,
+    /// When the sender sent it (ns-2 `ts_`).
+    pub sent_at: Time,
+}
+
+/// A cumulative ACK from the sink.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TcpAck {
+    /// Highest in-order sequence number received, ns-2 style; -1 before any.
+    pub ackno: i64,
+    /// ECN-Echo.
+    pub ece: bool,
+    /// The `sent_at` echoed back (ns-2 `ts_echo_`, with `ts_echo_bugfix_`).
+    pub ts_echo: Time,
+    /// Size on the wire (`Agent/TCPSink packetSize_`, 40).
+    pub size: Bytes,
+}
+
+/// Sink parameters. `Default` is ns-2's `Agent/TCPSink` (an ACK per packet).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SinkConfig {
+    /// Size of an ACK on the wire (40).
+    pub ack_size: Bytes,
+    /// `Some(interval_)` makes it `Agent/TCPSink/DelAck` (ns-2 default interval 100 ms).
+    pub delayed_ack: Option<Dur>,
+    /// DelAck `RFC2581_immediate_ack_`: ACK at once a packet that fills part of a gap (true).
+    pub immediate_ack_on_gap_fill: bool,
+    /// DelAck `SYN_immediate_ack_`: ACK packet 0 at once (true).
+    pub immediate_ack_on_syn: bool,
+}
+
+impl Default for SinkConfig {
+    fn default() -> Self {
+        SinkConfig {
+            ack_size: Bytes(40),
+            delayed_ack: None,
+            immediate_ack_on_gap_fill: true,
+            immediate_ack_on_syn: true,
+        }
+    }
+}
+
+impl SinkConfig {
+    /// ns-2 `Agent/TCPSink/DelAck` with its default `interval_` of 100 ms.
+    pub fn delayed() -> SinkConfig {
+        SinkConfig { delayed_ack: Some(Dur::from_millis(100)), ..SinkConfig::default() }
+    }
+}

@@ -1,0 +1,258 @@
+//! End-to-end tests: a sender and a sink through a toy network (a rate limit, a fixed delay,
+//! an optional DropTail limit, a drop list) built inside the test.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap};
+
+use fairway_core::{Dur, Rate, Time};
+
+use super::tests::{big_window, t};
+use super::*;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    Data(u64, usize),
+    Ack(usize),
+    SenderTimer,
+    SinkTimer,
+}
+
+/// Sender -> (optional DropTail queue, rate-limited link, fixed delay) -> sink, and ACKs
+/// back over a fixed delay. `drops` lists sequence numbers lost on their first transmission.
+struct Net {
+    sender: TcpSender,
+    sink: TcpSink,
+    rate: Rate,
+    delay: Dur,
+    queue_limit: Option<usize>,
+    drops: BTreeSet<u64>,
+    link_free: Time,
+    departures: Vec<Time>,
+    segs: Vec<TcpSegment>,
+    acks: Vec<TcpAck>,
+    events: BinaryHeap<Reverse<(Time, u64, Ev)>>,
+    order: u64,
+    delivered_new: u64,
+    dropped: u64,
+    sender_timer: Option<Time>,
+    sink_timer: Option<Time>,
+    log: Vec<AckLog>,
+}
+
+/// What one ACK did to the sender.
+#[derive(Debug, Clone)]
+struct AckLog {
+    cwnd_before: f64,
+    cwnd_after: f64,
+    ssthresh_after: f64,
+    new_ack: bool,
+    in_recovery_before: bool,
+    fast_retransmit: bool,
+    highest_ack_after: i64,
+    retransmitted: Vec<u64>,
+}
+
+impl Net {
+    fn new(cfg: TcpConfig, sink: SinkConfig, drops: &[u64]) -> Net {
+        Net {
+            sender: TcpSender::new(cfg),
+            sink: TcpSink::new(sink),
+            rate: Rate(10_000_000),
+            delay: Dur::from_millis(50),
+            queue_limit: None,
+            drops: drops.iter().copied().collect(),
+            link_free: Time::ZERO,
+            departures: Vec::new(),
+            segs: Vec::new(),
+            acks: Vec::new(),
+            events: BinaryHeap::new(),
+            order: 0,
+            delivered_new: 0,
+            dropped: 0,
+            sender_timer: None,
+            sink_timer: None,
+            log: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, at: Time, ev: Ev) {
+        self.order += 1;
+        self.events.push(Reverse((at, self.order, ev)));
+    }
+
+    fn flush(&mut self, now: Time) -> Vec<u64> {
+        let mut retransmitted = Vec::new();
+        while let Some(seg) = self.sender.poll_transmit(now) {
+            if seg.retransmit {
+                retransmitted.push(seg.seq);
+            }
+            self.departures.retain(|&d| d > now);
+            let queued = self.departures.len().saturating_sub(1);
+            if self.drops.remove(&seg.seq) || self.queue_limit.is_some_and(|q| queued >= q) {
+                self.dropped += 1;
+                continue;
+            }
+            let start = self.link_free.max(now);
+            self.link_free = start + self.rate.tx_time(seg.size);
+            self.departures.push(self.link_free);
+            self.segs.push(seg);
+            let at = self.link_free + self.delay;
+            self.push(at, Ev::Data(seg.seq, self.segs.len() - 1));
+        }
+        // Schedule a wake-up only when a deadline moves; stale ones are ignored.
+        let d = self.sender.poll_timeout();
+        if d != self.sender_timer {
+            self.sender_timer = d;
+            if let Some(d) = d {
+                self.push(d, Ev::SenderTimer);
+            }
+        }
+        while let Some(a) = self.sink.poll_transmit(now) {
+            self.acks.push(a);
+            self.push(now + self.delay, Ev::Ack(self.acks.len() - 1));
+        }
+        let d = self.sink.poll_timeout();
+        if d != self.sink_timer {
+            self.sink_timer = d;
+            if let Some(d) = d {
+                self.push(d, Ev::SinkTimer);
+            }
+        }
+        retransmitted
+    }
+
+    fn run(&mut self, until: Time) {
+        self.flush(Time::ZERO);
+        while let Some(Reverse((now, _, ev))) = self.events.pop() {
+            if now > until || self.sender.is_done() {
+                break;
+            }
+            match ev {
+                Ev::Data(_, i) => {
+                    let seg = self.segs[i];
+                    if self.sink.on_segment(now, &seg, false) {
+                        self.delivered_new += 1;
+                    }
+                }
+                Ev::Ack(i) => {
+                    let a = self.acks[i];
+                    let (cwnd_before, high, rec, fr) = (
+                        self.sender.cwnd(),
+                        self.sender.highest_ack(),
+                        self.sender.in_recovery(),
+                        self.sender.stats().fast_retransmits,
+                    );
+                    self.sender.on_ack(now, &a);
+                    let retransmitted = self.flush(now);
+                    self.log.push(AckLog {
+                        cwnd_before,
+                        cwnd_after: self.sender.cwnd(),
+                        ssthresh_after: self.sender.ssthresh(),
+                        new_ack: a.ackno > high,
+                        in_recovery_before: rec,
+                        fast_retransmit: self.sender.stats().fast_retransmits > fr,
+                        highest_ack_after: self.sender.highest_ack(),
+                        retransmitted,
+                    });
+                    continue;
+                }
+                Ev::SenderTimer => {
+                    self.sender_timer = None;
+                    self.sender.on_timeout(now);
+                }
+                Ev::SinkTimer => {
+                    self.sink_timer = None;
+                    self.sink.on_timeout(now);
+                }
+            }
+            self.flush(now);
+        }
+    }
+}
+
+#[test]
+fn end_to_end_finite_transfer_survives_losses() {
+    let drops = [0, 1, 5, 17, 18, 19, 60, 61, 62, 63, 150, 299, 300];
+    for variant in [TcpVariant::Reno, TcpVariant::NewReno] {
+        for sink in [SinkConfig::default(), SinkConfig::delayed()] {
+            let cfg = TcpConfig { variant, window: 30, ..TcpConfig::default() };
+            let mut net = Net::new(cfg, sink.clone(), &drops);
+            net.sender.send(Time::ZERO, Some(300));
+            net.run(t(600_000));
+            let what = format!("{variant:?} delack={:?}", sink.delayed_ack);
+            assert!(net.sender.is_done(), "{what}: {:?}", net.sender.stats());
+            // SYN + 300 data packets, each delivered once.
+            assert_eq!(net.sink.delivered_in_order(), 301, "{what}");
+            assert_eq!(net.delivered_new, 301, "{what}");
+            let st = net.sender.stats();
+            assert_eq!(net.dropped, drops.len() as u64, "{what}");
+            assert!(st.retransmits >= drops.len() as u64, "{what}: {st:?}");
+            assert_eq!(st.segments_sent, 301 + st.retransmits, "{what}");
+        }
+    }
+}
+
+#[test]
+fn dumbbell_slow_start_overshoot_then_first_recovery() {
+    // What the ns-2 cross-check showed, as rules: one flow into a 10-packet DropTail queue at
+    // 1 Mb/s, RTT ~100 ms, window_ 100. Slow start adds exactly 1 per new ACK until the
+    // overshoot; the third duplicate ACK halves from min(cwnd, window_) (ssthresh truncated,
+    // cwnd not) and retransmits the first hole; in recovery every partial ACK retransmits
+    // the next hole and nothing else is resent.
+    let cfg = TcpConfig { window: 100, ..TcpConfig::default() };
+    let mut net = Net::new(cfg, SinkConfig::default(), &[]);
+    net.rate = Rate(1_000_000);
+    net.queue_limit = Some(10);
+    net.sender.send(Time::ZERO, Some(400));
+    net.run(t(600_000));
+    assert!(net.sender.is_done());
+    assert_eq!(net.sink.delivered_in_order(), 401);
+    assert!(net.dropped >= 2, "the overshoot loses packets: {}", net.dropped);
+    let fr = net.log.iter().position(|l| l.fast_retransmit).expect("a fast retransmit");
+    // The SYN-ACK sets cwnd to windowInit_; after it, +1 per new ACK.
+    assert_eq!(net.log[0].cwnd_after, 2.0);
+    for l in &net.log[1..fr] {
+        if l.new_ack {
+            assert_eq!(l.cwnd_after, l.cwnd_before + 1.0, "{l:?}");
+        } else {
+            assert_eq!(l.cwnd_after, l.cwnd_before, "{l:?}");
+        }
+    }
+    let l = &net.log[fr];
+    let w = l.cwnd_before.min(100.0);
+    assert!(w > 10.0, "{l:?}");
+    assert_eq!(l.ssthresh_after, (w / 2.0).floor());
+    assert_eq!(l.cwnd_after, w / 2.0);
+    assert_eq!(l.retransmitted, vec![(l.highest_ack_after + 1) as u64]);
+    for l in net.log[fr + 1..].iter().take_while(|l| l.in_recovery_before) {
+        if l.new_ack && !l.retransmitted.is_empty() {
+            // A partial ACK: exactly the next hole.
+            assert_eq!(l.retransmitted, vec![(l.highest_ack_after + 1) as u64], "{l:?}");
+        } else {
+            assert!(l.retransmitted.is_empty(), "{l:?}");
+        }
+    }
+}
+
+#[test]
+fn reno_times_out_where_newreno_recovers_two_losses_in_one_window() {
+    let mut results = Vec::new();
+    for variant in [TcpVariant::Reno, TcpVariant::NewReno] {
+        let cfg = TcpConfig { variant, ..big_window() };
+        let mut net = Net::new(cfg, SinkConfig::default(), &[40, 43]);
+        net.sender.send(Time::ZERO, Some(120));
+        net.run(t(60_000));
+        assert!(net.sender.is_done(), "{variant:?}");
+        results.push(net.sender.stats());
+    }
+    let (reno, newreno) = (results[0], results[1]);
+    // Reno: the first new ACK ends recovery; the duplicates for packet 43 then fall inside
+    // `recover` (ns-2 bugFix_), so only the timer recovers it.
+    assert_eq!(reno.fast_retransmits, 1);
+    assert_eq!(reno.timeouts, 1);
+    // NewReno: the partial ACK retransmits 43 at once; the full ACK ends recovery.
+    assert_eq!(newreno.fast_retransmits, 1);
+    assert_eq!(newreno.partial_ack_retransmits, 1);
+    assert_eq!(newreno.timeouts, 0);
+    assert_eq!(newreno.retransmits, 2);
+}

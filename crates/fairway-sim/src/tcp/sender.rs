@@ -1,0 +1,485 @@
+//! The one-way Reno / NewReno sender of ns-2 2.35 (`tcp.cc`, `tcp-reno.cc`, `tcp-newreno.cc`).
+//!
+//! State names follow ns-2 so the code can be read against it: `t_seqno` (next to send),
+//! `highest_ack`, `last_ack` (equal to it here), `maxseq` (highest sent), `curseq` (what the
+//! application has supplied), `recover`, `dupacks`, `dupwnd` (Reno window inflation).
+
+use std::collections::VecDeque;
+
+use fairway_core::{Bytes, Dur, Time};
+
+use super::rtt::RttEstimator;
+use super::{TcpAck, TcpConfig, TcpSegment, TcpVariant};
+
+/// "Unlimited" application data (ns-2 uses `TCP_MAXSEQ` = 2^30 for `send -1`; this is larger
+/// so a long run never reaches it).
+const UNLIMITED: i64 = i64::MAX / 4;
+
+/// Why cwnd last changed (ns-2 `last_cwnd_action_`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CwndAction {
+    None,
+    Dupack,
+    Timeout,
+    Ecn,
+    /// Recovery ended (was `Dupack`).
+    Exited,
+}
+
+// What `slowdown()` does (ns-2 `CLOSE_*` flags, the subset Reno and NewReno use).
+pub(super) const SSTHRESH_HALF: u32 = 0x01;
+pub(super) const CWND_HALF: u32 = 0x02;
+pub(super) const CWND_RESTART: u32 = 0x04;
+pub(super) const CWND_ONE: u32 = 0x10;
+
+/// Counters, named after what they count (ns-2's names in the field docs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TcpSenderStats {
+    /// Packets handed to the network, retransmissions and the SYN included (`ndatapack_`).
+    pub segments_sent: u64,
+    /// Bytes on the wire of those packets.
+    pub bytes_sent: u64,
+    /// Packets whose sequence number had been sent before (`nrexmitpack_`).
+    pub retransmits: u64,
+    /// Retransmission timeouts with data outstanding (`nrexmit_`).
+    pub timeouts: u64,
+    /// Fast retransmits (each entry into fast recovery).
+    pub fast_retransmits: u64,
+    /// NewReno retransmissions on partial ACKs.
+    pub partial_ack_retransmits: u64,
+    /// Window reductions on ECN-Echo (`necnresponses_`).
+    pub ecn_reductions: u64,
+    /// ACKs processed (`nackpack_`).
+    pub acks_received: u64,
+    /// ACKs ignored because they acknowledge data never sent.
+    pub acks_ignored: u64,
+}
+
+/// A TCP Reno or NewReno sender: ns-2's one-way `Agent/TCP/Reno` / `Agent/TCP/Newreno`.
+#[derive(Debug, Clone)]
+pub struct TcpSender {
+    pub(super) cfg: TcpConfig,
+    /// Next sequence number to send (`t_seqno_`).
+    pub(super) t_seqno: i64,
+    /// One past the last packet the application supplied (`curseq_`).
+    pub(super) curseq: i64,
+    /// Highest cumulative ACK (`highest_ack_`; ns-2's `last_ack_` is always equal for these
+    /// variants).
+    pub(super) highest_ack: i64,
+    /// Highest sequence number sent (`maxseq_`).
+    pub(super) maxseq: i64,
+    /// `maxseq` when cwnd was last cut (`recover_`).
+    pub(super) recover: i64,
+    pub(super) dupacks: i64,
+    /// Reno window inflation during fast recovery (`dupwnd_`).
+    pub(super) dupwnd: i64,
+    pub(super) cwnd: f64,
+    /// An integer in ns-2 (`TracedInt ssthresh_`).
+    pub(super) ssthresh: i64,
+    /// `windowInit_`, lowered to 1 if the first packet is lost.
+    pub(super) wnd_init: u32,
+    pub(super) last_action: CwndAction,
+    pub(super) first_decrease: bool,
+    /// Set CWR on the next packet (`cong_action_`).
+    pub(super) cong_action: bool,
+    /// The peer has echoed ECN (`ect_`).
+    pub(super) ect: bool,
+    /// `ecn_backoff_`: back off the timer on a further ECN-Echo while cwnd <= 1.
+    pub(super) ecn_backoff: bool,
+    /// NewReno: the first partial ACK of this recovery has been seen (`firstpartial_`).
+    pub(super) firstpartial: bool,
+    pub(super) rtt: RttEstimator,
+    /// One segment per RTT is timed (`rtt_active_`, `rtt_seq_`, `rtt_ts_`).
+    pub(super) rtt_active: bool,
+    pub(super) rtt_seq: i64,
+    pub(super) rtt_ts: Time,
+    pub(super) rtx_deadline: Option<Time>,
+    pub(super) out: VecDeque<TcpSegment>,
+    pub(super) stats: TcpSenderStats,
+}
+
+impl TcpSender {
+    /// A sender in ns-2's post-`reset()` state: nothing sent, cwnd 1 if `syn` and
+    /// `delay_growth` else `window_init`, ssthresh = `window` unless configured.
+    pub fn new(cfg: TcpConfig) -> TcpSender {
+        let rtt = RttEstimator::new(cfg.tick, cfg.tick_phase, cfg.min_rto, cfg.max_rto, cfg.initial_rto);
+        let ssthresh = cfg.initial_ssthresh.unwrap_or(cfg.window) as i64;
+        let cwnd = if cfg.syn && cfg.delay_growth { 1.0 } else { cfg.window_init as f64 };
+        TcpSender {
+            wnd_init: cfg.window_init,
+            cfg,
+            t_seqno: 0,
+            curseq: 0,
+            highest_ack: -1,
+            maxseq: -1,
+            recover: 0,
+            dupacks: 0,
+            dupwnd: 0,
+            cwnd,
+            ssthresh,
+            last_action: CwndAction::None,
+            first_decrease: true,
+            cong_action: false,
+            ect: false,
+            ecn_backoff: false,
+            firstpartial: false,
+            rtt,
+            rtt_active: false,
+            rtt_seq: -1,
+            rtt_ts: Time::ZERO,
+            rtx_deadline: None,
+            out: VecDeque::new(),
+            stats: TcpSenderStats::default(),
+        }
+    }
+
+    /// Application data: `None` = unlimited (ns-2 FTP `start`, `send -1`); `Some(n)` = `n`
+    /// more packets (ns-2 `advanceby n`; the first call is `advance n`). With `syn`, packet 0
+    /// is the SYN and data packets are 1..=n.
+    pub fn send(&mut self, now: Time, packets: Option<u64>) {
+        match packets {
+            None => self.curseq = self.curseq.max(UNLIMITED),
+            Some(n) => {
+                let n = n.min(UNLIMITED as u64) as i64;
+                self.curseq = self.curseq.saturating_add(n).min(UNLIMITED.saturating_mul(2));
+            }
+        }
+        self.send_much(now, self.cfg.max_burst);
+    }
+
+    /// The application stops offering data (a flow's `stop` time): packets not yet sent are
+    /// withdrawn; those already sent are still delivered, retransmitted if lost. Once they are
+    /// all acknowledged [`is_done`](Self::is_done) turns true.
+    pub fn stop(&mut self, _now: Time) {
+        self.curseq = self.curseq.min(self.maxseq.saturating_add(1));
+    }
+
+    /// An ACK arrived (ns-2 `RenoTcpAgent::recv` / `NewRenoTcpAgent::recv`).
+    pub fn on_ack(&mut self, now: Time, ack: &TcpAck) {
+        let seqno = ack.ackno;
+        // Not in ns-2: an ACK for data never sent (or below -1) would corrupt the state.
+        if seqno < -1 || seqno > self.maxseq {
+            self.stats.acks_ignored += 1;
+            return;
+        }
+        self.stats.acks_received += 1;
+        // ns-2 tcp.cc recv(): the ECN response comes before the ACK is processed.
+        if ack.ece && self.cfg.ecn {
+            self.ecn(seqno);
+        }
+        match self.cfg.variant {
+            TcpVariant::Reno => self.recv_reno(now, ack),
+            TcpVariant::NewReno => self.recv_newreno(now, ack),
+        }
+    }
+
+    /// The retransmission timer fired (ns-2 `RenoTcpAgent::timeout` then
+    /// `TcpAgent::timeout`). Ignored unless the timer is armed and due.
+    pub fn on_timeout(&mut self, now: Time) {
+        match self.rtx_deadline {
+            Some(d) if d <= now => {}
+            _ => return,
+        }
+        self.rtx_deadline = None;
+        // tcp-reno.cc timeout(): leave fast recovery; bugFix_: no fast retransmit for losses
+        // of the window in flight.
+        self.dupwnd = 0;
+        self.dupacks = 0;
+        self.recover = self.maxseq;
+        if self.cwnd < 1.0 {
+            self.cwnd = 1.0;
+        }
+        // slow_start_restart_ is true: the branch ns-2 takes even when idle.
+        if self.highest_ack == -1 && self.wnd_init > 1 {
+            // ns-2 bugfix_ss_: the first packet was lost, use an initial window of 1.
+            self.wnd_init = 1;
+        }
+        let idle = self.highest_ack == self.maxseq;
+        if idle {
+            // ns-2 restart_bugfix_: nothing outstanding, so no ssthresh cut, no backoff.
+            self.slowdown(CWND_ONE);
+        } else if self.highest_ack < self.recover && self.last_action == CwndAction::Ecn {
+            // ns-2: already reduced by ECN in this window: cwnd to 1 without a second cut.
+            self.slowdown(CWND_ONE);
+        } else {
+            self.stats.timeouts += 1;
+            self.last_action = CwndAction::Timeout;
+            // RFC 5681 §3.1 eq. (4) and "LW = 1" (ns-2 `wnd_restart_` = 1).
+            self.slowdown(SSTHRESH_HALF | CWND_RESTART);
+        }
+        // RFC 6298 §5.5-5.6: back off and restart the timer; go back N (ns-2 `t_seqno_ =
+        // highest_ack_ + 1`, resend from the first unacknowledged packet).
+        self.reset_rtx_timer(now, false, !idle);
+        self.last_action = CwndAction::Timeout;
+        self.send_much(now, self.cfg.max_burst);
+        if idle && self.highest_ack == self.maxseq && self.out.is_empty() {
+            // ns-2 would re-arm the timer and fire it again every RTO forever; each further
+            // firing while idle changes nothing, and any later send re-arms it (output()
+            // forces the timer when nothing is outstanding). So disarm it.
+            self.rtx_deadline = None;
+        }
+    }
+
+    /// The next packet to put on the wire.
+    pub fn poll_transmit(&mut self, _now: Time) -> Option<TcpSegment> {
+        self.out.pop_front()
+    }
+
+    /// The retransmission timer deadline, if armed.
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.rtx_deadline
+    }
+
+    /// A finite transfer is fully acknowledged (ns-2 calls `finish` at this point).
+    pub fn is_done(&self) -> bool {
+        self.curseq < UNLIMITED && self.highest_ack >= self.curseq - 1
+    }
+
+    pub fn stats(&self) -> TcpSenderStats {
+        self.stats
+    }
+
+    /// Congestion window in packets, without fast-recovery inflation (ns-2 `cwnd_`).
+    pub fn cwnd(&self) -> f64 {
+        self.cwnd
+    }
+
+    pub fn ssthresh(&self) -> f64 {
+        self.ssthresh as f64
+    }
+
+    /// Smoothed RTT (tick-granular), once there is a sample.
+    pub fn srtt(&self) -> Option<Dur> {
+        self.rtt.srtt()
+    }
+
+    /// RTT variation estimate.
+    pub fn rttvar(&self) -> Dur {
+        self.rtt.rttvar()
+    }
+
+    /// The last RTT sample, in whole ticks (ns-2 `rtt_`).
+    pub fn last_rtt(&self) -> Dur {
+        self.rtt.last_sample()
+    }
+
+    /// The RTO the timer would be armed with now, backoff included.
+    pub fn rto(&self) -> Dur {
+        self.rtt.timeout()
+    }
+
+    /// The RTO backoff multiplier (ns-2 `backoff_`).
+    pub fn backoff(&self) -> u64 {
+        self.rtt.backoff()
+    }
+
+    /// The usable window in packets: `min(int(cwnd) + dupwnd, window)`.
+    pub fn window(&self) -> u64 {
+        self.win().max(0) as u64
+    }
+
+    /// Highest cumulative ACK received, -1 before any (ns-2 `ack_`).
+    pub fn highest_ack(&self) -> i64 {
+        self.highest_ack
+    }
+
+    /// Highest sequence number sent, -1 before any (ns-2 `maxseq_`).
+    pub fn max_seq_sent(&self) -> i64 {
+        self.maxseq
+    }
+
+    /// Packets sent and not yet cumulatively acknowledged.
+    pub fn outstanding(&self) -> u64 {
+        (self.maxseq - self.highest_ack).max(0) as u64
+    }
+
+    /// In fast recovery (after a fast retransmit, until a new ACK ends it).
+    pub fn in_recovery(&self) -> bool {
+        self.last_action == CwndAction::Dupack
+    }
+
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+
+    // ---- windows ----------------------------------------------------------------------
+
+    pub(super) fn numdupacks(&self) -> i64 {
+        self.cfg.dupack_thresh as i64
+    }
+
+    pub(super) fn wnd(&self) -> f64 {
+        self.cfg.window as f64
+    }
+
+    /// ns-2 `RenoTcpAgent::window()`: integer cwnd plus inflation, capped by `window_`.
+    pub(super) fn win(&self) -> i64 {
+        ((self.cwnd as i64) + self.dupwnd).min(self.cfg.window as i64)
+    }
+
+    /// ns-2 `RenoTcpAgent::windowd()`: the same, unrounded.
+    pub(super) fn windowd(&self) -> f64 {
+        (self.cwnd + self.dupwnd as f64).min(self.wnd())
+    }
+
+    pub(super) fn initial_window(&self) -> f64 {
+        self.wnd_init as f64
+    }
+
+    // ---- sending ------------------------------------------------------------------------
+
+    /// ns-2 `send_much()`: send while `t_seqno <= highest_ack + window` and data remain.
+    pub(super) fn send_much(&mut self, now: Time, maxburst: u32) {
+        let mut win = self.win();
+        let mut n = 0u32;
+        while self.t_seqno <= self.highest_ack.saturating_add(win) && self.t_seqno < self.curseq {
+            self.output(now, self.t_seqno);
+            n += 1;
+            self.t_seqno += 1;
+            win = self.win();
+            if maxburst > 0 && n == maxburst {
+                break;
+            }
+        }
+    }
+
+    /// ns-2 `send_one()`: RFC 3042 limited transmit on the first duplicate ACKs, allowing
+    /// `cwnd + dupacks` (unrounded) beyond the cumulative ACK.
+    pub(super) fn send_one(&mut self, now: Time) {
+        if (self.t_seqno as f64) <= self.highest_ack as f64 + self.wnd()
+            && self.t_seqno < self.curseq
+            && (self.t_seqno as f64) <= self.highest_ack as f64 + self.cwnd + self.dupacks as f64
+        {
+            self.output(now, self.t_seqno);
+            self.t_seqno += 1;
+        }
+    }
+
+    /// ns-2 `output()`: emit packet `seqno`, time it if it is new and nothing is being timed,
+    /// and make sure the retransmission timer runs.
+    pub(super) fn output(&mut self, now: Time, seqno: i64) {
+        let retransmit = seqno <= self.maxseq;
+        let syn = seqno == 0 && self.cfg.syn;
+        let size = if syn {
+            self.cfg.header_size
+        } else if seqno == 0 {
+            // ns-2 output(): packet 0 never gets the header added, SYN or not.
+            self.cfg.packet_size
+        } else {
+            Bytes(self.cfg.packet_size.0.saturating_add(self.cfg.header_size.0))
+        };
+        if syn && self.maxseq == -1 {
+            // ns-2: the SYN takes a sequence number of its own, so the data still fit.
+            self.curseq = self.curseq.saturating_add(1);
+        }
+        // ns-2: CWR goes on the next packet after a reduction, retransmissions included
+        // (SetCWRonRetransmit_); RFC 3168 §6.1.2.
+        let cwr = std::mem::take(&mut self.cong_action);
+        // ns-2 sets ECT on every data packet when ecn_ is on, retransmissions included
+        // (RFC 3168 §6.1.5 says not on retransmissions); packet 0 (the SYN) carries ECE
+        // instead (§6.1.1), in ns-2 even when it is not a SYN.
+        let ect = self.cfg.ecn && seqno != 0;
+        let ece = self.cfg.ecn && seqno == 0;
+        // ns-2: with nothing outstanding the timer is (re)started even if pending.
+        let force_timer = self.highest_ack == self.maxseq;
+        self.out.push_back(TcpSegment { seq: seqno.max(0) as u64, size, ect, cwr, ece, syn, retransmit, sent_at: now });
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += size.0;
+        if seqno > self.maxseq {
+            self.maxseq = seqno;
+            // Karn: only new data is timed, one segment at a time (RFC 6298 §3).
+            if !self.rtt_active {
+                self.rtt_active = true;
+                if seqno > self.rtt_seq {
+                    self.rtt_seq = seqno;
+                    self.rtt_ts = now;
+                }
+            }
+        } else {
+            self.stats.retransmits += 1;
+        }
+        // RFC 6298 §5.1: start the timer if it is not running.
+        if self.rtx_deadline.is_none() || force_timer {
+            self.set_rtx_timer(now);
+        }
+    }
+
+    // ---- timer --------------------------------------------------------------------------
+
+    pub(super) fn set_rtx_timer(&mut self, now: Time) {
+        self.rtx_deadline = Some(now + self.rtt.timeout());
+    }
+
+    /// ns-2 `reset_rtx_timer(mild, backoff)`: optionally back off, restart the timer, and
+    /// unless `mild` go back to the first unacknowledged packet. Stops RTT timing (Karn).
+    pub(super) fn reset_rtx_timer(&mut self, now: Time, mild: bool, backoff: bool) {
+        if backoff {
+            self.rtt.back_off();
+        }
+        self.set_rtx_timer(now);
+        if !mild {
+            self.t_seqno = self.highest_ack + 1;
+        }
+        self.rtt_active = false;
+    }
+
+    /// ns-2 `newtimer()` after a new ACK. `t_seqno > ackno` always holds by then, so this
+    /// restarts the timer (RFC 6298 §5.3) even when everything is acknowledged.
+    pub(super) fn newtimer(&mut self, now: Time, ackno: i64) {
+        if self.t_seqno > ackno || ackno < self.maxseq || self.cwnd < 1.0 {
+            self.set_rtx_timer(now);
+        } else {
+            self.rtx_deadline = None;
+        }
+    }
+
+    // ---- congestion window ----------------------------------------------------------------
+
+    /// ns-2 `opencwnd()` with `windowOption_` 1.
+    pub(super) fn opencwnd(&mut self) {
+        if self.cwnd < self.ssthresh as f64 {
+            // RFC 5681 §3.1 slow start: +1 packet per new ACK (ns-2 counts ACKs, not bytes,
+            // and compares with `<`, so cwnd == ssthresh is congestion avoidance).
+            self.cwnd += 1.0;
+        } else {
+            // RFC 5681 §3.1 eq. (3): cwnd += 1/cwnd per new ACK (increase_num_ = 1).
+            self.cwnd += self.cfg.increase_num / self.cwnd;
+        }
+        if self.cfg.max_cwnd > 0 && (self.cwnd as i64) > self.cfg.max_cwnd as i64 {
+            self.cwnd = self.cfg.max_cwnd as f64;
+        }
+    }
+
+    /// ns-2 `slowdown()` with `precisionReduce_`: halve from `min(cwnd + dupwnd, window_)`.
+    pub(super) fn slowdown(&mut self, how: u32) {
+        let slowstart = self.cwnd < self.ssthresh as f64;
+        let wd = self.windowd();
+        let halfwin = wd / 2.0;
+        let decreasewin = self.cfg.decrease_num * wd;
+        if how & SSTHRESH_HALF != 0 {
+            // RFC 5681 eq. (4) ssthresh = max(FlightSize / 2, 2), with ns-2's
+            // min(cwnd, window_) for FlightSize, truncated to an integer.
+            let v = if self.first_decrease || slowstart || self.last_action == CwndAction::Timeout {
+                halfwin
+            } else {
+                decreasewin
+            };
+            self.ssthresh = v as i64;
+        }
+        if how & CWND_HALF != 0 {
+            // ns-2: cwnd = the same half, unrounded (RFC 5681 §3.2 step 2 would add 3).
+            self.cwnd =
+                if self.first_decrease || slowstart || self.cfg.decrease_num == 0.5 { halfwin } else { decreasewin };
+        } else if how & (CWND_RESTART | CWND_ONE) != 0 {
+            // RFC 5681 §3.1: after a timeout cwnd = LW = 1 packet.
+            self.cwnd = 1.0;
+        }
+        if self.ssthresh < 2 {
+            self.ssthresh = 2;
+        }
+        if how & (CWND_HALF | CWND_RESTART | CWND_ONE) != 0 {
+            self.cong_action = true;
+        }
+        self.first_decrease = false;
+    }
+}

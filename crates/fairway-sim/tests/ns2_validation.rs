@@ -1,0 +1,140 @@
+//! ns-2 as the referee: runs each validation scenario in fairway and its Tcl twin in ns-2
+//! (validation/*.tcl) with the same seeds and compares, per traffic class, delivered throughput
+//! (within 10%) and the bottleneck's drop count (within 25%), averaged over the seeds.
+//!
+//! Runs whenever `ns` is on PATH. Without it the test says so and passes, unless
+//! FAIRWAY_REQUIRE_NS2 is set (CI sets it, after installing Debian's ns2).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use fairway_sim::{parse_scenario_file, run, RunOptions};
+use serde_json::Value;
+
+const SEEDS: [u64; 3] = [1, 2, 3];
+const THROUGHPUT_TOLERANCE: f64 = 0.10;
+const DROPS_TOLERANCE: f64 = 0.25;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn ns_available() -> bool {
+    match Command::new("ns").arg("-version").output() {
+        Ok(_) => true,
+        Err(_) => {
+            if std::env::var_os("FAIRWAY_REQUIRE_NS2").is_some() {
+                panic!("FAIRWAY_REQUIRE_NS2 is set but `ns` is not on PATH");
+            }
+            eprintln!("ns (Debian's ns2) is not on PATH: skipping the ns-2 comparison");
+            false
+        }
+    }
+}
+
+/// Per class delivered bytes and bottleneck drops, averaged over seeds.
+#[derive(Debug, Default, Clone, Copy)]
+struct Measure {
+    tcp_bytes: f64,
+    udp_bytes: f64,
+    drops: f64,
+    arrivals: f64,
+}
+
+fn ns2(name: &str, seed: u64) -> Measure {
+    let out = std::env::temp_dir().join(format!("fairway-ns2-{name}-{seed}-{}.json", std::process::id()));
+    let tcl = repo().join("validation").join(format!("{name}.tcl"));
+    let st = Command::new("ns").arg(&tcl).arg(&out).arg(seed.to_string()).output().expect("run ns");
+    assert!(st.status.success(), "ns {} failed: {}", tcl.display(), String::from_utf8_lossy(&st.stderr));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&out);
+    let mut m = Measure::default();
+    for f in v["flows"].as_array().unwrap() {
+        let b = f["recv_bytes"].as_f64().unwrap();
+        match f["class"].as_str().unwrap() {
+            "tcp" => m.tcp_bytes += b,
+            _ => m.udp_bytes += b,
+        }
+    }
+    let link = v["links"].as_array().unwrap().iter().find(|l| l["name"] == "r1->r2").expect("r1->r2 in ns-2 output");
+    m.drops = link["drops_pkts"].as_f64().unwrap();
+    m.arrivals = link["arrivals_pkts"].as_f64().unwrap();
+    m
+}
+
+fn fairway(name: &str, seed: u64) -> Measure {
+    let path = repo().join("scenarios/validation").join(format!("{name}.toml"));
+    let sc = parse_scenario_file(&path).unwrap_or_else(|e| panic!("{e}"));
+    let res = run(&sc, &RunOptions { seed: Some(seed) }, &mut |_| {}).unwrap();
+    let s = &res.summary;
+    let class = |c: &str| s.classes.iter().find(|k| k.class == c).unwrap().recv_distinct_bytes as f64;
+    let link = s.links.iter().find(|l| l.name == "r1->r2").unwrap();
+    Measure {
+        tcp_bytes: class("tcp"),
+        udp_bytes: class("udp"),
+        drops: link.drops_pkts as f64,
+        arrivals: link.arrivals_pkts as f64,
+    }
+}
+
+fn mean(ms: &[Measure]) -> Measure {
+    let n = ms.len() as f64;
+    Measure {
+        tcp_bytes: ms.iter().map(|m| m.tcp_bytes).sum::<f64>() / n,
+        udp_bytes: ms.iter().map(|m| m.udp_bytes).sum::<f64>() / n,
+        drops: ms.iter().map(|m| m.drops).sum::<f64>() / n,
+        arrivals: ms.iter().map(|m| m.arrivals).sum::<f64>() / n,
+    }
+}
+
+fn rel(a: f64, b: f64) -> f64 {
+    if b == 0.0 {
+        if a == 0.0 {
+            0.0
+        } else {
+            f64::INFINITY
+        }
+    } else {
+        (a - b).abs() / b
+    }
+}
+
+fn compare(name: &str) {
+    if !ns_available() {
+        return;
+    }
+    let ns: Vec<Measure> = SEEDS.iter().map(|s| ns2(name, *s)).collect();
+    let fw: Vec<Measure> = SEEDS.iter().map(|s| fairway(name, *s)).collect();
+    let (n, f) = (mean(&ns), mean(&fw));
+    let rows = [
+        ("tcp delivered bytes", f.tcp_bytes, n.tcp_bytes, THROUGHPUT_TOLERANCE),
+        ("udp delivered bytes", f.udp_bytes, n.udp_bytes, THROUGHPUT_TOLERANCE),
+        ("bottleneck drops", f.drops, n.drops, DROPS_TOLERANCE),
+    ];
+    eprintln!("{name} (mean of seeds {SEEDS:?}): fairway vs ns-2");
+    let mut failed = vec![];
+    for (what, a, b, tol) in rows {
+        let r = rel(a, b);
+        eprintln!("  {what:<22} {a:>14.0} {b:>14.0}  {:>6.1}%  (limit {:.0}%)", r * 100.0, tol * 100.0);
+        if r > tol {
+            failed.push(what);
+        }
+    }
+    eprintln!("  {:<22} {:>14.0} {:>14.0}  (for information)", "bottleneck arrivals", f.arrivals, n.arrivals);
+    assert!(failed.is_empty(), "{name}: fairway and ns-2 disagree on {failed:?}; see docs/semantics.md");
+}
+
+#[test]
+fn kadhum2015_cbr_agrees_with_ns2() {
+    compare("kadhum2015-cbr");
+}
+
+#[test]
+fn dumbbell_mid_agrees_with_ns2() {
+    compare("dumbbell-mid");
+}
+
+#[test]
+fn droptail_mix_agrees_with_ns2() {
+    compare("droptail-mix");
+}
