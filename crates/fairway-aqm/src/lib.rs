@@ -116,8 +116,8 @@ pub trait QueueDiscipline {
     /// Bytes waiting.
     fn bytes(&self) -> Bytes;
     fn stats(&self) -> &QueueStats;
-    /// The smoothed queue estimate in packets, for disciplines that keep one (RED's `ave_`,
-    /// converted to packets of `mean_pktsize` when RED runs in byte mode).
+    /// The smoothed queue estimate in packets, for disciplines that keep one (RED's `ave_`;
+    /// in byte mode converted with the mean size of the packets that arrived).
     fn average_pkts(&self) -> Option<f64> {
         None
     }

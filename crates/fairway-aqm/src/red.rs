@@ -384,8 +384,20 @@ impl QueueDiscipline for Red {
         &self.stats
     }
 
-    /// ns-2's `ave_` in packets: divided by `mean_pktsize` in `queue_in_bytes` mode.
+    /// ns-2's `ave_` in packets, comparable with the actual queue in packets. In
+    /// `queue_in_bytes` mode `ave_` is in bytes; it is divided by the mean size of the packets
+    /// that have arrived so far (`mean_pktsize` before the first), not by `mean_pktsize`, which
+    /// is only a scale for the thresholds: with 1040-byte TCP packets and ns-2's default of 500,
+    /// dividing by `mean_pktsize` would double the average.
     fn average_pkts(&self) -> Option<f64> {
-        Some(if self.params.queue_in_bytes { self.ave / self.params.mean_pktsize.0 as f64 } else { self.ave })
+        if !self.params.queue_in_bytes {
+            return Some(self.ave);
+        }
+        let mean_size = if self.stats.arrivals_pkts > 0 {
+            self.stats.arrivals_bytes as f64 / self.stats.arrivals_pkts as f64
+        } else {
+            self.params.mean_pktsize.0 as f64
+        };
+        Some(self.ave / mean_size)
     }
 }

@@ -107,3 +107,32 @@ impl LinkCheck {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flow_conservation_catches_a_lost_packet() {
+        let c = FlowCounters {
+            data_sent: 10,
+            data_recv: 7,
+            data_dropped: 2,
+            acks_sent: 7,
+            acks_recv: 7,
+            ..Default::default()
+        };
+        assert!(c.check(1, 0).is_ok());
+        assert!(c.check(0, 0).unwrap_err().contains("data"));
+        assert!(c.check(1, 1).unwrap_err().contains("acks"));
+    }
+
+    #[test]
+    fn link_conservation_catches_a_lost_packet() {
+        let stats = QueueStats { arrivals_pkts: 10, departures_pkts: 7, overflow_drops: 2, ..Default::default() };
+        let ok = LinkCheck { stats, waiting: 1, on_wire: 2, delivered: 5 };
+        assert!(ok.check().is_ok());
+        assert!(LinkCheck { waiting: 0, ..ok }.check().is_err());
+        assert!(LinkCheck { delivered: 4, ..ok }.check().is_err());
+    }
+}

@@ -189,11 +189,16 @@ impl<'a> Sim<'a> {
             self.q.push(Time::ZERO, Ev::QueueSample);
         }
         self.q.push(Time::ZERO + self.bin, Ev::BinEnd(0));
+        // The run covers [0, end): like ns-2's `$ns at $end "finish"`, scheduled before the
+        // run, nothing else happens at `end` itself but the last samples.
         while let Some(t) = self.q.peek_time() {
             if t > self.end {
                 break;
             }
             let (t, ev) = self.q.pop().expect("peeked");
+            if t == self.end && !matches!(ev, Ev::QueueSample | Ev::BinEnd(_)) {
+                continue;
+            }
             self.now = t;
             self.events += 1;
             if self.events & 0xFFFF == 0 {

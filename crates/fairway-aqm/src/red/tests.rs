@@ -841,3 +841,16 @@ fn validation_errors_name_the_field() {
     }
     assert!(Red::new(RedParams { linterm: 1.0, mark_p: 2.0, ..d }, link.0, link.1).is_ok());
 }
+
+#[test]
+fn byte_mode_average_in_packets_uses_the_arriving_packet_size() {
+    // ns-2's default mean_pktsize (500) with 1000-byte packets: ave_ is in bytes, and in
+    // packets it must compare with the actual queue, so it is divided by 1000, not 500.
+    let p = RedParams { thresh: 50.0, maxthresh: 100.0, q_weight: W, ..RedParams::default() };
+    let mut q = red(p);
+    let mut rng = Rng::from_seed(5);
+    fill(&mut q, 4, 1000, &mut rng);
+    let ave_bytes = q.average();
+    assert!(ave_bytes > 0.0);
+    assert_eq!(q.average_pkts(), Some(ave_bytes / 1000.0));
+}

@@ -140,7 +140,22 @@ impl Builder {
             }
         }
 
-        let monitor = self.monitor(root.get("monitor"), &flows, duration)?;
+        let monitor = self.monitor(root.get("monitor"), duration)?;
+        // flows.csv keeps a row per flow per bin in memory: refuse sizes that would exhaust it.
+        let rows = (duration.0 / monitor.bin.0).saturating_add(1).saturating_mul(flows.len() as u64);
+        if rows > MAX_FLOW_ROWS {
+            let msg = format!(
+                "{} flows x {} bins of {} = {rows} rows of flows.csv; make `bin` larger (at most {MAX_FLOW_ROWS} rows)",
+                flows.len(),
+                duration.0 / monitor.bin.0,
+                monitor.bin
+            );
+            let bin = root.get("monitor").and_then(|m| m.table().ok()).and_then(|t| t.get("bin"));
+            return Err(match bin {
+                Some(b) => b.error(msg),
+                None => root.error(msg),
+            });
+        }
         root.finish(TOP_KEYS)?;
         Ok(Scenario { name, description, duration, seed, nodes: self.nodes, links: self.links, flows, monitor })
     }
@@ -325,7 +340,7 @@ impl Builder {
         Ok(FlowSpec { name, group: group.to_string(), from, to, start, stop, app })
     }
 
-    fn monitor(&self, v: Option<Val>, flows: &[FlowSpec], duration: Dur) -> Res<MonitorSpec> {
+    fn monitor(&self, v: Option<Val>, duration: Dur) -> Res<MonitorSpec> {
         let mut m = MonitorSpec {
             bin: Dur::from_millis(100).min(duration),
             queue_interval: Dur::from_millis(10).min(duration),
@@ -334,11 +349,18 @@ impl Builder {
         let mut explicit = None;
         if let Some(v) = v {
             let t = v.table()?;
+            // At most ten million samples per series: finer is a typo, not a plan.
+            let fine = |val: &Val, d: Dur| -> Res<Dur> {
+                if duration.0 / d.0 > 10_000_000 {
+                    return Err(val.error(format!("{d} gives more than ten million samples in {duration}")));
+                }
+                Ok(d)
+            };
             if let Some(b) = t.get("bin") {
-                m.bin = b.dur_pos()?;
+                m.bin = fine(&b, b.dur_pos()?)?;
             }
             if let Some(b) = t.get("queue_interval") {
-                m.queue_interval = b.dur_pos()?;
+                m.queue_interval = fine(&b, b.dur_pos()?)?;
             }
             if let Some(l) = t.get("links") {
                 let mut idx = vec![];
@@ -356,39 +378,35 @@ impl Builder {
             }
             finish(&t, MONITOR_KEYS)?;
         }
-        for (what, d) in [("bin", m.bin), ("queue_interval", m.queue_interval)] {
-            if duration.0 / d.0 > 10_000_000 {
-                return Err(ScenarioError {
-                    file: String::new(),
-                    line: 0,
-                    col: 0,
-                    field: format!("monitor.{what}"),
-                    message: format!("{d} gives more than ten million samples in {duration}"),
-                });
-            }
-        }
         m.links = match explicit {
             Some(i) => i,
             None => {
-                // Default: links between nodes that are not flow endpoints (the core).
-                let mut is_end = vec![false; self.nodes.len()];
-                for f in flows {
-                    is_end[f.from.index()] = true;
-                    is_end[f.to.index()] = true;
+                // Default: the core, i.e. links between nodes that are not stubs (a stub has a
+                // single neighbour: a host on its access link).
+                let mut pairs: Vec<(NodeId, NodeId)> =
+                    self.links.iter().flat_map(|l| [(l.from, l.to), (l.to, l.from)]).collect();
+                pairs.sort_unstable();
+                pairs.dedup();
+                let mut neighbours = vec![0usize; self.nodes.len()];
+                for (a, _) in pairs {
+                    neighbours[a.index()] += 1;
                 }
-                let core: Vec<usize> = (0..self.links.len())
-                    .filter(|i| !is_end[self.links[*i].from.index()] && !is_end[self.links[*i].to.index()])
-                    .collect();
-                if core.is_empty() {
+                let core = |n: NodeId| neighbours[n.index()] > 1;
+                let links: Vec<usize> =
+                    (0..self.links.len()).filter(|i| core(self.links[*i].from) && core(self.links[*i].to)).collect();
+                if links.is_empty() {
                     (0..self.links.len()).collect()
                 } else {
-                    core
+                    links
                 }
             }
         };
         Ok(m)
     }
 }
+
+/// Largest number of flows.csv rows (flows x bins) a scenario may ask for.
+const MAX_FLOW_ROWS: u64 = 20_000_000;
 
 /// Largest `count` accepted: a typo such as `count = 1000000000` should be an error, not a
 /// run that exhausts memory.
@@ -418,16 +436,32 @@ fn finish_app(t: &Tbl, groups: &[&[&str]]) -> Res<()> {
     finish(t, &keys)
 }
 
+/// Largest packet accepted (payload plus headers): far above any link layer's frame, and small
+/// enough that sizes fit the simulator's 32-bit packet fields.
+const MAX_PACKET: Bytes = Bytes(1_000_000);
+
+fn packet_size(v: &Val) -> Res<Bytes> {
+    let b = v.bytes_pos()?;
+    if b > MAX_PACKET {
+        return Err(v.error(format!("{b} is larger than the {MAX_PACKET} a packet may have")));
+    }
+    Ok(b)
+}
+
 fn parse_tcp(t: &Tbl, variant: TcpVariantSpec) -> Res<TcpSpec> {
     let mut s = TcpSpec::ns2_default(variant);
     if let Some(v) = t.get("packet_size") {
-        s.packet_size = v.bytes_pos()?;
+        s.packet_size = packet_size(&v)?;
     }
     if let Some(v) = t.get("header_size") {
-        s.header_size = v.bytes()?;
+        let h = v.bytes()?;
+        if h > MAX_PACKET {
+            return Err(v.error(format!("{h} is larger than the {MAX_PACKET} a packet may have")));
+        }
+        s.header_size = h;
     }
     if let Some(v) = t.get("ack_size") {
-        s.ack_size = v.bytes_pos()?;
+        s.ack_size = packet_size(&v)?;
     }
     if let Some(v) = t.get("window") {
         s.window = v.u32_min(1)?;
@@ -477,7 +511,7 @@ fn parse_tcp(t: &Tbl, variant: TcpVariantSpec) -> Res<TcpSpec> {
 fn parse_cbr(t: &Tbl) -> Res<CbrSpec> {
     // ns-2 defaults: packetSize_ 210, rate_ 448Kb, random_ 0.
     let packet_size = match t.get("packet_size") {
-        Some(v) => v.bytes_pos()?,
+        Some(v) => packet_size(&v)?,
         None => Bytes(210),
     };
     let interval = match (t.get("interval"), t.get("rate")) {

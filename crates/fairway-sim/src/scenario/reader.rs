@@ -24,6 +24,10 @@ pub struct ScenarioError {
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            // Not about a place in the text (e.g. the file cannot be read).
+            return write!(f, "{}: {}", self.file, self.message);
+        }
         if self.field.is_empty() {
             write!(f, "{}:{}:{}: {}", self.file, self.line, self.col, self.message)
         } else {

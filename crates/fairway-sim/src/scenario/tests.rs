@@ -333,3 +333,22 @@ fn no_mangled_input_panics() {
     let _ = with("window = 15", "window = 99999999999999");
     let _ = with("window = 15", "window = -1");
 }
+
+#[test]
+fn sizes_that_would_exhaust_memory_are_refused() {
+    let e = with("packet_size = \"500B\"", "packet_size = \"2GB\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].packet_size");
+    let e = parse(&format!("{GOOD}\n[monitor]\nbin = \"1ns\"\n")).unwrap_err();
+    assert_eq!(e.field, "monitor.bin");
+}
+
+#[test]
+fn unknown_top_level_key_and_section() {
+    let e = with("seed = 3", "seed = 3\ndurration = \"5s\"").unwrap_err();
+    assert_eq!(e.field, "durration");
+    assert!(e.message.contains("did you mean `duration`"), "{e}");
+    let e = parse(&format!("{GOOD}\n[monitr]\nbin = \"1s\"\n")).unwrap_err();
+    assert_eq!(e.field, "monitr");
+    let e = parse(&format!("{GOOD}\n[monitor]\nbins = \"1s\"\n")).unwrap_err();
+    assert_eq!(e.field, "monitor.bins");
+}

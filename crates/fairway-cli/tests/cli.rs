@@ -1,0 +1,151 @@
+//! The `fairway` command as a user runs it: results folder, determinism, errors.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn fairway(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fairway")).args(args).current_dir(repo()).output().expect("run fairway")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fairway-cli-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    d
+}
+
+const OUTPUTS: [&str; 7] =
+    ["summary.json", "flows.csv", "queue.csv", "throughput.svg", "queue_r1-r2.svg", "drops.svg", "cwnd.svg"];
+
+#[test]
+fn run_writes_the_results_folder_and_prints_a_table() {
+    let out = tmp("run");
+    let o = fairway(&["run", "scenarios/validation/kadhum2015-cbr.toml", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    for needle in ["ftp", "cbr", "r1->r2", "red"] {
+        assert!(stdout.contains(needle), "table lacks {needle}:\n{stdout}");
+    }
+    for f in OUTPUTS {
+        let p = out.join(f);
+        assert!(p.metadata().map(|m| m.len() > 0).unwrap_or(false), "missing {}", p.display());
+    }
+    let s: serde_json::Value = serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["schema"], "fairway.summary/1");
+    assert_eq!(s["scenario"], "kadhum2015-cbr");
+    assert_eq!(s["duration_s"], 50.0);
+    assert!(s["events"].as_u64().unwrap() > 0);
+    for key in [
+        "name",
+        "kind",
+        "sent_pkts",
+        "recv_pkts",
+        "dropped_pkts",
+        "sent_bytes",
+        "recv_bytes",
+        "throughput_bps",
+        "goodput_bps",
+        "mean_delay_s",
+        "jitter_s",
+    ] {
+        assert!(s["flows"][0].get(key).is_some(), "flows[0] lacks {key}");
+    }
+    for key in
+        ["name", "arrivals_pkts", "drops_pkts", "marks_pkts", "mean_queue_pkts", "mean_avg_queue_pkts", "utilization"]
+    {
+        assert!(s["links"][0].get(key).is_some(), "links[0] lacks {key}");
+    }
+    // The CSVs have a header and one row per flow per 100 ms bin / per 10 ms sample.
+    let flows = fs::read_to_string(out.join("flows.csv")).unwrap();
+    assert_eq!(flows.lines().count(), 1 + 2 * 500);
+    let queue = fs::read_to_string(out.join("queue.csv")).unwrap();
+    assert_eq!(queue.lines().count(), 1 + 5001, "samples at 0, 10 ms, ..., 50 s");
+    let _ = fs::remove_dir_all(&out);
+}
+
+#[test]
+fn same_scenario_and_seed_give_the_same_bytes() {
+    let (a, b, c) = (tmp("det-a"), tmp("det-b"), tmp("det-c"));
+    for d in [&a, &b] {
+        let o = fairway(&["run", "-q", "scenarios/validation/droptail-mix.toml", "--out", d.to_str().unwrap()]);
+        assert!(o.status.success());
+    }
+    let o =
+        fairway(&["run", "-q", "scenarios/validation/droptail-mix.toml", "--seed", "2", "--out", c.to_str().unwrap()]);
+    assert!(o.status.success());
+    for f in OUTPUTS {
+        let (x, y) = (fs::read(a.join(f)).unwrap(), fs::read(b.join(f)).unwrap());
+        assert!(x == y, "{f} differs between two runs with the same seed");
+    }
+    let sa = fs::read_to_string(a.join("summary.json")).unwrap();
+    let sc = fs::read_to_string(c.join("summary.json")).unwrap();
+    assert_ne!(sa, sc, "a different seed must change the run");
+    assert!(sc.contains("\"seed\": 2"));
+    for d in [a, b, c] {
+        let _ = fs::remove_dir_all(d);
+    }
+}
+
+#[test]
+fn a_bad_scenario_is_an_error_with_file_line_and_field_and_exit_code_2() {
+    let dir = tmp("bad");
+    fs::create_dir_all(&dir).unwrap();
+    let good = fs::read_to_string(repo().join("scenarios/validation/kadhum2015-cbr.toml")).unwrap();
+    let cases = [
+        ("thresh = 5, maxthresh = 10", "thresh = 15, maxthresh = 10", "link[2].queue.thresh"),
+        ("rate = \"2Mb\"", "rate = \"2 Mbananas\"", "link[2].rate"),
+        ("window = 15", "windw = 15", "flow[0].windw"),
+        ("to = \"s4\"", "to = \"mars\"", "flow[0].to"),
+    ];
+    for (from, to, field) in cases {
+        let text = good.replacen(from, to, 1);
+        let p = dir.join("bad.toml");
+        fs::write(&p, &text).unwrap();
+        let line = text.lines().position(|l| l.contains(to.split(',').next().unwrap())).unwrap() + 1;
+        for cmd in ["run", "check"] {
+            let o = fairway(
+                &[cmd, p.to_str().unwrap(), "--out", dir.join("o").to_str().unwrap()]
+                    [..if cmd == "run" { 4 } else { 2 }],
+            );
+            assert_eq!(o.status.code(), Some(2), "{cmd} {field}");
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(err.contains(&format!("bad.toml:{line}:")), "{cmd}: expected line {line}: {err}");
+            assert!(err.contains(field), "{cmd}: expected {field}: {err}");
+            assert!(!err.contains("panicked"), "{err}");
+        }
+    }
+    let o = fairway(&["run", "does/not/exist.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read"));
+    let _ = fs::remove_dir_all(dir);
+}
+
+#[test]
+fn check_accepts_every_shipped_scenario() {
+    let mut n = 0;
+    for entry in walk(&repo().join("scenarios")) {
+        if entry.extension().is_some_and(|e| e == "toml") {
+            let o = fairway(&["check", entry.to_str().unwrap()]);
+            assert!(o.status.success(), "{}: {}", entry.display(), String::from_utf8_lossy(&o.stderr));
+            n += 1;
+        }
+    }
+    assert!(n >= 3);
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    for e in fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
