@@ -6,7 +6,7 @@
 //! for the link's delay and the next one is taken (ns-2 LinkDelay + Queue::resume). Routing is
 //! static, per flow; nodes forward in zero time.
 
-use fairway_aqm::{DropReason, PacketMeta, Qdisc, QueueDiscipline, Verdict};
+use fairway_aqm::{PacketMeta, Qdisc, QueueDiscipline, Verdict};
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rng, Time};
 
 use crate::apps::{CbrSource, WebSessions};
@@ -94,6 +94,7 @@ pub struct Sim<'a> {
     flows: Vec<FlowRt>,
     pub(crate) events: u64,
     bin: Dur,
+    nbins: usize,
     pub(crate) queue_samples: Vec<Vec<QueueRow>>,
     scratch_segs: Vec<crate::tcp::TcpSegment>,
     scratch_acks: Vec<TcpAck>,
@@ -170,6 +171,7 @@ impl<'a> Sim<'a> {
             flows,
             events: 0,
             bin: sc.monitor.bin,
+            nbins,
             queue_samples: vec![Vec::new(); sc.monitor.links.len()],
             scratch_segs: vec![],
             scratch_acks: vec![],
@@ -188,7 +190,7 @@ impl<'a> Sim<'a> {
         if !self.queue_samples.is_empty() {
             self.q.push(Time::ZERO, Ev::QueueSample);
         }
-        self.q.push(Time::ZERO + self.bin, Ev::BinEnd(0));
+        self.q.push((Time::ZERO + self.bin).min(self.end), Ev::BinEnd(0));
         // The run covers [0, end): like ns-2's `$ns at $end "finish"`, scheduled before the
         // run, nothing else happens at `end` itself but the last samples.
         while let Some(t) = self.q.peek_time() {
@@ -237,7 +239,7 @@ impl<'a> Sim<'a> {
         match verdict {
             Verdict::Enqueue => {}
             Verdict::EnqueueMarked => self.arena.get_mut(p).ce = true,
-            Verdict::Drop(reason) => self.drop_packet(p, reason),
+            Verdict::Drop(_) => self.drop_packet(p),
         }
         if self.links[l].tx.is_none() {
             self.start_tx(l);
@@ -291,7 +293,8 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn drop_packet(&mut self, p: PacketRef, _reason: DropReason) {
+    /// A queue refused packet `p`: count it against its flow (the queue counts it too).
+    fn drop_packet(&mut self, p: PacketRef) {
         let pkt = *self.arena.get(p);
         self.arena.free(p);
         let b = self.bin_index(self.now);
@@ -313,8 +316,7 @@ impl<'a> Sim<'a> {
     }
 
     fn bin_index(&self, t: Time) -> usize {
-        let n = self.flows.first().map_or(1, |f| f.bins.len());
-        ((t.0 / self.bin.0) as usize).min(n.saturating_sub(1))
+        ((t.0 / self.bin.0) as usize).min(self.nbins - 1)
     }
 
     // ---- delivery to agents ------------------------------------------------------------
@@ -367,10 +369,7 @@ impl<'a> Sim<'a> {
     // ---- TCP connections ----------------------------------------------------------------
 
     fn open_conn(&mut self, fi: usize, packets: Option<u64>) {
-        let spec = match &self.sc.flows[fi].app {
-            AppSpec::Ftp { tcp } | AppSpec::Transfer { tcp, .. } | AppSpec::Web { tcp, .. } => tcp,
-            AppSpec::Cbr(_) => return,
-        };
+        let Some(spec) = self.sc.flows[fi].tcp() else { return };
         let mut cfg = crate::tcp_config(spec);
         // ns-2 starts each agent's tick clock at a random phase (boot_time_); draw it from the
         // flow's own stream so connections do not share tick boundaries.
@@ -414,10 +413,7 @@ impl<'a> Sim<'a> {
         if let Some((at, gen)) = arm {
             self.q.push(at, Ev::Timer { flow: fi as u32, conn: ci as u32, side: Side::Sender, gen });
         }
-        let payload = match &self.sc.flows[fi].app {
-            AppSpec::Ftp { tcp } | AppSpec::Transfer { tcp, .. } | AppSpec::Web { tcp, .. } => tcp.packet_size.0 as u32,
-            AppSpec::Cbr(_) => 0,
-        };
+        let payload = self.sc.flows[fi].tcp().map_or(0, |t| t.packet_size.0 as u32);
         let route = self.flows[fi].fwd;
         let b = self.bin_index(now);
         for s in segs.drain(..) {
@@ -602,10 +598,7 @@ impl<'a> Sim<'a> {
         let gap = w.next_gap();
         w.started += 1;
         self.q.push(self.now + gap, Ev::WebSession(fi as u32));
-        let pkt_size = match &self.sc.flows[fi].app {
-            AppSpec::Web { tcp, .. } => tcp.packet_size.0,
-            _ => return,
-        };
+        let Some(pkt_size) = self.sc.flows[fi].tcp().map(|t| t.packet_size.0) else { return };
         let pkts = bytes.0.div_ceil(pkt_size).max(1);
         self.open_conn(fi, Some(pkts));
     }
@@ -648,10 +641,10 @@ impl<'a> Sim<'a> {
                 row.cwnd_pkts = f32::NAN;
             }
         }
-        let next = Time::ZERO + self.bin.saturating_mul(k as u64 + 2);
-        let nbins = self.flows.first().map_or(0, |f| f.bins.len());
-        if k + 1 < nbins && next.0 <= self.end.0 + self.bin.0 {
-            self.q.push(next.min(self.end), Ev::BinEnd(k as u32 + 1));
+        // Bin k + 1 ends at (k + 2) x bin, or at the end of the run for the last, shorter one.
+        if k + 1 < self.nbins {
+            let next = (Time::ZERO + self.bin.saturating_mul(k as u64 + 2)).min(self.end);
+            self.q.push(next, Ev::BinEnd(k as u32 + 1));
         }
     }
 

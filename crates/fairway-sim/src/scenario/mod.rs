@@ -69,11 +69,16 @@ pub struct FlowSpec {
 }
 
 impl FlowSpec {
-    pub fn transport(&self) -> &'static str {
+    /// The TCP settings of a flow carried by TCP.
+    pub fn tcp(&self) -> Option<&TcpSpec> {
         match &self.app {
-            AppSpec::Ftp { tcp } | AppSpec::Transfer { tcp, .. } | AppSpec::Web { tcp, .. } => tcp.variant.name(),
-            AppSpec::Cbr(_) => "udp",
+            AppSpec::Ftp { tcp } | AppSpec::Transfer { tcp, .. } | AppSpec::Web { tcp, .. } => Some(tcp),
+            AppSpec::Cbr(_) => None,
         }
+    }
+
+    pub fn transport(&self) -> &'static str {
+        self.tcp().map_or("udp", |t| t.variant.name())
     }
     /// "tcp" or "udp": the traffic class the ns-2 comparison groups by.
     pub fn class(&self) -> &'static str {
