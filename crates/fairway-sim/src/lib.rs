@@ -23,7 +23,7 @@ pub use results::{RunResult, Summary};
 pub use scenario::{parse_scenario, parse_scenario_file, Scenario, ScenarioError};
 
 use results::{ClassSummary, FlowSummary, LinkSummary, SUMMARY_SCHEMA};
-use scenario::{AppSpec, QueueSpec, TcpSpec, TcpVariantSpec};
+use scenario::{AppSpec, QueueSpec};
 use sim::Sim;
 
 /// Why a run failed after its scenario was accepted.
@@ -52,29 +52,6 @@ pub fn run(sc: &Scenario, opts: &RunOptions, progress: &mut dyn FnMut(Time)) -> 
     let mut sim = Sim::new(sc, seed)?;
     sim.run(progress);
     collect(&sim, seed)
-}
-
-/// The TCP agent configuration for a scenario's TCP settings.
-pub(crate) fn tcp_config(s: &TcpSpec) -> tcp::TcpConfig {
-    tcp::TcpConfig {
-        variant: match s.variant {
-            TcpVariantSpec::Reno => tcp::TcpVariant::Reno,
-            TcpVariantSpec::NewReno => tcp::TcpVariant::NewReno,
-        },
-        packet_size: s.packet_size,
-        header_size: s.header_size,
-        window: s.window,
-        window_init: s.window_init,
-        max_cwnd: s.max_cwnd,
-        max_burst: s.max_burst,
-        dupack_thresh: s.dupack_thresh,
-        ecn: s.ecn,
-        tick: s.tick,
-        min_rto: s.min_rto,
-        max_rto: s.max_rto,
-        initial_rto: s.initial_rto,
-        ..tcp::TcpConfig::default()
-    }
 }
 
 fn collect(sim: &Sim, seed: u64) -> Result<RunResult, SimError> {

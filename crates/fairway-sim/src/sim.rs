@@ -17,7 +17,7 @@ use crate::packet::{Arena, Packet, PktKind};
 use crate::results::{BinRow, QueueRow};
 use crate::routing::Router;
 use crate::scenario::{AppSpec, QueueSpec, Scenario};
-use crate::tcp::{SinkConfig, TcpAck, TcpSegment, TcpSender, TcpSenderStats, TcpSink};
+use crate::tcp::{TcpAck, TcpSegment, TcpSender, TcpSenderStats, TcpSink};
 use crate::SimError;
 
 /// What happens next. Small and `Copy`: the heap moves these around.
@@ -370,20 +370,16 @@ impl<'a> Sim<'a> {
 
     fn open_conn(&mut self, fi: usize, packets: Option<u64>) {
         let Some(spec) = self.sc.flows[fi].tcp() else { return };
-        let mut cfg = crate::tcp_config(spec);
+        let mut cfg = spec.sender.clone();
         // ns-2 starts each agent's tick clock at a random phase (boot_time_); draw it from the
         // flow's own stream so connections do not share tick boundaries.
         let rng = match &mut self.flows[fi].app {
             AppRt::Tcp { rng, .. } => rng,
             AppRt::Cbr(_) => return,
         };
-        cfg.tick_phase = Dur::from_nanos(rng.below(spec.tick.0.max(1)));
+        cfg.tick_phase = Dur::from_nanos(rng.below(cfg.tick.0.max(1)));
         let mut snd = TcpSender::new(cfg);
-        let sink = TcpSink::new(SinkConfig {
-            ack_size: spec.ack_size,
-            delayed_ack: spec.delayed_ack,
-            ..SinkConfig::default()
-        });
+        let sink = TcpSink::new(spec.sink.clone());
         snd.send(self.now, packets);
         let now = self.now;
         let AppRt::Tcp { conns, .. } = &mut self.flows[fi].app else { return };
@@ -413,7 +409,7 @@ impl<'a> Sim<'a> {
         if let Some((at, gen)) = arm {
             self.q.push(at, Ev::Timer { flow: fi as u32, conn: ci as u32, side: Side::Sender, gen });
         }
-        let payload = self.sc.flows[fi].tcp().map_or(0, |t| t.packet_size.0 as u32);
+        let payload = self.sc.flows[fi].tcp().map_or(0, |t| t.sender.packet_size.0 as u32);
         let route = self.flows[fi].fwd;
         let b = self.bin_index(now);
         for s in segs.drain(..) {
@@ -522,7 +518,7 @@ impl<'a> Sim<'a> {
         match &self.sc.flows[fi].app {
             AppSpec::Ftp { .. } => self.open_conn(fi, None),
             AppSpec::Transfer { tcp, size } => {
-                let pkts = size.0.div_ceil(tcp.packet_size.0).max(1);
+                let pkts = size.0.div_ceil(tcp.sender.packet_size.0).max(1);
                 self.open_conn(fi, Some(pkts));
             }
             AppSpec::Web { .. } => {
@@ -598,7 +594,7 @@ impl<'a> Sim<'a> {
         let gap = w.next_gap();
         w.started += 1;
         self.q.push(self.now + gap, Ev::WebSession(fi as u32));
-        let Some(pkt_size) = self.sc.flows[fi].tcp().map(|t| t.packet_size.0) else { return };
+        let Some(pkt_size) = self.sc.flows[fi].tcp().map(|t| t.sender.packet_size.0) else { return };
         let pkts = bytes.0.div_ceil(pkt_size).max(1);
         self.open_conn(fi, Some(pkts));
     }

@@ -12,6 +12,8 @@ mod tests;
 use fairway_aqm::{DropTailParams, RedParams};
 use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
 
+pub use crate::tcp::{SinkConfig, TcpConfig, TcpVariant};
+
 pub use parse::{parse_scenario, parse_scenario_file};
 pub use reader::ScenarioError;
 
@@ -78,7 +80,7 @@ impl FlowSpec {
     }
 
     pub fn transport(&self) -> &'static str {
-        self.tcp().map_or("udp", |t| t.variant.name())
+        self.tcp().map_or("udp", |t| t.sender.variant.name())
     }
     /// "tcp" or "udp": the traffic class the ns-2 comparison groups by.
     pub fn class(&self) -> &'static str {
@@ -113,63 +115,18 @@ impl AppSpec {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TcpVariantSpec {
-    Reno,
-    NewReno,
-}
-
-impl TcpVariantSpec {
-    pub fn name(&self) -> &'static str {
-        match self {
-            TcpVariantSpec::Reno => "reno",
-            TcpVariantSpec::NewReno => "newreno",
-        }
-    }
-}
-
-/// TCP settings, named after ns-2's Agent/TCP variables; defaults are ns-2 2.35's.
+/// TCP settings: the sender's and the sink's configurations, named after ns-2's Agent/TCP and
+/// Agent/TCPSink variables; defaults are ns-2 2.35's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TcpSpec {
-    pub variant: TcpVariantSpec,
-    /// Payload per segment (ns-2 `packetSize_`); a data packet is this plus `header_size` on the wire.
-    pub packet_size: Bytes,
-    pub header_size: Bytes,
-    /// Receiver window cap in packets (ns-2 `window_`).
-    pub window: u32,
-    pub window_init: u32,
-    pub max_cwnd: u32,
-    pub max_burst: u32,
-    pub dupack_thresh: u32,
-    pub ecn: bool,
-    pub tick: Dur,
-    pub min_rto: Dur,
-    pub max_rto: Dur,
-    pub initial_rto: Dur,
-    /// Sink: `None` acks every packet (ns-2 TCPSink); `Some(interval)` is ns-2 TCPSink/DelAck.
-    pub delayed_ack: Option<Dur>,
-    pub ack_size: Bytes,
+    pub sender: TcpConfig,
+    /// `delayed_ack: None` acks every packet (ns-2 TCPSink); `Some(interval)` is TCPSink/DelAck.
+    pub sink: SinkConfig,
 }
 
 impl TcpSpec {
-    pub fn ns2_default(variant: TcpVariantSpec) -> TcpSpec {
-        TcpSpec {
-            variant,
-            packet_size: Bytes(1000),
-            header_size: Bytes(40),
-            window: 20,
-            window_init: 2,
-            max_cwnd: 0,
-            max_burst: 0,
-            dupack_thresh: 3,
-            ecn: false,
-            tick: Dur::from_millis(10),
-            min_rto: Dur::from_millis(200),
-            max_rto: Dur::from_secs(60),
-            initial_rto: Dur::from_secs(3),
-            delayed_ack: None,
-            ack_size: Bytes(40),
-        }
+    pub fn ns2_default(variant: TcpVariant) -> TcpSpec {
+        TcpSpec { sender: TcpConfig::new(variant), sink: SinkConfig::default() }
     }
 }
 

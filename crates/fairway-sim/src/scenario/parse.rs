@@ -269,12 +269,12 @@ impl Builder {
             Some(v) => Some((v.string()?, v)),
             None => None,
         };
-        let tcp_variant = |default: TcpVariantSpec| -> Res<TcpVariantSpec> {
+        let tcp_variant = |default: TcpVariant| -> Res<TcpVariant> {
             match &transport {
                 None => Ok(default),
                 Some((s, v)) => match s.as_str() {
-                    "newreno" => Ok(TcpVariantSpec::NewReno),
-                    "reno" => Ok(TcpVariantSpec::Reno),
+                    "newreno" => Ok(TcpVariant::NewReno),
+                    "reno" => Ok(TcpVariant::Reno),
                     other => Err(
                         v.error(format!("transport `{other}` cannot carry app `{app_name}`: expected newreno or reno"))
                     ),
@@ -283,18 +283,18 @@ impl Builder {
         };
         let app = match app_name.as_str() {
             "ftp" => {
-                let tcp = parse_tcp(t, tcp_variant(TcpVariantSpec::NewReno)?)?;
+                let tcp = parse_tcp(t, tcp_variant(TcpVariant::NewReno)?)?;
                 finish_app(t, &[TCP_KEYS])?;
                 AppSpec::Ftp { tcp }
             }
             "transfer" => {
-                let tcp = parse_tcp(t, tcp_variant(TcpVariantSpec::NewReno)?)?;
+                let tcp = parse_tcp(t, tcp_variant(TcpVariant::NewReno)?)?;
                 let size = t.req("size")?.bytes_pos()?;
                 finish_app(t, &[TCP_KEYS, &["size"]])?;
                 AppSpec::Transfer { tcp, size }
             }
             "web" => {
-                let tcp = parse_tcp(t, tcp_variant(TcpVariantSpec::NewReno)?)?;
+                let tcp = parse_tcp(t, tcp_variant(TcpVariant::NewReno)?)?;
                 let interarrival = t.req("interarrival")?.dur_pos()?;
                 let mean_size = t.req("mean_size")?.bytes_pos()?;
                 let shape = match t.get("shape") {
@@ -448,56 +448,58 @@ fn packet_size(v: &Val) -> Res<Bytes> {
     Ok(b)
 }
 
-fn parse_tcp(t: &Tbl, variant: TcpVariantSpec) -> Res<TcpSpec> {
+fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
     let mut s = TcpSpec::ns2_default(variant);
     if let Some(v) = t.get("packet_size") {
-        s.packet_size = packet_size(&v)?;
+        s.sender.packet_size = packet_size(&v)?;
     }
     if let Some(v) = t.get("header_size") {
         let h = v.bytes()?;
         if h > MAX_PACKET {
             return Err(v.error(format!("{h} is larger than the {MAX_PACKET} a packet may have")));
         }
-        s.header_size = h;
+        s.sender.header_size = h;
     }
     if let Some(v) = t.get("ack_size") {
-        s.ack_size = packet_size(&v)?;
+        s.sink.ack_size = packet_size(&v)?;
     }
     if let Some(v) = t.get("window") {
-        s.window = v.u32_min(1)?;
+        s.sender.window = v.u32_min(1)?;
     }
     if let Some(v) = t.get("window_init") {
-        s.window_init = v.u32_min(1)?;
+        s.sender.window_init = v.u32_min(1)?;
     }
     if let Some(v) = t.get("max_cwnd") {
-        s.max_cwnd = v.u32_min(0)?;
+        s.sender.max_cwnd = v.u32_min(0)?;
     }
     if let Some(v) = t.get("max_burst") {
-        s.max_burst = v.u32_min(0)?;
+        s.sender.max_burst = v.u32_min(0)?;
     }
     if let Some(v) = t.get("dupack_thresh") {
-        s.dupack_thresh = v.u32_min(1)?;
+        s.sender.dupack_thresh = v.u32_min(1)?;
     }
     if let Some(v) = t.get("ecn") {
-        s.ecn = v.bool()?;
+        s.sender.ecn = v.bool()?;
     }
     if let Some(v) = t.get("tick") {
-        s.tick = v.dur_pos()?;
+        s.sender.tick = v.dur_pos()?;
     }
     if let Some(v) = t.get("min_rto") {
-        s.min_rto = v.dur()?;
+        s.sender.min_rto = v.dur()?;
     }
     if let Some(v) = t.get("max_rto") {
-        s.max_rto = v.dur_pos()?;
+        s.sender.max_rto = v.dur_pos()?;
     }
     if let Some(v) = t.get("initial_rto") {
-        s.initial_rto = v.dur_pos()?;
+        s.sender.initial_rto = v.dur_pos()?;
     }
-    if s.min_rto > s.max_rto {
-        return Err(t.req("min_rto")?.error(format!("min_rto {} is above max_rto {}", s.min_rto, s.max_rto)));
+    if s.sender.min_rto > s.sender.max_rto {
+        return Err(t
+            .req("min_rto")?
+            .error(format!("min_rto {} is above max_rto {}", s.sender.min_rto, s.sender.max_rto)));
     }
     if let Some(v) = t.get("delayed_ack") {
-        s.delayed_ack = if v.is_str() {
+        s.sink.delayed_ack = if v.is_str() {
             Some(v.dur_pos()?)
         } else if v.bool()? {
             Some(Dur::from_millis(100)) // ns-2 Agent/TCPSink/DelAck interval_ default

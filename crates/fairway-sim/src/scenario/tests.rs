@@ -77,9 +77,9 @@ fn the_good_scenario_parses_into_what_it_says() {
     let ftp = &sc.flows[0];
     match &ftp.app {
         AppSpec::Ftp { tcp } => {
-            assert_eq!(tcp.window, 15);
-            assert_eq!(tcp.variant, TcpVariantSpec::NewReno);
-            assert_eq!(tcp.packet_size, Bytes(1000));
+            assert_eq!(tcp.sender.window, 15);
+            assert_eq!(tcp.sender.variant, TcpVariant::NewReno);
+            assert_eq!(tcp.sender.packet_size, Bytes(1000));
         }
         a => panic!("{a:?}"),
     }

@@ -61,6 +61,16 @@ pub enum TcpVariant {
     NewReno,
 }
 
+impl TcpVariant {
+    /// The name scenario files use: "reno" or "newreno".
+    pub fn name(&self) -> &'static str {
+        match self {
+            TcpVariant::Reno => "reno",
+            TcpVariant::NewReno => "newreno",
+        }
+    }
+}
+
 /// Sender parameters. `Default` gives ns-2 2.35's `Agent/TCP` defaults.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TcpConfig {
