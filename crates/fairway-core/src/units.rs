@@ -304,7 +304,7 @@ impl Dur {
             "ms" | "msec" => 1e6,
             "us" | "µs" | "usec" => 1e3,
             "ns" | "nsec" => 1.0,
-            "min" | "m" => 60e9,
+            "min" => 60e9,
             "h" => 3600e9,
             _ => return Err(UnitError::BadUnit { input: input.to_string(), unit, expected: TIME_UNITS }),
         };

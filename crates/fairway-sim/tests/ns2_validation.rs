@@ -38,6 +38,7 @@ struct Measure {
     tcp_bytes: f64,
     udp_bytes: f64,
     drops: f64,
+    early_drops: f64,
     arrivals: f64,
 }
 
@@ -58,6 +59,7 @@ fn ns2(name: &str, seed: u64) -> Measure {
     }
     let link = v["links"].as_array().unwrap().iter().find(|l| l["name"] == "r1->r2").expect("r1->r2 in ns-2 output");
     m.drops = link["drops_pkts"].as_f64().unwrap();
+    m.early_drops = link["early_drops_pkts"].as_f64().unwrap();
     m.arrivals = link["arrivals_pkts"].as_f64().unwrap();
     m
 }
@@ -73,6 +75,7 @@ fn fairway(name: &str, seed: u64) -> Measure {
         tcp_bytes: class("tcp"),
         udp_bytes: class("udp"),
         drops: link.drops_pkts as f64,
+        early_drops: link.early_drops_pkts as f64,
         arrivals: link.arrivals_pkts as f64,
     }
 }
@@ -83,6 +86,7 @@ fn mean(ms: &[Measure]) -> Measure {
         tcp_bytes: ms.iter().map(|m| m.tcp_bytes).sum::<f64>() / n,
         udp_bytes: ms.iter().map(|m| m.udp_bytes).sum::<f64>() / n,
         drops: ms.iter().map(|m| m.drops).sum::<f64>() / n,
+        early_drops: ms.iter().map(|m| m.early_drops).sum::<f64>() / n,
         arrivals: ms.iter().map(|m| m.arrivals).sum::<f64>() / n,
     }
 }
@@ -120,6 +124,7 @@ fn compare(name: &str) {
             failed.push(what);
         }
     }
+    eprintln!("  {:<22} {:>14.0} {:>14.0}  (for information)", "  of which early", f.early_drops, n.early_drops);
     eprintln!("  {:<22} {:>14.0} {:>14.0}  (for information)", "bottleneck arrivals", f.arrivals, n.arrivals);
     assert!(failed.is_empty(), "{name}: fairway and ns-2 disagree on {failed:?}; see docs/semantics.md");
 }
