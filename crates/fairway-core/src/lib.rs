@@ -2,10 +2,12 @@
 //!
 //! - [`units`]: `Time`, `Dur`, `Rate`, `Bytes` as integers, parsed from ns-2 and paper notation;
 //! - [`rng`]: deterministic random streams derived from (scenario seed, component name);
-//! - [`ids`]: small integer ids.
+//! - [`ids`]: small integer ids;
+//! - [`udpm`]: the UDPm wire format of seed 000's multimedia system.
 
 pub mod ids;
 pub mod rng;
+pub mod udpm;
 pub mod units;
 
 pub use ids::{FlowId, LinkId, NodeId, PacketRef};

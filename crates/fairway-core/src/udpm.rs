@@ -1,0 +1,388 @@
+//! UDPm: the wire format of the congestion-aware multimedia system of seed 000 (Kadhum &
+//! Hassanein 2015, §3.2: "the modified UDP ... writing the information received from a MApp
+//! object to the header"), carried as the payload of an ordinary UDP datagram.
+//!
+//! Two message types share a 6-byte preamble; all fields are big-endian:
+//!
+//! ```text
+//! preamble   version u8 (= 1) | type u8 (0 data, 1 feedback) | flow id u32
+//! data       flags u8 | scale u8 | frag index u16 | frag count u16 | seq u32 | frame u32
+//!            | send time u32 (us) | rtt u32 (us, 0 = unknown)            -> 28 bytes
+//! feedback   scale u8 | flags u8 | echo time u32 (us) | hold u32 (us) | highest seq u32
+//!            | lost u32 | marked u32                                      -> 28 bytes
+//! ```
+//!
+//! - `flags` of a data packet: bit 0 is the multimedia tag a router may classify on (seed 000 §5:
+//!   "multimedia packets can be identified (or labeled) by transport layer"); other bits must be 0.
+//! - Times are microseconds on the sender's clock, modulo 2^32 (71 minutes): only differences
+//!   are used, with wrapping arithmetic. `rtt` is the sender's current estimate, which the
+//!   receiver needs to pace its once-per-RTT decisions (seed 003 §5); seed 000 does not say how
+//!   the receiver learns the RTT, and a receiver cannot measure it alone without synchronised
+//!   clocks, so the sender tells it.
+//! - A feedback message echoes the send time of the latest data packet and how long the receiver
+//!   held it before answering, so the sender measures RTT = now - echo - hold.
+//! - `seq` numbers datagrams (a frame split into fragments uses one per fragment); `frame`
+//!   numbers application frames. Both wrap modulo 2^32; [`extend_seq`] recovers 64-bit values.
+//!
+//! Decoding never panics: any malformed input is an [`UdpmError`].
+
+use thiserror::Error;
+
+pub const VERSION: u8 = 1;
+pub const PREAMBLE_LEN: usize = 6;
+pub const DATA_HEADER_LEN: usize = 28;
+pub const FEEDBACK_LEN: usize = 28;
+/// IPv4 (20) + UDP (8) header bytes in front of every UDPm message on a real network.
+pub const IP_UDP_OVERHEAD: usize = 28;
+
+const TYPE_DATA: u8 = 0;
+const TYPE_FEEDBACK: u8 = 1;
+
+/// Data flag: the packet is multimedia (routers such as CBT classify on it).
+pub const FLAG_MULTIMEDIA: u8 = 0x01;
+const DATA_FLAGS_KNOWN: u8 = FLAG_MULTIMEDIA;
+
+/// The header of a data datagram; the frame's bytes follow it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DataHeader {
+    pub flow: u32,
+    pub flags: u8,
+    /// The scale the sender is sending at.
+    pub scale: u8,
+    /// This fragment's index within its frame, from 0.
+    pub frag_index: u16,
+    /// Fragments in the frame (at least 1).
+    pub frag_count: u16,
+    /// Datagram sequence number (modulo 2^32).
+    pub seq: u32,
+    /// Frame number (modulo 2^32).
+    pub frame: u32,
+    /// Send time, microseconds on the sender's clock (modulo 2^32).
+    pub send_time_us: u32,
+    /// The sender's smoothed RTT in microseconds; 0 before it has a sample.
+    pub rtt_us: u32,
+}
+
+/// A feedback message from receiver to sender.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Feedback {
+    pub flow: u32,
+    /// The scale the receiver expects next.
+    pub scale: u8,
+    /// Reserved, must be 0.
+    pub flags: u8,
+    /// `send_time_us` of the latest data packet received.
+    pub echo_time_us: u32,
+    /// Microseconds between that packet's arrival and this message.
+    pub hold_us: u32,
+    /// Highest datagram sequence number seen (modulo 2^32).
+    pub highest_seq: u32,
+    /// Datagrams lost so far (sequence gaps), cumulative.
+    pub lost: u32,
+    /// Datagrams received with ECN Congestion Experienced, cumulative.
+    pub marked: u32,
+}
+
+/// A decoded UDPm message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Message {
+    Data(DataHeader),
+    Feedback(Feedback),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum UdpmError {
+    #[error("datagram of {len} bytes is shorter than the {need}-byte header")]
+    Truncated { len: usize, need: usize },
+    #[error("unsupported UDPm version {0} (this is version {VERSION})")]
+    Version(u8),
+    #[error("unknown UDPm message type {0}")]
+    Type(u8),
+    #[error("fragment count is zero")]
+    NoFragments,
+    #[error("fragment index {index} is not below the fragment count {count}")]
+    FragmentIndex { index: u16, count: u16 },
+    #[error("unknown flags {0:#04x}")]
+    Flags(u8),
+    #[error("feedback of {len} bytes: expected exactly {FEEDBACK_LEN}")]
+    FeedbackLength { len: usize },
+}
+
+fn be16(b: &[u8], at: usize) -> u16 {
+    u16::from_be_bytes([b[at], b[at + 1]])
+}
+
+fn be32(b: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+impl DataHeader {
+    /// Appends the header's 28 bytes to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        out.push(VERSION);
+        out.push(TYPE_DATA);
+        out.extend_from_slice(&self.flow.to_be_bytes());
+        out.push(self.flags);
+        out.push(self.scale);
+        out.extend_from_slice(&self.frag_index.to_be_bytes());
+        out.extend_from_slice(&self.frag_count.to_be_bytes());
+        out.extend_from_slice(&self.seq.to_be_bytes());
+        out.extend_from_slice(&self.frame.to_be_bytes());
+        out.extend_from_slice(&self.send_time_us.to_be_bytes());
+        out.extend_from_slice(&self.rtt_us.to_be_bytes());
+    }
+
+    pub fn is_multimedia(&self) -> bool {
+        self.flags & FLAG_MULTIMEDIA != 0
+    }
+}
+
+impl Feedback {
+    /// Appends the message's 28 bytes to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        out.push(VERSION);
+        out.push(TYPE_FEEDBACK);
+        out.extend_from_slice(&self.flow.to_be_bytes());
+        out.push(self.scale);
+        out.push(self.flags);
+        out.extend_from_slice(&self.echo_time_us.to_be_bytes());
+        out.extend_from_slice(&self.hold_us.to_be_bytes());
+        out.extend_from_slice(&self.highest_seq.to_be_bytes());
+        out.extend_from_slice(&self.lost.to_be_bytes());
+        out.extend_from_slice(&self.marked.to_be_bytes());
+    }
+}
+
+impl Message {
+    /// Decodes a datagram. For data, returns the header and the payload after it.
+    pub fn decode(b: &[u8]) -> Result<(Message, &[u8]), UdpmError> {
+        if b.len() < PREAMBLE_LEN {
+            return Err(UdpmError::Truncated { len: b.len(), need: PREAMBLE_LEN });
+        }
+        if b[0] != VERSION {
+            return Err(UdpmError::Version(b[0]));
+        }
+        let flow = be32(b, 2);
+        match b[1] {
+            TYPE_DATA => {
+                if b.len() < DATA_HEADER_LEN {
+                    return Err(UdpmError::Truncated { len: b.len(), need: DATA_HEADER_LEN });
+                }
+                let h = DataHeader {
+                    flow,
+                    flags: b[6],
+                    scale: b[7],
+                    frag_index: be16(b, 8),
+                    frag_count: be16(b, 10),
+                    seq: be32(b, 12),
+                    frame: be32(b, 16),
+                    send_time_us: be32(b, 20),
+                    rtt_us: be32(b, 24),
+                };
+                if h.flags & !DATA_FLAGS_KNOWN != 0 {
+                    return Err(UdpmError::Flags(h.flags));
+                }
+                if h.frag_count == 0 {
+                    return Err(UdpmError::NoFragments);
+                }
+                if h.frag_index >= h.frag_count {
+                    return Err(UdpmError::FragmentIndex { index: h.frag_index, count: h.frag_count });
+                }
+                Ok((Message::Data(h), &b[DATA_HEADER_LEN..]))
+            }
+            TYPE_FEEDBACK => {
+                if b.len() != FEEDBACK_LEN {
+                    return Err(UdpmError::FeedbackLength { len: b.len() });
+                }
+                let f = Feedback {
+                    flow,
+                    scale: b[6],
+                    flags: b[7],
+                    echo_time_us: be32(b, 8),
+                    hold_us: be32(b, 12),
+                    highest_seq: be32(b, 16),
+                    lost: be32(b, 20),
+                    marked: be32(b, 24),
+                };
+                if f.flags != 0 {
+                    return Err(UdpmError::Flags(f.flags));
+                }
+                Ok((Message::Feedback(f), &b[FEEDBACK_LEN..]))
+            }
+            t => Err(UdpmError::Type(t)),
+        }
+    }
+}
+
+/// The 64-bit sequence number nearest to `last` whose low 32 bits are `wire` (serial-number
+/// arithmetic, RFC 1982): recovers a counter that wrapped on the wire.
+pub fn extend_seq(last: u64, wire: u32) -> u64 {
+    let base = last & !0xFFFF_FFFF;
+    let cand = base | wire as u64;
+    let fwd = (wire as u32).wrapping_sub(last as u32) as i32;
+    // fwd is the signed distance from last to wire modulo 2^32.
+    if fwd >= 0 {
+        if cand >= last {
+            cand
+        } else {
+            cand + (1 << 32)
+        }
+    } else if cand <= last {
+        cand
+    } else {
+        cand.saturating_sub(1 << 32)
+    }
+}
+
+/// Microseconds on a 32-bit wrapping clock from nanoseconds.
+pub fn wire_time_us(ns: u64) -> u32 {
+    (ns / 1_000) as u32
+}
+
+/// `later - earlier` on the 32-bit microsecond clock.
+pub fn wire_elapsed_us(later: u32, earlier: u32) -> u32 {
+    later.wrapping_sub(earlier)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Rng;
+
+    fn data() -> DataHeader {
+        DataHeader {
+            flow: 0xDEAD_BEEF,
+            flags: FLAG_MULTIMEDIA,
+            scale: 7,
+            frag_index: 2,
+            frag_count: 3,
+            seq: 0x0102_0304,
+            frame: 99,
+            send_time_us: 4_000_000_000,
+            rtt_us: 41_500,
+        }
+    }
+
+    #[test]
+    fn data_round_trip_with_payload() {
+        let mut b = vec![];
+        data().encode(&mut b);
+        assert_eq!(b.len(), DATA_HEADER_LEN);
+        b.extend_from_slice(b"frame bytes");
+        let (m, payload) = Message::decode(&b).unwrap();
+        assert_eq!(m, Message::Data(data()));
+        assert_eq!(payload, b"frame bytes");
+        assert!(data().is_multimedia());
+    }
+
+    #[test]
+    fn byte_exact_layout() {
+        let mut b = vec![];
+        data().encode(&mut b);
+        assert_eq!(
+            b,
+            [
+                1, 0, 0xDE, 0xAD, 0xBE, 0xEF, // version, type, flow
+                0x01, 7, 0, 2, 0, 3, // flags, scale, frag index, frag count
+                1, 2, 3, 4, 0, 0, 0, 99, // seq, frame
+                0xEE, 0x6B, 0x28, 0x00, 0, 0, 0xA2, 0x1C, // send time 4e9 us, rtt 41 500 us
+            ]
+        );
+        let f =
+            Feedback { flow: 1, scale: 3, flags: 0, echo_time_us: 2, hold_us: 3, highest_seq: 4, lost: 5, marked: 6 };
+        let mut b = vec![];
+        f.encode(&mut b);
+        assert_eq!(b, [1, 1, 0, 0, 0, 1, 3, 0, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0, 6]);
+        assert_eq!(Message::decode(&b).unwrap().0, Message::Feedback(f));
+    }
+
+    #[test]
+    fn malformed_datagrams_are_errors() {
+        let mut good = vec![];
+        data().encode(&mut good);
+        assert_eq!(Message::decode(&[]), Err(UdpmError::Truncated { len: 0, need: PREAMBLE_LEN }));
+        assert_eq!(Message::decode(&good[..20]), Err(UdpmError::Truncated { len: 20, need: DATA_HEADER_LEN }));
+        let mut b = good.clone();
+        b[0] = 2;
+        assert_eq!(Message::decode(&b), Err(UdpmError::Version(2)));
+        let mut b = good.clone();
+        b[1] = 9;
+        assert_eq!(Message::decode(&b), Err(UdpmError::Type(9)));
+        let mut b = good.clone();
+        b[10] = 0;
+        b[11] = 0;
+        assert_eq!(Message::decode(&b), Err(UdpmError::NoFragments));
+        let mut b = good.clone();
+        b[9] = 3;
+        assert_eq!(Message::decode(&b), Err(UdpmError::FragmentIndex { index: 3, count: 3 }));
+        let mut b = good.clone();
+        b[6] = 0x80;
+        assert_eq!(Message::decode(&b), Err(UdpmError::Flags(0x80)));
+        let mut fb = vec![];
+        Feedback::default().encode(&mut fb);
+        fb.push(0);
+        assert_eq!(Message::decode(&fb), Err(UdpmError::FeedbackLength { len: 29 }));
+    }
+
+    #[test]
+    fn garbage_never_panics_and_what_decodes_re_encodes_identically() {
+        let mut rng = Rng::from_seed(77);
+        let mut decoded = 0;
+        for _ in 0..200_000 {
+            // A valid message with a random payload, then one random change: a byte
+            // overwritten, the datagram cut, or nothing.
+            let mut b = vec![];
+            if rng.bernoulli(0.5) {
+                let count = 1 + rng.below(4) as u16;
+                DataHeader {
+                    flow: rng.next_u64() as u32,
+                    flags: rng.below(2) as u8,
+                    scale: rng.next_u64() as u8,
+                    frag_index: rng.below(count as u64) as u16,
+                    frag_count: count,
+                    seq: rng.next_u64() as u32,
+                    frame: rng.next_u64() as u32,
+                    send_time_us: rng.next_u64() as u32,
+                    rtt_us: rng.next_u64() as u32,
+                }
+                .encode(&mut b);
+                for _ in 0..rng.below(16) {
+                    b.push(rng.next_u64() as u8);
+                }
+            } else {
+                Feedback { flow: rng.next_u64() as u32, lost: rng.next_u64() as u32, ..Default::default() }
+                    .encode(&mut b);
+            }
+            match rng.below(3) {
+                0 => {
+                    let i = rng.below(b.len() as u64) as usize;
+                    b[i] = rng.next_u64() as u8;
+                }
+                1 => b.truncate(rng.below(b.len() as u64) as usize),
+                _ => {}
+            }
+            if let Ok((m, payload)) = Message::decode(&b) {
+                decoded += 1;
+                let mut again = vec![];
+                match m {
+                    Message::Data(h) => h.encode(&mut again),
+                    Message::Feedback(f) => f.encode(&mut again),
+                }
+                again.extend_from_slice(payload);
+                assert_eq!(again, b);
+            }
+        }
+        assert!(decoded > 50_000, "{decoded}");
+    }
+
+    #[test]
+    fn sequence_extension_survives_wrap() {
+        assert_eq!(extend_seq(0, 5), 5);
+        assert_eq!(extend_seq(10, 5), 5, "a late packet stays behind");
+        assert_eq!(extend_seq(0xFFFF_FFF0, 0x10), 0x1_0000_0010, "forward across the wrap");
+        assert_eq!(extend_seq(0x1_0000_0010, 0xFFFF_FFF0), 0xFFFF_FFF0, "backward across the wrap");
+        assert_eq!(extend_seq(5, 0xFFFF_FFFF), 0, "never below zero");
+        assert_eq!(wire_elapsed_us(5, 0xFFFF_FFFB), 10);
+        assert_eq!(wire_time_us(4_294_967_296_000), 0);
+    }
+}
