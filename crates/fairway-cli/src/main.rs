@@ -36,6 +36,20 @@ enum Cmd {
     },
     /// Check a scenario file without running it.
     Check { file: PathBuf },
+    /// Run a paper's scenarios and write a report beside the paper's numbers.
+    Reproduce {
+        /// Which paper: kadhum2015.
+        name: String,
+        /// Report folder [default: out/<name>].
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The scenarios folder.
+        #[arg(long, default_value = "scenarios")]
+        scenarios: PathBuf,
+        /// Override the scenarios' seed.
+        #[arg(long)]
+        seed: Option<u64>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -43,6 +57,7 @@ fn main() -> ExitCode {
     let result = match cli.cmd {
         Cmd::Run { file, out, seed, quiet } => run(&file, out, seed, quiet),
         Cmd::Check { file } => check(&file),
+        Cmd::Reproduce { name, out, scenarios, seed } => reproduce(&name, out, scenarios, seed),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -129,6 +144,19 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Res
         println!();
         println!("results in {}/ ({} files: {})", out.display(), written.len(), names(&written));
     }
+    Ok(())
+}
+
+fn reproduce(name: &str, out: Option<PathBuf>, scenarios: PathBuf, seed: Option<u64>) -> Result<(), Failure> {
+    use fairway_sim::reproduce::{self, ReproduceError, ReproduceOptions};
+    let out = out.unwrap_or_else(|| PathBuf::from("out").join(name));
+    let opts = ReproduceOptions { scenarios, out, seed };
+    let started = Instant::now();
+    let report = reproduce::reproduce(name, &opts, &mut |stem| eprintln!("  running {stem}")).map_err(|e| match e {
+        ReproduceError::Unknown(_) | ReproduceError::Scenario(_) => Failure::Input(e.to_string()),
+        other => Failure::Other(anyhow::Error::new(other)),
+    })?;
+    println!("report: {} ({:.1} s)", report.display(), started.elapsed().as_secs_f64());
     Ok(())
 }
 

@@ -149,3 +149,15 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+#[test]
+fn reproduce_writes_a_report_and_rejects_unknown_papers() {
+    let out = tmp("reproduce");
+    let o = fairway(&["reproduce", "kadhum2015", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.join("report.md").exists());
+    let o = fairway(&["reproduce", "nosuchpaper"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("kadhum2015"), "the error lists what is known");
+    let _ = fs::remove_dir_all(out);
+}

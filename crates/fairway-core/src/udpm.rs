@@ -219,7 +219,7 @@ impl Message {
 pub fn extend_seq(last: u64, wire: u32) -> u64 {
     let base = last & !0xFFFF_FFFF;
     let cand = base | wire as u64;
-    let fwd = (wire as u32).wrapping_sub(last as u32) as i32;
+    let fwd = wire.wrapping_sub(last as u32) as i32;
     // fwd is the signed distance from last to wire modulo 2^32.
     if fwd >= 0 {
         if cand >= last {

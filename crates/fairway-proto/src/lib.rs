@@ -1,4 +1,8 @@
 //! Sans-IO endpoints for congestion-aware media transport (see ../shared/DESIGN.md).
 //!
-//! Empty for now: the simulator foundation (issue 2) comes first; MApp/UDPm (issue 3),
+//! - [`mapp`]: MApp, the media-scaling sender and receiver of seed 000 (Kadhum & Hassanein
+//!   2015) with the receiver rule of seed 003 §5 (Chung & Claypool's MM_APP), over UDPm.
+//!
 //! IFTP (issue 4), TFRC and the DCCP CCIDs land here as they are built.
+
+pub mod mapp;

@@ -11,6 +11,7 @@ pub mod link;
 pub mod monitor;
 pub mod output;
 pub mod packet;
+pub mod reproduce;
 pub mod results;
 pub mod routing;
 pub mod scenario;
@@ -22,7 +23,7 @@ use fairway_core::Time;
 pub use results::{RunResult, Summary};
 pub use scenario::{parse_scenario, parse_scenario_file, Scenario, ScenarioError};
 
-use results::{ClassSummary, FlowSummary, LinkSummary, SUMMARY_SCHEMA};
+use results::{ClassSummary, FlowSummary, LinkSummary, MappSummary, SUMMARY_SCHEMA};
 use scenario::{AppSpec, QueueSpec};
 use sim::Sim;
 
@@ -33,6 +34,8 @@ pub enum SimError {
     Param(String, fairway_aqm::ParamError),
     #[error("flow {0}: no route")]
     NoRoute(String),
+    #[error("flow {0}: {1}")]
+    App(String, String),
     /// A packet was created or lost without being counted: a simulator bug.
     #[error("conservation violated (a fairway bug; please report it with the scenario):\n{0}")]
     Conservation(String),
@@ -107,6 +110,18 @@ fn collect(sim: &Sim, seed: u64) -> Result<RunResult, SimError> {
                 AppSpec::Transfer { .. } => sim.done_at(i).map(|t| t.as_secs_f64()),
                 _ => None,
             },
+            mapp: sim.mapp(i).map(|(log, _, rcv)| MappSummary {
+                final_scale: log.last().map_or(0, |(_, s)| *s),
+                mean_scale: time_weighted_mean(log, f.start, stop),
+                scale_decreases: log.windows(2).filter(|w| w[1].1 < w[0].1).count() as u64,
+                scale_increases: log.windows(2).filter(|w| w[1].1 > w[0].1).count() as u64,
+                receiver_timeouts: rcv.timeouts,
+                lost_pkts_seen: rcv.lost,
+                marked_pkts_seen: rcv.marked,
+                frames_complete: rcv.frames_complete,
+                frames_lost: rcv.frames_lost,
+                feedback_sent: rcv.feedback_sent,
+            }),
         });
     }
 
@@ -169,5 +184,25 @@ fn collect(sim: &Sim, seed: u64) -> Result<RunResult, SimError> {
     };
     let flow_bins = (0..sc.flows.len()).map(|i| sim.flow_bins(i).to_vec()).collect();
     let queue_samples = sc.monitor.links.iter().copied().zip(sim.queue_samples.iter().cloned()).collect();
-    Ok(RunResult { summary, bin: sc.monitor.bin, flow_bins, queue_samples })
+    let scale_logs = (0..sc.flows.len())
+        .filter_map(|i| sim.mapp(i).map(|(log, _, _)| (i, log.iter().map(|(t, s)| (t.as_secs_f64(), *s)).collect())))
+        .collect();
+    Ok(RunResult { summary, bin: sc.monitor.bin, flow_bins, queue_samples, scale_logs })
+}
+
+/// The mean of a step function given by (time, value) changes, over [from, to].
+fn time_weighted_mean(log: &[(Time, u8)], from: Time, to: Time) -> f64 {
+    let span = (to - from).as_secs_f64();
+    if span <= 0.0 || log.is_empty() {
+        return log.last().map_or(0.0, |(_, s)| *s as f64);
+    }
+    let mut area = 0.0;
+    for (i, (t, v)) in log.iter().enumerate() {
+        let a = (*t).max(from);
+        let b = log.get(i + 1).map_or(to, |(n, _)| *n).min(to);
+        if b > a {
+            area += *v as f64 * (b - a).as_secs_f64();
+        }
+    }
+    area / span
 }

@@ -12,6 +12,26 @@ pub enum PktKind {
     TcpAck,
     /// A UDP datagram (`seq` numbers them per flow).
     Udp,
+    /// A UDPm data datagram of MApp (`udpm` holds its header).
+    UdpmData,
+    /// A UDPm feedback message from MApp's receiver (`udpm` holds it).
+    UdpmFeedback,
+}
+
+impl PktKind {
+    /// Data travels from the flow's source to its sink; the rest (TCP ACKs, UDPm feedback)
+    /// travels back.
+    pub fn is_data(self) -> bool {
+        matches!(self, PktKind::TcpData | PktKind::Udp | PktKind::UdpmData)
+    }
+}
+
+/// The UDPm header a packet carries, if any (seed 000's multimedia system).
+#[derive(Debug, Clone, Copy)]
+pub enum UdpmHdr {
+    None,
+    Data(fairway_core::udpm::DataHeader),
+    Feedback(fairway_core::udpm::Feedback),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -42,6 +62,7 @@ pub struct Packet {
     /// Route (index into the simulator's route table) and the hop it is on.
     pub route: u32,
     pub hop: u32,
+    pub udpm: UdpmHdr,
 }
 
 /// Slab of packets with a free list; slots are reused, so a `PacketRef` is valid only until the

@@ -70,6 +70,28 @@ pub struct FlowSummary {
     pub mean_session_s: Option<f64>,
     /// Finite transfers: when the last packet was acknowledged (null if it was not).
     pub completion_s: Option<f64>,
+    /// MApp flows only (seed 000's media scaling over UDPm).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mapp: Option<MappSummary>,
+}
+
+/// What MApp's two ends saw.
+#[derive(Debug, Clone, Serialize)]
+pub struct MappSummary {
+    pub final_scale: u8,
+    /// The sender's scale averaged over the flow's active time.
+    pub mean_scale: f64,
+    /// Scale changes as the sender applied them.
+    pub scale_decreases: u64,
+    pub scale_increases: u64,
+    /// Receive timeouts (seed 003 §5's TOI) at the receiver.
+    pub receiver_timeouts: u64,
+    /// Datagrams the receiver found missing (sequence gaps) and found CE-marked.
+    pub lost_pkts_seen: u64,
+    pub marked_pkts_seen: u64,
+    pub frames_complete: u64,
+    pub frames_lost: u64,
+    pub feedback_sent: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -107,7 +129,7 @@ pub struct ClassSummary {
 }
 
 /// One throughput bin of one flow.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct BinRow {
     pub sent_pkts: u32,
     pub recv_pkts: u32,
@@ -118,6 +140,24 @@ pub struct BinRow {
     pub delay_n: u32,
     /// Congestion window at the end of the bin, in packets (NaN when not a single TCP sender).
     pub cwnd_pkts: f32,
+    /// MApp: the sender's scale at the end of the bin (NaN for other flows).
+    pub scale: f32,
+}
+
+impl Default for BinRow {
+    fn default() -> Self {
+        BinRow {
+            sent_pkts: 0,
+            recv_pkts: 0,
+            dropped_pkts: 0,
+            distinct_bytes: 0,
+            goodput_bytes: 0,
+            delay_sum_s: 0.0,
+            delay_n: 0,
+            cwnd_pkts: f32::NAN,
+            scale: f32::NAN,
+        }
+    }
 }
 
 /// One sample of one link's queue; counters are cumulative since the start.
@@ -129,6 +169,7 @@ pub struct QueueRow {
     pub avg_queue_pkts: f64,
     pub arrivals_pkts: u64,
     pub departures_pkts: u64,
+    pub departures_bytes: u64,
     pub drops_pkts: u64,
     pub early_drops_pkts: u64,
     pub forced_drops_pkts: u64,
@@ -145,4 +186,6 @@ pub struct RunResult {
     pub flow_bins: Vec<Vec<BinRow>>,
     /// Per monitored link: (link index, samples).
     pub queue_samples: Vec<(usize, Vec<QueueRow>)>,
+    /// Per MApp flow: (flow index, [(time s, scale)]) at every change of the sender's scale.
+    pub scale_logs: Vec<(usize, Vec<(f64, u8)>)>,
 }

@@ -9,11 +9,14 @@
 use fairway_aqm::{PacketMeta, Qdisc, QueueDiscipline, Verdict};
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rng, Time};
 
+use fairway_core::udpm::{DATA_HEADER_LEN, FEEDBACK_LEN};
+use fairway_proto::mapp::{MappReceiver, MappSender, ReceiverStats, SenderStats};
+
 use crate::apps::{CbrSource, WebSessions};
 use crate::events::EventQueue;
 use crate::link::LinkState;
 use crate::monitor::{FlowCounters, LinkCheck};
-use crate::packet::{Arena, Packet, PktKind};
+use crate::packet::{Arena, Packet, PktKind, UdpmHdr};
 use crate::results::{BinRow, QueueRow};
 use crate::routing::Router;
 use crate::scenario::{AppSpec, QueueSpec, Scenario};
@@ -62,6 +65,18 @@ struct TcpConn {
     started: Time,
 }
 
+/// What the results need of a MApp flow: the scale log and both ends' statistics.
+pub(crate) type MappView<'a> = (&'a [(Time, u8)], SenderStats, ReceiverStats);
+
+/// Seed 000's MApp: the sender at the flow's source, the receiver at its sink.
+struct MappRt {
+    snd: MappSender,
+    rcv: MappReceiver,
+    timers: [TimerSlot; 2],
+    /// The sender's scale over time: (when it took effect, scale).
+    scale_log: Vec<(Time, u8)>,
+}
+
 enum AppRt {
     Tcp {
         conns: Vec<Option<Box<TcpConn>>>,
@@ -73,6 +88,7 @@ enum AppRt {
         done_at: Option<Time>,
     },
     Cbr(CbrSource),
+    Mapp(Box<MappRt>),
 }
 
 struct FlowRt {
@@ -150,6 +166,15 @@ impl<'a> Sim<'a> {
                     rng: Rng::stream(seed, &format!("tcp:{}", f.name)),
                     done_at: None,
                 },
+                AppSpec::Mapp(cfg) => {
+                    let mut cfg = cfg.clone();
+                    cfg.flow = flows.len() as u32;
+                    let bad = |e: fairway_proto::mapp::MappError| SimError::App(f.name.clone(), e.to_string());
+                    let snd =
+                        MappSender::new(cfg.clone(), Rng::stream(seed, &format!("mapp:{}", f.name))).map_err(bad)?;
+                    let rcv = MappReceiver::new(cfg).map_err(bad)?;
+                    AppRt::Mapp(Box::new(MappRt { snd, rcv, timers: [TimerSlot::default(); 2], scale_log: vec![] }))
+                }
                 AppSpec::Ftp { .. } | AppSpec::Transfer { .. } => AppRt::Tcp {
                     conns: vec![],
                     web: None,
@@ -299,12 +324,11 @@ impl<'a> Sim<'a> {
         self.arena.free(p);
         let b = self.bin_index(self.now);
         let f = &mut self.flows[pkt.flow as usize];
-        match pkt.kind {
-            PktKind::TcpData | PktKind::Udp => {
-                f.c.data_dropped += 1;
-                f.bins[b].dropped_pkts += 1;
-            }
-            PktKind::TcpAck => f.c.acks_dropped += 1,
+        if pkt.kind.is_data() {
+            f.c.data_dropped += 1;
+            f.bins[b].dropped_pkts += 1;
+        } else {
+            f.c.acks_dropped += 1;
         }
     }
 
@@ -351,6 +375,20 @@ impl<'a> Sim<'a> {
                 f.c.record_arrival(&mut f.bins[b], &pkt, now, new);
                 self.drain_sink(fi, pkt.conn as usize);
             }
+            PktKind::UdpmData => {
+                let f = &mut self.flows[fi];
+                f.c.record_arrival(&mut f.bins[b], &pkt, now, true);
+                let (AppRt::Mapp(m), UdpmHdr::Data(h)) = (&mut f.app, &pkt.udpm) else { return };
+                m.rcv.handle_data(now, h, pkt.payload as usize, pkt.ce);
+                self.drain_mapp_receiver(fi);
+            }
+            PktKind::UdpmFeedback => {
+                let f = &mut self.flows[fi];
+                f.c.acks_recv += 1;
+                let (AppRt::Mapp(m), UdpmHdr::Feedback(fb)) = (&mut f.app, &pkt.udpm) else { return };
+                m.snd.handle_feedback(now, fb);
+                self.drain_mapp_sender(fi);
+            }
             PktKind::TcpAck => {
                 let f = &mut self.flows[fi];
                 f.c.acks_recv += 1;
@@ -373,10 +411,7 @@ impl<'a> Sim<'a> {
         let mut cfg = spec.sender.clone();
         // ns-2 starts each agent's tick clock at a random phase (boot_time_); draw it from the
         // flow's own stream so connections do not share tick boundaries.
-        let rng = match &mut self.flows[fi].app {
-            AppRt::Tcp { rng, .. } => rng,
-            AppRt::Cbr(_) => return,
-        };
+        let AppRt::Tcp { rng, .. } = &mut self.flows[fi].app else { return };
         cfg.tick_phase = Dur::from_nanos(rng.below(cfg.tick.0.max(1)));
         let mut snd = TcpSender::new(cfg);
         let sink = TcpSink::new(spec.sink.clone());
@@ -391,7 +426,7 @@ impl<'a> Sim<'a> {
     fn conn(&mut self, fi: usize, ci: usize) -> Option<&mut TcpConn> {
         match &mut self.flows[fi].app {
             AppRt::Tcp { conns, .. } => conns.get_mut(ci).and_then(|c| c.as_deref_mut()),
-            AppRt::Cbr(_) => None,
+            AppRt::Cbr(_) | AppRt::Mapp(_) => None,
         }
     }
 
@@ -433,6 +468,7 @@ impl<'a> Sim<'a> {
                 syn: s.syn,
                 route,
                 hop: 0,
+                udpm: UdpmHdr::None,
             });
         }
         self.scratch_segs = segs;
@@ -472,9 +508,92 @@ impl<'a> Sim<'a> {
                 syn: false,
                 route,
                 hop: 0,
+                udpm: UdpmHdr::None,
             });
         }
         self.scratch_acks = acks;
+    }
+
+    /// Sends the datagrams MApp's sender has due, logs a scale change, re-arms its timer.
+    fn drain_mapp_sender(&mut self, fi: usize) {
+        let now = self.now;
+        let route = self.flows[fi].fwd;
+        let b = self.bin_index(now);
+        let f = &mut self.flows[fi];
+        let AppRt::Mapp(m) = &mut f.app else { return };
+        if m.scale_log.last().is_none_or(|(_, s)| *s != m.snd.scale()) {
+            m.scale_log.push((now, m.snd.scale()));
+        }
+        let mut out = vec![];
+        while let Some(d) = m.snd.poll_transmit(now) {
+            out.push(d);
+        }
+        if let Some((at, gen)) = arm_timer(&mut m.timers[0], m.snd.poll_timeout()) {
+            self.q.push(at, Ev::Timer { flow: fi as u32, conn: 0, side: Side::Sender, gen });
+        }
+        for d in out {
+            let f = &mut self.flows[fi];
+            f.c.data_sent += 1;
+            f.c.data_sent_bytes += d.len.0;
+            f.bins[b].sent_pkts += 1;
+            let pkt = Packet {
+                flow: fi as u32,
+                conn: 0,
+                size: d.len.0 as u32,
+                payload: (d.len.0 as u32).saturating_sub(DATA_HEADER_LEN as u32),
+                kind: PktKind::UdpmData,
+                seq: d.header.seq as u64,
+                ack: -1,
+                sent_at: now,
+                ect: d.ect,
+                ce: false,
+                ece: false,
+                cwr: false,
+                syn: false,
+                route,
+                hop: 0,
+                udpm: UdpmHdr::Data(d.header),
+            };
+            self.inject(pkt);
+        }
+    }
+
+    /// Sends the feedback MApp's receiver has due and re-arms its timer.
+    fn drain_mapp_receiver(&mut self, fi: usize) {
+        let now = self.now;
+        let route = self.flows[fi].rev;
+        let f = &mut self.flows[fi];
+        let AppRt::Mapp(m) = &mut f.app else { return };
+        let mut out = vec![];
+        while let Some(fb) = m.rcv.poll_transmit(now) {
+            out.push(fb);
+        }
+        if let Some((at, gen)) = arm_timer(&mut m.timers[1], m.rcv.poll_timeout()) {
+            self.q.push(at, Ev::Timer { flow: fi as u32, conn: 0, side: Side::Sink, gen });
+        }
+        for fb in out {
+            self.flows[fi].c.acks_sent += 1;
+            // A UDP datagram is sized as ns-2 sizes one: what the application hands over.
+            let pkt = Packet {
+                flow: fi as u32,
+                conn: 0,
+                size: FEEDBACK_LEN as u32,
+                payload: 0,
+                kind: PktKind::UdpmFeedback,
+                seq: 0,
+                ack: -1,
+                sent_at: now,
+                ect: false,
+                ce: false,
+                ece: false,
+                cwr: false,
+                syn: false,
+                route,
+                hop: 0,
+                udpm: UdpmHdr::Feedback(fb),
+            };
+            self.inject(pkt);
+        }
     }
 
     fn close_conn(&mut self, fi: usize, ci: usize) {
@@ -490,6 +609,28 @@ impl<'a> Sim<'a> {
 
     fn timer(&mut self, fi: usize, ci: usize, side: Side, gen: u32) {
         let now = self.now;
+        if let AppRt::Mapp(m) = &mut self.flows[fi].app {
+            let slot = &mut m.timers[side as usize];
+            if slot.gen != gen || slot.armed.is_none() {
+                return; // superseded
+            }
+            slot.armed = None;
+            match side {
+                Side::Sender => {
+                    if m.snd.poll_timeout().is_some_and(|d| d <= now) {
+                        m.snd.handle_timeout(now);
+                    }
+                    self.drain_mapp_sender(fi);
+                }
+                Side::Sink => {
+                    if m.rcv.poll_timeout().is_some_and(|d| d <= now) {
+                        m.rcv.handle_timeout(now);
+                    }
+                    self.drain_mapp_receiver(fi);
+                }
+            }
+            return;
+        }
         let Some(c) = self.conn(fi, ci) else { return };
         let slot = &mut c.timers[side as usize];
         if slot.gen != gen || slot.armed.is_none() {
@@ -534,6 +675,12 @@ impl<'a> Sim<'a> {
                 }
                 self.cbr_send(fi);
             }
+            AppSpec::Mapp(_) => {
+                if let AppRt::Mapp(m) = &mut self.flows[fi].app {
+                    m.snd.start(self.now);
+                }
+                self.drain_mapp_sender(fi);
+            }
         }
     }
 
@@ -541,6 +688,7 @@ impl<'a> Sim<'a> {
         let now = self.now;
         match &mut self.flows[fi].app {
             AppRt::Cbr(c) => c.running = false,
+            AppRt::Mapp(m) => m.snd.stop(now),
             AppRt::Tcp { conns, web, .. } => {
                 if let Some(w) = web {
                     w.running = false;
@@ -582,6 +730,7 @@ impl<'a> Sim<'a> {
             syn: false,
             route,
             hop: 0,
+            udpm: UdpmHdr::None,
         });
     }
 
@@ -613,6 +762,7 @@ impl<'a> Sim<'a> {
                 avg_queue_pkts: link.qdisc.average_pkts().unwrap_or(f64::NAN),
                 arrivals_pkts: s.arrivals_pkts,
                 departures_pkts: s.departures_pkts,
+                departures_bytes: s.departures_bytes,
                 drops_pkts: s.drops(),
                 early_drops_pkts: s.early_drops,
                 forced_drops_pkts: s.forced_drops,
@@ -635,6 +785,9 @@ impl<'a> Sim<'a> {
                 };
             } else if let Some(row) = f.bins.get_mut(k) {
                 row.cwnd_pkts = f32::NAN;
+                if let AppRt::Mapp(m) = &f.app {
+                    row.scale = m.snd.scale() as f32;
+                }
             }
         }
         // Bin k + 1 ends at (k + 2) x bin, or at the end of the run for the last, shorter one.
@@ -650,9 +803,10 @@ impl<'a> Sim<'a> {
     pub(crate) fn in_network(&self) -> Vec<(u64, u64)> {
         let mut v = vec![(0u64, 0u64); self.flows.len()];
         for p in self.arena.live() {
-            match p.kind {
-                PktKind::TcpAck => v[p.flow as usize].1 += 1,
-                _ => v[p.flow as usize].0 += 1,
+            if p.kind.is_data() {
+                v[p.flow as usize].0 += 1;
+            } else {
+                v[p.flow as usize].1 += 1;
             }
         }
         v
@@ -683,10 +837,18 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// MApp flows: the sender's scale log and both ends' statistics.
+    pub(crate) fn mapp(&self, fi: usize) -> Option<MappView<'_>> {
+        match &self.flows[fi].app {
+            AppRt::Mapp(m) => Some((&m.scale_log, m.snd.stats(), m.rcv.stats())),
+            _ => None,
+        }
+    }
+
     pub(crate) fn done_at(&self, fi: usize) -> Option<Time> {
         match &self.flows[fi].app {
             AppRt::Tcp { done_at, .. } => *done_at,
-            AppRt::Cbr(_) => None,
+            AppRt::Cbr(_) | AppRt::Mapp(_) => None,
         }
     }
 

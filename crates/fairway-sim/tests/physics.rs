@@ -321,3 +321,43 @@ stop = "5s"
     assert_eq!(f.inflight_pkts, 0);
     assert!(f.recv_distinct_pkts > 0 && f.recv_distinct_pkts == f.sent_pkts - f.retransmits_pkts);
 }
+
+#[test]
+fn mapp_reacts_to_ecn_marks_from_red_instead_of_losses() {
+    let flows = |ecn: bool| {
+        format!(
+            r#"[[flow]]
+name = "mapp"
+app = "mapp"
+from = "a0"
+to = "b0"
+scales = "kadhum2015"
+ecn = {ecn}
+"#
+        )
+    };
+    // use_mark_p off: every early decision on an ECN-capable packet marks (with ns-2's default
+    // it marks only while the drop probability is below mark_p = 0.1).
+    let red = "{ kind = \"red\", limit = 100, thresh = 5, maxthresh = 50, linterm = 50, q_weight = 0.02, use_mark_p = false, bytes = false, queue_in_bytes = false, ecn = true }";
+    let marked = sim(&path("1Mb", red, "60s", &flows(true)));
+    let plain = sim(&path("1Mb", red, "60s", &flows(false)));
+    let link = |s: &Summary| s.links.iter().find(|l| l.name == "r1->r2").unwrap().clone();
+    let (lm, lp) = (link(&marked), link(&plain));
+    let (m, p) = (flow(&marked, "mapp"), flow(&plain, "mapp"));
+    let (mm, pm) = (m.mapp.as_ref().unwrap(), p.mapp.as_ref().unwrap());
+    // MApp's top rate (1.6 Mb/s) exceeds the 1 Mb/s link, so it must back off either way.
+    assert!(mm.scale_decreases > 10 && pm.scale_decreases > 10);
+    // With ECT set, RED marks where it would drop early, and every mark reaches the receiver
+    // (nothing after the bottleneck drops); without ECT the same decisions are early drops, and
+    // the receiver sees each drop as a gap.
+    assert!(lm.marks_pkts > 0 && lm.early_drops_pkts == 0, "{lm:?}");
+    assert_eq!(mm.marked_pkts_seen, lm.marks_pkts);
+    assert!(lp.marks_pkts == 0 && lp.early_drops_pkts > 0, "{lp:?}");
+    assert_eq!(pm.marked_pkts_seen, 0);
+    // (Only drops after the last arrival can go unseen.)
+    assert!(pm.lost_pkts_seen <= p.dropped_pkts && pm.lost_pkts_seen + 5 >= p.dropped_pkts, "{pm:?} {p:?}");
+    // Either way MApp stays below the link rate on average and uses most of it.
+    for f in [m, p] {
+        assert!(f.throughput_bps < 1e6 && f.throughput_bps > 0.5e6, "{}", f.throughput_bps);
+    }
+}

@@ -64,7 +64,24 @@ fn scenario(rng: &mut Rng) -> String {
         if rng.bernoulli(0.3) {
             s += &format!("stop = \"{}ms\"\n", start + 1 + rng.below(2000));
         }
-        match rng.below(4) {
+        match rng.below(5) {
+            4 => {
+                s += &format!(
+                    "app = \"mapp\"\nscales = \"{}\"\njitter = {}\necn = {}\n",
+                    pick(rng, &["kadhum2015", "chung"]),
+                    rng.bernoulli(0.5),
+                    rng.bernoulli(0.5)
+                );
+                if rng.bernoulli(0.5) {
+                    s += &format!(
+                        "pacing = \"constant_rate\"\ninterval = \"{}ms\"\npacket_size = \"{}B\"\n",
+                        5 + rng.below(50),
+                        100 + rng.below(1400)
+                    );
+                } else {
+                    s += &format!("packet_size = \"{}B\"\n", 100 + rng.below(1400));
+                }
+            }
             0 => {
                 s += &format!(
                     "app = \"cbr\"\npacket_size = \"{}B\"\nrate = \"{}\"\njitter = {}\n",

@@ -16,10 +16,10 @@ fn opt(v: f64, decimals: usize) -> String {
 }
 
 /// Per flow and bin: bin_start_s, bin_end_s, flow, group, class, sent_pkts, recv_pkts,
-/// dropped_pkts, throughput_bps, goodput_bps, mean_delay_s, cwnd_pkts.
+/// dropped_pkts, throughput_bps, goodput_bps, mean_delay_s, cwnd_pkts (TCP), scale (MApp).
 pub fn flows_csv(res: &RunResult, sc: &Scenario) -> String {
     let mut s = String::from(
-        "bin_start_s,bin_end_s,flow,group,class,sent_pkts,recv_pkts,dropped_pkts,throughput_bps,goodput_bps,mean_delay_s,cwnd_pkts\n",
+        "bin_start_s,bin_end_s,flow,group,class,sent_pkts,recv_pkts,dropped_pkts,throughput_bps,goodput_bps,mean_delay_s,cwnd_pkts,scale\n",
     );
     let bin = res.bin.as_secs_f64();
     let end = res.summary.duration_s;
@@ -33,7 +33,7 @@ pub fn flows_csv(res: &RunResult, sc: &Scenario) -> String {
             let delay = if b.delay_n > 0 { b.delay_sum_s / b.delay_n as f64 } else { f64::NAN };
             let _ = writeln!(
                 s,
-                "{:.6},{:.6},{},{},{},{},{},{},{:.1},{:.1},{},{}",
+                "{:.6},{:.6},{},{},{},{},{},{},{:.1},{:.1},{},{},{}",
                 t0,
                 t1,
                 f.name,
@@ -46,6 +46,7 @@ pub fn flows_csv(res: &RunResult, sc: &Scenario) -> String {
                 rate(b.goodput_bytes),
                 opt(delay, 6),
                 opt(b.cwnd_pkts as f64, 3),
+                opt(b.scale as f64, 0),
             );
         }
     }
@@ -53,17 +54,18 @@ pub fn flows_csv(res: &RunResult, sc: &Scenario) -> String {
 }
 
 /// Per monitored link and sample: time_s, link, queue_pkts, queue_bytes, avg_queue_pkts, and
-/// cumulative arrivals, departures, drops (all, early, forced, overflow) and marks.
+/// cumulative arrivals, departures (packets and bytes), drops (all, early, forced, overflow) and
+/// marks.
 pub fn queue_csv(res: &RunResult, sc: &Scenario) -> String {
     let mut s = String::from(
-        "time_s,link,queue_pkts,queue_bytes,avg_queue_pkts,arrivals_pkts,departures_pkts,drops_pkts,early_drops_pkts,forced_drops_pkts,overflow_drops_pkts,marks_pkts\n",
+        "time_s,link,queue_pkts,queue_bytes,avg_queue_pkts,arrivals_pkts,departures_pkts,departures_bytes,drops_pkts,early_drops_pkts,forced_drops_pkts,overflow_drops_pkts,marks_pkts\n",
     );
     for (l, rows) in &res.queue_samples {
         let name = sc.link_name(*l);
         for r in rows {
             let _ = writeln!(
                 s,
-                "{:.6},{},{},{},{},{},{},{},{},{},{},{}",
+                "{:.6},{},{},{},{},{},{},{},{},{},{},{},{}",
                 r.t_s,
                 name,
                 r.queue_pkts,
@@ -71,12 +73,24 @@ pub fn queue_csv(res: &RunResult, sc: &Scenario) -> String {
                 opt(r.avg_queue_pkts, 4),
                 r.arrivals_pkts,
                 r.departures_pkts,
+                r.departures_bytes,
                 r.drops_pkts,
                 r.early_drops_pkts,
                 r.forced_drops_pkts,
                 r.overflow_drops_pkts,
                 r.marks_pkts
             );
+        }
+    }
+    s
+}
+
+/// Every change of a MApp sender's scale: time_s, flow, scale (the exact sawtooth).
+pub fn scale_csv(res: &RunResult, sc: &Scenario) -> String {
+    let mut s = String::from("time_s,flow,scale\n");
+    for (f, log) in &res.scale_logs {
+        for (t, v) in log {
+            let _ = writeln!(s, "{t:.6},{},{v}", sc.flows[*f].name);
         }
     }
     s

@@ -28,6 +28,9 @@ pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<P
     put("summary.json", json)?;
     put("flows.csv", csv::flows_csv(res, sc))?;
     put("queue.csv", csv::queue_csv(res, sc))?;
+    if !res.scale_logs.is_empty() {
+        put("scale.csv", csv::scale_csv(res, sc))?;
+    }
     for (name, svg) in plots::all(res, sc) {
         put(&name, svg)?;
     }

@@ -129,6 +129,24 @@ pub fn all(res: &RunResult, sc: &Scenario) -> Vec<(String, String)> {
             pts: (0..nb).map(|k| ((((k + 1) as f64) * bin).min(end), res.flow_bins[f][k].cwnd_pkts as f64)).collect(),
         })
         .collect();
+    // MApp's scale: the sender's every change, as a step trace.
+    let scales: Vec<Line> = res
+        .scale_logs
+        .iter()
+        .take(MAX_FLOW_SERIES)
+        .map(|(f, log)| {
+            let mut pts: Vec<(f64, f64)> = log.iter().map(|(t, v)| (*t, *v as f64)).collect();
+            if let Some(&(_, v)) = pts.last() {
+                pts.push((end, v));
+            }
+            Line { name: sc.flows[*f].name.clone(), pts }
+        })
+        .collect();
+    if !scales.is_empty() {
+        let title = format!("{}: MApp media scale", sc.name);
+        out.push(("scale.svg".to_string(), plot(&title, "time (s)", "scale", &scales, Style::Step).to_svg()));
+    }
+
     if !cwnd.is_empty() {
         let title = format!("{}: TCP congestion window (end of each bin)", sc.name);
         out.push(("cwnd.svg".to_string(), plot(&title, "time (s)", "cwnd (packets)", &cwnd, Style::Step).to_svg()));

@@ -13,6 +13,7 @@ use fairway_aqm::{DropTailParams, RedParams};
 use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
 
 pub use crate::tcp::{SinkConfig, TcpConfig, TcpVariant};
+pub use fairway_proto::mapp::{MappConfig, Pacing, ScaleTable};
 
 pub use parse::{parse_scenario, parse_scenario_file};
 pub use reader::ScenarioError;
@@ -75,18 +76,21 @@ impl FlowSpec {
     pub fn tcp(&self) -> Option<&TcpSpec> {
         match &self.app {
             AppSpec::Ftp { tcp } | AppSpec::Transfer { tcp, .. } | AppSpec::Web { tcp, .. } => Some(tcp),
-            AppSpec::Cbr(_) => None,
+            AppSpec::Cbr(_) | AppSpec::Mapp(_) => None,
         }
     }
 
     pub fn transport(&self) -> &'static str {
-        self.tcp().map_or("udp", |t| t.sender.variant.name())
+        match &self.app {
+            AppSpec::Mapp(_) => "udpm",
+            _ => self.tcp().map_or("udp", |t| t.sender.variant.name()),
+        }
     }
     /// "tcp" or "udp": the traffic class the ns-2 comparison groups by.
     pub fn class(&self) -> &'static str {
         match &self.app {
-            AppSpec::Cbr(_) => "udp",
-            _ => "tcp",
+            AppSpec::Cbr(_) | AppSpec::Mapp(_) => "udp",
+            AppSpec::Ftp { .. } | AppSpec::Transfer { .. } | AppSpec::Web { .. } => "tcp",
         }
     }
 }
@@ -102,6 +106,9 @@ pub enum AppSpec {
     /// Web-like sessions (seed 000 §4.2): Poisson arrivals, each a TCP transfer of a
     /// Pareto-distributed size.
     Web { tcp: TcpSpec, interarrival: Dur, mean_size: Bytes, shape: f64 },
+    /// Seed 000's media-scaling application over UDPm (MApp): sender and receiver as in
+    /// fairway-proto. The config's `flow` id is set by the simulator.
+    Mapp(MappConfig),
 }
 
 impl AppSpec {
@@ -111,6 +118,7 @@ impl AppSpec {
             AppSpec::Transfer { .. } => "transfer",
             AppSpec::Cbr(_) => "cbr",
             AppSpec::Web { .. } => "web",
+            AppSpec::Mapp(_) => "mapp",
         }
     }
 }

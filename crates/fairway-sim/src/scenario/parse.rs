@@ -31,6 +31,19 @@ const TCP_KEYS: &[&str] = &[
     "ack_size",
 ];
 const CBR_KEYS: &[&str] = &["packet_size", "interval", "rate", "jitter", "max_packets"];
+const MAPP_KEYS: &[&str] = &[
+    "scales",
+    "pacing",
+    "packet_size",
+    "interval",
+    "jitter",
+    "ecn",
+    "multimedia_tag",
+    "initial_rtt",
+    "toi_alpha",
+    "idle_limit",
+    "reassembly_window",
+];
 const MONITOR_KEYS: &[&str] = &["bin", "queue_interval", "links"];
 const DROPTAIL_KEYS: &[&str] = &["kind", "limit"];
 const RED_KEYS: &[&str] = &[
@@ -320,7 +333,19 @@ impl Builder {
                 finish_app(t, &[CBR_KEYS])?;
                 AppSpec::Cbr(cbr)
             }
-            other => return Err(app_v.error(format!("unknown app `{other}`: expected ftp, transfer, web or cbr"))),
+            "mapp" => {
+                if let Some((s, v)) = &transport {
+                    if s != "udpm" {
+                        return Err(v.error(format!("transport `{s}` cannot carry app `mapp`: expected udpm")));
+                    }
+                }
+                let cfg = parse_mapp(t)?;
+                finish_app(t, &[MAPP_KEYS])?;
+                AppSpec::Mapp(cfg)
+            }
+            other => {
+                return Err(app_v.error(format!("unknown app `{other}`: expected ftp, transfer, web, cbr or mapp")))
+            }
         };
         // Both directions need a route: data one way, acknowledgements (or nothing) the other.
         if router.route(from, to).is_none() {
@@ -332,7 +357,7 @@ impl Builder {
         }
         if app.name() != "cbr" && router.route(to, from).is_none() {
             return Err(t.error(format!(
-                "no route back from `{}` to `{}` for TCP's acknowledgements",
+                "no route back from `{}` to `{}` for the receiver's feedback",
                 self.nodes[to.index()],
                 self.nodes[from.index()]
             )));
@@ -534,6 +559,77 @@ fn parse_cbr(t: &Tbl) -> Res<CbrSpec> {
         None => None,
     };
     Ok(CbrSpec { packet_size, interval, jitter, max_packets })
+}
+
+/// MApp over UDPm (seed 000). `scales` is a preset ("kadhum2015": ten levels, "chung": seed
+/// 003's five) or a list of rates; `pacing` is "constant_size" (one `packet_size` datagram per
+/// frame, the interval changing with the scale) or "constant_rate" (one frame per `interval`,
+/// its size changing, split into datagrams of at most `packet_size`).
+fn parse_mapp(t: &Tbl) -> Res<MappConfig> {
+    let table = match t.get("scales") {
+        None => ScaleTable::kadhum2015(),
+        Some(v) if v.is_str() => match v.string()?.as_str() {
+            "kadhum2015" => ScaleTable::kadhum2015(),
+            "chung" => ScaleTable::chung_mm_app(),
+            other => {
+                return Err(
+                    v.error(format!("unknown scale table `{other}`: expected kadhum2015, chung or a list of rates"))
+                )
+            }
+        },
+        Some(v) => {
+            let rates = v
+                .strings()?
+                .iter()
+                .map(|r| Rate::parse(r).map_err(|e| v.error(e.to_string())))
+                .collect::<Res<Vec<Rate>>>()?;
+            ScaleTable::new(rates).map_err(|e| v.error(e.to_string()))?
+        }
+    };
+    let packet_size = match t.get("packet_size") {
+        Some(v) => packet_size(&v)?,
+        None => Bytes(1000), // seed 000 Table 1: "FTP/MApp packet size 1000 bytes"
+    };
+    let pacing = match t.get("pacing") {
+        None => Pacing::ConstantSize { packet_size },
+        Some(v) => match v.string()?.as_str() {
+            "constant_size" => Pacing::ConstantSize { packet_size },
+            "constant_rate" => {
+                let interval = t.req("interval")?.dur_pos()?;
+                Pacing::ConstantRate { interval, max_datagram: packet_size }
+            }
+            other => return Err(v.error(format!("unknown pacing `{other}`: expected constant_size or constant_rate"))),
+        },
+    };
+    if matches!(pacing, Pacing::ConstantSize { .. }) {
+        if let Some(v) = t.get("interval") {
+            return Err(v.error("`interval` applies to pacing = \"constant_rate\" only"));
+        }
+    }
+    let mut cfg = MappConfig { table, pacing, ..MappConfig::default() };
+    if let Some(v) = t.get("jitter") {
+        cfg.jitter = v.bool()?;
+    }
+    if let Some(v) = t.get("ecn") {
+        cfg.ect = v.bool()?;
+    }
+    if let Some(v) = t.get("multimedia_tag") {
+        cfg.multimedia_tag = v.bool()?;
+    }
+    if let Some(v) = t.get("initial_rtt") {
+        cfg.initial_rtt = v.dur_pos()?;
+    }
+    if let Some(v) = t.get("toi_alpha") {
+        cfg.toi_alpha = v.f64()?;
+    }
+    if let Some(v) = t.get("idle_limit") {
+        cfg.idle_limit = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("reassembly_window") {
+        cfg.reassembly_window = v.u32_min(1)?;
+    }
+    cfg.validate().map_err(|e| t.error(e.to_string()))?;
+    Ok(cfg)
 }
 
 /// ns-2 CBR_Traffic: interval_ = packetSize_ x 8 / rate_ (cbr_traffic.cc `init`).

@@ -352,3 +352,35 @@ fn unknown_top_level_key_and_section() {
     let e = parse(&format!("{GOOD}\n[monitor]\nbins = \"1s\"\n")).unwrap_err();
     assert_eq!(e.field, "monitor.bins");
 }
+
+#[test]
+fn mapp_flows_parse_with_presets_lists_and_pacing() {
+    let sc = with("app = \"cbr\"", "app = \"mapp\"\nscales = \"chung\"").unwrap_err();
+    // packet_size 500B and interval 5ms remain in the flow: `interval` needs constant_rate.
+    assert_eq!(sc.field, "flow[1].interval");
+    let text = GOOD.replacen("app = \"cbr\"", "app = \"mapp\"\nscales = \"chung\"\npacing = \"constant_rate\"", 1);
+    let sc = parse(&text).unwrap();
+    match &sc.flows[1].app {
+        AppSpec::Mapp(c) => {
+            assert_eq!(c.table.rates().len(), 5);
+            assert_eq!(c.table.rate(4), Rate(1_100_000));
+            assert!(
+                matches!(c.pacing, Pacing::ConstantRate { interval, max_datagram } if interval == Dur::from_millis(5) && max_datagram == Bytes(500))
+            );
+        }
+        a => panic!("{a:?}"),
+    }
+    assert_eq!(sc.flows[1].transport(), "udpm");
+    assert_eq!(sc.flows[1].class(), "udp");
+    let text = GOOD.replacen(
+        "app = \"cbr\"\nfrom = \"a\"\nto = \"b\"\nstart = \"1s\"\npacket_size = \"500B\"\ninterval = \"5ms\"",
+        "app = \"mapp\"\nfrom = \"a\"\nto = \"b\"\nscales = [\"100kb\", \"50kb\"]",
+        1,
+    );
+    let e = parse(&text).unwrap_err();
+    assert_eq!(e.field, "flow[1].scales");
+    let e = parse(&text.replace("[\"100kb\", \"50kb\"]", "\"nine\"")).unwrap_err();
+    assert!(e.message.contains("unknown scale table"), "{e}");
+    let e = parse(&text.replace("scales = [\"100kb\", \"50kb\"]", "transport = \"udp\"")).unwrap_err();
+    assert_eq!(e.field, "flow[1].transport");
+}
