@@ -97,6 +97,11 @@ fn collect(sim: &Sim, seed: u64) -> Result<RunResult, SimError> {
             goodput_bps: per_s(c.goodput_bytes),
             mean_delay_s: (c.delay_n > 0).then(|| c.delay_sum_s / c.delay_n as f64),
             jitter_s: (c.jitter_n > 0).then(|| c.jitter_sum_s / c.jitter_n as f64),
+            delay_sd_s: (c.delay_n > 1).then(|| {
+                let n = c.delay_n as f64;
+                let mean = c.delay_sum_s / n;
+                (c.delay_sq_sum_s2 / n - mean * mean).max(0.0).sqrt()
+            }),
             acks_sent_pkts: c.acks_sent,
             acks_dropped_pkts: c.acks_dropped,
             retransmits_pkts: tcp.retransmits,
@@ -148,6 +153,7 @@ fn collect(sim: &Sim, seed: u64) -> Result<RunResult, SimError> {
             forced_drops_pkts: s.forced_drops,
             overflow_drops_pkts: s.overflow_drops,
             marks_pkts: s.marks,
+            lost_pkts: chk.lost,
             mean_queue_pkts: mean_q,
             mean_avg_queue_pkts: matches!(spec.queue, QueueSpec::Red(_)).then_some(mean_avg),
             utilization: if dur_s > 0.0 { (link.busy.as_secs_f64() / dur_s).min(1.0) } else { 0.0 },

@@ -9,6 +9,8 @@ use std::collections::VecDeque;
 use fairway_aqm::{Qdisc, QueueDiscipline};
 use fairway_core::{Dur, NodeId, PacketRef, Rate, Rng, Time};
 
+use crate::scenario::LinkSpec;
+
 pub struct LinkState {
     pub from: NodeId,
     pub to: NodeId,
@@ -23,23 +25,33 @@ pub struct LinkState {
     pub inflight: VecDeque<(Time, PacketRef)>,
     /// Packets handed to the far node.
     pub delivered: u64,
+    /// Random loss on the wire: probability and the packets it took.
+    pub loss: f64,
+    pub lost: u64,
+    /// The loss model's own stream.
+    pub loss_rng: Rng,
     /// Total serialisation time, for utilisation.
     pub busy: Dur,
     pub integ: QueueIntegral,
 }
 
 impl LinkState {
-    pub fn new(from: NodeId, to: NodeId, rate: Rate, delay: Dur, qdisc: Qdisc, rng: Rng) -> LinkState {
+    /// The link `spec` with its discipline; its random streams (the discipline's, the loss
+    /// model's) derive from the scenario seed and the link's name.
+    pub fn new(spec: &LinkSpec, qdisc: Qdisc, seed: u64, name: &str) -> LinkState {
         LinkState {
-            from,
-            to,
-            rate,
-            delay,
+            from: spec.from,
+            to: spec.to,
+            rate: spec.rate,
+            delay: spec.delay,
             qdisc,
-            rng,
+            rng: Rng::stream(seed, &format!("queue:{name}")),
             tx: None,
             inflight: VecDeque::new(),
             delivered: 0,
+            loss: spec.loss,
+            lost: 0,
+            loss_rng: Rng::stream(seed, &format!("loss:{name}")),
             busy: Dur::ZERO,
             integ: QueueIntegral::default(),
         }

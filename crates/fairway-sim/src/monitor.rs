@@ -25,6 +25,7 @@ pub struct FlowCounters {
     pub acks_recv: u64,
     pub acks_dropped: u64,
     pub delay_sum_s: f64,
+    pub delay_sq_sum_s2: f64,
     pub delay_n: u64,
     /// Sum of |D(i) - D(i-1)| over consecutive arrivals (RFC 3550 §6.4.1's D).
     pub jitter_sum_s: f64,
@@ -47,6 +48,7 @@ impl FlowCounters {
         }
         let d = (now - pkt.sent_at).as_secs_f64();
         self.delay_sum_s += d;
+        self.delay_sq_sum_s2 += d * d;
         self.delay_n += 1;
         bin.delay_sum_s += d;
         bin.delay_n += 1;
@@ -83,10 +85,12 @@ pub struct LinkCheck {
     /// Being serialised or propagating.
     pub on_wire: u64,
     pub delivered: u64,
+    /// Lost on the wire by the link's loss model.
+    pub lost: u64,
 }
 
 impl LinkCheck {
-    /// arrivals = departures + drops + waiting, and departures = delivered + on the wire.
+    /// arrivals = departures + drops + waiting, and departures = delivered + on the wire + lost.
     pub fn check(&self) -> Result<(), String> {
         let s = &self.stats;
         if s.arrivals_pkts != s.departures_pkts + s.drops() + self.waiting {
@@ -98,10 +102,10 @@ impl LinkCheck {
                 self.waiting
             ));
         }
-        if s.departures_pkts != self.delivered + self.on_wire {
+        if s.departures_pkts != self.delivered + self.on_wire + self.lost {
             return Err(format!(
-                "departures {} != delivered {} + on the wire {}",
-                s.departures_pkts, self.delivered, self.on_wire
+                "departures {} != delivered {} + on the wire {} + lost {}",
+                s.departures_pkts, self.delivered, self.on_wire, self.lost
             ));
         }
         Ok(())
@@ -130,9 +134,10 @@ mod tests {
     #[test]
     fn link_conservation_catches_a_lost_packet() {
         let stats = QueueStats { arrivals_pkts: 10, departures_pkts: 7, overflow_drops: 2, ..Default::default() };
-        let ok = LinkCheck { stats, waiting: 1, on_wire: 2, delivered: 5 };
+        let ok = LinkCheck { stats, waiting: 1, on_wire: 2, delivered: 4, lost: 1 };
         assert!(ok.check().is_ok());
         assert!(LinkCheck { waiting: 0, ..ok }.check().is_err());
-        assert!(LinkCheck { delivered: 4, ..ok }.check().is_err());
+        assert!(LinkCheck { delivered: 3, ..ok }.check().is_err());
+        assert!(LinkCheck { lost: 0, ..ok }.check().is_err());
     }
 }

@@ -57,6 +57,8 @@ pub struct FlowSummary {
     pub mean_delay_s: Option<f64>,
     /// Mean absolute difference of consecutive one-way delays (RFC 3550 §6.4.1's D, averaged).
     pub jitter_s: Option<f64>,
+    /// Standard deviation of the one-way delay (what seed 002 §6.3 calls delay jitter).
+    pub delay_sd_s: Option<f64>,
     /// TCP only: acknowledgements sent by the sink and dropped on the way back.
     pub acks_sent_pkts: u64,
     pub acks_dropped_pkts: u64,
@@ -110,6 +112,8 @@ pub struct LinkSummary {
     pub forced_drops_pkts: u64,
     pub overflow_drops_pkts: u64,
     pub marks_pkts: u64,
+    /// Packets the link's random loss model took on the wire.
+    pub lost_pkts: u64,
     /// Time-average of the packets waiting (not counting the one on the wire).
     pub mean_queue_pkts: f64,
     /// Time-average of the discipline's smoothed queue (RED's ave_), null for DropTail.

@@ -130,14 +130,7 @@ impl<'a> Sim<'a> {
                     fairway_aqm::Red::new(*p, l.rate, l.delay).map_err(|e| SimError::Param(name.clone(), e))?,
                 ),
             };
-            links.push(LinkState::new(
-                l.from,
-                l.to,
-                l.rate,
-                l.delay,
-                qdisc,
-                Rng::stream(seed, &format!("queue:{name}")),
-            ));
+            links.push(LinkState::new(l, qdisc, seed, &name));
         }
         let pairs: Vec<_> = sc.links.iter().map(|l| (l.from, l.to)).collect();
         let mut router = Router::new(sc.nodes.len(), &pairs);
@@ -290,6 +283,13 @@ impl<'a> Sim<'a> {
     fn tx_done(&mut self, l: usize) {
         let link = &mut self.links[l];
         let Some(p) = link.tx.take() else { return };
+        // The link's loss model: the packet was serialised but never arrives.
+        if link.loss > 0.0 && link.loss_rng.bernoulli(link.loss) {
+            link.lost += 1;
+            self.drop_packet(p);
+            self.start_tx(l);
+            return;
+        }
         let at = self.now + link.delay;
         if link.inflight.is_empty() {
             self.q.push(at, Ev::Arrive(l as u32));
@@ -859,6 +859,7 @@ impl<'a> Sim<'a> {
             waiting: link.qdisc.len() as u64,
             on_wire: link.tx.is_some() as u64 + link.inflight.len() as u64,
             delivered: link.delivered,
+            lost: link.lost,
         }
     }
 

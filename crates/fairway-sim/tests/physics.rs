@@ -361,3 +361,45 @@ ecn = {ecn}
         assert!(f.throughput_bps < 1e6 && f.throughput_bps > 0.5e6, "{}", f.throughput_bps);
     }
 }
+
+#[test]
+fn a_lossy_link_loses_its_fraction_on_the_wire() {
+    let text = r#"
+duration = "100s"
+[[link]]
+between = ["a", "r"]
+rate = "10Mb"
+delay = "1ms"
+[[link]]
+from = "r"
+to = "b"
+rate = "10Mb"
+delay = "5ms"
+loss = 0.1
+[[link]]
+from = "b"
+to = "r"
+rate = "10Mb"
+delay = "5ms"
+[[flow]]
+name = "cbr"
+app = "cbr"
+from = "a"
+to = "b"
+packet_size = "1000B"
+rate = "1Mb"
+"#;
+    let s = sim(text);
+    let f = flow(&s, "cbr");
+    let lossy = s.links.iter().find(|l| l.name == "r->b").unwrap();
+    // 12 500 packets, each lost with probability 0.1: sd = sqrt(12500 x 0.1 x 0.9) = 33.5.
+    let n = f.sent_pkts as f64;
+    assert_eq!(n, 12_500.0);
+    assert!((lossy.lost_pkts as f64 - 0.1 * n).abs() < 4.0 * 33.5, "{lossy:?}");
+    assert_eq!(f.dropped_pkts, lossy.lost_pkts, "the only drops are the wire's");
+    assert_eq!(lossy.drops_pkts, 0, "the queue itself drops nothing");
+    // The lost packets still used the wire: utilisation counts them.
+    assert!((lossy.utilization - 0.1).abs() < 0.001, "{}", lossy.utilization);
+    let clean = s.links.iter().find(|l| l.name == "a->r").unwrap();
+    assert_eq!(clean.lost_pkts, 0);
+}

@@ -40,6 +40,9 @@ pub struct LinkSpec {
     pub rate: Rate,
     pub delay: Dur,
     pub queue: QueueSpec,
+    /// Probability that a packet is lost on the wire after serialisation (a Bernoulli loss
+    /// model, like an ns-2 ErrorModel on the link); 0 = none.
+    pub loss: f64,
 }
 
 #[derive(Debug, Clone)]

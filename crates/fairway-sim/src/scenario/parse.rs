@@ -12,7 +12,7 @@ use super::*;
 use crate::routing::Router;
 
 const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "link", "flow", "monitor"];
-const LINK_KEYS: &[&str] = &["between", "from", "to", "rate", "delay", "queue", "count"];
+const LINK_KEYS: &[&str] = &["between", "from", "to", "rate", "delay", "queue", "loss", "count"];
 const FLOW_KEYS_COMMON: &[&str] = &["name", "app", "transport", "from", "to", "start", "stop", "count"];
 const TCP_KEYS: &[&str] = &[
     "packet_size",
@@ -198,6 +198,16 @@ impl Builder {
         }
         let rate = t.req("rate")?.rate_pos()?;
         let delay = t.req("delay")?.dur()?;
+        let loss = match t.get("loss") {
+            Some(v) => {
+                let p = v.f64()?;
+                if !(0.0..=1.0).contains(&p) {
+                    return Err(v.error(format!("{p} is not a probability (0 to 1)")));
+                }
+                p
+            }
+            None => 0.0,
+        };
         let queue_val = t.get("queue");
         let from = self.node(&a);
         let to = self.node(&b);
@@ -219,7 +229,7 @@ impl Builder {
                 )));
             }
             self.link_at.insert(key, t.path().to_string());
-            self.links.push(LinkSpec { from: x, to: y, rate, delay, queue });
+            self.links.push(LinkSpec { from: x, to: y, rate, delay, queue, loss });
         }
         let _ = t.get("count");
         finish(t, LINK_KEYS)

@@ -384,3 +384,13 @@ fn mapp_flows_parse_with_presets_lists_and_pacing() {
     let e = parse(&text.replace("scales = [\"100kb\", \"50kb\"]", "transport = \"udp\"")).unwrap_err();
     assert_eq!(e.field, "flow[1].transport");
 }
+
+#[test]
+fn link_loss_must_be_a_probability() {
+    let e = with("delay = \"10ms\"", "delay = \"10ms\"\nloss = 1.5").unwrap_err();
+    assert_eq!(e.field, "link[1].loss");
+    let sc = with("delay = \"10ms\"", "delay = \"10ms\"\nloss = 0.01").unwrap();
+    assert_eq!(sc.links[2].loss, 0.01);
+    assert_eq!(sc.links[3].loss, 0.01, "a duplex link's loss applies to both directions");
+    assert_eq!(sc.links[0].loss, 0.0);
+}
