@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use fairway_core::Time;
-use fairway_sim::{output, parse_scenario_file, RunOptions};
+use fairway_sim::{output, parse_scenario_file, sweep, RunOptions};
 
 #[derive(Parser)]
 #[command(name = "fairway", version, about = "TCP-friendly multimedia over UDP: simulate, compare, reproduce")]
@@ -36,6 +36,21 @@ enum Cmd {
     },
     /// Check a scenario file without running it.
     Check { file: PathBuf },
+    /// Run every point of a scenario's [sweep] grid in parallel; write each point's results
+    /// folder and one combined sweep.csv.
+    Sweep {
+        /// The scenario (TOML) with a [sweep] table.
+        file: PathBuf,
+        /// Output folder [default: out/<scenario name>-sweep].
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Worker threads [default: the available cores].
+        #[arg(long, short, value_parser = clap::value_parser!(u64).range(1..))]
+        jobs: Option<u64>,
+        /// Print nothing but errors.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// Run a paper's scenarios and write a report beside the paper's numbers.
     Reproduce {
         /// Which paper: kadhum2015.
@@ -57,6 +72,7 @@ fn main() -> ExitCode {
     let result = match cli.cmd {
         Cmd::Run { file, out, seed, quiet } => run(&file, out, seed, quiet),
         Cmd::Check { file } => check(&file),
+        Cmd::Sweep { file, out, jobs, quiet } => run_sweep(&file, out, jobs, quiet),
         Cmd::Reproduce { name, out, scenarios, seed } => reproduce(&name, out, scenarios, seed),
     };
     match result {
@@ -86,6 +102,8 @@ impl From<anyhow::Error> for Failure {
 
 fn check(file: &Path) -> Result<(), Failure> {
     let sc = parse_scenario_file(file).map_err(|e| Failure::Input(e.to_string()))?;
+    let sweep =
+        if has_sweep(file) { Some(sweep::load_sweep(file).map_err(|e| Failure::Input(e.to_string()))?) } else { None };
     println!(
         "{}: ok ({} nodes, {} simplex links, {} flows, {} simulated)",
         file.display(),
@@ -94,11 +112,65 @@ fn check(file: &Path) -> Result<(), Failure> {
         sc.flows.len(),
         sc.duration
     );
+    if let Some(sw) = sweep {
+        println!("{}: sweep ok ({} points over {})", file.display(), sw.points.len(), sw.keys.join(", "));
+    }
     Ok(())
+}
+
+fn has_sweep(file: &Path) -> bool {
+    std::fs::read_to_string(file).is_ok_and(|t| sweep::has_sweep(&t))
+}
+
+fn run_sweep(file: &Path, out: Option<PathBuf>, jobs: Option<u64>, quiet: bool) -> Result<(), Failure> {
+    use sweep::SweepError;
+    let sw = sweep::load_sweep(file).map_err(|e| Failure::Input(e.to_string()))?;
+    let out = out.unwrap_or_else(|| PathBuf::from("out").join(format!("{}-sweep", sw.name)));
+    let jobs = jobs.map_or_else(sweep::default_jobs, |j| j as usize);
+    let started = Instant::now();
+    let show = !quiet && std::io::stderr().is_terminal();
+    let mut progress = |done: usize, total: usize| {
+        if show {
+            eprint!("\r  {}", sweep::progress_line(done, total, started.elapsed()));
+            let _ = std::io::stderr().flush();
+        }
+    };
+    let (res, failed) = match sweep::run_sweep(&sw, &out, jobs, &mut progress) {
+        Ok(res) => (res, None),
+        Err(SweepError::Failed { failed, result }) => (*result, Some(failed)),
+        Err(e) => return Err(anyhow::Error::new(e).context("the sweep failed").into()),
+    };
+    if show {
+        eprintln!();
+    }
+    if !quiet {
+        print!("{}", sweep::table(&sw, &res));
+        println!();
+        println!(
+            "{} points in {:.1} s on {} workers; results in {}/ ({} and a folder per point)",
+            sw.points.len(),
+            started.elapsed().as_secs_f64(),
+            jobs.min(sw.points.len()),
+            out.display(),
+            sweep::SWEEP_CSV
+        );
+    }
+    match failed {
+        None => Ok(()),
+        Some(f) => {
+            Err(anyhow::anyhow!("{} of {} sweep points failed:\n{}", f.len(), sw.points.len(), f.join("\n")).into())
+        }
+    }
 }
 
 fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Result<(), Failure> {
     let sc = parse_scenario_file(file).map_err(|e| Failure::Input(e.to_string()))?;
+    if !quiet && has_sweep(file) {
+        eprintln!(
+            "note: {} has a [sweep] table, ignored here: this runs its base values (`fairway sweep` runs the grid)",
+            file.display()
+        );
+    }
     let out = out.unwrap_or_else(|| PathBuf::from("out").join(&sc.name));
     let started = Instant::now();
     let show = !quiet && std::io::stderr().is_terminal();

@@ -161,3 +161,67 @@ fn reproduce_writes_a_report_and_rejects_unknown_papers() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("kadhum2015"), "the error lists what is known");
     let _ = fs::remove_dir_all(out);
 }
+
+#[test]
+fn sweep_runs_every_point_and_writes_one_csv_the_same_whatever_the_jobs() {
+    let dir = tmp("sweep");
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("grid.toml");
+    let base = r#"duration = "2s"
+[[link]]
+between = ["a", "r1"]
+rate = "10Mb"
+delay = "1ms"
+[[link]]
+between = ["r1", "r2"]
+rate = "1Mb"
+delay = "10ms"
+[[link]]
+between = ["r2", "b"]
+rate = "10Mb"
+delay = "1ms"
+[[flow]]
+name = "udp"
+app = "cbr"
+from = "a"
+to = "b"
+rate = "0.5Mb"
+"#;
+    fs::write(&file, format!("{base}\n[sweep]\n\"flow.udp.rate\" = [\"0.3Mb\", \"1.5Mb\"]\nseed = [1, 2]\n")).unwrap();
+    let f = file.to_str().unwrap();
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    let o = fairway(&["sweep", f, "--out", a.to_str().unwrap(), "--jobs", "1"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("flow.udp.rate") && stdout.contains("4 points"), "{stdout}");
+    let o = fairway(&["sweep", "-q", f, "--out", b.to_str().unwrap(), "-j", "2"]);
+    assert!(o.status.success() && o.stdout.is_empty() && o.stderr.is_empty());
+    let csv = fs::read_to_string(a.join("sweep.csv")).unwrap();
+    assert_eq!(csv, fs::read_to_string(b.join("sweep.csv")).unwrap());
+    assert!(csv.starts_with("point,flow.udp.rate,seed,flow,"), "{csv}");
+    assert_eq!(csv.lines().count(), 1 + 4);
+    assert!(csv.lines().nth(4).unwrap().starts_with("3,1.5Mb,2,udp,"), "{csv}");
+    for label in ["0_flow.udp.rate=0.3Mb_seed=1", "3_flow.udp.rate=1.5Mb_seed=2"] {
+        for out in [&a, &b] {
+            assert!(out.join(label).join("summary.json").is_file(), "{}/{label}", out.display());
+        }
+        let sa = fs::read(a.join(label).join("summary.json")).unwrap();
+        assert_eq!(sa, fs::read(b.join(label).join("summary.json")).unwrap());
+    }
+
+    // `run` takes the base values and says the sweep was ignored; `check` checks the grid.
+    let o = fairway(&["run", f, "--out", dir.join("run").to_str().unwrap()]);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("[sweep] table, ignored"));
+    let o = fairway(&["check", f]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("sweep ok (4 points"), "{o:?}");
+
+    // A path that is not in the file: exit code 2, naming the file, the line and the key.
+    fs::write(&file, format!("{base}\n[sweep]\n\"flow.tcp.rate\" = [\"1Mb\"]\n")).unwrap();
+    let o = fairway(&["sweep", f, "--out", dir.join("bad").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("grid.toml:22:1: sweep.\"flow.tcp.rate\": no entry of `flow` is named `tcp`"), "{err}");
+    assert!(!dir.join("bad").exists(), "nothing runs before the sweep is checked");
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -16,6 +16,7 @@ pub mod results;
 pub mod routing;
 pub mod scenario;
 pub mod sim;
+pub mod sweep;
 pub mod tcp;
 
 use fairway_core::Time;

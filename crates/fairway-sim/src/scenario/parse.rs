@@ -11,7 +11,7 @@ use super::reader::{Res, ScenarioError, Source, Tbl, Val};
 use super::*;
 use crate::routing::Router;
 
-const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "link", "flow", "monitor"];
+const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "link", "flow", "monitor", "sweep"];
 const LINK_KEYS: &[&str] = &["between", "from", "to", "rate", "delay", "queue", "loss", "count"];
 const FLOW_KEYS_COMMON: &[&str] = &["name", "app", "transport", "from", "to", "start", "stop", "count"];
 const TCP_KEYS: &[&str] = &[
@@ -169,6 +169,8 @@ impl Builder {
                 None => root.error(msg),
             });
         }
+        // `[sweep]` is read and checked by crate::sweep; a plain run uses the base values.
+        let _ = root.get("sweep");
         root.finish(TOP_KEYS)?;
         Ok(Scenario { name, description, duration, seed, nodes: self.nodes, links: self.links, flows, monitor })
     }
