@@ -337,6 +337,7 @@ fn label(index: usize, width: usize, keys: &[String], values: &[String]) -> Stri
 
 #[cfg(test)]
 mod tests {
+    use super::run::csv_field;
     use super::*;
 
     #[test]

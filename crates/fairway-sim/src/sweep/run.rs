@@ -279,7 +279,7 @@ pub fn progress_line(done: usize, total: usize, elapsed: std::time::Duration) ->
 }
 
 /// A CSV field, quoted (RFC 4180) when it holds a comma, a quote, a line break or edge spaces.
-fn csv_field(s: &str) -> String {
+pub(super) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) || s.trim() != s {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
