@@ -51,6 +51,11 @@ enum Cmd {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// A protocol's closed-form model, tabulated and plotted.
+    Model {
+        #[command(subcommand)]
+        which: ModelCmd,
+    },
     /// Run a paper's scenarios and write a report beside the paper's numbers.
     Reproduce {
         /// Which paper: kadhum2015.
@@ -67,6 +72,34 @@ enum Cmd {
     },
 }
 
+#[derive(Subcommand)]
+enum ModelCmd {
+    /// IFTP's bandwidth model (seed 002 §5): ideal (eqs. 17-20), non-ideal (26), worst case (27).
+    Iftp {
+        /// P, the packet size.
+        #[arg(long, default_value = "1000B")]
+        packet_size: String,
+        /// R, the round trip time.
+        #[arg(long, default_value = "100ms")]
+        rtt: String,
+        /// W_s, the slow-start threshold in packets (a power of two).
+        #[arg(long, default_value_t = 32)]
+        ssthresh: u32,
+        /// W_max, the largest window in packets.
+        #[arg(long, default_value_t = 50)]
+        w_max: u32,
+        /// p, the drop rate of the non-ideal case.
+        #[arg(long, default_value_t = 0.01)]
+        loss: f64,
+        /// The access rate (tau = P x 8 / rate) for the worst case.
+        #[arg(long, default_value = "10Mb")]
+        access_rate: String,
+        /// Output folder [default: out/model-iftp].
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.cmd {
@@ -74,6 +107,9 @@ fn main() -> ExitCode {
         Cmd::Check { file } => check(&file),
         Cmd::Sweep { file, out, jobs, quiet } => run_sweep(&file, out, jobs, quiet),
         Cmd::Reproduce { name, out, scenarios, seed } => reproduce(&name, out, scenarios, seed),
+        Cmd::Model { which: ModelCmd::Iftp { packet_size, rtt, ssthresh, w_max, loss, access_rate, out } } => {
+            model_iftp(&packet_size, &rtt, ssthresh, w_max, loss, &access_rate, out)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -229,6 +265,43 @@ fn reproduce(name: &str, out: Option<PathBuf>, scenarios: PathBuf, seed: Option<
         other => Failure::Other(anyhow::Error::new(other)),
     })?;
     println!("report: {} ({:.1} s)", report.display(), started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn model_iftp(
+    packet_size: &str,
+    rtt: &str,
+    ssthresh: u32,
+    w_max: u32,
+    loss: f64,
+    access_rate: &str,
+    out: Option<PathBuf>,
+) -> Result<(), Failure> {
+    use fairway_core::{Bytes, Dur, Rate};
+    use fairway_sim::model::{iftp_model, IftpModelParams};
+    let bad = |flag: &str, e: fairway_core::UnitError| Failure::Input(format!("{flag}: {e}"));
+    let p = IftpModelParams {
+        packet_size: Bytes::parse(packet_size).map_err(|e| bad("--packet-size", e))?,
+        rtt: Dur::parse(rtt).map_err(|e| bad("--rtt", e))?,
+        ssthresh,
+        w_max,
+        loss,
+        access_rate: Rate::parse(access_rate).map_err(|e| bad("--access-rate", e))?,
+    };
+    p.validate().map_err(Failure::Input)?;
+    let out = out.unwrap_or_else(|| PathBuf::from("out").join("model-iftp"));
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let m = iftp_model(&p);
+    for (name, body) in [
+        ("iftp-model-by-size.csv", &m.by_size_csv),
+        ("iftp-model-by-loss.csv", &m.by_loss_csv),
+        ("iftp-model-fig3.svg", &m.figure3_svg),
+        ("iftp-model-by-loss.svg", &m.loss_svg),
+    ] {
+        std::fs::write(out.join(name), body).with_context(|| format!("writing {}", out.join(name).display()))?;
+    }
+    print!("{}", m.summary);
+    println!("tables and plots in {}/", out.display());
     Ok(())
 }
 

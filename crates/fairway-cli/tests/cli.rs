@@ -225,3 +225,20 @@ rate = "0.5Mb"
     assert!(!dir.join("bad").exists(), "nothing runs before the sweep is checked");
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn model_iftp_writes_tables_and_plots_and_rejects_bad_input() {
+    let out = tmp("model");
+    let o = fairway(&["model", "iftp", "--rtt", "50ms", "--loss", "0.02", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("non-ideal bound"));
+    for f in ["iftp-model-by-size.csv", "iftp-model-by-loss.csv", "iftp-model-fig3.svg", "iftp-model-by-loss.svg"] {
+        assert!(out.join(f).exists(), "{f}");
+    }
+    let o = fairway(&["model", "iftp", "--ssthresh", "30"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("power of two"));
+    let o = fairway(&["model", "iftp", "--rtt", "fast"]);
+    assert_eq!(o.status.code(), Some(2));
+    let _ = fs::remove_dir_all(out);
+}

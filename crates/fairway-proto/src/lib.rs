@@ -2,7 +2,10 @@
 //!
 //! - [`mapp`]: MApp, the media-scaling sender and receiver of seed 000 (Kadhum & Hassanein
 //!   2015) with the receiver rule of seed 003 §5 (Chung & Claypool's MM_APP), over UDPm.
+//! - [`iftp`]: IFTP, the rate-based TCP emulation of seed 002 (ElAarag & Bassiouni 2002), and
+//!   the closed-form bandwidth model of its §5.
 //!
-//! IFTP (issue 4), TFRC and the DCCP CCIDs land here as they are built.
+//! TFRC and the DCCP CCIDs land here as they are built.
 
+pub mod iftp;
 pub mod mapp;

@@ -8,6 +8,7 @@
 pub mod apps;
 pub mod events;
 pub mod link;
+pub mod model;
 pub mod monitor;
 pub mod output;
 pub mod packet;
@@ -24,7 +25,7 @@ use fairway_core::Time;
 pub use results::{RunResult, Summary};
 pub use scenario::{parse_scenario, parse_scenario_file, Scenario, ScenarioError};
 
-use results::{ClassSummary, FlowSummary, LinkSummary, MappSummary, SUMMARY_SCHEMA};
+use results::{ClassSummary, FlowSummary, IftpSummary, LinkSummary, MappSummary, SUMMARY_SCHEMA};
 use scenario::{AppSpec, QueueSpec};
 use sim::Sim;
 
@@ -127,6 +128,22 @@ fn collect(sim: &Sim, seed: u64) -> Result<RunResult, SimError> {
                 frames_complete: rcv.frames_complete,
                 frames_lost: rcv.frames_lost,
                 feedback_sent: rcv.feedback_sent,
+            }),
+            iftp: sim.iftp(i).map(|x| {
+                let g = x.snd.gap_summary(end);
+                let st = x.snd.stats();
+                IftpSummary {
+                    mean_gap_s: g.map(|g| g.mean.as_secs_f64()),
+                    gap_sd_s: g.map(|g| g.stdev.as_secs_f64()),
+                    per_packet_mean_gap_s: g.map(|g| g.per_packet_mean.as_secs_f64()),
+                    per_packet_gap_sd_s: g.map(|g| g.per_packet_stdev.as_secs_f64()),
+                    final_window: x.snd.window(),
+                    max_window: st.max_window,
+                    losses_detected: st.losses_detected,
+                    timeouts: st.timeouts,
+                    last_sent_s: x.snd.finished_at().map(|t| t.as_secs_f64()),
+                    last_ack_s: x.snd.last_ack_at().map(|t| t.as_secs_f64()),
+                }
             }),
         });
     }

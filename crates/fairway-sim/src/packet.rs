@@ -16,13 +16,17 @@ pub enum PktKind {
     UdpmData,
     /// A UDPm feedback message from MApp's receiver (`udpm` holds it).
     UdpmFeedback,
+    /// An IFTP data packet (`seq`, `sent_at`).
+    IftpData,
+    /// An IFTP acknowledgement of one packet (`seq`; `sent_at` is the echoed send time).
+    IftpAck,
 }
 
 impl PktKind {
     /// Data travels from the flow's source to its sink; the rest (TCP ACKs, UDPm feedback)
     /// travels back.
     pub fn is_data(self) -> bool {
-        matches!(self, PktKind::TcpData | PktKind::Udp | PktKind::UdpmData)
+        matches!(self, PktKind::TcpData | PktKind::Udp | PktKind::UdpmData | PktKind::IftpData)
     }
 }
 

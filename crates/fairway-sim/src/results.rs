@@ -75,6 +75,29 @@ pub struct FlowSummary {
     /// MApp flows only (seed 000's media scaling over UDPm).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mapp: Option<MappSummary>,
+    /// IFTP flows only (seed 002).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iftp: Option<IftpSummary>,
+}
+
+/// What IFTP's sender did (seed 002).
+#[derive(Debug, Clone, Serialize)]
+pub struct IftpSummary {
+    /// The inter-packet gap G (G_m in extended mode), weighted by how long each value was in
+    /// force, and its standard deviation (seed 002 Table I).
+    pub mean_gap_s: Option<f64>,
+    pub gap_sd_s: Option<f64>,
+    /// The same, each packet counted once with the gap in force when it left.
+    pub per_packet_mean_gap_s: Option<f64>,
+    pub per_packet_gap_sd_s: Option<f64>,
+    /// n, the window of standard-mode bookkeeping: at the end and at its largest.
+    pub final_window: u32,
+    pub max_window: u32,
+    pub losses_detected: u64,
+    pub timeouts: u64,
+    /// Finite transfers: when the last packet was sent, and when its ACK came back.
+    pub last_sent_s: Option<f64>,
+    pub last_ack_s: Option<f64>,
 }
 
 /// What MApp's two ends saw.

@@ -10,6 +10,7 @@ use fairway_aqm::{PacketMeta, Qdisc, QueueDiscipline, Verdict};
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rng, Time};
 
 use fairway_core::udpm::{DATA_HEADER_LEN, FEEDBACK_LEN};
+use fairway_proto::iftp::{IftpAck, IftpData, IftpReceiver, IftpSender};
 use fairway_proto::mapp::{MappReceiver, MappSender, ReceiverStats, SenderStats};
 
 use crate::apps::{CbrSource, WebSessions};
@@ -22,6 +23,9 @@ use crate::routing::Router;
 use crate::scenario::{AppSpec, QueueSpec, Scenario};
 use crate::tcp::{TcpAck, TcpSegment, TcpSender, TcpSenderStats, TcpSink};
 use crate::SimError;
+
+/// IFTP's acknowledgements are 40 bytes on the wire (seed 002 §6.1: "ACK size = 40 bytes").
+const IFTP_ACK_SIZE: u32 = 40;
 
 /// What happens next. Small and `Copy`: the heap moves these around.
 #[derive(Debug, Clone, Copy)]
@@ -77,6 +81,13 @@ struct MappRt {
     scale_log: Vec<(Time, u8)>,
 }
 
+/// Seed 002's IFTP: the sender at the flow's source, the receiver at its sink.
+pub(crate) struct IftpRt {
+    pub snd: IftpSender,
+    pub rcv: IftpReceiver,
+    timer: TimerSlot,
+}
+
 enum AppRt {
     Tcp {
         conns: Vec<Option<Box<TcpConn>>>,
@@ -89,6 +100,7 @@ enum AppRt {
     },
     Cbr(CbrSource),
     Mapp(Box<MappRt>),
+    Iftp(Box<IftpRt>),
 }
 
 struct FlowRt {
@@ -167,6 +179,16 @@ impl<'a> Sim<'a> {
                         MappSender::new(cfg.clone(), Rng::stream(seed, &format!("mapp:{}", f.name))).map_err(bad)?;
                     let rcv = MappReceiver::new(cfg).map_err(bad)?;
                     AppRt::Mapp(Box::new(MappRt { snd, rcv, timers: [TimerSlot::default(); 2], scale_log: vec![] }))
+                }
+                AppSpec::Iftp(cfg) => {
+                    let mut cfg = cfg.clone();
+                    cfg.flow = flows.len() as u32;
+                    let snd = IftpSender::new(cfg).map_err(|e| SimError::App(f.name.clone(), e.to_string()))?;
+                    AppRt::Iftp(Box::new(IftpRt {
+                        snd,
+                        rcv: IftpReceiver::new(flows.len() as u32),
+                        timer: TimerSlot::default(),
+                    }))
                 }
                 AppSpec::Ftp { .. } | AppSpec::Transfer { .. } => AppRt::Tcp {
                     conns: vec![],
@@ -389,6 +411,20 @@ impl<'a> Sim<'a> {
                 m.snd.handle_feedback(now, fb);
                 self.drain_mapp_sender(fi);
             }
+            PktKind::IftpData => {
+                let f = &mut self.flows[fi];
+                f.c.record_arrival(&mut f.bins[b], &pkt, now, true);
+                let AppRt::Iftp(x) = &mut f.app else { return };
+                x.rcv.handle_data(now, &IftpData { flow: fi as u32, seq: pkt.seq, sent_at: pkt.sent_at });
+                self.drain_iftp_receiver(fi);
+            }
+            PktKind::IftpAck => {
+                let f = &mut self.flows[fi];
+                f.c.acks_recv += 1;
+                let AppRt::Iftp(x) = &mut f.app else { return };
+                x.snd.handle_ack(now, &IftpAck { flow: fi as u32, seq: pkt.seq, echo: pkt.sent_at });
+                self.drain_iftp_sender(fi);
+            }
             PktKind::TcpAck => {
                 let f = &mut self.flows[fi];
                 f.c.acks_recv += 1;
@@ -426,7 +462,7 @@ impl<'a> Sim<'a> {
     fn conn(&mut self, fi: usize, ci: usize) -> Option<&mut TcpConn> {
         match &mut self.flows[fi].app {
             AppRt::Tcp { conns, .. } => conns.get_mut(ci).and_then(|c| c.as_deref_mut()),
-            AppRt::Cbr(_) | AppRt::Mapp(_) => None,
+            AppRt::Cbr(_) | AppRt::Mapp(_) | AppRt::Iftp(_) => None,
         }
     }
 
@@ -596,6 +632,78 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Sends the packets IFTP's sender has due and re-arms its timer (pacing and timeout).
+    fn drain_iftp_sender(&mut self, fi: usize) {
+        let now = self.now;
+        let route = self.flows[fi].fwd;
+        let b = self.bin_index(now);
+        let AppRt::Iftp(x) = &mut self.flows[fi].app else { return };
+        let size = x.snd.config().packet_size.0 as u32;
+        let mut out = vec![];
+        while let Some(d) = x.snd.poll_transmit(now) {
+            out.push(d);
+        }
+        if let Some((at, gen)) = arm_timer(&mut x.timer, x.snd.poll_timeout()) {
+            self.q.push(at, Ev::Timer { flow: fi as u32, conn: 0, side: Side::Sender, gen });
+        }
+        for d in out {
+            let f = &mut self.flows[fi];
+            f.c.data_sent += 1;
+            f.c.data_sent_bytes += size as u64;
+            f.bins[b].sent_pkts += 1;
+            self.inject(Packet {
+                flow: fi as u32,
+                conn: 0,
+                size,
+                payload: size.saturating_sub(fairway_proto::iftp::wire::HEADER_LEN as u32),
+                kind: PktKind::IftpData,
+                seq: d.seq,
+                ack: -1,
+                sent_at: now,
+                ect: false,
+                ce: false,
+                ece: false,
+                cwr: false,
+                syn: false,
+                route,
+                hop: 0,
+                udpm: UdpmHdr::None,
+            });
+        }
+    }
+
+    /// Sends IFTP's per-packet ACKs (40 bytes, seed 002 §6.1).
+    fn drain_iftp_receiver(&mut self, fi: usize) {
+        let now = self.now;
+        let route = self.flows[fi].rev;
+        let AppRt::Iftp(x) = &mut self.flows[fi].app else { return };
+        let mut out = vec![];
+        while let Some(a) = x.rcv.poll_transmit(now) {
+            out.push(a);
+        }
+        for a in out {
+            self.flows[fi].c.acks_sent += 1;
+            self.inject(Packet {
+                flow: fi as u32,
+                conn: 0,
+                size: IFTP_ACK_SIZE,
+                payload: 0,
+                kind: PktKind::IftpAck,
+                seq: a.seq,
+                ack: -1,
+                sent_at: a.echo,
+                ect: false,
+                ce: false,
+                ece: false,
+                cwr: false,
+                syn: false,
+                route,
+                hop: 0,
+                udpm: UdpmHdr::None,
+            });
+        }
+    }
+
     fn close_conn(&mut self, fi: usize, ci: usize) {
         let now = self.now;
         let AppRt::Tcp { conns, web, closed, done_at, .. } = &mut self.flows[fi].app else { return };
@@ -609,6 +717,17 @@ impl<'a> Sim<'a> {
 
     fn timer(&mut self, fi: usize, ci: usize, side: Side, gen: u32) {
         let now = self.now;
+        if let AppRt::Iftp(x) = &mut self.flows[fi].app {
+            if x.timer.gen != gen || x.timer.armed.is_none() {
+                return; // superseded
+            }
+            x.timer.armed = None;
+            if x.snd.poll_timeout().is_some_and(|d| d <= now) {
+                x.snd.handle_timeout(now);
+            }
+            self.drain_iftp_sender(fi);
+            return;
+        }
         if let AppRt::Mapp(m) = &mut self.flows[fi].app {
             let slot = &mut m.timers[side as usize];
             if slot.gen != gen || slot.armed.is_none() {
@@ -681,6 +800,12 @@ impl<'a> Sim<'a> {
                 }
                 self.drain_mapp_sender(fi);
             }
+            AppSpec::Iftp(_) => {
+                if let AppRt::Iftp(x) = &mut self.flows[fi].app {
+                    x.snd.start(self.now);
+                }
+                self.drain_iftp_sender(fi);
+            }
         }
     }
 
@@ -689,6 +814,7 @@ impl<'a> Sim<'a> {
         match &mut self.flows[fi].app {
             AppRt::Cbr(c) => c.running = false,
             AppRt::Mapp(m) => m.snd.stop(now),
+            AppRt::Iftp(x) => x.snd.stop(now),
             AppRt::Tcp { conns, web, .. } => {
                 if let Some(w) = web {
                     w.running = false;
@@ -845,10 +971,17 @@ impl<'a> Sim<'a> {
         }
     }
 
+    pub(crate) fn iftp(&self, fi: usize) -> Option<&IftpRt> {
+        match &self.flows[fi].app {
+            AppRt::Iftp(x) => Some(x),
+            _ => None,
+        }
+    }
+
     pub(crate) fn done_at(&self, fi: usize) -> Option<Time> {
         match &self.flows[fi].app {
             AppRt::Tcp { done_at, .. } => *done_at,
-            AppRt::Cbr(_) | AppRt::Mapp(_) => None,
+            AppRt::Cbr(_) | AppRt::Mapp(_) | AppRt::Iftp(_) => None,
         }
     }
 

@@ -64,7 +64,18 @@ fn scenario(rng: &mut Rng) -> String {
         if rng.bernoulli(0.3) {
             s += &format!("stop = \"{}ms\"\n", start + 1 + rng.below(2000));
         }
-        match rng.below(5) {
+        match rng.below(6) {
+            5 => {
+                s += &format!(
+                    "app = \"iftp\"\nssthresh = {}\nw_max = {}\nscale = {}\n",
+                    1 + rng.below(64),
+                    1 + rng.below(100),
+                    pick(rng, &["0.5", "1.0", "1.5", "2.0"])
+                );
+                if rng.bernoulli(0.5) {
+                    s += &format!("packets = {}\n", 1 + rng.below(5000));
+                }
+            }
             4 => {
                 s += &format!(
                     "app = \"mapp\"\nscales = \"{}\"\njitter = {}\necn = {}\n",

@@ -1,6 +1,7 @@
 //! `fairway reproduce NAME`: run a paper's scenarios and write a report that puts the paper's
 //! numbers beside fairway's. One module per paper, named as DESIGN.md names the seeds.
 
+pub mod elaarag2002;
 pub mod kadhum2015;
 
 use std::path::{Path, PathBuf};
@@ -45,6 +46,7 @@ pub fn reproduce(
 ) -> Result<PathBuf, ReproduceError> {
     match name {
         "kadhum2015" => kadhum2015::reproduce(opts, progress),
+        "elaarag2002" => elaarag2002::reproduce(opts, progress),
         other => Err(ReproduceError::Unknown(other.to_string())),
     }
 }

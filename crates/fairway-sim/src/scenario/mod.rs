@@ -13,6 +13,7 @@ use fairway_aqm::{DropTailParams, RedParams};
 use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
 
 pub use crate::tcp::{SinkConfig, TcpConfig, TcpVariant};
+pub use fairway_proto::iftp::IftpConfig;
 pub use fairway_proto::mapp::{MappConfig, Pacing, ScaleTable};
 
 pub use parse::{parse_scenario, parse_scenario_file};
@@ -79,20 +80,21 @@ impl FlowSpec {
     pub fn tcp(&self) -> Option<&TcpSpec> {
         match &self.app {
             AppSpec::Ftp { tcp } | AppSpec::Transfer { tcp, .. } | AppSpec::Web { tcp, .. } => Some(tcp),
-            AppSpec::Cbr(_) | AppSpec::Mapp(_) => None,
+            AppSpec::Cbr(_) | AppSpec::Mapp(_) | AppSpec::Iftp(_) => None,
         }
     }
 
     pub fn transport(&self) -> &'static str {
         match &self.app {
             AppSpec::Mapp(_) => "udpm",
+            AppSpec::Iftp(_) => "iftp",
             _ => self.tcp().map_or("udp", |t| t.sender.variant.name()),
         }
     }
     /// "tcp" or "udp": the traffic class the ns-2 comparison groups by.
     pub fn class(&self) -> &'static str {
         match &self.app {
-            AppSpec::Cbr(_) | AppSpec::Mapp(_) => "udp",
+            AppSpec::Cbr(_) | AppSpec::Mapp(_) | AppSpec::Iftp(_) => "udp",
             AppSpec::Ftp { .. } | AppSpec::Transfer { .. } | AppSpec::Web { .. } => "tcp",
         }
     }
@@ -112,6 +114,9 @@ pub enum AppSpec {
     /// Seed 000's media-scaling application over UDPm (MApp): sender and receiver as in
     /// fairway-proto. The config's `flow` id is set by the simulator.
     Mapp(MappConfig),
+    /// Seed 002's IFTP: TCP emulated by the inter-packet gap, unreliable, per-packet ACKs.
+    /// The config's `flow` id is set by the simulator.
+    Iftp(IftpConfig),
 }
 
 impl AppSpec {
@@ -122,6 +127,7 @@ impl AppSpec {
             AppSpec::Cbr(_) => "cbr",
             AppSpec::Web { .. } => "web",
             AppSpec::Mapp(_) => "mapp",
+            AppSpec::Iftp(_) => "iftp",
         }
     }
 }

@@ -17,6 +17,7 @@ const FLOW_KEYS_COMMON: &[&str] = &["name", "app", "transport", "from", "to", "s
 const TCP_KEYS: &[&str] = &[
     "packet_size",
     "window",
+    "ssthresh",
     "window_init",
     "max_cwnd",
     "max_burst",
@@ -31,6 +32,17 @@ const TCP_KEYS: &[&str] = &[
     "ack_size",
 ];
 const CBR_KEYS: &[&str] = &["packet_size", "interval", "rate", "jitter", "max_packets"];
+const IFTP_KEYS: &[&str] = &[
+    "packet_size",
+    "access_rate",
+    "ssthresh",
+    "w_max",
+    "after_missing_thresh",
+    "scale",
+    "initial_rto",
+    "max_backoff",
+    "packets",
+];
 const MAPP_KEYS: &[&str] = &[
     "scales",
     "pacing",
@@ -355,8 +367,26 @@ impl Builder {
                 finish_app(t, &[MAPP_KEYS])?;
                 AppSpec::Mapp(cfg)
             }
+            "iftp" => {
+                if let Some((s, v)) = &transport {
+                    if s != "iftp" {
+                        return Err(v.error(format!("transport `{s}` cannot carry app `iftp`: expected iftp")));
+                    }
+                }
+                let mut cfg = parse_iftp(t)?;
+                if t.get("access_rate").is_none() {
+                    // tau is a packet's time on the sender's access link: the first link of the route.
+                    if let Some(first) = router.route(from, to).and_then(|p| p.first().copied()) {
+                        cfg.link_rate = self.links[first].rate;
+                    }
+                }
+                finish_app(t, &[IFTP_KEYS])?;
+                AppSpec::Iftp(cfg)
+            }
             other => {
-                return Err(app_v.error(format!("unknown app `{other}`: expected ftp, transfer, web, cbr or mapp")))
+                return Err(
+                    app_v.error(format!("unknown app `{other}`: expected ftp, transfer, web, cbr, mapp or iftp"))
+                )
             }
         };
         // Both directions need a route: data one way, acknowledgements (or nothing) the other.
@@ -506,6 +536,10 @@ fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
     if let Some(v) = t.get("window_init") {
         s.sender.window_init = v.u32_min(1)?;
     }
+    if let Some(v) = t.get("ssthresh") {
+        // ns-2 sets the initial ssthresh_ to window_; seed 002 §6.1 gives TCP its own (32).
+        s.sender.initial_ssthresh = Some(v.u32_min(1)?);
+    }
     if let Some(v) = t.get("max_cwnd") {
         s.sender.max_cwnd = v.u32_min(0)?;
     }
@@ -571,6 +605,43 @@ fn parse_cbr(t: &Tbl) -> Res<CbrSpec> {
         None => None,
     };
     Ok(CbrSpec { packet_size, interval, jitter, max_packets })
+}
+
+/// IFTP (seed 002): keys named after the paper's symbols; defaults are its §6.1 values.
+fn parse_iftp(t: &Tbl) -> Res<IftpConfig> {
+    let mut c = IftpConfig::default();
+    if let Some(v) = t.get("packet_size") {
+        c.packet_size = packet_size(&v)?;
+    }
+    if let Some(v) = t.get("access_rate") {
+        c.link_rate = v.rate_pos()?;
+    }
+    if let Some(v) = t.get("ssthresh") {
+        c.ssthresh = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("w_max") {
+        c.w_max = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("after_missing_thresh") {
+        c.after_missing_thresh = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("scale") {
+        c.scale = v.f64()?;
+    }
+    if let Some(v) = t.get("initial_rto") {
+        c.initial_rto = v.dur_pos()?;
+    }
+    if let Some(v) = t.get("max_backoff") {
+        c.max_backoff = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("packets") {
+        c.packets = Some(v.int_in(1, i64::MAX)? as u64);
+    }
+    c.validate().map_err(|e| match t.get(e.field) {
+        Some(v) => v.error(e.reason),
+        None => t.error(e.to_string()),
+    })?;
+    Ok(c)
 }
 
 /// MApp over UDPm (seed 000). `scales` is a preset ("kadhum2015": ten levels, "chung": seed

@@ -394,3 +394,30 @@ fn link_loss_must_be_a_probability() {
     assert_eq!(sc.links[3].loss, 0.01, "a duplex link's loss applies to both directions");
     assert_eq!(sc.links[0].loss, 0.0);
 }
+
+#[test]
+fn iftp_flows_take_the_papers_parameters_and_their_access_rate() {
+    let text = GOOD.replacen(
+        "app = \"cbr\"\nfrom = \"a\"\nto = \"b\"\nstart = \"1s\"\npacket_size = \"500B\"\ninterval = \"5ms\"",
+        "app = \"iftp\"\nfrom = \"a\"\nto = \"b\"\nscale = 1.5\npackets = 300",
+        1,
+    );
+    let sc = parse(&text).unwrap();
+    match &sc.flows[1].app {
+        AppSpec::Iftp(c) => {
+            assert_eq!((c.ssthresh, c.w_max, c.after_missing_thresh), (32, 50, 3));
+            assert_eq!(c.scale, 1.5);
+            assert_eq!(c.packets, Some(300));
+            // tau comes from the first link of the route, a -> r1 at 10 Mb/s.
+            assert_eq!(c.link_rate, Rate(10_000_000));
+        }
+        a => panic!("{a:?}"),
+    }
+    assert_eq!(sc.flows[1].transport(), "iftp");
+    let e = parse(&text.replace("scale = 1.5", "scale = -1.0")).unwrap_err();
+    assert_eq!(e.field, "flow[1].scale");
+    let e = parse(&text.replace("scale = 1.5", "w_max = 0")).unwrap_err();
+    assert_eq!(e.field, "flow[1].w_max");
+    let sc = parse(&text.replace("scale = 1.5", "access_rate = \"1Mb\"")).unwrap();
+    assert!(matches!(&sc.flows[1].app, AppSpec::Iftp(c) if c.link_rate == Rate(1_000_000)));
+}
