@@ -130,6 +130,27 @@ pub enum Qdisc {
     Red(Red),
 }
 
+impl Qdisc {
+    /// An arrival to an empty queue in front of an idle transmitter, which would be enqueued
+    /// and dequeued at once: DropTail's verdict and counts without the round trip; `None` for
+    /// RED, which must see both calls (its average moves on the arrival, its idle time on the
+    /// departure).
+    #[inline]
+    pub fn pass_through(&mut self, meta: &PacketMeta) -> Option<Verdict> {
+        match self {
+            Qdisc::DropTail(q) => Some(q.pass_through(meta)),
+            Qdisc::Red(_) => None,
+        }
+    }
+
+    /// Whether the discipline keeps state about idle periods (so the link must tell it, by an
+    /// empty dequeue, when it goes idle).
+    #[inline]
+    pub fn tracks_idle(&self) -> bool {
+        matches!(self, Qdisc::Red(_))
+    }
+}
+
 impl QueueDiscipline for Qdisc {
     #[inline]
     fn enqueue(&mut self, now: Time, meta: &PacketMeta, pkt: PacketRef, rng: &mut Rng) -> Verdict {

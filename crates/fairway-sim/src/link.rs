@@ -1,8 +1,15 @@
 //! A simplex link as ns-2 builds one: a queue discipline in front of a store-and-forward
 //! transmitter (serialisation = size x 8 / rate), then a constant propagation delay.
 //!
-//! Packets propagating are kept in a FIFO: the delay is constant, so they arrive in the order
-//! they left and only the head needs an event (DESIGN.md, "Speed is a feature").
+//! One event per packet per hop (DESIGN.md, "Speed is a feature"): the disciplines decide at
+//! enqueue and serve first in, first out, so when a packet is admitted its start of service is
+//! already known (when the packets ahead of it are done) and with it its arrival at the far end.
+//! The packet goes straight into the link's FIFO of packets on their way, where only the head
+//! needs an event (the delay is constant, so they arrive in order). The discipline itself is
+//! brought up to date lazily: before each arrival (and each sample), [`LinkState::advance`] makes
+//! the dequeues that happened since, at the times they happened, including the empty dequeue by
+//! which RED learns when the link went idle (ns-2 REDQueue::deque). So the discipline sees the
+//! same calls at the same times as in ns-2's Queue/LinkDelay pair.
 
 use std::collections::VecDeque;
 
@@ -19,10 +26,15 @@ pub struct LinkState {
     pub qdisc: Qdisc,
     /// The discipline's own random stream (RED draws from it).
     pub rng: Rng,
-    /// The packet being serialised, if any.
-    pub tx: Option<PacketRef>,
-    /// Packets propagating, with their arrival time at the far end.
-    pub inflight: VecDeque<(Time, PacketRef)>,
+    /// When the transmitter finishes what it has started (or went idle).
+    pub free_at: Time,
+    /// When the last admitted packet will have been serialised.
+    pub tail_end: Time,
+    /// Whether the discipline was told (by an empty dequeue) that the link went idle.
+    pub idle_noted: bool,
+    /// Admitted packets not yet at the far end (waiting, being serialised or propagating), with
+    /// their arrival time there and whether the loss model takes them on the way.
+    pub inflight: VecDeque<(Time, PacketRef, bool)>,
     /// Packets handed to the far node.
     pub delivered: u64,
     /// Random loss on the wire: probability and the packets it took.
@@ -33,6 +45,9 @@ pub struct LinkState {
     /// Total serialisation time, for utilisation.
     pub busy: Dur,
     pub integ: QueueIntegral,
+    /// The last two (size, serialisation time) pairs: a link carries few packet sizes, and the
+    /// time is needed twice per packet.
+    tx_cache: [(u64, Dur); 2],
 }
 
 impl LinkState {
@@ -46,7 +61,9 @@ impl LinkState {
             delay: spec.delay,
             qdisc,
             rng: Rng::stream(seed, &format!("queue:{name}")),
-            tx: None,
+            free_at: Time::ZERO,
+            tail_end: Time::ZERO,
+            idle_noted: true,
             inflight: VecDeque::new(),
             delivered: 0,
             loss: spec.loss,
@@ -54,7 +71,58 @@ impl LinkState {
             loss_rng: Rng::stream(seed, &format!("loss:{name}")),
             busy: Dur::ZERO,
             integ: QueueIntegral::default(),
+            tx_cache: [(u64::MAX, Dur::ZERO); 2],
         }
+    }
+
+    /// Serialisation time of `size` bytes on this link.
+    #[inline]
+    pub fn tx_time(&mut self, size: fairway_core::Bytes) -> Dur {
+        if self.tx_cache[0].0 == size.0 {
+            return self.tx_cache[0].1;
+        }
+        if self.tx_cache[1].0 != size.0 {
+            self.tx_cache[1] = (size.0, self.rate.tx_time(size));
+        }
+        self.tx_cache.swap(0, 1);
+        self.tx_cache[0].1
+    }
+
+    /// Makes the dequeues that have happened by `now`: each waiting packet leaves the queue when
+    /// the transmitter takes it, at `free_at`; an emptied queue is dequeued once more when the
+    /// transmitter goes idle. Calls must come in time order.
+    pub fn advance(&mut self, now: Time) {
+        while self.free_at <= now {
+            let t = self.free_at;
+            if self.qdisc.is_empty() {
+                if !self.idle_noted && self.qdisc.tracks_idle() {
+                    // ns-2 REDQueue::deque on an empty queue: the link is idle since t. Only once:
+                    // a later empty dequeue would move RED's idle time.
+                    self.integ.advance(t);
+                    let _ = self.qdisc.dequeue(t);
+                    self.idle_noted = true;
+                    self.integ.len = 0;
+                }
+                break;
+            }
+            self.integ.advance(t);
+            if let Some((_, size)) = self.qdisc.dequeue(t) {
+                let d = self.tx_time(size);
+                self.free_at = t + d;
+                self.busy += d;
+            }
+            // A dequeue changes the queue, not the discipline's average (RED's moves on arrivals).
+            self.integ.len = self.qdisc.len() as u64;
+        }
+    }
+
+    /// Admits a packet the discipline accepted at `now`: the time it reaches the far end
+    /// (after the packets ahead of it and its own serialisation, then the delay).
+    pub fn admit(&mut self, now: Time, size: fairway_core::Bytes) -> Time {
+        self.idle_noted = false;
+        let start = self.tail_end.max(now);
+        self.tail_end = start + self.tx_time(size);
+        self.tail_end + self.delay
     }
 
     /// Call before the queue changes: accumulates the time-weighted queue and average.
@@ -66,7 +134,7 @@ impl LinkState {
     /// Call after the queue changed.
     #[inline]
     pub fn observe(&mut self) {
-        self.integ.len = self.qdisc.len() as f64;
+        self.integ.len = self.qdisc.len() as u64;
         if let Some(a) = self.qdisc.average_pkts() {
             self.integ.avg = a;
         }
@@ -74,22 +142,24 @@ impl LinkState {
 }
 
 /// Time integrals of the instantaneous queue (packets waiting) and of the discipline's average,
-/// both piecewise constant between arrivals and departures.
+/// both piecewise constant between arrivals and departures. The queue's integral is kept exactly,
+/// in packet-nanoseconds; the average's in packet-nanoseconds as a float. No division on the way
+/// (this runs several times per packet).
 #[derive(Debug, Clone, Default)]
 pub struct QueueIntegral {
     pub last: Time,
-    pub len: f64,
+    pub len: u64,
     pub avg: f64,
-    pub len_area: f64,
+    pub len_area: u128,
     pub avg_area: f64,
 }
 
 impl QueueIntegral {
     #[inline]
     pub fn advance(&mut self, now: Time) {
-        let dt = (now - self.last).as_secs_f64();
-        self.len_area += self.len * dt;
-        self.avg_area += self.avg * dt;
+        let dt = now.0.saturating_sub(self.last.0);
+        self.len_area += self.len as u128 * dt as u128;
+        self.avg_area += self.avg * dt as f64;
         self.last = now;
     }
 
@@ -97,10 +167,9 @@ impl QueueIntegral {
     pub fn means(&self, end: Time) -> (f64, f64) {
         let mut c = self.clone();
         c.advance(end);
-        let t = end.as_secs_f64();
-        if t <= 0.0 {
+        if end.0 == 0 {
             return (0.0, 0.0);
         }
-        (c.len_area / t, c.avg_area / t)
+        (c.len_area as f64 / end.0 as f64, c.avg_area / end.0 as f64)
     }
 }

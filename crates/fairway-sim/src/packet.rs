@@ -66,16 +66,17 @@ pub struct Packet {
     /// Route (index into the simulator's route table) and the hop it is on.
     pub route: u32,
     pub hop: u32,
-    pub udpm: UdpmHdr,
 }
 
 /// Slab of packets with a free list; slots are reused, so a `PacketRef` is valid only until the
-/// packet is freed.
+/// packet is freed. UDPm headers, which only MApp's packets carry, sit in a side table indexed
+/// like the slots, so that every other packet stays small.
 #[derive(Default)]
 pub struct Arena {
     slots: Vec<Packet>,
     live: Vec<bool>,
     free: Vec<u32>,
+    udpm: Vec<UdpmHdr>,
 }
 
 impl Arena {
@@ -91,7 +92,25 @@ impl Arena {
         }
     }
 
+    /// Allocates a packet that carries a UDPm header.
+    pub fn alloc_udpm(&mut self, p: Packet, h: UdpmHdr) -> PacketRef {
+        let r = self.alloc(p);
+        if self.udpm.len() <= r.index() {
+            self.udpm.resize(r.index() + 1, UdpmHdr::None);
+        }
+        self.udpm[r.index()] = h;
+        r
+    }
+
+    /// The UDPm header of a live packet (`None` for packets without one).
+    pub fn udpm(&self, r: PacketRef) -> UdpmHdr {
+        self.udpm.get(r.index()).copied().unwrap_or(UdpmHdr::None)
+    }
+
     pub fn free(&mut self, r: PacketRef) {
+        if let Some(h) = self.udpm.get_mut(r.index()) {
+            *h = UdpmHdr::None;
+        }
         debug_assert!(self.live[r.index()], "double free of {r:?}");
         self.live[r.index()] = false;
         self.free.push(r.0);

@@ -30,8 +30,6 @@ const IFTP_ACK_SIZE: u32 = 40;
 /// What happens next. Small and `Copy`: the heap moves these around.
 #[derive(Debug, Clone, Copy)]
 enum Ev {
-    /// Serialisation of the link's current packet ends.
-    TxDone(u32),
     /// The head of the link's propagation FIFO reaches the far node.
     Arrive(u32),
     /// An agent's timer, valid only while `gen` matches (re-armed timers leave stale entries).
@@ -249,12 +247,14 @@ impl<'a> Sim<'a> {
             self.dispatch(ev);
         }
         self.now = self.end;
+        for link in &mut self.links {
+            link.advance(self.end);
+        }
         progress(self.end);
     }
 
     fn dispatch(&mut self, ev: Ev) {
         match ev {
-            Ev::TxDone(l) => self.tx_done(l as usize),
             Ev::Arrive(l) => self.arrive(l as usize),
             Ev::Timer { flow, conn, side, gen } => self.timer(flow as usize, conn as usize, side, gen),
             Ev::FlowStart(f) => self.flow_start(f as usize),
@@ -272,61 +272,71 @@ impl<'a> Sim<'a> {
     fn link_arrival(&mut self, l: usize, p: PacketRef) {
         let now = self.now;
         let pkt = self.arena.get(p);
-        let meta = PacketMeta { size: Bytes(pkt.size as u64), ecn_capable: pkt.ect, flow: FlowId(pkt.flow) };
+        let size = Bytes(pkt.size as u64);
+        let meta = PacketMeta { size, ecn_capable: pkt.ect, flow: FlowId(pkt.flow) };
         let link = &mut self.links[l];
-        link.integrate(now);
-        let verdict = link.qdisc.enqueue(now, &meta, p, &mut link.rng);
-        match verdict {
-            Verdict::Enqueue => {}
-            Verdict::EnqueueMarked => self.arena.get_mut(p).ce = true,
-            Verdict::Drop(_) => self.drop_packet(p),
+        link.advance(now);
+        if link.free_at < now {
+            // An idle transmitter takes the next packet when it arrives.
+            link.free_at = now;
         }
-        if self.links[l].tx.is_none() {
-            self.start_tx(l);
-        }
-        self.links[l].observe();
-    }
-
-    /// The transmitter is free: take the next packet, if any. An empty dequeue is how RED
-    /// learns the link went idle (ns-2 REDQueue::deque).
-    fn start_tx(&mut self, l: usize) {
-        let now = self.now;
-        let link = &mut self.links[l];
-        link.integrate(now);
-        if let Some((p, size)) = link.qdisc.dequeue(now) {
-            let d = link.rate.tx_time(size);
-            link.tx = Some(p);
-            link.busy += d;
-            self.q.push(now + d, Ev::TxDone(l as u32));
-        }
-        link.observe();
-    }
-
-    fn tx_done(&mut self, l: usize) {
-        let link = &mut self.links[l];
-        let Some(p) = link.tx.take() else { return };
-        // The link's loss model: the packet was serialised but never arrives.
-        if link.loss > 0.0 && link.loss_rng.bernoulli(link.loss) {
-            link.lost += 1;
+        let idle = link.free_at == now && link.qdisc.is_empty();
+        let verdict = match idle.then(|| link.qdisc.pass_through(&meta)).flatten() {
+            // Straight to the wire, the queue staying empty (DropTail).
+            Some(v) => {
+                if v == Verdict::Enqueue {
+                    let d = link.tx_time(size);
+                    link.free_at = now + d;
+                    link.busy += d;
+                }
+                v
+            }
+            None => {
+                link.integrate(now);
+                let v = link.qdisc.enqueue(now, &meta, p, &mut link.rng);
+                if v == Verdict::Enqueue || v == Verdict::EnqueueMarked {
+                    // Taken at once if the transmitter is free (ns-2 Queue::recv: enque, then
+                    // deque when not blocked).
+                    link.idle_noted = false;
+                    if link.free_at <= now {
+                        link.advance(now);
+                    }
+                }
+                link.observe();
+                v
+            }
+        };
+        if let Verdict::Drop(_) = verdict {
             self.drop_packet(p);
-            self.start_tx(l);
             return;
         }
-        let at = self.now + link.delay;
+        if verdict == Verdict::EnqueueMarked {
+            self.arena.get_mut(p).ce = true;
+        }
+        let link = &mut self.links[l];
+        let at = link.admit(now, size);
+        // The loss model draws in the order packets take the wire, as if at the end of each
+        // serialisation.
+        let lost = link.loss > 0.0 && link.loss_rng.bernoulli(link.loss);
         if link.inflight.is_empty() {
             self.q.push(at, Ev::Arrive(l as u32));
         }
-        link.inflight.push_back((at, p));
-        self.start_tx(l);
+        link.inflight.push_back((at, p, lost));
     }
 
     fn arrive(&mut self, l: usize) {
         let link = &mut self.links[l];
-        let Some((_, p)) = link.inflight.pop_front() else { return };
-        link.delivered += 1;
-        if let Some(&(next, _)) = link.inflight.front() {
+        let Some((_, p, lost)) = link.inflight.pop_front() else { return };
+        if let Some(&(next, _, _)) = link.inflight.front() {
             self.q.push(next, Ev::Arrive(l as u32));
         }
+        if lost {
+            // The link's loss model: serialised, but it never arrives.
+            link.lost += 1;
+            self.drop_packet(p);
+            return;
+        }
+        link.delivered += 1;
         let pkt = self.arena.get_mut(p);
         pkt.hop += 1;
         let route = &self.routes[pkt.route as usize];
@@ -335,8 +345,9 @@ impl<'a> Sim<'a> {
             self.link_arrival(next, p);
         } else {
             let pkt = *self.arena.get(p);
+            let h = self.arena.udpm(p);
             self.arena.free(p);
-            self.deliver(pkt);
+            self.deliver(pkt, h);
         }
     }
 
@@ -361,13 +372,20 @@ impl<'a> Sim<'a> {
         self.link_arrival(first, p);
     }
 
+    /// The same for a packet that carries a UDPm header.
+    fn inject_udpm(&mut self, pkt: Packet, h: UdpmHdr) {
+        let first = self.routes[pkt.route as usize][0] as usize;
+        let p = self.arena.alloc_udpm(pkt, h);
+        self.link_arrival(first, p);
+    }
+
     fn bin_index(&self, t: Time) -> usize {
         ((t.0 / self.bin.0) as usize).min(self.nbins - 1)
     }
 
     // ---- delivery to agents ------------------------------------------------------------
 
-    fn deliver(&mut self, pkt: Packet) {
+    fn deliver(&mut self, pkt: Packet, udpm: UdpmHdr) {
         let now = self.now;
         let b = self.bin_index(now);
         let fi = pkt.flow as usize;
@@ -400,14 +418,14 @@ impl<'a> Sim<'a> {
             PktKind::UdpmData => {
                 let f = &mut self.flows[fi];
                 f.c.record_arrival(&mut f.bins[b], &pkt, now, true);
-                let (AppRt::Mapp(m), UdpmHdr::Data(h)) = (&mut f.app, &pkt.udpm) else { return };
+                let (AppRt::Mapp(m), UdpmHdr::Data(h)) = (&mut f.app, &udpm) else { return };
                 m.rcv.handle_data(now, h, pkt.payload as usize, pkt.ce);
                 self.drain_mapp_receiver(fi);
             }
             PktKind::UdpmFeedback => {
                 let f = &mut self.flows[fi];
                 f.c.acks_recv += 1;
-                let (AppRt::Mapp(m), UdpmHdr::Feedback(fb)) = (&mut f.app, &pkt.udpm) else { return };
+                let (AppRt::Mapp(m), UdpmHdr::Feedback(fb)) = (&mut f.app, &udpm) else { return };
                 m.snd.handle_feedback(now, fb);
                 self.drain_mapp_sender(fi);
             }
@@ -504,7 +522,6 @@ impl<'a> Sim<'a> {
                 syn: s.syn,
                 route,
                 hop: 0,
-                udpm: UdpmHdr::None,
             });
         }
         self.scratch_segs = segs;
@@ -544,7 +561,6 @@ impl<'a> Sim<'a> {
                 syn: false,
                 route,
                 hop: 0,
-                udpm: UdpmHdr::None,
             });
         }
         self.scratch_acks = acks;
@@ -588,9 +604,8 @@ impl<'a> Sim<'a> {
                 syn: false,
                 route,
                 hop: 0,
-                udpm: UdpmHdr::Data(d.header),
             };
-            self.inject(pkt);
+            self.inject_udpm(pkt, UdpmHdr::Data(d.header));
         }
     }
 
@@ -626,9 +641,8 @@ impl<'a> Sim<'a> {
                 syn: false,
                 route,
                 hop: 0,
-                udpm: UdpmHdr::Feedback(fb),
             };
-            self.inject(pkt);
+            self.inject_udpm(pkt, UdpmHdr::Feedback(fb));
         }
     }
 
@@ -667,7 +681,6 @@ impl<'a> Sim<'a> {
                 syn: false,
                 route,
                 hop: 0,
-                udpm: UdpmHdr::None,
             });
         }
     }
@@ -699,7 +712,6 @@ impl<'a> Sim<'a> {
                 syn: false,
                 route,
                 hop: 0,
-                udpm: UdpmHdr::None,
             });
         }
     }
@@ -856,7 +868,6 @@ impl<'a> Sim<'a> {
             syn: false,
             route,
             hop: 0,
-            udpm: UdpmHdr::None,
         });
     }
 
@@ -879,6 +890,7 @@ impl<'a> Sim<'a> {
     fn queue_sample(&mut self) {
         let t = self.now;
         for (k, &l) in self.sc.monitor.links.iter().enumerate() {
+            self.links[l].advance(t);
             let link = &self.links[l];
             let s = link.qdisc.stats();
             self.queue_samples[k].push(QueueRow {
@@ -990,7 +1002,8 @@ impl<'a> Sim<'a> {
         LinkCheck {
             stats: *link.qdisc.stats(),
             waiting: link.qdisc.len() as u64,
-            on_wire: link.tx.is_some() as u64 + link.inflight.len() as u64,
+            // The FIFO holds the waiting packets too.
+            on_wire: (link.inflight.len() - link.qdisc.len()) as u64,
             delivered: link.delivered,
             lost: link.lost,
         }
