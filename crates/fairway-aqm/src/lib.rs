@@ -123,11 +123,13 @@ pub trait QueueDiscipline {
     }
 }
 
-/// The built-in disciplines, dispatched without a vtable.
+/// The built-in disciplines, dispatched without a vtable. RED's state is boxed so that the
+/// enum stays the size of a DropTail (the access links of large topologies are DropTails, and
+/// their size is what the caches see).
 #[derive(Debug, Clone)]
 pub enum Qdisc {
     DropTail(DropTail),
-    Red(Red),
+    Red(Box<Red>),
 }
 
 impl Qdisc {

@@ -18,8 +18,16 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-const OUTPUTS: [&str; 7] =
-    ["summary.json", "flows.csv", "queue.csv", "throughput.svg", "queue_r1-r2.svg", "drops.svg", "cwnd.svg"];
+const OUTPUTS: [&str; 8] = [
+    "summary.json",
+    "flows.csv",
+    "queue.csv",
+    "links.csv",
+    "throughput.svg",
+    "queue_r1-r2.svg",
+    "drops.svg",
+    "cwnd.svg",
+];
 
 #[test]
 fn run_writes_the_results_folder_and_prints_a_table() {
@@ -240,5 +248,24 @@ fn model_iftp_writes_tables_and_plots_and_rejects_bad_input() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("power of two"));
     let o = fairway(&["model", "iftp", "--rtt", "fast"]);
     assert_eq!(o.status.code(), Some(2));
+    let _ = fs::remove_dir_all(out);
+}
+
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    let out = tmp("pipe");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fairway"))
+        .args(["run", "scenarios/validation/droptail-mix.toml", "--out", out.to_str().unwrap()])
+        .current_dir(repo())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // like `| head -0`
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(o.status.success());
+    assert!(out.join("summary.json").exists(), "the results are written all the same");
     let _ = fs::remove_dir_all(out);
 }

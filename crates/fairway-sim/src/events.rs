@@ -2,11 +2,15 @@
 //! scheduled (DESIGN.md, "Determinism"). The key of an event packs its time and an insertion
 //! counter into one `u128`, so that order is a single comparison.
 //!
-//! It is a calendar queue. Time is cut into buckets of 2^shift ns; a ring of 4096 buckets covers
+//! It is a calendar queue. Time is cut into buckets of 2^shift ns; a ring of 2^16 buckets covers
 //! the near future, which is where nearly all of a simulation's events fall (a packet's next
 //! hop, the next CBR packet, the next pacing step). An event further out waits in a heap and
-//! moves into the ring when the ring reaches it. A bucket is sorted when it becomes the current
-//! one; the few events pushed into the current bucket are inserted in order. A bitmap of
+//! moves into the ring when the ring reaches it. The ring's events live in one slab of chunks of
+//! eight, each bucket a linked list of chunks (so memory follows the number of events, not of
+//! buckets, and a bucket is read a chunk at a time rather than an entry at a time, which
+//! matters once the pending events outgrow the caches); a bucket is gathered and sorted when it
+//! becomes the current one,
+//! and the few events pushed into the current bucket are inserted in order. A bitmap of
 //! non-empty buckets finds the next one. The bucket width adapts to the density of events (as
 //! calendar queues do): every so many pops, if buckets hold less than about one event the width
 //! doubles, if they hold many it halves, and the events are re-bucketed. Push and pop are then
@@ -23,7 +27,7 @@ const INITIAL_SHIFT: u32 = 14;
 const MIN_SHIFT: u32 = 4;
 const MAX_SHIFT: u32 = 36;
 /// Ring size: 2^RING_BITS buckets.
-const RING_BITS: u32 = 12;
+const RING_BITS: u32 = 16;
 const RING: u64 = 1 << RING_BITS;
 /// Pops between two looks at the density of events.
 const TUNE_EVERY: u64 = 1 << 14;
@@ -41,8 +45,25 @@ impl<E> Entry<E> {
     }
 }
 
+/// No chunk: the end of a bucket's list.
+const NIL: u32 = u32::MAX;
+/// Entries per chunk.
+const CHUNK: usize = 8;
+
+/// Up to CHUNK events of one bucket and the next chunk of its list.
+#[derive(Clone, Copy)]
+struct Chunk<E> {
+    items: [Entry<E>; CHUNK],
+    len: u32,
+    next: u32,
+}
+
 pub struct EventQueue<E> {
-    ring: Vec<Vec<Entry<E>>>,
+    /// Per ring slot, the first chunk of its list in `slab` (NIL if empty).
+    heads: Vec<u32>,
+    /// The ring's events in chunks; freed chunks are reused.
+    slab: Vec<Chunk<E>>,
+    free: Vec<u32>,
     /// One bit per ring slot: the slot holds events.
     occupied: Vec<u64>,
     /// The absolute number of the current bucket; the ring holds buckets cur .. cur + RING.
@@ -62,10 +83,12 @@ pub struct EventQueue<E> {
     switches: u64,
 }
 
-impl<E: Copy> Default for EventQueue<E> {
+impl<E: Copy + Default> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
-            ring: Vec::new(),
+            heads: Vec::new(),
+            slab: Vec::new(),
+            free: Vec::new(),
             occupied: vec![0; (RING / 64) as usize],
             cur: 0,
             now_list: Vec::new(),
@@ -80,7 +103,7 @@ impl<E: Copy> Default for EventQueue<E> {
     }
 }
 
-impl<E: Copy> EventQueue<E> {
+impl<E: Copy + Default> EventQueue<E> {
     pub fn push(&mut self, time: Time, ev: E) {
         self.seq += 1;
         let t = time.0.max(self.last);
@@ -101,11 +124,32 @@ impl<E: Copy> EventQueue<E> {
             let i = self.now_list.partition_point(|x| x.key > e.key);
             self.now_list.insert(i, e);
         } else if b < self.cur + RING {
-            if self.ring.is_empty() {
-                self.ring = (0..RING).map(|_| Vec::new()).collect();
+            if self.heads.is_empty() {
+                self.heads = vec![NIL; RING as usize];
             }
             let slot = (b & (RING - 1)) as usize;
-            self.ring[slot].push(e);
+            let h = self.heads[slot];
+            let c = if h != NIL && (self.slab[h as usize].len as usize) < CHUNK {
+                h
+            } else {
+                let fresh = Chunk { items: [Entry { key: 0, ev: E::default() }; CHUNK], len: 0, next: h };
+                let c = match self.free.pop() {
+                    Some(c) => {
+                        self.slab[c as usize].len = 0;
+                        self.slab[c as usize].next = h;
+                        c
+                    }
+                    None => {
+                        self.slab.push(fresh);
+                        self.slab.len() as u32 - 1
+                    }
+                };
+                self.heads[slot] = c;
+                c
+            };
+            let chunk = &mut self.slab[c as usize];
+            chunk.items[chunk.len as usize] = e;
+            chunk.len += 1;
             self.occupied[slot / 64] |= 1 << (slot % 64);
         } else {
             heap_push(&mut self.far, e);
@@ -143,9 +187,16 @@ impl<E: Copy> EventQueue<E> {
             return;
         }
         let mut all: Vec<Entry<E>> = std::mem::take(&mut self.now_list);
-        for slot in self.ring.iter_mut() {
-            all.append(slot);
+        for h in self.heads.iter_mut() {
+            let mut i = std::mem::replace(h, NIL);
+            while i != NIL {
+                let c = &self.slab[i as usize];
+                all.extend_from_slice(&c.items[..c.len as usize]);
+                i = c.next;
+            }
         }
+        self.slab.clear();
+        self.free.clear();
         all.append(&mut self.far);
         self.occupied.iter_mut().for_each(|w| *w = 0);
         self.shift = shift;
@@ -174,7 +225,13 @@ impl<E: Copy> EventQueue<E> {
                     self.cur = b;
                     let slot = (b & (RING - 1)) as usize;
                     self.occupied[slot / 64] &= !(1 << (slot % 64));
-                    std::mem::swap(&mut self.now_list, &mut self.ring[slot]);
+                    let mut i = std::mem::replace(&mut self.heads[slot], NIL);
+                    while i != NIL {
+                        let c = &self.slab[i as usize];
+                        self.now_list.extend_from_slice(&c.items[..c.len as usize]);
+                        self.free.push(i);
+                        i = c.next;
+                    }
                     self.now_list.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
                     // Far events the ring now reaches (none of them in this bucket).
                     self.migrate_far();

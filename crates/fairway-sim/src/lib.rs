@@ -196,6 +196,11 @@ fn collect(sim: &Sim, seed: u64) -> Result<RunResult, SimError> {
         })
         .collect();
 
+    let shown: Vec<LinkSummary> = links
+        .iter()
+        .filter(|l| l.monitored || l.drops_pkts > 0 || l.marks_pkts > 0 || l.lost_pkts > 0)
+        .cloned()
+        .collect();
     let summary = Summary {
         schema: SUMMARY_SCHEMA,
         scenario: sc.name.clone(),
@@ -203,7 +208,8 @@ fn collect(sim: &Sim, seed: u64) -> Result<RunResult, SimError> {
         duration_s: dur_s,
         events: sim.events,
         flows,
-        links,
+        links_omitted: (links.len() - shown.len()) as u64,
+        links: shown,
         classes,
     };
     let flow_bins = (0..sc.flows.len()).map(|i| sim.flow_bins(i).to_vec()).collect();
@@ -211,7 +217,7 @@ fn collect(sim: &Sim, seed: u64) -> Result<RunResult, SimError> {
     let scale_logs = (0..sc.flows.len())
         .filter_map(|i| sim.mapp(i).map(|(log, _, _)| (i, log.iter().map(|(t, s)| (t.as_secs_f64(), *s)).collect())))
         .collect();
-    Ok(RunResult { summary, bin: sc.monitor.bin, flow_bins, queue_samples, scale_logs })
+    Ok(RunResult { summary, all_links: links, bin: sc.monitor.bin, flow_bins, queue_samples, scale_logs })
 }
 
 /// The mean of a step function given by (time, value) changes, over [from, to].

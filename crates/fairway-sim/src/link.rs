@@ -3,51 +3,56 @@
 //!
 //! One event per packet per hop (DESIGN.md, "Speed is a feature"): the disciplines decide at
 //! enqueue and serve first in, first out, so when a packet is admitted its start of service is
-//! already known (when the packets ahead of it are done) and with it its arrival at the far end.
-//! The packet goes straight into the link's FIFO of packets on their way, where only the head
-//! needs an event (the delay is constant, so they arrive in order). The discipline itself is
+//! already known (when the packets ahead of it are done) and with it its arrival at the far end,
+//! which is scheduled there and then. (Keeping the packets on their way in a per-link FIFO with
+//! an event for its head only was tried: on topologies with thousands of links, reading those
+//! FIFOs cost more in cache misses than the events saved.) The discipline itself is
 //! brought up to date lazily: before each arrival (and each sample), [`LinkState::advance`] makes
 //! the dequeues that happened since, at the times they happened, including the empty dequeue by
 //! which RED learns when the link went idle (ns-2 REDQueue::deque). So the discipline sees the
 //! same calls at the same times as in ns-2's Queue/LinkDelay pair.
 
-use std::collections::VecDeque;
-
 use fairway_aqm::{Qdisc, QueueDiscipline};
-use fairway_core::{Dur, NodeId, PacketRef, Rate, Rng, Time};
+use fairway_core::{Dur, NodeId, Rate, Rng, Time};
 
 use crate::scenario::LinkSpec;
 
+/// The fields are laid out by use (`repr(C)` keeps the order): what every packet on every hop
+/// touches first, in one cache line; topologies with tens of thousands of links make each line
+/// a cache miss.
+#[repr(C)]
 pub struct LinkState {
-    pub from: NodeId,
-    pub to: NodeId,
-    pub rate: Rate,
-    pub delay: Dur,
-    pub qdisc: Qdisc,
-    /// The discipline's own random stream (RED draws from it).
-    pub rng: Rng,
+    // -- touched by every packet --
     /// When the transmitter finishes what it has started (or went idle).
     pub free_at: Time,
     /// When the last admitted packet will have been serialised.
     pub tail_end: Time,
-    /// Whether the discipline was told (by an empty dequeue) that the link went idle.
-    pub idle_noted: bool,
-    /// Admitted packets not yet at the far end (waiting, being serialised or propagating), with
-    /// their arrival time there and whether the loss model takes them on the way.
-    pub inflight: VecDeque<(Time, PacketRef, bool)>,
+    pub delay: Dur,
+    /// Admitted packets not yet at the far end (waiting, being serialised or propagating).
+    pub inflight: u64,
     /// Packets handed to the far node.
     pub delivered: u64,
-    /// Random loss on the wire: probability and the packets it took.
-    pub loss: f64,
-    pub lost: u64,
-    /// The loss model's own stream.
-    pub loss_rng: Rng,
     /// Total serialisation time, for utilisation.
     pub busy: Dur,
-    pub integ: QueueIntegral,
+    /// Random loss on the wire: its probability (0 = none).
+    pub loss: f64,
+    /// Whether the discipline was told (by an empty dequeue) that the link went idle.
+    pub idle_noted: bool,
     /// The last two (size, serialisation time) pairs: a link carries few packet sizes, and the
     /// time is needed twice per packet.
     tx_cache: [(u64, Dur); 2],
+    pub rate: Rate,
+    pub qdisc: Qdisc,
+    // -- touched when queues form --
+    pub integ: QueueIntegral,
+    /// The discipline's own random stream (RED draws from it).
+    pub rng: Rng,
+    // -- rarely touched --
+    /// Packets the loss model took, and its own stream.
+    pub lost: u64,
+    pub loss_rng: Rng,
+    pub from: NodeId,
+    pub to: NodeId,
 }
 
 impl LinkState {
@@ -64,7 +69,7 @@ impl LinkState {
             free_at: Time::ZERO,
             tail_end: Time::ZERO,
             idle_noted: true,
-            inflight: VecDeque::new(),
+            inflight: 0,
             delivered: 0,
             loss: spec.loss,
             lost: 0,

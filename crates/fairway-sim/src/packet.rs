@@ -63,9 +63,11 @@ pub struct Packet {
     pub cwr: bool,
     /// TCP SYN (ns-2's one-way agents send packet 0 as a 40-byte SYN).
     pub syn: bool,
-    /// Route (index into the simulator's route table) and the hop it is on.
+    /// Route (where it starts in the simulator's flat route table) and the hop it is on.
     pub route: u32,
     pub hop: u32,
+    /// The link's loss model took it: it is serialised but never arrives.
+    pub lost: bool,
 }
 
 /// Slab of packets with a free list; slots are reused, so a `PacketRef` is valid only until the

@@ -16,7 +16,11 @@ pub struct Summary {
     /// Events the simulator processed.
     pub events: u64,
     pub flows: Vec<FlowSummary>,
+    /// The monitored links and every link that dropped, marked or lost a packet; the others
+    /// (uncongested access links, thousands of them on large topologies) are in links.csv only.
     pub links: Vec<LinkSummary>,
+    /// Links left out of `links` (all of them are in links.csv).
+    pub links_omitted: u64,
     /// Per traffic class ("tcp", "udp"): the sums the ns-2 comparison uses.
     pub classes: Vec<ClassSummary>,
 }
@@ -208,6 +212,8 @@ pub struct QueueRow {
 #[derive(Debug, Clone)]
 pub struct RunResult {
     pub summary: Summary,
+    /// Every link, in scenario order (links.csv).
+    pub all_links: Vec<LinkSummary>,
     pub bin: Dur,
     /// Per flow (scenario order), per bin.
     pub flow_bins: Vec<Vec<BinRow>>,

@@ -17,7 +17,8 @@ use fairway_core::NodeId;
 /// declaration order.
 pub struct Router {
     out: Vec<Vec<(usize, NodeId)>>,
-    incoming_from: Vec<Vec<NodeId>>,
+    /// For each node, its incoming links (index, near end) in declaration order.
+    incoming: Vec<Vec<(usize, NodeId)>>,
     /// Per source node: for every node, the link by which the search reached it and that
     /// link's near end.
     trees: HashMap<NodeId, Vec<Option<(usize, NodeId)>>>,
@@ -29,25 +30,26 @@ impl Router {
     /// `links[i] = (from, to)`.
     pub fn new(n_nodes: usize, links: &[(NodeId, NodeId)]) -> Router {
         let mut out = vec![Vec::new(); n_nodes];
-        let mut incoming_from = vec![Vec::new(); n_nodes];
+        let mut incoming = vec![Vec::new(); n_nodes];
         for (i, (a, b)) in links.iter().enumerate() {
             out[a.index()].push((i, *b));
-            incoming_from[b.index()].push(*a);
+            incoming[b.index()].push((i, *a));
         }
-        Router { out, incoming_from, trees: HashMap::new() }
+        Router { out, incoming, trees: HashMap::new() }
     }
 
     /// The single neighbour through which all of a stub's traffic passes.
     fn stub_neighbour(&self, n: NodeId) -> Option<(usize, NodeId)> {
         match self.out[n.index()].as_slice() {
-            [(link, nb)] if self.incoming_from[n.index()].iter().all(|x| x == nb) => Some((*link, *nb)),
+            [(link, nb)] if self.incoming[n.index()].iter().all(|(_, x)| x == nb) => Some((*link, *nb)),
             _ => None,
         }
     }
 
-    /// The link from `a` to `b`, if one exists (the first declared).
+    /// The link from `a` to `b`, if one exists (the first declared). Looked up among `b`'s
+    /// incoming links: `b` is a stub with few of them, while `a` may be a router with thousands.
     fn link_between(&self, a: NodeId, b: NodeId) -> Option<usize> {
-        self.out[a.index()].iter().find(|(_, to)| *to == b).map(|(l, _)| *l)
+        self.incoming[b.index()].iter().find(|(_, from)| *from == a).map(|(l, _)| *l)
     }
 
     /// The links of a shortest path from `from` to `to`; `None` if `to` is unreachable.

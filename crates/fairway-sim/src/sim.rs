@@ -24,14 +24,17 @@ use crate::scenario::{AppSpec, QueueSpec, Scenario};
 use crate::tcp::{TcpAck, TcpSegment, TcpSender, TcpSenderStats, TcpSink};
 use crate::SimError;
 
+/// Marks the end of a route in the flat route table.
+const END_OF_ROUTE: u32 = u32::MAX;
+
 /// IFTP's acknowledgements are 40 bytes on the wire (seed 002 §6.1: "ACK size = 40 bytes").
 const IFTP_ACK_SIZE: u32 = 40;
 
-/// What happens next. Small and `Copy`: the heap moves these around.
-#[derive(Debug, Clone, Copy)]
+/// What happens next. Small and `Copy`: the event queue moves these around.
+#[derive(Debug, Clone, Copy, Default)]
 enum Ev {
-    /// The head of the link's propagation FIFO reaches the far node.
-    Arrive(u32),
+    /// A packet reaches the far end of a link: (link, packet).
+    Arrive(u32, u32),
     /// An agent's timer, valid only while `gen` matches (re-armed timers leave stale entries).
     Timer {
         flow: u32,
@@ -43,6 +46,7 @@ enum Ev {
     FlowStop(u32),
     CbrSend(u32),
     WebSession(u32),
+    #[default]
     QueueSample,
     BinEnd(u32),
 }
@@ -116,7 +120,9 @@ pub struct Sim<'a> {
     q: EventQueue<Ev>,
     arena: Arena,
     pub(crate) links: Vec<LinkState>,
-    routes: Vec<Vec<u32>>,
+    /// Every route, flat: a route is the links of its hops followed by [`END_OF_ROUTE`]; a packet
+    /// holds where its route starts.
+    routes: Vec<u32>,
     flows: Vec<FlowRt>,
     pub(crate) events: u64,
     bin: Dur,
@@ -136,9 +142,9 @@ impl<'a> Sim<'a> {
                 QueueSpec::DropTail(p) => {
                     Qdisc::DropTail(fairway_aqm::DropTail::new(*p).map_err(|e| SimError::Param(name.clone(), e))?)
                 }
-                QueueSpec::Red(p) => Qdisc::Red(
+                QueueSpec::Red(p) => Qdisc::Red(Box::new(
                     fairway_aqm::Red::new(*p, l.rate, l.delay).map_err(|e| SimError::Param(name.clone(), e))?,
-                ),
+                )),
             };
             links.push(LinkState::new(l, qdisc, seed, &name));
         }
@@ -150,8 +156,10 @@ impl<'a> Sim<'a> {
         for f in &sc.flows {
             let mut route = |a, b| -> Result<u32, SimError> {
                 let p = router.route(a, b).ok_or_else(|| SimError::NoRoute(f.name.clone()))?;
-                routes.push(p.into_iter().map(|l| l as u32).collect());
-                Ok(routes.len() as u32 - 1)
+                let start = routes.len() as u32;
+                routes.extend(p.into_iter().map(|l| l as u32));
+                routes.push(END_OF_ROUTE);
+                Ok(start)
             };
             let fwd = route(f.from, f.to)?;
             let rev = route(f.to, f.from).unwrap_or(u32::MAX);
@@ -255,7 +263,7 @@ impl<'a> Sim<'a> {
 
     fn dispatch(&mut self, ev: Ev) {
         match ev {
-            Ev::Arrive(l) => self.arrive(l as usize),
+            Ev::Arrive(l, p) => self.arrive(l as usize, PacketRef(p)),
             Ev::Timer { flow, conn, side, gen } => self.timer(flow as usize, conn as usize, side, gen),
             Ev::FlowStart(f) => self.flow_start(f as usize),
             Ev::FlowStop(f) => self.flow_stop(f as usize),
@@ -318,31 +326,28 @@ impl<'a> Sim<'a> {
         // The loss model draws in the order packets take the wire, as if at the end of each
         // serialisation.
         let lost = link.loss > 0.0 && link.loss_rng.bernoulli(link.loss);
-        if link.inflight.is_empty() {
-            self.q.push(at, Ev::Arrive(l as u32));
+        link.inflight += 1;
+        if lost {
+            self.arena.get_mut(p).lost = true;
         }
-        link.inflight.push_back((at, p, lost));
+        self.q.push(at, Ev::Arrive(l as u32, p.0));
     }
 
-    fn arrive(&mut self, l: usize) {
+    fn arrive(&mut self, l: usize, p: PacketRef) {
         let link = &mut self.links[l];
-        let Some((_, p, lost)) = link.inflight.pop_front() else { return };
-        if let Some(&(next, _, _)) = link.inflight.front() {
-            self.q.push(next, Ev::Arrive(l as u32));
-        }
-        if lost {
+        link.inflight -= 1;
+        let pkt = self.arena.get_mut(p);
+        if pkt.lost {
             // The link's loss model: serialised, but it never arrives.
             link.lost += 1;
             self.drop_packet(p);
             return;
         }
         link.delivered += 1;
-        let pkt = self.arena.get_mut(p);
         pkt.hop += 1;
-        let route = &self.routes[pkt.route as usize];
-        if (pkt.hop as usize) < route.len() {
-            let next = route[pkt.hop as usize] as usize;
-            self.link_arrival(next, p);
+        let next = self.routes[(pkt.route + pkt.hop) as usize];
+        if next != END_OF_ROUTE {
+            self.link_arrival(next as usize, p);
         } else {
             let pkt = *self.arena.get(p);
             let h = self.arena.udpm(p);
@@ -367,14 +372,14 @@ impl<'a> Sim<'a> {
 
     /// Puts a new packet on the first link of its route.
     fn inject(&mut self, pkt: Packet) {
-        let first = self.routes[pkt.route as usize][0] as usize;
+        let first = self.routes[pkt.route as usize] as usize;
         let p = self.arena.alloc(pkt);
         self.link_arrival(first, p);
     }
 
     /// The same for a packet that carries a UDPm header.
     fn inject_udpm(&mut self, pkt: Packet, h: UdpmHdr) {
-        let first = self.routes[pkt.route as usize][0] as usize;
+        let first = self.routes[pkt.route as usize] as usize;
         let p = self.arena.alloc_udpm(pkt, h);
         self.link_arrival(first, p);
     }
@@ -522,6 +527,7 @@ impl<'a> Sim<'a> {
                 syn: s.syn,
                 route,
                 hop: 0,
+                lost: false,
             });
         }
         self.scratch_segs = segs;
@@ -561,6 +567,7 @@ impl<'a> Sim<'a> {
                 syn: false,
                 route,
                 hop: 0,
+                lost: false,
             });
         }
         self.scratch_acks = acks;
@@ -604,6 +611,7 @@ impl<'a> Sim<'a> {
                 syn: false,
                 route,
                 hop: 0,
+                lost: false,
             };
             self.inject_udpm(pkt, UdpmHdr::Data(d.header));
         }
@@ -641,6 +649,7 @@ impl<'a> Sim<'a> {
                 syn: false,
                 route,
                 hop: 0,
+                lost: false,
             };
             self.inject_udpm(pkt, UdpmHdr::Feedback(fb));
         }
@@ -681,6 +690,7 @@ impl<'a> Sim<'a> {
                 syn: false,
                 route,
                 hop: 0,
+                lost: false,
             });
         }
     }
@@ -712,6 +722,7 @@ impl<'a> Sim<'a> {
                 syn: false,
                 route,
                 hop: 0,
+                lost: false,
             });
         }
     }
@@ -868,6 +879,7 @@ impl<'a> Sim<'a> {
             syn: false,
             route,
             hop: 0,
+            lost: false,
         });
     }
 
@@ -1003,7 +1015,7 @@ impl<'a> Sim<'a> {
             stats: *link.qdisc.stats(),
             waiting: link.qdisc.len() as u64,
             // The FIFO holds the waiting packets too.
-            on_wire: (link.inflight.len() - link.qdisc.len()) as u64,
+            on_wire: link.inflight - link.qdisc.len() as u64,
             delivered: link.delivered,
             lost: link.lost,
         }

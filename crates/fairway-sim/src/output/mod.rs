@@ -24,6 +24,7 @@ pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<P
             let mut v = vec![
                 ("flows.csv".to_string(), csv::flows_csv(res, sc)),
                 ("queue.csv".to_string(), csv::queue_csv(res, sc)),
+                ("links.csv".to_string(), csv::links_csv(res)),
             ];
             if !res.scale_logs.is_empty() {
                 v.push(("scale.csv".to_string(), csv::scale_csv(res, sc)));
