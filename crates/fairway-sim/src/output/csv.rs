@@ -149,6 +149,37 @@ pub fn scale_csv(res: &RunResult, sc: &Scenario) -> String {
     s
 }
 
+/// Every link's totals, one row per simplex link (summary.json lists only the interesting ones).
+pub fn links_csv(res: &RunResult) -> String {
+    let mut s = String::from(
+        "link,queue,rate_bps,delay_s,monitored,arrivals_pkts,departures_pkts,drops_pkts,early_drops_pkts,forced_drops_pkts,overflow_drops_pkts,marks_pkts,lost_pkts,mean_queue_pkts,mean_avg_queue_pkts,utilization\n",
+    );
+    for l in &res.all_links {
+        let _ = write!(s, "{},{},{},", l.name, l.queue, l.rate_bps);
+        fixed(&mut s, l.delay_s, 9);
+        let _ = write!(
+            s,
+            ",{},{},{},{},{},{},{},{},{},",
+            l.monitored,
+            l.arrivals_pkts,
+            l.departures_pkts,
+            l.drops_pkts,
+            l.early_drops_pkts,
+            l.forced_drops_pkts,
+            l.overflow_drops_pkts,
+            l.marks_pkts,
+            l.lost_pkts
+        );
+        fixed(&mut s, l.mean_queue_pkts, 4);
+        s.push(',');
+        fixed(&mut s, l.mean_avg_queue_pkts.unwrap_or(f64::NAN), 4);
+        s.push(',');
+        fixed(&mut s, l.utilization, 6);
+        s.push('\n');
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,35 +219,4 @@ mod tests {
             ("0".into(), "7".into(), "1000000".into(), u64::MAX.to_string())
         );
     }
-}
-
-/// Every link's totals, one row per simplex link (summary.json lists only the interesting ones).
-pub fn links_csv(res: &RunResult) -> String {
-    let mut s = String::from(
-        "link,queue,rate_bps,delay_s,monitored,arrivals_pkts,departures_pkts,drops_pkts,early_drops_pkts,forced_drops_pkts,overflow_drops_pkts,marks_pkts,lost_pkts,mean_queue_pkts,mean_avg_queue_pkts,utilization\n",
-    );
-    for l in &res.all_links {
-        let _ = write!(s, "{},{},{},", l.name, l.queue, l.rate_bps);
-        fixed(&mut s, l.delay_s, 9);
-        let _ = write!(
-            s,
-            ",{},{},{},{},{},{},{},{},{},",
-            l.monitored,
-            l.arrivals_pkts,
-            l.departures_pkts,
-            l.drops_pkts,
-            l.early_drops_pkts,
-            l.forced_drops_pkts,
-            l.overflow_drops_pkts,
-            l.marks_pkts,
-            l.lost_pkts
-        );
-        fixed(&mut s, l.mean_queue_pkts, 4);
-        s.push(',');
-        fixed(&mut s, l.mean_avg_queue_pkts.unwrap_or(f64::NAN), 4);
-        s.push(',');
-        fixed(&mut s, l.utilization, 6);
-        s.push('\n');
-    }
-    s
 }
