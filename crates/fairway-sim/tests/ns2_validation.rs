@@ -2,6 +2,10 @@
 //! (validation/*.tcl) with the same seeds and compares, per traffic class, delivered throughput
 //! (within 10%) and the bottleneck's drop count (within 25%), averaged over the seeds.
 //!
+//! The benchmark scenarios (scenarios/bench/) are checked the same way against their shared twin
+//! validation/dumbbell.tcl, for the points of the series that ns-2 runs in a few seconds, so that
+//! bench/bench.py compares like with like.
+//!
 //! Runs whenever `ns` is on PATH. Without it the test says so and passes, unless
 //! FAIRWAY_REQUIRE_NS2 is set (CI sets it, after installing Debian's ns2).
 
@@ -42,13 +46,20 @@ struct Measure {
     arrivals: f64,
 }
 
-fn ns2(name: &str, seed: u64) -> Measure {
-    let out = std::env::temp_dir().join(format!("fairway-ns2-{name}-{seed}-{}.json", std::process::id()));
-    let tcl = repo().join("validation").join(format!("{name}.tcl"));
-    let st = Command::new("ns").arg(&tcl).arg(&out).arg(seed.to_string()).output().expect("run ns");
+/// A twin's JSON output (validation/README.md): `ns <tcl> <out.json> <seed> <args...>`.
+fn ns2_json(tcl: &Path, seed: u64, args: &[String]) -> Value {
+    let stem = tcl.file_stem().unwrap().to_string_lossy();
+    let tag = args.join("_");
+    let out = std::env::temp_dir().join(format!("fairway-ns2-{stem}-{tag}-{seed}-{}.json", std::process::id()));
+    let st = Command::new("ns").arg(tcl).arg(&out).arg(seed.to_string()).args(args).output().expect("run ns");
     assert!(st.status.success(), "ns {} failed: {}", tcl.display(), String::from_utf8_lossy(&st.stderr));
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let _ = std::fs::remove_file(&out);
+    v
+}
+
+fn ns2(tcl: &Path, args: &[String], seed: u64) -> Measure {
+    let v = ns2_json(tcl, seed, args);
     let mut m = Measure::default();
     for f in v["flows"].as_array().unwrap() {
         let b = f["recv_bytes"].as_f64().unwrap();
@@ -64,9 +75,8 @@ fn ns2(name: &str, seed: u64) -> Measure {
     m
 }
 
-fn fairway(name: &str, seed: u64) -> Measure {
-    let path = repo().join("scenarios/validation").join(format!("{name}.toml"));
-    let sc = parse_scenario_file(&path).unwrap_or_else(|e| panic!("{e}"));
+fn fairway(path: &Path, seed: u64) -> Measure {
+    let sc = parse_scenario_file(path).unwrap_or_else(|e| panic!("{e}"));
     let res = run(&sc, &RunOptions { seed: Some(seed) }, &mut |_| {}).unwrap();
     let s = &res.summary;
     let class = |c: &str| s.classes.iter().find(|k| k.class == c).unwrap().recv_distinct_bytes as f64;
@@ -103,12 +113,37 @@ fn rel(a: f64, b: f64) -> f64 {
     }
 }
 
+/// A validation scenario: scenarios/validation/<name>.toml against validation/<name>.tcl.
 fn compare(name: &str) {
+    let toml = repo().join("scenarios/validation").join(format!("{name}.toml"));
+    let tcl = repo().join("validation").join(format!("{name}.tcl"));
+    compare_files(name, &toml, &tcl, &[]);
+}
+
+/// A benchmark scenario: scenarios/bench/<name>.toml against validation/dumbbell.tcl with the
+/// arguments that the file's header names in its `ns validation/dumbbell.tcl out.json 1 ...` line
+/// (written by bench/gen_scenarios.py, which bench/bench.py also uses).
+fn compare_bench(name: &str) {
+    let toml = repo().join("scenarios/bench").join(format!("{name}.toml"));
+    compare_files(name, &toml, &repo().join("validation/dumbbell.tcl"), &bench_twin_args(&toml));
+}
+
+fn bench_twin_args(toml: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(toml).unwrap();
+    let marker = "ns validation/dumbbell.tcl out.json 1 ";
+    let line = text
+        .lines()
+        .find_map(|l| l.split_once(marker).map(|(_, rest)| rest))
+        .unwrap_or_else(|| panic!("{} names no ns-2 twin command ({marker}...)", toml.display()));
+    line.split_whitespace().map(str::to_string).collect()
+}
+
+fn compare_files(name: &str, toml: &Path, tcl: &Path, args: &[String]) {
     if !ns_available() {
         return;
     }
-    let ns: Vec<Measure> = SEEDS.iter().map(|s| ns2(name, *s)).collect();
-    let fw: Vec<Measure> = SEEDS.iter().map(|s| fairway(name, *s)).collect();
+    let ns: Vec<Measure> = SEEDS.iter().map(|s| ns2(tcl, args, *s)).collect();
+    let fw: Vec<Measure> = SEEDS.iter().map(|s| fairway(toml, *s)).collect();
     let (n, f) = (mean(&ns), mean(&fw));
     let rows = [
         ("tcp delivered bytes", f.tcp_bytes, n.tcp_bytes, THROUGHPUT_TOLERANCE),
@@ -142,4 +177,33 @@ fn dumbbell_mid_agrees_with_ns2() {
 #[test]
 fn droptail_mix_agrees_with_ns2() {
     compare("droptail-mix");
+}
+
+#[test]
+fn bench_series_10_agrees_with_ns2() {
+    compare_bench("series-10");
+}
+
+#[test]
+fn bench_series_100_agrees_with_ns2() {
+    compare_bench("series-100");
+}
+
+/// dumbbell.tcl generalises dumbbell-mid.tcl; with mid's parameters it must be the same ns-2
+/// simulation (same objects created in the same order, so the same random draws): its JSON may
+/// differ only in the scenario name and the wall time.
+#[test]
+fn dumbbell_tcl_with_mid_parameters_is_dumbbell_mid() {
+    if !ns_available() {
+        return;
+    }
+    let args: Vec<String> = "100 10 100Mb 1Gb 100 300 1000 20".split(' ').map(str::to_string).collect();
+    let mut general = ns2_json(&repo().join("validation/dumbbell.tcl"), 1, &args);
+    let mut mid = ns2_json(&repo().join("validation/dumbbell-mid.tcl"), 1, &[]);
+    for v in [&mut general, &mut mid] {
+        let o = v.as_object_mut().unwrap();
+        o.remove("scenario");
+        o.remove("wall_s");
+    }
+    assert_eq!(general, mid);
 }
