@@ -160,7 +160,7 @@ impl Builder {
                 if let Some(prev) = flow_names.get(&f.name) {
                     return Err(t.error(format!("flow name `{}` is already used by {prev}", f.name)));
                 }
-                flow_names.insert(f.name.clone(), t.path().to_string());
+                flow_names.insert(f.name.clone(), t.path());
                 flows.push(f);
             }
         }
@@ -242,7 +242,7 @@ impl Builder {
                     self.nodes[y.index()]
                 )));
             }
-            self.link_at.insert(key, t.path().to_string());
+            self.link_at.insert(key, t.path());
             self.links.push(LinkSpec { from: x, to: y, rate, delay, queue, loss });
         }
         let _ = t.get("count");
@@ -432,10 +432,10 @@ impl Builder {
             if let Some(l) = t.get("links") {
                 let mut idx = vec![];
                 for name in l.strings()? {
-                    let found = self
-                        .links
-                        .iter()
-                        .position(|s| format!("{}->{}", self.nodes[s.from.index()], self.nodes[s.to.index()]) == name);
+                    let ends = name.split_once("->");
+                    let found = self.links.iter().position(|s| {
+                        ends.is_some_and(|(a, b)| self.nodes[s.from.index()] == a && self.nodes[s.to.index()] == b)
+                    });
                     match found {
                         Some(i) => idx.push(i),
                         None => return Err(l.error(format!("no link `{name}` (write links as \"from->to\")"))),

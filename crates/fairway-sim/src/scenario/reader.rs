@@ -7,6 +7,7 @@
 use std::cell::RefCell;
 use std::fmt;
 use std::ops::Range;
+use std::rc::Rc;
 
 use fairway_core::{Bytes, Dur, Rate, Time};
 use toml_edit::{Item, TableLike, Value};
@@ -76,20 +77,50 @@ impl Subst {
     }
 }
 
+/// Where a table sits in the document, e.g. `link[3]` or `flow[1](i=7)`. It becomes a string
+/// only for a message: a `count = 10000` group reads its table ten thousand times, and building
+/// each field's path on every read was a good part of reading such a file.
+#[derive(Clone, Default)]
+struct Place {
+    base: Rc<str>,
+    /// The entry of a `count = N` group.
+    index: Option<u64>,
+}
+
+impl Place {
+    fn render(&self) -> String {
+        match self.index {
+            Some(i) => format!("{}(i={i})", self.base),
+            None => self.base.to_string(),
+        }
+    }
+
+    /// The path of `key` in this table.
+    fn field(&self, key: &str) -> String {
+        match (self.base.is_empty(), self.index) {
+            (true, _) => key.to_string(),
+            (false, None) => format!("{}.{key}", self.base),
+            (false, Some(i)) => format!("{}(i={i}).{key}", self.base),
+        }
+    }
+}
+
 /// A table (standard or inline) being read.
 pub struct Tbl<'a> {
     src: &'a Source<'a>,
-    path: String,
+    place: Place,
     table: &'a dyn TableLike,
     span: Option<Range<usize>>,
     subst: Subst,
-    used: RefCell<Vec<String>>,
+    /// The keys read so far.
+    used: RefCell<Vec<&'a str>>,
 }
 
-/// One value being read, with where it came from.
+/// One value being read, with where it came from: key `key` of the table at `place`.
 pub struct Val<'a> {
     src: &'a Source<'a>,
-    pub path: String,
+    place: Place,
+    key: &'a str,
     item: &'a Item,
     span: Option<Range<usize>>,
     subst: Subst,
@@ -97,7 +128,7 @@ pub struct Val<'a> {
 
 impl<'a> Tbl<'a> {
     pub fn root(src: &'a Source<'a>, table: &'a dyn TableLike, span: Option<Range<usize>>) -> Tbl<'a> {
-        Tbl { src, path: String::new(), table, span, subst: Subst::default(), used: RefCell::new(vec![]) }
+        Tbl { src, place: Place::default(), table, span, subst: Subst::default(), used: RefCell::new(vec![]) }
     }
 
     pub fn with_subst(mut self, subst: Subst) -> Tbl<'a> {
@@ -105,25 +136,18 @@ impl<'a> Tbl<'a> {
         self
     }
 
-    pub fn path(&self) -> &str {
-        &self.path
+    /// This table's path, e.g. `link[3]` or `flow[1](i=7)`.
+    pub fn path(&self) -> String {
+        self.place.render()
     }
 
     pub fn subst(&self) -> Subst {
         self.subst
     }
 
-    fn field(&self, key: &str) -> String {
-        if self.path.is_empty() {
-            key.to_string()
-        } else {
-            format!("{}.{}", self.path, key)
-        }
-    }
-
     /// An error located at this table.
     pub fn error(&self, message: impl Into<String>) -> ScenarioError {
-        self.src.error(self.span.clone(), &self.path, message)
+        self.src.error(self.span.clone(), &self.place.render(), message)
     }
 
     pub fn has(&self, key: &str) -> bool {
@@ -132,20 +156,20 @@ impl<'a> Tbl<'a> {
 
     pub fn get(&self, key: &str) -> Option<Val<'a>> {
         let (k, item) = self.table.get_key_value(key)?;
-        self.used.borrow_mut().push(key.to_string());
+        self.used.borrow_mut().push(k.get());
         let span = item.span().or_else(|| k.span());
-        Some(Val { src: self.src, path: self.field(key), item, span, subst: self.subst })
+        Some(Val { src: self.src, place: self.place.clone(), key: k.get(), item, span, subst: self.subst })
     }
 
     pub fn req(&self, key: &str) -> Res<Val<'a>> {
-        self.get(key).ok_or_else(|| self.src.error(self.span.clone(), &self.field(key), "missing required key"))
+        self.get(key).ok_or_else(|| self.src.error(self.span.clone(), &self.place.field(key), "missing required key"))
     }
 
     /// The same table, read afresh (keys read so far are forgotten).
     pub fn instance_plain(&self) -> Tbl<'a> {
         Tbl {
             src: self.src,
-            path: self.path.clone(),
+            place: self.place.clone(),
             table: self.table,
             span: self.span.clone(),
             subst: self.subst,
@@ -158,7 +182,7 @@ impl<'a> Tbl<'a> {
     pub fn instance(&self, i: u64) -> Tbl<'a> {
         Tbl {
             src: self.src,
-            path: format!("{}(i={i})", self.path),
+            place: Place { base: self.place.base.clone(), index: Some(i) },
             table: self.table,
             span: self.span.clone(),
             subst: Subst { index: Some(i) },
@@ -170,7 +194,7 @@ impl<'a> Tbl<'a> {
     pub fn finish(&self, accepted: &[&str]) -> Res<()> {
         let used = self.used.borrow();
         for (key, item) in self.table.iter() {
-            if used.iter().any(|u| u == key) {
+            if used.contains(&key) {
                 continue;
             }
             let span = self.table.get_key_value(key).and_then(|(k, _)| k.span()).or_else(|| item.span());
@@ -181,7 +205,7 @@ impl<'a> Tbl<'a> {
             if !accepted.is_empty() {
                 msg.push_str(&format!("; accepted here: {}", accepted.join(", ")));
             }
-            return Err(self.src.error(span, &self.field(key), msg));
+            return Err(self.src.error(span, &self.place.field(key), msg));
         }
         Ok(())
     }
@@ -207,8 +231,13 @@ fn closest<'k>(key: &str, accepted: &[&'k str]) -> Option<&'k str> {
 }
 
 impl<'a> Val<'a> {
+    /// This value's path, e.g. `link[0].queue.thresh`.
+    pub fn path(&self) -> String {
+        self.place.field(self.key)
+    }
+
     pub fn error(&self, message: impl Into<String>) -> ScenarioError {
-        self.src.error(self.span.clone(), &self.path, message)
+        self.src.error(self.span.clone(), &self.path(), message)
     }
 
     fn value(&self) -> Option<&'a Value> {
@@ -384,7 +413,7 @@ impl<'a> Val<'a> {
         let t = self.item.as_table_like().ok_or_else(|| self.expected("a table"))?;
         Ok(Tbl {
             src: self.src,
-            path: self.path.clone(),
+            place: Place { base: self.path().into(), index: None },
             table: t,
             span: self.span.clone(),
             subst: self.subst,
@@ -397,10 +426,11 @@ impl<'a> Val<'a> {
         let mut out = vec![];
         match self.item {
             Item::ArrayOfTables(a) => {
+                let path = self.path();
                 for (i, t) in a.iter().enumerate() {
                     out.push(Tbl {
                         src: self.src,
-                        path: format!("{}[{i}]", self.path),
+                        place: Place { base: format!("{path}[{i}]").into(), index: None },
                         table: t,
                         span: t.span(),
                         subst: self.subst,
@@ -409,11 +439,12 @@ impl<'a> Val<'a> {
                 }
             }
             Item::Value(Value::Array(a)) => {
+                let path = self.path();
                 for (i, v) in a.iter().enumerate() {
                     let t = v.as_inline_table().ok_or_else(|| self.error(format!("entry {i} is not a table")))?;
                     out.push(Tbl {
                         src: self.src,
-                        path: format!("{}[{i}]", self.path),
+                        place: Place { base: format!("{path}[{i}]").into(), index: None },
                         table: t,
                         span: v.span(),
                         subst: self.subst,
@@ -436,7 +467,7 @@ impl<'a> Val<'a> {
                     Value::String(s) => Ok(self.subst.apply(s.value())),
                     _ => Err(self.src.error(
                         v.span().or(self.span.clone()),
-                        &format!("{}[{i}]", self.path),
+                        &format!("{}[{i}]", self.path()),
                         "expected a string",
                     )),
                 })
