@@ -151,6 +151,13 @@ impl Qdisc {
     pub fn tracks_idle(&self) -> bool {
         matches!(self, Qdisc::Red(_))
     }
+
+    /// Whether the discipline ever draws from the random stream `enqueue` is given: RED does
+    /// (its early drops), DropTail never does. A simulator may skip deriving a stream for a
+    /// discipline that has no use for it.
+    pub fn draws(&self) -> bool {
+        matches!(self, Qdisc::Red(_))
+    }
 }
 
 impl QueueDiscipline for Qdisc {

@@ -287,6 +287,10 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Res
         println!();
         println!("results in {}/ ({} files: {})", out.display(), written.len(), names(&written));
     }
+    // The command ends here: with many flows the scenario and the results are tens of
+    // thousands of small allocations, which the process's exit returns at once.
+    std::mem::forget(res);
+    std::mem::forget(sc);
     Ok(())
 }
 

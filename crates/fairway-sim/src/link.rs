@@ -57,15 +57,21 @@ pub struct LinkState {
 
 impl LinkState {
     /// The link `spec` with its discipline; its random streams (the discipline's, the loss
-    /// model's) derive from the scenario seed and the link's name.
-    pub fn new(spec: &LinkSpec, qdisc: Qdisc, seed: u64, name: &str) -> LinkState {
+    /// model's) derive from the scenario seed and the link's name (`name` gives it). A stream
+    /// that can never be drawn from (DropTail's; the loss model's when there is no loss) is left
+    /// underived: with tens of thousands of access links, naming and hashing them all was a
+    /// visible part of setting up a run, and a stream never drawn changes no result.
+    pub fn new(spec: &LinkSpec, qdisc: Qdisc, seed: u64, name: impl Fn() -> String) -> LinkState {
+        let unused = || Rng::from_seed(0);
+        let rng = if qdisc.draws() { Rng::stream(seed, &format!("queue:{}", name())) } else { unused() };
+        let loss_rng = if spec.loss > 0.0 { Rng::stream(seed, &format!("loss:{}", name())) } else { unused() };
         LinkState {
             from: spec.from,
             to: spec.to,
             rate: spec.rate,
             delay: spec.delay,
             qdisc,
-            rng: Rng::stream(seed, &format!("queue:{name}")),
+            rng,
             free_at: Time::ZERO,
             tail_end: Time::ZERO,
             idle_noted: true,
@@ -73,7 +79,7 @@ impl LinkState {
             delivered: 0,
             loss: spec.loss,
             lost: 0,
-            loss_rng: Rng::stream(seed, &format!("loss:{name}")),
+            loss_rng,
             busy: Dur::ZERO,
             integ: QueueIntegral::default(),
             tx_cache: [(u64::MAX, Dur::ZERO); 2],

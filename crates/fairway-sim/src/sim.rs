@@ -137,16 +137,16 @@ impl<'a> Sim<'a> {
     pub fn new(sc: &'a Scenario, seed: u64) -> Result<Sim<'a>, SimError> {
         let mut links = Vec::with_capacity(sc.links.len());
         for (i, l) in sc.links.iter().enumerate() {
-            let name = sc.link_name(i);
+            let name = || sc.link_name(i);
             let qdisc = match &l.queue {
                 QueueSpec::DropTail(p) => {
-                    Qdisc::DropTail(fairway_aqm::DropTail::new(*p).map_err(|e| SimError::Param(name.clone(), e))?)
+                    Qdisc::DropTail(fairway_aqm::DropTail::new(*p).map_err(|e| SimError::Param(name(), e))?)
                 }
                 QueueSpec::Red(p) => Qdisc::Red(Box::new(
-                    fairway_aqm::Red::new(*p, l.rate, l.delay).map_err(|e| SimError::Param(name.clone(), e))?,
+                    fairway_aqm::Red::new(*p, l.rate, l.delay).map_err(|e| SimError::Param(name(), e))?,
                 )),
             };
-            links.push(LinkState::new(l, qdisc, seed, &name));
+            links.push(LinkState::new(l, qdisc, seed, name));
         }
         let pairs: Vec<_> = sc.links.iter().map(|l| (l.from, l.to)).collect();
         let mut router = Router::new(sc.nodes.len(), &pairs);
