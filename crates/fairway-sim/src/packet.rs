@@ -123,6 +123,11 @@ impl Arena {
         &self.slots[r.index()]
     }
 
+    /// The slot of `r`, if there is one (live or not).
+    pub fn try_get(&self, r: PacketRef) -> Option<&Packet> {
+        self.slots.get(r.index())
+    }
+
     #[inline]
     pub fn get_mut(&mut self, r: PacketRef) -> &mut Packet {
         &mut self.slots[r.index()]
