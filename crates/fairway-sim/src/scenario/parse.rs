@@ -7,7 +7,7 @@ use fairway_aqm::{DropTailParams, Limit, RedParams};
 use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
 use toml_edit::ImDocument;
 
-use super::reader::{Res, ScenarioError, Source, Tbl, Val};
+use super::reader::{Place, Res, ScenarioError, Source, Tbl, Val};
 use super::*;
 use crate::routing::Router;
 
@@ -109,7 +109,7 @@ struct Builder {
     node_ids: HashMap<String, NodeId>,
     links: Vec<LinkSpec>,
     /// Where each (from, to) link was declared, to report duplicates.
-    link_at: HashMap<(NodeId, NodeId), String>,
+    link_at: HashMap<(NodeId, NodeId), Place>,
 }
 
 impl Builder {
@@ -149,7 +149,7 @@ impl Builder {
         let mut flows = vec![];
         let fv = root.req("flow")?;
         let mut router = Router::new(self.nodes.len(), &self.links.iter().map(|l| (l.from, l.to)).collect::<Vec<_>>());
-        let mut flow_names: HashMap<String, String> = HashMap::new();
+        let mut flow_names: HashMap<String, Place> = HashMap::new();
         for (gi, entry) in fv.tables()?.into_iter().enumerate() {
             let group = match entry.get("name") {
                 Some(v) => v.string()?.replace("{i}", ""),
@@ -158,9 +158,9 @@ impl Builder {
             for (t, idx) in expand(&entry)? {
                 let f = self.flow(&t, idx, gi, &group, duration, &mut router)?;
                 if let Some(prev) = flow_names.get(&f.name) {
-                    return Err(t.error(format!("flow name `{}` is already used by {prev}", f.name)));
+                    return Err(t.error(format!("flow name `{}` is already used by {}", f.name, prev.render())));
                 }
-                flow_names.insert(f.name.clone(), t.path());
+                flow_names.insert(f.name.clone(), t.place());
                 flows.push(f);
             }
         }
@@ -237,12 +237,13 @@ impl Builder {
             let key = (x, y);
             if let Some(prev) = self.link_at.get(&key) {
                 return Err(t.error(format!(
-                    "a link from `{}` to `{}` is already declared at {prev}",
+                    "a link from `{}` to `{}` is already declared at {}",
                     self.nodes[x.index()],
-                    self.nodes[y.index()]
+                    self.nodes[y.index()],
+                    prev.render()
                 )));
             }
-            self.link_at.insert(key, t.path());
+            self.link_at.insert(key, t.place());
             self.links.push(LinkSpec { from: x, to: y, rate, delay, queue, loss });
         }
         let _ = t.get("count");

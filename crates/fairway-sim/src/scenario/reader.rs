@@ -80,15 +80,15 @@ impl Subst {
 /// Where a table sits in the document, e.g. `link[3]` or `flow[1](i=7)`. It becomes a string
 /// only for a message: a `count = 10000` group reads its table ten thousand times, and building
 /// each field's path on every read was a good part of reading such a file.
-#[derive(Clone, Default)]
-struct Place {
+#[derive(Debug, Clone, Default)]
+pub struct Place {
     base: Rc<str>,
     /// The entry of a `count = N` group.
     index: Option<u64>,
 }
 
 impl Place {
-    fn render(&self) -> String {
+    pub fn render(&self) -> String {
         match self.index {
             Some(i) => format!("{}(i={i})", self.base),
             None => self.base.to_string(),
@@ -139,6 +139,11 @@ impl<'a> Tbl<'a> {
     /// This table's path, e.g. `link[3]` or `flow[1](i=7)`.
     pub fn path(&self) -> String {
         self.place.render()
+    }
+
+    /// Where this table is, cheap to keep: [`Place::render`] makes it the path.
+    pub fn place(&self) -> Place {
+        self.place.clone()
     }
 
     pub fn subst(&self) -> Subst {
