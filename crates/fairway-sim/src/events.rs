@@ -128,9 +128,26 @@ impl<E: Copy + Default> Default for EventQueue<E> {
 
 impl<E: Copy + Default> EventQueue<E> {
     pub fn push(&mut self, time: Time, ev: E) {
+        let seq = self.reserve();
+        self.push_reserved(time, seq, ev);
+    }
+
+    /// Takes the insertion number that a `push` now would give, for an event that will be
+    /// pushed later with [`push_reserved`](Self::push_reserved) but must keep its place among
+    /// simultaneous events as if pushed now.
+    #[inline]
+    pub fn reserve(&mut self) -> u64 {
         self.seq += 1;
+        self.seq
+    }
+
+    /// Pushes `ev` with an insertion number from [`reserve`](Self::reserve). Its order is then
+    /// exactly what pushing it at reservation would have given, provided it is pushed before
+    /// anything later than it is popped.
+    #[inline]
+    pub fn push_reserved(&mut self, time: Time, seq: u64, ev: E) {
         let t = time.0.max(self.last);
-        let e = Entry { key: (t as u128) << 64 | self.seq as u128, ev };
+        let e = Entry { key: (t as u128) << 64 | seq as u128, ev };
         self.len += 1;
         self.place(e);
     }

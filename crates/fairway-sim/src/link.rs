@@ -4,19 +4,22 @@
 //! One event per packet per hop (DESIGN.md, "Speed is a feature"): the disciplines decide at
 //! enqueue and serve first in, first out, so when a packet is admitted its start of service is
 //! already known (when the packets ahead of it are done) and with it its arrival at the far end,
-//! which is scheduled there and then. (Keeping the packets on their way in a per-link FIFO with
-//! an event for its head only was tried: on topologies with thousands of links, reading those
-//! FIFOs cost more in cache misses than the events saved. A hybrid, with the first packet in
-//! flight in the event queue and only the ones behind it in the FIFO, keeping each event's
-//! insertion number so that the order is unchanged, gave the same results and no measurable
-//! gain at 10 000 flows, and cost 5-8% at 10 and 100.) The discipline itself is
+//! which is scheduled there and then. A link with many packets in flight (from
+//! [`BEHIND_FROM`] on) keeps the further ones in a FIFO instead, as DESIGN.md suggests, with an
+//! event for the first only (see [`InFlight`]); the order of events is the same either way.
+//! (A FIFO for every link, or from the second packet in flight, was tried: on topologies with
+//! thousands of links, reading those many small FIFOs cost more in cache misses than the events
+//! saved, and it cost 5-8% at 10 and 100 flows. Only for long queues and fat pipes does it pay:
+//! ~10% at 10 000 flows, where the bottleneck holds ~50 000 packets.) The discipline itself is
 //! brought up to date lazily: before each arrival (and each sample), [`LinkState::advance`] makes
 //! the dequeues that happened since, at the times they happened, including the empty dequeue by
 //! which RED learns when the link went idle (ns-2 REDQueue::deque). So the discipline sees the
 //! same calls at the same times as in ns-2's Queue/LinkDelay pair.
 
 use fairway_aqm::{Qdisc, QueueDiscipline};
-use fairway_core::{Dur, NodeId, Rate, Rng, Time};
+use std::collections::VecDeque;
+
+use fairway_core::{Dur, NodeId, PacketRef, Rate, Rng, Time};
 
 use crate::scenario::LinkSpec;
 
@@ -56,7 +59,27 @@ pub struct LinkState {
     pub loss_rng: Rng,
     pub from: NodeId,
     pub to: NodeId,
+    /// Packets in flight that have their own event in the event queue.
+    pub scheduled: u32,
+    /// Packets in flight behind those, in order, without an event yet (see [`InFlight`]).
+    pub behind: VecDeque<InFlight>,
 }
+
+/// Packets on their way across a link with many in flight (a long queue, a long fat pipe) wait
+/// here rather than in the event queue: a link's packets reach its far end in the order they
+/// were admitted, so only the first of them needs an event, and the next is scheduled when it
+/// arrives, with the insertion number it was given at admission, so the order of events is
+/// exactly as if each had been scheduled then. A sequential buffer per busy link is kinder to
+/// the caches than ~10^5 events spread over the event queue's buckets.
+#[derive(Debug, Clone, Copy)]
+pub struct InFlight {
+    pub at: Time,
+    pub seq: u64,
+    pub pkt: PacketRef,
+}
+
+/// In flight from which a link's further packets wait in [`LinkState::behind`].
+pub const BEHIND_FROM: u64 = 128;
 
 impl LinkState {
     /// The link `spec` with its discipline; its random streams (the discipline's, the loss
@@ -86,6 +109,8 @@ impl LinkState {
             busy: Dur::ZERO,
             integ: QueueIntegral::default(),
             tx_cache: [(u64::MAX, Dur::ZERO); 2],
+            scheduled: 0,
+            behind: VecDeque::new(),
         }
     }
 

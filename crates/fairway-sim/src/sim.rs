@@ -15,7 +15,9 @@ use fairway_proto::mapp::{MappReceiver, MappSender, ReceiverStats, SenderStats};
 
 use crate::apps::{CbrSource, WebSessions};
 use crate::events::EventQueue;
-use crate::link::LinkState;
+#[cfg(test)]
+pub(crate) use crate::link::BEHIND_FROM as BEHIND_FROM_DEFAULT;
+use crate::link::{InFlight, LinkState, BEHIND_FROM};
 use crate::monitor::{FlowCounters, LinkCheck};
 use crate::packet::{Arena, Packet, PktKind, UdpmHdr};
 use crate::results::{BinRow, QueueRow};
@@ -130,6 +132,9 @@ pub struct Sim<'a> {
     pub(crate) queue_samples: Vec<Vec<QueueRow>>,
     scratch_segs: Vec<crate::tcp::TcpSegment>,
     scratch_acks: Vec<TcpAck>,
+    /// In flight from which a link's further packets wait in its FIFO ([`BEHIND_FROM`]; tests
+    /// vary it to show that this changes no result).
+    pub(crate) behind_from: u64,
 }
 
 impl<'a> Sim<'a> {
@@ -221,6 +226,7 @@ impl<'a> Sim<'a> {
             queue_samples: vec![Vec::new(); sc.monitor.links.len()],
             scratch_segs: vec![],
             scratch_acks: vec![],
+            behind_from: BEHIND_FROM,
         })
     }
 
@@ -336,16 +342,30 @@ impl<'a> Sim<'a> {
         // The loss model draws in the order packets take the wire, as if at the end of each
         // serialisation.
         let lost = link.loss > 0.0 && link.loss_rng.bernoulli(link.loss);
+        let seq = self.q.reserve();
+        if link.behind.is_empty() && link.inflight < self.behind_from {
+            link.scheduled += 1;
+            self.q.push_reserved(at, seq, Ev::Arrive(l as u32, p.0));
+        } else {
+            link.behind.push_back(InFlight { at, seq, pkt: p });
+        }
         link.inflight += 1;
         if lost {
             self.arena.get_mut(p).lost = true;
         }
-        self.q.push(at, Ev::Arrive(l as u32, p.0));
     }
 
     fn arrive(&mut self, l: usize, p: PacketRef) {
         let link = &mut self.links[l];
         link.inflight -= 1;
+        link.scheduled -= 1;
+        if link.scheduled == 0 {
+            // The last scheduled packet is in: the first of those behind it is next.
+            if let Some(next) = link.behind.pop_front() {
+                link.scheduled = 1;
+                self.q.push_reserved(next.at, next.seq, Ev::Arrive(l as u32, next.pkt.0));
+            }
+        }
         let pkt = self.arena.get_mut(p);
         if pkt.lost {
             // The link's loss model: serialised, but it never arrives.
