@@ -159,8 +159,8 @@ impl<E: Copy + Default> EventQueue<E> {
     fn place(&mut self, e: Entry<E>) {
         let b = self.bucket(&e);
         if b <= self.cur {
-            // The current bucket: keep it sorted, earliest last. A new event has the largest
-            // counter, so it goes before (nearer the end than) nothing of its own time.
+            // The current bucket: keep it sorted, earliest last (keys are unique, so the place
+            // is exact, whether the insertion number is new or was reserved earlier).
             if self.now_list.len() < LATE_ABOVE {
                 let i = self.now_list.partition_point(|x| x.key > e.key);
                 self.now_list.insert(i, e);
@@ -255,9 +255,8 @@ impl<E: Copy + Default> EventQueue<E> {
     }
 
     /// The event that will most likely be popped `k` + 1 pops from now (k = 0: the next), if the
-    /// current bucket has it at hand:
-    /// a hint for prefetching what it will touch, never for logic (an event pushed before the
-    /// next pop may come first).
+    /// current bucket has it at hand: a hint for prefetching what it will touch, never for
+    /// logic (an event pushed before then may come first).
     #[inline]
     pub fn peek_hint(&self, k: usize) -> Option<&E> {
         self.now_list.len().checked_sub(k + 1).map(|i| &self.now_list[i].ev)
