@@ -70,6 +70,31 @@ pub struct Packet {
     pub lost: bool,
 }
 
+impl Packet {
+    /// A packet of flow `flow` (connection `conn`) that starts its route at `route` now: no
+    /// sequence number or acknowledgement, no flags, not yet on any hop. Senders set the rest.
+    pub fn new(flow: usize, conn: usize, kind: PktKind, size: u32, payload: u32, route: u32, sent_at: Time) -> Packet {
+        Packet {
+            flow: flow as u32,
+            conn: conn as u32,
+            size,
+            payload,
+            kind,
+            seq: 0,
+            ack: -1,
+            sent_at,
+            ect: false,
+            ce: false,
+            ece: false,
+            cwr: false,
+            syn: false,
+            route,
+            hop: 0,
+            lost: false,
+        }
+    }
+}
+
 /// Slab of packets with a free list; slots are reused, so a `PacketRef` is valid only until the
 /// packet is freed. UDPm headers, which only MApp's packets carry, sit in a side table indexed
 /// like the slots, so that every other packet stays small.

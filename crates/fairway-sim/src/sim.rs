@@ -541,23 +541,14 @@ impl<'a> Sim<'a> {
             f.c.data_sent += 1;
             f.c.data_sent_bytes += s.size.0;
             f.bins[b].sent_pkts += 1;
+            let payload = if s.syn { 0 } else { payload };
             self.inject(Packet {
-                flow: fi as u32,
-                conn: ci as u32,
-                size: s.size.0 as u32,
-                payload: if s.syn { 0 } else { payload },
-                kind: PktKind::TcpData,
                 seq: s.seq,
-                ack: -1,
-                sent_at: now,
                 ect: s.ect,
-                ce: false,
                 ece: s.ece,
                 cwr: s.cwr,
                 syn: s.syn,
-                route,
-                hop: 0,
-                lost: false,
+                ..Packet::new(fi, ci, PktKind::TcpData, s.size.0 as u32, payload, route, now)
             });
         }
         self.scratch_segs = segs;
@@ -582,22 +573,9 @@ impl<'a> Sim<'a> {
         for a in acks.drain(..) {
             self.flows[fi].c.acks_sent += 1;
             self.inject(Packet {
-                flow: fi as u32,
-                conn: ci as u32,
-                size: a.size.0 as u32,
-                payload: 0,
-                kind: PktKind::TcpAck,
-                seq: 0,
                 ack: a.ackno,
-                sent_at: a.ts_echo,
-                ect: false,
-                ce: false,
                 ece: a.ece,
-                cwr: false,
-                syn: false,
-                route,
-                hop: 0,
-                lost: false,
+                ..Packet::new(fi, ci, PktKind::TcpAck, a.size.0 as u32, 0, route, a.ts_echo)
             });
         }
         self.scratch_acks = acks;
@@ -625,23 +603,12 @@ impl<'a> Sim<'a> {
             f.c.data_sent += 1;
             f.c.data_sent_bytes += d.len.0;
             f.bins[b].sent_pkts += 1;
+            let size = d.len.0 as u32;
+            let payload = size.saturating_sub(DATA_HEADER_LEN as u32);
             let pkt = Packet {
-                flow: fi as u32,
-                conn: 0,
-                size: d.len.0 as u32,
-                payload: (d.len.0 as u32).saturating_sub(DATA_HEADER_LEN as u32),
-                kind: PktKind::UdpmData,
                 seq: d.header.seq as u64,
-                ack: -1,
-                sent_at: now,
                 ect: d.ect,
-                ce: false,
-                ece: false,
-                cwr: false,
-                syn: false,
-                route,
-                hop: 0,
-                lost: false,
+                ..Packet::new(fi, 0, PktKind::UdpmData, size, payload, route, now)
             };
             self.inject_udpm(pkt, UdpmHdr::Data(d.header));
         }
@@ -663,24 +630,7 @@ impl<'a> Sim<'a> {
         for fb in out {
             self.flows[fi].c.acks_sent += 1;
             // A UDP datagram is sized as ns-2 sizes one: what the application hands over.
-            let pkt = Packet {
-                flow: fi as u32,
-                conn: 0,
-                size: FEEDBACK_LEN as u32,
-                payload: 0,
-                kind: PktKind::UdpmFeedback,
-                seq: 0,
-                ack: -1,
-                sent_at: now,
-                ect: false,
-                ce: false,
-                ece: false,
-                cwr: false,
-                syn: false,
-                route,
-                hop: 0,
-                lost: false,
-            };
+            let pkt = Packet::new(fi, 0, PktKind::UdpmFeedback, FEEDBACK_LEN as u32, 0, route, now);
             self.inject_udpm(pkt, UdpmHdr::Feedback(fb));
         }
     }
@@ -704,24 +654,8 @@ impl<'a> Sim<'a> {
             f.c.data_sent += 1;
             f.c.data_sent_bytes += size as u64;
             f.bins[b].sent_pkts += 1;
-            self.inject(Packet {
-                flow: fi as u32,
-                conn: 0,
-                size,
-                payload: size.saturating_sub(fairway_proto::iftp::wire::HEADER_LEN as u32),
-                kind: PktKind::IftpData,
-                seq: d.seq,
-                ack: -1,
-                sent_at: now,
-                ect: false,
-                ce: false,
-                ece: false,
-                cwr: false,
-                syn: false,
-                route,
-                hop: 0,
-                lost: false,
-            });
+            let payload = size.saturating_sub(fairway_proto::iftp::wire::HEADER_LEN as u32);
+            self.inject(Packet { seq: d.seq, ..Packet::new(fi, 0, PktKind::IftpData, size, payload, route, now) });
         }
     }
 
@@ -736,24 +670,7 @@ impl<'a> Sim<'a> {
         }
         for a in out {
             self.flows[fi].c.acks_sent += 1;
-            self.inject(Packet {
-                flow: fi as u32,
-                conn: 0,
-                size: IFTP_ACK_SIZE,
-                payload: 0,
-                kind: PktKind::IftpAck,
-                seq: a.seq,
-                ack: -1,
-                sent_at: a.echo,
-                ect: false,
-                ce: false,
-                ece: false,
-                cwr: false,
-                syn: false,
-                route,
-                hop: 0,
-                lost: false,
-            });
+            self.inject(Packet { seq: a.seq, ..Packet::new(fi, 0, PktKind::IftpAck, IFTP_ACK_SIZE, 0, route, a.echo) });
         }
     }
 
@@ -893,24 +810,8 @@ impl<'a> Sim<'a> {
         f.c.data_sent += 1;
         f.c.data_sent_bytes += size.0;
         f.bins[b].sent_pkts += 1;
-        self.inject(Packet {
-            flow: fi as u32,
-            conn: 0,
-            size: size.0 as u32,
-            payload: size.0 as u32,
-            kind: PktKind::Udp,
-            seq,
-            ack: -1,
-            sent_at: now,
-            ect: false,
-            ce: false,
-            ece: false,
-            cwr: false,
-            syn: false,
-            route,
-            hop: 0,
-            lost: false,
-        });
+        let size = size.0 as u32;
+        self.inject(Packet { seq, ..Packet::new(fi, 0, PktKind::Udp, size, size, route, now) });
     }
 
     fn web_session(&mut self, fi: usize) {
