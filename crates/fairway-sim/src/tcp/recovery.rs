@@ -82,19 +82,26 @@ impl TcpSender {
                 self.cwnd = self.initial_window();
             }
         } else if ack.ackno == self.highest_ack {
-            self.dupacks += 1;
-            if self.dupacks == nd {
-                self.dupack_action(now);
-            } else if self.dupacks > nd && self.last_action == CwndAction::Dupack {
-                // RFC 5681 §3.2 step 4: inflate by one per further duplicate ACK.
-                self.dupwnd += 1;
-            } else if self.dupacks < nd && self.cfg.limited_transmit {
-                self.send_one(now);
-            }
+            self.on_dupack(now, nd);
         }
         // ns-2 (aggressive_maxburst_): even an old ACK may clock out data.
         if self.dupacks == 0 || self.dupacks > nd - 1 {
             self.send_much(now, self.cfg.max_burst);
+        }
+    }
+
+    /// A duplicate ACK, alike in Reno and NewReno: fast retransmit at the `nd`th (RFC 5681 §3.2
+    /// steps 1-3, via `dupack_action`), then one packet of window inflation per further one
+    /// (step 4; RFC 6582 §3.2 step 4), and before the `nd`th a new packet if limited transmit is
+    /// on (RFC 3042).
+    fn on_dupack(&mut self, now: Time, nd: i64) {
+        self.dupacks += 1;
+        if self.dupacks == nd {
+            self.dupack_action(now);
+        } else if self.dupacks > nd && self.last_action == CwndAction::Dupack {
+            self.dupwnd += 1;
+        } else if self.dupacks < nd && self.cfg.limited_transmit {
+            self.send_one(now);
         }
     }
 
@@ -124,15 +131,7 @@ impl TcpSender {
                 self.partial_ack(now, ack);
             }
         } else if ack.ackno == self.highest_ack {
-            self.dupacks += 1;
-            if self.dupacks == nd {
-                self.dupack_action(now);
-            } else if self.dupacks > nd && self.last_action == CwndAction::Dupack {
-                // RFC 6582 §3.2 step 4 / RFC 5681 §3.2 step 4: inflate.
-                self.dupwnd += 1;
-            } else if self.dupacks < nd && self.cfg.limited_transmit {
-                self.send_one(now);
-            }
+            self.on_dupack(now, nd);
         }
         if self.dupacks == 0 {
             self.send_much(now, self.cfg.max_burst);
