@@ -59,9 +59,8 @@ pub struct LinkState {
     pub loss_rng: Rng,
     pub from: NodeId,
     pub to: NodeId,
-    /// Packets in flight that have their own event in the event queue.
-    pub scheduled: u32,
-    /// Packets in flight behind those, in order, without an event yet (see [`InFlight`]).
+    /// The packets in flight without an event yet, in order, behind those that have one (see
+    /// [`InFlight`]).
     pub behind: VecDeque<InFlight>,
 }
 
@@ -109,7 +108,6 @@ impl LinkState {
             busy: Dur::ZERO,
             integ: QueueIntegral::default(),
             tx_cache: [(u64::MAX, Dur::ZERO); 2],
-            scheduled: 0,
             behind: VecDeque::new(),
         }
     }

@@ -344,7 +344,6 @@ impl<'a> Sim<'a> {
         let lost = link.loss > 0.0 && link.loss_rng.bernoulli(link.loss);
         let seq = self.q.reserve();
         if link.behind.is_empty() && link.inflight < self.behind_from {
-            link.scheduled += 1;
             self.q.push_reserved(at, seq, Ev::Arrive(l as u32, p.0));
         } else {
             link.behind.push_back(InFlight { at, seq, pkt: p });
@@ -358,11 +357,10 @@ impl<'a> Sim<'a> {
     fn arrive(&mut self, l: usize, p: PacketRef) {
         let link = &mut self.links[l];
         link.inflight -= 1;
-        link.scheduled -= 1;
-        if link.scheduled == 0 {
-            // The last scheduled packet is in: the first of those behind it is next.
+        // Those in flight with an event of their own are the ones not behind. When the last of
+        // them is in, the first of those behind is next.
+        if link.inflight == link.behind.len() as u64 {
             if let Some(next) = link.behind.pop_front() {
-                link.scheduled = 1;
                 self.q.push_reserved(next.at, next.seq, Ev::Arrive(l as u32, next.pkt.0));
             }
         }
