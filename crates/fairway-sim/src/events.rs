@@ -254,12 +254,12 @@ impl<E: Copy + Default> EventQueue<E> {
         }
     }
 
-    /// The event that will most likely be popped `k` + 1 pops from now (k = 0: the next), if the
-    /// current bucket has it at hand: a hint for prefetching what it will touch, never for
-    /// logic (an event pushed before then may come first).
+    /// The event that will most likely be popped next, if the current bucket has it at hand: a
+    /// hint for prefetching what it will touch, never for logic (an event pushed before then,
+    /// or waiting in the late heap, may come first).
     #[inline]
-    pub fn peek_hint(&self, k: usize) -> Option<&E> {
-        self.now_list.len().checked_sub(k + 1).map(|i| &self.now_list[i].ev)
+    pub fn peek_hint(&self) -> Option<&E> {
+        self.now_list.last().map(|e| &e.ev)
     }
 
     pub fn peek_time(&mut self) -> Option<Time> {

@@ -260,7 +260,7 @@ impl<'a> Sim<'a> {
             }
             // With thousands of flows, the link and the packet of the next arrival are rarely
             // in cache: ask for them now, so that fetching them overlaps this event's work.
-            if let Some(&Ev::Arrive(l, p)) = self.q.peek_hint(0) {
+            if let Some(&Ev::Arrive(l, p)) = self.q.peek_hint() {
                 if let Some(link) = self.links.get(l as usize) {
                     prefetch(link);
                 }
