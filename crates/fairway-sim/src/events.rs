@@ -156,6 +156,10 @@ impl<E: Copy + Default> EventQueue<E> {
         e.time() >> self.shift
     }
 
+    /// Inlined so that the entry goes from registers to its slot: passed by reference, it was
+    /// written to the stack field by field and read back in wide loads, which the processor
+    /// cannot forward from the narrow stores (a stall of a dozen cycles on every push).
+    #[inline(always)]
     fn place(&mut self, e: Entry<E>) {
         let b = self.bucket(&e);
         if b <= self.cur {
@@ -318,7 +322,9 @@ impl<E: Copy + Default> EventQueue<E> {
         let (mut i, mut len) = head_parts(h);
         while i != NIL {
             let c = &self.slab[i as usize];
-            out.extend_from_slice(&c.items[..len]);
+            // Newest first: events mostly arrive in time order, so this hands the sort (latest
+            // first) a nearly sorted list, where insertion sort costs next to nothing.
+            out.extend(c.items[..len].iter().rev());
             if reuse {
                 self.free.push(i);
             }
