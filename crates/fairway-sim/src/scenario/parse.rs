@@ -141,8 +141,15 @@ impl Builder {
 
         let links = root.req("link")?;
         for entry in links.tables()? {
+            // A `count` group whose `{i}` is only in the node names: its first entry is read
+            // in full and the others take everything else from it (see `repeats_only`).
+            let again = repeats_only(&entry, &["between", "from", "to"]);
+            let mut first: Option<LinkProps> = None;
             for (t, _) in expand(&entry)? {
-                self.link(&t)?;
+                match &first {
+                    Some(props) if again => self.link_again(&t, props)?,
+                    _ => first = Some(self.link(&t)?),
+                }
             }
         }
 
@@ -155,8 +162,19 @@ impl Builder {
                 Some(v) => v.string()?.replace("{i}", ""),
                 None => format!("flow{gi}"),
             };
+            let again = repeats_only(&entry, &["name", "from", "to"]);
+            let mut first: Option<FlowSpec> = None;
             for (t, idx) in expand(&entry)? {
-                let f = self.flow(&t, idx, gi, &group, duration, &mut router)?;
+                let f = match &first {
+                    // IFTP's packet time comes from the route, which differs from flow to flow.
+                    Some(f0) if again && !matches!(f0.app, AppSpec::Iftp(_)) => {
+                        self.flow_again(&t, idx, gi, f0, &mut router)?
+                    }
+                    _ => self.flow(&t, idx, gi, &group, duration, &mut router)?,
+                };
+                if first.is_none() {
+                    first = Some(f.clone());
+                }
                 if let Some(prev) = flow_names.get(&f.name) {
                     return Err(t.error(format!("flow name `{}` is already used by {}", f.name, prev.render())));
                 }
@@ -187,29 +205,9 @@ impl Builder {
         Ok(Scenario { name, description, duration, seed, nodes: self.nodes, links: self.links, flows, monitor })
     }
 
-    fn link(&mut self, t: &Tbl) -> Res<()> {
-        let (a, b, duplex) = match (t.get("between"), t.get("from"), t.get("to")) {
-            (Some(v), None, None) => {
-                let ends = v.strings()?;
-                if ends.len() != 2 {
-                    return Err(v.error("expected two node names, e.g. [\"r1\", \"r2\"]"));
-                }
-                (ends[0].clone(), ends[1].clone(), true)
-            }
-            (None, Some(f), Some(to)) => (f.name()?, to.name()?, false),
-            (Some(v), _, _) => {
-                return Err(v.error("give either `between` (duplex) or `from` and `to` (simplex), not both"))
-            }
-            _ => return Err(t.error("a link needs `between = [\"a\", \"b\"]` (duplex) or `from` and `to` (simplex)")),
-        };
-        if a == b {
-            return Err(t.error(format!("a link from `{a}` to itself")));
-        }
-        for n in [&a, &b] {
-            if n.contains("->") {
-                return Err(t.error(format!("node name `{n}` must not contain `->`")));
-            }
-        }
+    /// Reads a `[[link]]` entry in full; returns what a `count` group's other entries share.
+    fn link(&mut self, t: &Tbl) -> Res<LinkProps> {
+        let ends = link_ends(t)?;
         let rate = t.req("rate")?.rate_pos()?;
         let delay = t.req("delay")?.dur()?;
         let loss = match t.get("loss") {
@@ -222,32 +220,46 @@ impl Builder {
             }
             None => 0.0,
         };
-        let queue_val = t.get("queue");
+        let queue = match t.get("queue") {
+            Some(q) => parse_queue(&q)?,
+            None => QueueSpec::DropTail(DropTailParams::default()),
+        };
+        let props = LinkProps { rate, delay, queue, loss };
+        self.add_link(t, ends, &props)?;
+        let _ = t.get("count");
+        finish(t, LINK_KEYS)?;
+        Ok(props)
+    }
+
+    /// Another entry of a `count` group read by [`Builder::link`]: its own ends, the rest as
+    /// `props`.
+    fn link_again(&mut self, t: &Tbl, props: &LinkProps) -> Res<()> {
+        let ends = link_ends(t)?;
+        self.add_link(t, ends, props)
+    }
+
+    /// Adds the link (both directions if duplex) between nodes named `a` and `b`.
+    fn add_link(&mut self, t: &Tbl, (a, b, duplex): (String, String, bool), props: &LinkProps) -> Res<()> {
         let from = self.node(&a);
         let to = self.node(&b);
         let mut dirs = vec![(from, to)];
         if duplex {
             dirs.push((to, from));
         }
-        for (x, y) in dirs {
-            let queue = match &queue_val {
-                Some(q) => parse_queue(q)?,
-                None => QueueSpec::DropTail(DropTailParams::default()),
-            };
-            let key = (x, y);
+        for key in dirs {
             if let Some(prev) = self.link_at.get(&key) {
                 return Err(t.error(format!(
                     "a link from `{}` to `{}` is already declared at {}",
-                    self.nodes[x.index()],
-                    self.nodes[y.index()],
+                    self.nodes[key.0.index()],
+                    self.nodes[key.1.index()],
                     prev.render()
                 )));
             }
             self.link_at.insert(key, t.place());
-            self.links.push(LinkSpec { from: x, to: y, rate, delay, queue, loss });
+            let LinkProps { rate, delay, ref queue, loss } = *props;
+            self.links.push(LinkSpec { from: key.0, to: key.1, rate, delay, queue: queue.clone(), loss });
         }
-        let _ = t.get("count");
-        finish(t, LINK_KEYS)
+        Ok(())
     }
 
     fn flow(
@@ -260,29 +272,10 @@ impl Builder {
         router: &mut Router,
     ) -> Res<FlowSpec> {
         let _ = t.get("count");
-        let name = match t.get("name") {
-            // In a `count` group a name without `{i}` gets the index appended.
-            Some(v) => match idx {
-                Some(i) if !v.raw_string()?.contains("{i}") => format!("{}{i}", v.name()?),
-                _ => v.name()?,
-            },
-            None => match idx {
-                Some(i) => format!("flow{gi}-{i}"),
-                None => format!("flow{gi}"),
-            },
-        };
+        let name = flow_name(t, idx, gi)?;
         let app_v = t.req("app")?;
         let app_name = app_v.string()?;
-        let end = |key: &str| -> Res<NodeId> {
-            let v = t.req(key)?;
-            let n = v.name()?;
-            self.node_ids.get(&n).copied().ok_or_else(|| v.error(format!("node `{n}` is not on any link")))
-        };
-        let from = end("from")?;
-        let to = end("to")?;
-        if from == to {
-            return Err(t.error("a flow from a node to itself"));
-        }
+        let (from, to) = self.flow_ends(t)?;
         let start = match t.get("start") {
             Some(v) => v.time()?,
             None => Time::ZERO,
@@ -390,7 +383,36 @@ impl Builder {
                 )
             }
         };
-        // Both directions need a route: data one way, acknowledgements (or nothing) the other.
+        self.check_routes(t, from, to, &app, router)?;
+        Ok(FlowSpec { name, group: group.to_string(), from, to, start, stop, app })
+    }
+
+    /// Another entry of a `count` group whose first entry gave `first`: its own name and ends,
+    /// the rest as `first`.
+    fn flow_again(&self, t: &Tbl, idx: Option<u64>, gi: usize, first: &FlowSpec, router: &mut Router) -> Res<FlowSpec> {
+        let name = flow_name(t, idx, gi)?;
+        let (from, to) = self.flow_ends(t)?;
+        self.check_routes(t, from, to, &first.app, router)?;
+        Ok(FlowSpec { name, from, to, ..first.clone() })
+    }
+
+    /// A flow's two ends, which must be nodes on links, and different.
+    fn flow_ends(&self, t: &Tbl) -> Res<(NodeId, NodeId)> {
+        let end = |key: &str| -> Res<NodeId> {
+            let v = t.req(key)?;
+            let n = v.name()?;
+            self.node_ids.get(&n).copied().ok_or_else(|| v.error(format!("node `{n}` is not on any link")))
+        };
+        let from = end("from")?;
+        let to = end("to")?;
+        if from == to {
+            return Err(t.error("a flow from a node to itself"));
+        }
+        Ok((from, to))
+    }
+
+    /// Both directions need a route: data one way, acknowledgements (or nothing) the other.
+    fn check_routes(&self, t: &Tbl, from: NodeId, to: NodeId, app: &AppSpec, router: &mut Router) -> Res<()> {
         if router.route(from, to).is_none() {
             return Err(t.error(format!(
                 "no route from `{}` to `{}`",
@@ -405,7 +427,7 @@ impl Builder {
                 self.nodes[from.index()]
             )));
         }
-        Ok(FlowSpec { name, group: group.to_string(), from, to, start, stop, app })
+        Ok(())
     }
 
     fn monitor(&self, v: Option<Val>, duration: Dur) -> Res<MonitorSpec> {
@@ -471,6 +493,64 @@ impl Builder {
         };
         Ok(m)
     }
+}
+
+/// A flow's name: as written, or in a `count` group with the index in place of `{i}` (or
+/// appended when there is no `{i}`); `flow<group>` or `flow<group>-<index>` when none is given.
+fn flow_name(t: &Tbl, idx: Option<u64>, gi: usize) -> Res<String> {
+    Ok(match t.get("name") {
+        Some(v) => match idx {
+            Some(i) if !v.raw_string()?.contains("{i}") => format!("{}{i}", v.name()?),
+            _ => v.name()?,
+        },
+        None => match idx {
+            Some(i) => format!("flow{gi}-{i}"),
+            None => format!("flow{gi}"),
+        },
+    })
+}
+
+/// What the entries of a `count = N` link group share: all but their ends.
+struct LinkProps {
+    rate: Rate,
+    delay: Dur,
+    queue: QueueSpec,
+    loss: f64,
+}
+
+/// A link entry's two node names and whether it is duplex, checked.
+fn link_ends(t: &Tbl) -> Res<(String, String, bool)> {
+    let (a, b, duplex) = match (t.get("between"), t.get("from"), t.get("to")) {
+        (Some(v), None, None) => {
+            let ends = v.strings()?;
+            if ends.len() != 2 {
+                return Err(v.error("expected two node names, e.g. [\"r1\", \"r2\"]"));
+            }
+            (ends[0].clone(), ends[1].clone(), true)
+        }
+        (None, Some(f), Some(to)) => (f.name()?, to.name()?, false),
+        (Some(v), _, _) => return Err(v.error("give either `between` (duplex) or `from` and `to` (simplex), not both")),
+        _ => return Err(t.error("a link needs `between = [\"a\", \"b\"]` (duplex) or `from` and `to` (simplex)")),
+    };
+    if a == b {
+        return Err(t.error(format!("a link from `{a}` to itself")));
+    }
+    for n in [&a, &b] {
+        if n.contains("->") {
+            return Err(t.error(format!("node name `{n}` must not contain `->`")));
+        }
+    }
+    Ok((a, b, duplex))
+}
+
+/// Whether the entries of `t`'s `count` group differ only in `keys`: `{i}` appears nowhere
+/// else. Its first entry is then read in full and the others copy all but those keys from it.
+/// Every check that could fail for a later entry and not the first involves `{i}`, so the
+/// copies fail the same checks, with the same messages, as reading each entry in full would.
+/// With ten thousand flows, reading every entry in full was most of the time spent reading the
+/// scenario.
+fn repeats_only(t: &Tbl, keys: &[&str]) -> bool {
+    t.has("count") && t.keys_mentioning("{i}").iter().all(|k| keys.contains(k))
 }
 
 /// Largest number of flows.csv rows (flows x bins) a scenario may ask for.

@@ -195,6 +195,28 @@ impl<'a> Tbl<'a> {
         }
     }
 
+    /// The keys whose values contain `pat` in a string anywhere inside them (in arrays and
+    /// nested tables too).
+    pub fn keys_mentioning(&self, pat: &str) -> Vec<&'a str> {
+        fn value_has(v: &Value, pat: &str) -> bool {
+            match v {
+                Value::String(s) => s.value().contains(pat),
+                Value::Array(a) => a.iter().any(|v| value_has(v, pat)),
+                Value::InlineTable(t) => t.iter().any(|(_, v)| value_has(v, pat)),
+                _ => false,
+            }
+        }
+        fn item_has(i: &Item, pat: &str) -> bool {
+            match i {
+                Item::Value(v) => value_has(v, pat),
+                Item::Table(t) => t.iter().any(|(_, i)| item_has(i, pat)),
+                Item::ArrayOfTables(a) => a.iter().any(|t| t.iter().any(|(_, i)| item_has(i, pat))),
+                Item::None => false,
+            }
+        }
+        self.table.iter().filter(|(_, item)| item_has(item, pat)).map(|(k, _)| k).collect()
+    }
+
     /// Fails on the first key that was never read, naming the keys this table accepts.
     pub fn finish(&self, accepted: &[&str]) -> Res<()> {
         let used = self.used.borrow();

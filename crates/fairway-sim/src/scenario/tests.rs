@@ -260,6 +260,130 @@ to = "d{i}"
     assert_eq!(e.field, "flow[0].count");
 }
 
+/// A `count` group whose `{i}` is only in names is read once and copied (parse.rs,
+/// `repeats_only`); the copies must be exactly the entries written out one by one.
+#[test]
+fn count_groups_read_like_their_entries_written_out() {
+    const CORE: &str = r#"
+duration = "2s"
+[[link]]
+between = ["r1", "r2"]
+rate = "10Mb"
+delay = "1ms"
+queue = { kind = "red", limit = 30, thresh = 5, maxthresh = 15 }
+"#;
+    let link = |i: &str| {
+        format!(
+            "[[link]]\nbetween = [\"s{i}\", \"r1\"]\nrate = \"100Mb\"\ndelay = \"2ms\"\nloss = 0.01\n\
+             queue = {{ kind = \"droptail\", limit = 7 }}\n"
+        )
+    };
+    // Simplex, a group each way.
+    let sink = |i: &str| format!("[[link]]\nfrom = \"r2\"\nto = \"d{i}\"\nrate = \"100Mb\"\ndelay = \"3ms\"\n");
+    let back = |i: &str| format!("[[link]]\nfrom = \"d{i}\"\nto = \"r2\"\nrate = \"1Mb\"\ndelay = \"3ms\"\n");
+    let tcp = |i: &str| {
+        format!(
+            "[[flow]]\nname = \"tcp{i}\"\napp = \"ftp\"\ntransport = \"reno\"\nfrom = \"s{i}\"\nto = \"d{i}\"\n\
+             start = \"0.5s\"\nstop = \"1.5s\"\nwindow = 33\npacket_size = \"700B\"\n"
+        )
+    };
+    // In the group, the name has no `{i}`: the index is appended.
+    let cbr = |i: &str, name: &str| {
+        format!("[[flow]]\nname = \"{name}\"\napp = \"cbr\"\nfrom = \"d{i}\"\nto = \"s{i}\"\nrate = \"300kb\"\njitter = true\n")
+    };
+    let counted = |entry: String| {
+        entry.replace("[[link]]\n", "[[link]]\ncount = 3\n").replace("[[flow]]\n", "[[flow]]\ncount = 3\n")
+    };
+    let grouped = format!(
+        "{CORE}{}{}{}{}{}",
+        counted(link("{i}")),
+        counted(sink("{i}")),
+        counted(back("{i}")),
+        counted(tcp("{i}")),
+        counted(cbr("{i}", "cbr"))
+    );
+    let mut written = CORE.to_string();
+    for i in ["0", "1", "2"] {
+        written += &link(i);
+    }
+    for i in ["0", "1", "2"] {
+        written += &sink(i);
+    }
+    for i in ["0", "1", "2"] {
+        written += &back(i);
+    }
+    for i in ["0", "1", "2"] {
+        written += &tcp(i);
+    }
+    for i in ["0", "1", "2"] {
+        written += &cbr(i, &format!("cbr{i}"));
+    }
+    let a = parse(&grouped).unwrap();
+    let b = parse(&written).unwrap();
+    assert_eq!(a.nodes, b.nodes);
+    assert_eq!(a.links.len(), 2 + 3 * 2 + 3 * 2);
+    assert_eq!(format!("{:?}", a.links), format!("{:?}", b.links));
+    // A group of three and three groups of one differ in `group` only.
+    let ungrouped = |sc: &Scenario| -> Vec<String> {
+        sc.flows.iter().map(|f| format!("{:?}", FlowSpec { group: String::new(), ..f.clone() })).collect()
+    };
+    assert_eq!(a.flows.len(), 6);
+    assert_eq!(ungrouped(&a), ungrouped(&b));
+    // With `{i}` in a value that is not a name, the group is read entry by entry and each entry
+    // gets its own value.
+    let per_entry = parse(&grouped.replace("start = \"0.5s\"", "start = \"0.{i}s\"")).unwrap();
+    let starts: Vec<f64> = per_entry.flows[..3].iter().map(|f| f.start.as_secs_f64()).collect();
+    assert_eq!(starts, vec![0.0, 0.1, 0.2]);
+}
+
+/// The checks that a later entry of a `count` group can fail and its first entry pass are
+/// made for every entry, and their errors name that entry.
+#[test]
+fn count_group_errors_name_the_entry() {
+    const LINKS: &str = r#"
+duration = "1s"
+[[link]]
+between = ["r1", "r2"]
+rate = "10Mb"
+delay = "1ms"
+[[link]]
+between = ["s2", "r1"]
+rate = "10Mb"
+delay = "1ms"
+[[link]]
+count = 3
+between = ["s{i}", "r1"]
+rate = "100Mb"
+delay = "1ms"
+[[link]]
+count = 3
+between = ["d{i}", "r2"]
+rate = "100Mb"
+delay = "1ms"
+"#;
+    let e = parse(LINKS).unwrap_err();
+    assert!(e.message.contains("from `s2` to `r1` is already declared at link[1]"), "{e}");
+    assert_eq!(e.field, "link[2](i=2)");
+    let links = LINKS.replace("between = [\"s2\", \"r1\"]", "between = [\"x\", \"r1\"]");
+    let flows = |count: u32, name: &str, to: &str| {
+        format!(
+            "{links}[[flow]]\nname = \"tcp1\"\napp = \"cbr\"\nfrom = \"x\"\nto = \"d0\"\nrate = \"1Mb\"\n\
+             [[flow]]\ncount = {count}\nname = \"{name}\"\napp = \"ftp\"\nfrom = \"s{{i}}\"\nto = \"{to}\"\n"
+        )
+    };
+    parse(&flows(3, "tcp{i}-", "d{i}")).unwrap();
+    let e = parse(&flows(4, "tcp{i}-", "d{i}")).unwrap_err();
+    assert_eq!(e.field, "flow[1](i=3).from");
+    assert!(e.message.contains("node `s3` is not on any link"), "{e}");
+    let e = parse(&flows(3, "tcp{i}-", "s1")).unwrap_err();
+    assert_eq!(e.field, "flow[1](i=1)");
+    assert!(e.message.contains("from a node to itself"), "{e}");
+    // A name without `{i}` gets the index appended: the second entry is `tcp1`, taken.
+    let e = parse(&flows(3, "tcp", "d{i}")).unwrap_err();
+    assert_eq!(e.field, "flow[1](i=1)");
+    assert!(e.message.contains("flow name `tcp1` is already used by flow[0]"), "{e}");
+}
+
 #[test]
 fn cbr_rate_gives_the_interval_like_ns2() {
     let sc = with("interval = \"5ms\"", "rate = \"800kb\"").unwrap();
