@@ -156,9 +156,10 @@ impl<E: Copy + Default> EventQueue<E> {
         e.time() >> self.shift
     }
 
-    /// Inlined so that the entry goes from registers to its slot: passed by reference, it was
-    /// written to the stack field by field and read back in wide loads, which the processor
-    /// cannot forward from the narrow stores (a stall of a dozen cycles on every push).
+    /// Inlined so that the entry goes from registers to its slot. Passed by reference, it was
+    /// written to the stack field by field and read back in 16-byte loads, and the profile put
+    /// most of `place`'s time on those loads, likely stores that could not be forwarded to
+    /// them; inlined, 3% fewer cycles at 10 and at 10 000 flows.
     #[inline(always)]
     fn place(&mut self, e: Entry<E>) {
         let b = self.bucket(&e);
