@@ -36,6 +36,9 @@ pub struct LinkState {
     pub delay: Dur,
     /// Admitted packets not yet at the far end (waiting, being serialised or propagating).
     pub inflight: u64,
+    /// The packets in flight without an event yet, in order, behind those that have one (see
+    /// [`InFlight`]). Its length is read on every arrival, so it sits with `inflight`.
+    pub behind: VecDeque<InFlight>,
     /// Packets handed to the far node.
     pub delivered: u64,
     /// Total serialisation time, for utilisation.
@@ -59,9 +62,6 @@ pub struct LinkState {
     pub loss_rng: Rng,
     pub from: NodeId,
     pub to: NodeId,
-    /// The packets in flight without an event yet, in order, behind those that have one (see
-    /// [`InFlight`]).
-    pub behind: VecDeque<InFlight>,
 }
 
 /// Packets on their way across a link with many in flight (a long queue, a long fat pipe) wait
