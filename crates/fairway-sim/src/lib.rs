@@ -7,6 +7,7 @@
 
 pub mod apps;
 pub mod events;
+pub mod fasthash;
 pub mod link;
 pub mod model;
 pub mod monitor;

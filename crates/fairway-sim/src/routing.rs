@@ -9,9 +9,11 @@
 //! neighbour without a search; searches run between the remaining nodes and their trees are
 //! cached by source.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use fairway_core::NodeId;
+
+use crate::fasthash::FastMap;
 
 /// The adjacency of a topology: for each node, its outgoing links (index, far end) in
 /// declaration order.
@@ -21,7 +23,7 @@ pub struct Router {
     incoming: Vec<Vec<(usize, NodeId)>>,
     /// Per source node: for every node, the link by which the search reached it and that
     /// link's near end.
-    trees: HashMap<NodeId, Vec<Option<(usize, NodeId)>>>,
+    trees: FastMap<NodeId, Vec<Option<(usize, NodeId)>>>,
 }
 
 const MAX_CACHED_TREES: usize = 256;
@@ -35,7 +37,7 @@ impl Router {
             out[a.index()].push((i, *b));
             incoming[b.index()].push((i, *a));
         }
-        Router { out, incoming, trees: HashMap::new() }
+        Router { out, incoming, trees: FastMap::default() }
     }
 
     /// The single neighbour through which all of a stub's traffic passes.

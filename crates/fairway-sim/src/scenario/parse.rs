@@ -1,6 +1,5 @@
 //! Scenario files (TOML) to [`Scenario`]. The format is documented in docs/scenarios.md.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use fairway_aqm::{DropTailParams, Limit, RedParams};
@@ -9,6 +8,7 @@ use toml_edit::ImDocument;
 
 use super::reader::{Place, Res, ScenarioError, Source, Tbl, Val};
 use super::*;
+use crate::fasthash::FastMap;
 use crate::routing::Router;
 
 const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "link", "flow", "monitor", "sweep"];
@@ -106,10 +106,10 @@ pub fn parse_scenario(file: &str, text: &str, default_name: &str) -> Result<Scen
 #[derive(Default)]
 struct Builder {
     nodes: Vec<String>,
-    node_ids: HashMap<String, NodeId>,
+    node_ids: FastMap<String, NodeId>,
     links: Vec<LinkSpec>,
     /// Where each (from, to) link was declared, to report duplicates.
-    link_at: HashMap<(NodeId, NodeId), Place>,
+    link_at: FastMap<(NodeId, NodeId), Place>,
 }
 
 impl Builder {
@@ -156,7 +156,7 @@ impl Builder {
         let mut flows = vec![];
         let fv = root.req("flow")?;
         let mut router = Router::new(self.nodes.len(), &self.links.iter().map(|l| (l.from, l.to)).collect::<Vec<_>>());
-        let mut flow_names: HashMap<String, Place> = HashMap::new();
+        let mut flow_names: FastMap<String, Place> = FastMap::default();
         for (gi, entry) in fv.tables()?.into_iter().enumerate() {
             let group = match entry.get("name") {
                 Some(v) => v.string()?.replace("{i}", ""),

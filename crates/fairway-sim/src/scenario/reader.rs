@@ -70,11 +70,35 @@ pub struct Subst {
 
 impl Subst {
     pub fn apply(&self, s: &str) -> String {
-        match self.index {
-            Some(i) if s.contains("{i}") => s.replace("{i}", &i.to_string()),
-            _ => s.to_string(),
+        let Some(i) = self.index else { return s.to_string() };
+        // By hand rather than `str::replace`: names are short, and a `count` group of ten
+        // thousand entries substitutes in every one of them.
+        let mut out = String::with_capacity(s.len() + 8);
+        let mut rest = s;
+        while let Some(at) = rest.find("{i}") {
+            out.push_str(&rest[..at]);
+            write_u64(&mut out, i);
+            rest = &rest[at + 3..];
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+/// `n` in decimal, appended.
+fn write_u64(out: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut k = digits.len();
+    let mut n = n;
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
         }
     }
+    out.push_str(std::str::from_utf8(&digits[k..]).expect("ASCII digits"));
 }
 
 /// Where a table sits in the document, e.g. `link[3]` or `flow[1](i=7)`. It becomes a string
@@ -514,6 +538,17 @@ mod tests {
         assert_eq!(src.line_col(0), (1, 1));
         assert_eq!(src.line_col(6), (2, 1));
         assert_eq!(src.line_col(9), (2, 4));
+    }
+
+    #[test]
+    fn subst_replaces_every_index_mark() {
+        let s = Subst { index: Some(120) };
+        assert_eq!(s.apply("h{i}"), "h120");
+        assert_eq!(s.apply("{i}-{i}x"), "120-120x");
+        assert_eq!(s.apply("plain"), "plain");
+        assert_eq!(Subst { index: Some(0) }.apply("n{i}"), "n0");
+        assert_eq!(Subst { index: Some(u64::MAX) }.apply("{i}"), u64::MAX.to_string());
+        assert_eq!(Subst { index: None }.apply("n{i}"), "n{i}");
     }
 
     #[test]
