@@ -295,7 +295,11 @@ impl<E: Copy + Default> EventQueue<E> {
                     let mut now_list = std::mem::take(&mut self.now_list);
                     self.drain_slot(slot, &mut now_list, true);
                     self.now_list = now_list;
-                    self.now_list.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
+                    if self.now_list.len() <= 32 {
+                        self.now_list.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
+                    } else {
+                        sort_long(&mut self.now_list);
+                    }
                     // Far events the ring now reaches (none of them in this bucket).
                     self.migrate_far();
                     return true;
@@ -375,6 +379,17 @@ impl<E: Copy + Default> EventQueue<E> {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+}
+
+/// Sorts a long bucket, latest first, with a merge sort, which takes runs already in order as
+/// they are. At 10 000 flows a fifth of the events pass through buckets of 500 to 1 000 (a
+/// thousand CBR sources started together send at the same instants, scheduled in order), and
+/// there the merge sort took 48 M fewer instructions than quicksort. Keys are unique, so the
+/// order is the same either way. (`a_crowd_at_one_instant` below goes through here.)
+#[cold]
+#[inline(never)]
+fn sort_long<E: Copy>(list: &mut [Entry<E>]) {
+    list.sort_by_key(|e| std::cmp::Reverse(e.key));
 }
 
 fn heap_push<E: Copy>(h: &mut Vec<Entry<E>>, e: Entry<E>) {
