@@ -119,11 +119,15 @@ pub fn queue_csv(res: &RunResult, sc: &Scenario) -> String {
         let name = sc.link_name(*l);
         for r in rows {
             secs(&mut s, (r.t_s * 1e9).round() as u64);
-            let _ = write!(s, ",{},{},{},", name, r.queue_pkts, r.queue_bytes);
+            s.push(',');
+            s.push_str(&name);
+            for n in [r.queue_pkts as u64, r.queue_bytes] {
+                s.push(',');
+                uint(&mut s, n);
+            }
+            s.push(',');
             fixed(&mut s, r.avg_queue_pkts, 4);
-            let _ = writeln!(
-                s,
-                ",{},{},{},{},{},{},{},{}",
+            for n in [
                 r.arrivals_pkts,
                 r.departures_pkts,
                 r.departures_bytes,
@@ -131,8 +135,12 @@ pub fn queue_csv(res: &RunResult, sc: &Scenario) -> String {
                 r.early_drops_pkts,
                 r.forced_drops_pkts,
                 r.overflow_drops_pkts,
-                r.marks_pkts
-            );
+                r.marks_pkts,
+            ] {
+                s.push(',');
+                uint(&mut s, n);
+            }
+            s.push('\n');
         }
     }
     s
@@ -155,12 +163,15 @@ pub fn links_csv(res: &RunResult) -> String {
         "link,queue,rate_bps,delay_s,monitored,arrivals_pkts,departures_pkts,drops_pkts,early_drops_pkts,forced_drops_pkts,overflow_drops_pkts,marks_pkts,lost_pkts,mean_queue_pkts,mean_avg_queue_pkts,utilization\n",
     );
     for l in &res.all_links {
-        let _ = write!(s, "{},{},{},", l.name, l.queue, l.rate_bps);
+        s.push_str(&l.name);
+        s.push(',');
+        s.push_str(l.queue);
+        s.push(',');
+        uint(&mut s, l.rate_bps);
+        s.push(',');
         fixed(&mut s, l.delay_s, 9);
-        let _ = write!(
-            s,
-            ",{},{},{},{},{},{},{},{},{},",
-            l.monitored,
+        s.push_str(if l.monitored { ",true," } else { ",false," });
+        for n in [
             l.arrivals_pkts,
             l.departures_pkts,
             l.drops_pkts,
@@ -168,8 +179,11 @@ pub fn links_csv(res: &RunResult) -> String {
             l.forced_drops_pkts,
             l.overflow_drops_pkts,
             l.marks_pkts,
-            l.lost_pkts
-        );
+            l.lost_pkts,
+        ] {
+            uint(&mut s, n);
+            s.push(',');
+        }
         fixed(&mut s, l.mean_queue_pkts, 4);
         s.push(',');
         fixed(&mut s, l.mean_avg_queue_pkts.unwrap_or(f64::NAN), 4);
