@@ -26,7 +26,7 @@ use crate::scenario::LinkSpec;
 /// The fields are laid out by use (`repr(C)` keeps the order): what every packet on every hop
 /// touches first, in one cache line; topologies with tens of thousands of links make each line
 /// a cache miss.
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct LinkState {
     // -- touched by every packet --
     /// When the transmitter finishes what it has started (or went idle).
