@@ -113,13 +113,13 @@ struct Builder {
 }
 
 impl Builder {
-    fn node(&mut self, name: &str) -> NodeId {
-        if let Some(id) = self.node_ids.get(name) {
+    fn node(&mut self, name: String) -> NodeId {
+        if let Some(id) = self.node_ids.get(&name) {
             return *id;
         }
         let id = NodeId(self.nodes.len() as u32);
-        self.nodes.push(name.to_string());
-        self.node_ids.insert(name.to_string(), id);
+        self.nodes.push(name.clone());
+        self.node_ids.insert(name, id);
         id
     }
 
@@ -240,8 +240,8 @@ impl Builder {
 
     /// Adds the link (both directions if duplex) between nodes named `a` and `b`.
     fn add_link(&mut self, t: &Tbl, (a, b, duplex): (String, String, bool), props: &LinkProps) -> Res<()> {
-        let from = self.node(&a);
-        let to = self.node(&b);
+        let from = self.node(a);
+        let to = self.node(b);
         let mut dirs = vec![(from, to)];
         if duplex {
             dirs.push((to, from));
@@ -526,7 +526,8 @@ fn link_ends(t: &Tbl) -> Res<(String, String, bool)> {
             if ends.len() != 2 {
                 return Err(v.error("expected two node names, e.g. [\"r1\", \"r2\"]"));
             }
-            (ends[0].clone(), ends[1].clone(), true)
+            let [a, b]: [String; 2] = ends.try_into().expect("two ends");
+            (a, b, true)
         }
         (None, Some(f), Some(to)) => (f.name()?, to.name()?, false),
         (Some(v), _, _) => return Err(v.error("give either `between` (duplex) or `from` and `to` (simplex), not both")),
