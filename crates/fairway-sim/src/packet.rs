@@ -39,6 +39,7 @@ pub enum UdpmHdr {
 }
 
 #[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
 pub struct Packet {
     /// Index of the flow in the scenario.
     pub flow: u32,
