@@ -42,10 +42,14 @@ impl DropTailParams {
     }
 }
 
+/// `repr(C)`, in this order: what an arrival to an empty queue reads and counts comes first and
+/// the drop counts last, so that a simulator can keep the former in the cache lines it reads
+/// anyway (fairway-sim's `LinkState`).
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct DropTail {
-    params: DropTailParams,
     q: VecDeque<(PacketRef, Bytes)>,
+    params: DropTailParams,
     bytes: Bytes,
     stats: QueueStats,
 }

@@ -52,8 +52,10 @@ pub enum Verdict {
     Drop(DropReason),
 }
 
-/// Counters every discipline keeps. Drops are of arriving packets.
+/// Counters every discipline keeps. Drops are of arriving packets. `repr(C)`: the counts every
+/// packet changes first, the drops and marks last (see [`DropTail`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(C)]
 pub struct QueueStats {
     pub arrivals_pkts: u64,
     pub arrivals_bytes: u64,

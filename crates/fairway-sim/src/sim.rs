@@ -343,10 +343,10 @@ impl<'a> Sim<'a> {
         // serialisation.
         let lost = link.loss > 0.0 && link.loss_rng.bernoulli(link.loss);
         let seq = self.q.reserve();
-        if link.behind.is_empty() && link.inflight < self.behind_from {
+        if link.behind_len() == 0 && link.inflight < self.behind_from {
             self.q.push_reserved(at, seq, Ev::Arrive(l as u32, p.0));
         } else {
-            link.behind.push_back(InFlight { at, seq, pkt: p });
+            link.push_behind(InFlight { at, seq, pkt: p });
         }
         link.inflight += 1;
         if lost {
@@ -359,8 +359,8 @@ impl<'a> Sim<'a> {
         link.inflight -= 1;
         // Those in flight with an event of their own are the ones not behind. When the last of
         // them is in, the first of those behind is next.
-        if link.inflight == link.behind.len() as u64 {
-            if let Some(next) = link.behind.pop_front() {
+        if link.inflight == link.behind_len() {
+            if let Some(next) = link.pop_behind() {
                 self.q.push_reserved(next.at, next.seq, Ev::Arrive(l as u32, next.pkt.0));
             }
         }
