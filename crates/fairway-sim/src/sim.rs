@@ -527,11 +527,13 @@ impl<'a> Sim<'a> {
         }
         let deadline = c.snd.poll_timeout();
         let done = c.snd.is_done();
+        // From the connection, already in cache, rather than from the scenario's flow, which at
+        // thousands of flows is not.
+        let payload = c.snd.config().packet_size.0 as u32;
         let arm = arm_timer(&mut c.timers[0], deadline);
         if let Some((at, gen)) = arm {
             self.q.push(at, Ev::Timer { flow: fi as u32, conn: ci as u32, side: Side::Sender, gen });
         }
-        let payload = self.sc.flows[fi].tcp().map_or(0, |t| t.sender.packet_size.0 as u32);
         let route = self.flows[fi].fwd;
         let b = self.bin_index(now);
         for s in segs.drain(..) {
