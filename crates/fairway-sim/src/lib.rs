@@ -6,6 +6,7 @@
 //! ```
 
 pub mod apps;
+mod decimal;
 pub mod events;
 pub mod fasthash;
 pub mod link;

@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use crate::decimal::push_u64 as uint;
 use crate::results::RunResult;
 use crate::scenario::Scenario;
 
@@ -29,22 +30,6 @@ fn fixed(s: &mut String, v: f64, decimals: u32) {
         s.push('.');
         uint_padded(s, n % scale, decimals as usize);
     }
-}
-
-/// Appends an unsigned integer (the fmt machinery costs several times more, on files of
-/// millions of numbers).
-fn uint(s: &mut String, mut n: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    s.push_str(std::str::from_utf8(&buf[i..]).expect("digits"));
 }
 
 /// Appends `n` as exactly `width` digits, zero-padded.

@@ -81,7 +81,7 @@ impl Subst {
             if &b[k..k + 3] == b"{i}" {
                 // `{` is ASCII, so `k` is a character boundary.
                 out.push_str(&s[from..k]);
-                write_u64(&mut out, i);
+                crate::decimal::push_u64(&mut out, i);
                 k += 3;
                 from = k;
             } else {
@@ -91,22 +91,6 @@ impl Subst {
         out.push_str(&s[from..]);
         out
     }
-}
-
-/// `n` in decimal, appended.
-fn write_u64(out: &mut String, n: u64) {
-    let mut digits = [0u8; 20];
-    let mut k = digits.len();
-    let mut n = n;
-    loop {
-        k -= 1;
-        digits[k] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.push_str(std::str::from_utf8(&digits[k..]).expect("ASCII digits"));
 }
 
 /// Where a table sits in the document, e.g. `link[3]` or `flow[1](i=7)`. It becomes a string
