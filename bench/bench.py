@@ -15,7 +15,9 @@ Scenarios (fairway file / ns-2 twin):
   mid      scenarios/validation/dumbbell-mid.toml / validation/dumbbell-mid.tcl
   large    scenarios/bench/large.toml / validation/dumbbell.tcl (ns-2 only with --with-ns2-large)
   series   scenarios/bench/series-{10,100,1000,10000}.toml / validation/dumbbell.tcl
-           (ns-2 skips N = 10000: its route computation grows as nodes cubed)
+           (ns-2 skips N = 10000: its route computation grows as nodes cubed); then fairway on
+           N = 10 and N = 10000 back to back, max(--reps, 5) times, for the ratio of their times
+           per packet under the same load on the machine
   sweep    `fairway sweep` over seeds 1-4 of mid, with --jobs 1 and --jobs 2 (and nproc)
 
 With --with-ns3, mid also runs in ns-3 (validation/ns3/dumbbell-mid.cc, built by its build.sh when
@@ -478,19 +480,45 @@ def main():
                                  "repetitions of the same seed")
             results.append(dict(sc=sc, fw=fw, ns2=nsum, ns2_ref=ns_ref, ns3=ns3sum, note=note))
 
+        pairs = None
+        if "series" in only:
+            pairs = run_series_pairs(exe, max(a.reps, 5), a.seed, tmp, raw)
         sweep = None
         if "sweep" in only:
             sweep = run_sweep_bench(exe, a.reps, mach, tmp, raw)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
-    md = report(results, sweep, raw, notes, mach, commit, digest, a)
+    md = report(results, pairs, sweep, raw, notes, mach, commit, digest, a)
     print(md)
     out = a.out if os.path.isabs(a.out) else os.path.join(os.getcwd(), a.out)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:
         f.write(md)
     log(f"wrote {os.path.relpath(out)}")
+
+
+def run_series_pairs(exe, pairs, seed, tmp, raw):
+    """The series' ratio measured in pairs: fairway on the smallest and the largest point back to
+    back, `pairs` times. The scenario table runs each point's repetitions together, minutes
+    apart from the other point's (ns-2 runs in between), so a change in the load other work puts
+    on the machine lands on one point and not the other; within a pair both see the same load.
+    Returns the ratio of each pair (time per delivered packet, largest N over smallest)."""
+    names = ("series-10", "series-10000")
+    tomls = {n: os.path.join(ROOT, "scenarios", "bench", n + ".toml") for n in names}
+    ratios = []
+    for rep in range(pairs):
+        pp = {}
+        for n in names:
+            log(f"[series pairs] {rep + 1}/{pairs}: fairway {n}")
+            m = run_fairway(exe, tomls[n], seed, tmp)
+            raw.append((n + " (pair)", "fairway", rep + 1, m))
+            if m["rc"] != 0 or not m.get("pkts"):
+                break
+            pp[n] = m["wall_s"] / m["pkts"]
+        if len(pp) == 2:
+            ratios.append(pp["series-10000"] / pp["series-10"])
+    return ratios
 
 
 def run_sweep_bench(exe, reps, mach, tmp, raw):
@@ -531,7 +559,7 @@ def run_sweep_bench(exe, reps, mach, tmp, raw):
     return dict(rows=rows, cores=cores, points=len(SWEEP_SEEDS))
 
 
-def report(results, sweep, raw, notes, mach, commit, digest, a):
+def report(results, pairs, sweep, raw, notes, mach, commit, digest, a):
     L = []
     L.append("# fairway beside ns-2: speed and memory")
     L.append("")
@@ -678,6 +706,11 @@ def report(results, sweep, raw, notes, mach, commit, digest, a):
                 L.append("")
                 L.append(f"{tool}: time per delivered packet at N = {hi} / at N = {lo}: "
                          f"**{pp[hi] / pp[lo]:.2f}** ({pp[lo]:.0f} ns -> {pp[hi]:.0f} ns).")
+        if pairs:
+            L.append("")
+            L.append(f"fairway, the same ratio from {len(pairs)} pairs of runs of N = 10 and N = 10000 "
+                     "back to back (both points of a pair see the same load on the machine): median "
+                     f"**{statistics.median(pairs):.2f}**, min-max {min(pairs):.2f}-{max(pairs):.2f}.")
 
     if sweep:
         L.append("")
