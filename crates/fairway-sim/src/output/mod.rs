@@ -16,9 +16,9 @@ use crate::scenario::Scenario;
 /// Writes every output of a run into `dir` (created if missing) and returns the paths written:
 /// summary.json first, then the tables, then the plots. The files are built and written on two
 /// threads (the per-flow and per-link tables on one, the rest on the other, which balances them
-/// when there are thousands of flows and links): the run itself is
-/// single-threaded, and on the benchmark machine's two cores this halves the time spent after
-/// it. The bytes do not depend on it.
+/// when there are thousands of flows and links): the run itself is single-threaded, and on the
+/// benchmark machine's two cores this halves the time spent after it. The bytes do not depend
+/// on it.
 pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<PathBuf>> {
     fs::create_dir_all(dir)?;
     let write = |name: &str, body: String| -> io::Result<PathBuf> {

@@ -207,7 +207,7 @@ impl<'a> Tbl<'a> {
             table: self.table,
             span: self.span.clone(),
             subst: Subst { index: Some(i) },
-            // Room for the keys of a typical entry, so that reading them does not regrow it.
+            // Room for every key of the entry, so that reading them does not regrow it.
             used: RefCell::new(Vec::with_capacity(self.table.len())),
         }
     }
