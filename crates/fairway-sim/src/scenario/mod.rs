@@ -175,10 +175,16 @@ impl Scenario {
         &self.nodes[n.index()]
     }
 
-    /// "from->to" for a link index.
+    /// "from->to" for a link index. (Concatenated rather than `format!`ted: results name every
+    /// link, and a topology may have tens of thousands.)
     pub fn link_name(&self, l: usize) -> String {
         let s = &self.links[l];
-        format!("{}->{}", self.node_name(s.from), self.node_name(s.to))
+        let (a, b) = (self.node_name(s.from), self.node_name(s.to));
+        let mut name = String::with_capacity(a.len() + 2 + b.len());
+        name.push_str(a);
+        name.push_str("->");
+        name.push_str(b);
+        name
     }
 
     pub fn flow_index(&self, name: &str) -> Option<usize> {
