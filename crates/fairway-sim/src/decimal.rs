@@ -14,7 +14,11 @@ pub(crate) fn push_u64(s: &mut String, mut n: u64) {
             break;
         }
     }
-    s.push_str(std::str::from_utf8(&buf[i..]).expect("digits"));
+    // Digit by digit: `str::from_utf8` would check bytes known to be ASCII digits.
+    s.reserve(buf.len() - i);
+    for &d in &buf[i..] {
+        s.push(d as char);
+    }
 }
 
 #[cfg(test)]
