@@ -15,10 +15,11 @@ use crate::scenario::Scenario;
 
 /// Writes every output of a run into `dir` (created if missing) and returns the paths written:
 /// summary.json first, then the tables, then the plots. The files are built and written on two
-/// threads (the per-flow and per-link tables on one, the rest on the other, which balances them
-/// when there are thousands of flows and links): the run itself is single-threaded, and on the
-/// benchmark machine's two cores this halves the time spent after it. The bytes do not depend
-/// on it.
+/// threads, the tables on one and the summary and the plots on the other, which comes out about
+/// even both for thousands of flows and links (large flows.csv, links.csv and summary.json) and
+/// for long runs (large flows.csv, queue.csv and plots): the run itself is single-threaded, and
+/// on the benchmark machine's two cores this halves the time spent after it. The bytes do not
+/// depend on it.
 pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<PathBuf>> {
     fs::create_dir_all(dir)?;
     let write = |name: &str, body: String| -> io::Result<PathBuf> {
@@ -28,7 +29,11 @@ pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<P
     };
     let (tables, others) = std::thread::scope(|scope| {
         let tables = scope.spawn(|| -> io::Result<Vec<PathBuf>> {
-            let mut v = vec![write("flows.csv", csv::flows_csv(res, sc))?, write("links.csv", csv::links_csv(res))?];
+            let mut v = vec![
+                write("flows.csv", csv::flows_csv(res, sc))?,
+                write("queue.csv", csv::queue_csv(res, sc))?,
+                write("links.csv", csv::links_csv(res))?,
+            ];
             if !res.scale_logs.is_empty() {
                 v.push(write("scale.csv", csv::scale_csv(res, sc))?);
             }
@@ -37,7 +42,7 @@ pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<P
         let others = || -> io::Result<Vec<PathBuf>> {
             let mut json = serde_json::to_string_pretty(&res.summary).map_err(io::Error::other)?;
             json.push('\n');
-            let mut v = vec![write("summary.json", json)?, write("queue.csv", csv::queue_csv(res, sc))?];
+            let mut v = vec![write("summary.json", json)?];
             for (name, body) in plots::all(res, sc) {
                 v.push(write(&name, body)?);
             }
@@ -46,12 +51,10 @@ pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<P
         let others = others();
         (tables.join(), others)
     });
-    let mut tables = tables.map_err(|_| io::Error::other("building the CSV files failed"))??;
+    let tables = tables.map_err(|_| io::Error::other("building the CSV files failed"))??;
     // summary.json, flows.csv, queue.csv, links.csv [, scale.csv], then the plots.
     let mut others = others?;
-    let plots = others.split_off(2);
-    let queue = others.pop().expect("queue.csv");
-    tables.insert(1, queue);
+    let plots = others.split_off(1);
     Ok(others.into_iter().chain(tables).chain(plots).collect())
 }
 
