@@ -6,6 +6,8 @@
 //! functions come from `libm` (a pure-Rust port of musl's), not the platform's, so a stream gives
 //! the same values on every machine.
 
+use crate::hash::fnv1a64;
+
 /// A deterministic pseudo-random stream.
 #[derive(Debug, Clone)]
 pub struct Rng {
@@ -19,17 +21,6 @@ fn splitmix64(x: &mut u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
-}
-
-/// FNV-1a, 64 bit: a stable hash of a component name (std's hashers are not stable across
-/// releases).
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= *b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01B3);
-    }
-    h
 }
 
 impl Rng {

@@ -1,73 +1,34 @@
 //! A fast hash for the simulator's own lookup tables (node names, link ends, flow names while
-//! reading a scenario). std's default, SipHash, resists keys chosen to collide, which matters
-//! for tables fed by an adversary over a network; a scenario file is not one, and with ten
-//! thousand flows SipHash and its rehashing were a fifth of reading the file. The hash is
-//! deterministic, though no result may depend on a table's iteration order anyway.
-//!
-//! Multiplicative hashing (Knuth, TAOCP vol. 3, 6.4): each 64-bit word of the key is mixed into
-//! the state by a rotation, an exclusive or and a multiplication by 2^64 / phi, which spreads
-//! every input bit into the high bits; `finish` folds them back into the low bits.
+//! reading a scenario): fairway-core's FNV-1a, the hash that names random streams. std's default,
+//! SipHash, resists keys chosen to collide, which matters for tables fed by an adversary over a
+//! network; a scenario file is not one, and with ten thousand flows SipHash and its rehashing
+//! were a fifth of reading the file. No result may depend on a table's iteration order anyway.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// 2^64 / golden ratio, odd.
-const K: u64 = 0x9e37_79b9_7f4a_7c15;
+use fairway_core::hash::{fnv1a64_extend, FNV1A64_START};
 
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 pub struct FastHasher {
     h: u64,
 }
 
-impl FastHasher {
-    #[inline]
-    fn add(&mut self, w: u64) {
-        self.h = (self.h.rotate_left(26) ^ w).wrapping_mul(K);
+impl Default for FastHasher {
+    fn default() -> Self {
+        FastHasher { h: FNV1A64_START }
     }
 }
 
 impl Hasher for FastHasher {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
-            self.add(u64::from_le_bytes(w.try_into().expect("8 bytes")));
-        }
-        let rest = words.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w) ^ (rest.len() as u64) << 59);
-        }
+        self.h = fnv1a64_extend(self.h, bytes);
     }
 
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(i as u64);
-    }
-
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.add(i as u64);
-    }
-
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    /// The state with its high bits folded into the low ones: a table picks a bucket from the
-    /// low bits of the hash (and a tag from the high bits), and a product's low bits depend
-    /// only on the factors' low bits.
     #[inline]
     fn finish(&self) -> u64 {
-        let h = (self.h ^ self.h >> 32).wrapping_mul(K);
-        h ^ h >> 29
+        self.h
     }
 }
 
