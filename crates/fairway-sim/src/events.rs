@@ -26,6 +26,8 @@
 
 use fairway_core::Time;
 
+use crate::prefetch::prefetch;
+
 /// The initial bucket width, 2^14 ns (16 us), and its bounds.
 const INITIAL_SHIFT: u32 = 14;
 const MIN_SHIFT: u32 = 4;
@@ -286,7 +288,7 @@ impl<E: Copy + Default> EventQueue<E> {
             return false;
         }
         loop {
-            match self.next_occupied() {
+            match self.next_occupied(self.cur + 1) {
                 Some(b) => {
                     self.switches += 1;
                     self.cur = b;
@@ -302,6 +304,7 @@ impl<E: Copy + Default> EventQueue<E> {
                     }
                     // Far events the ring now reaches (none of them in this bucket).
                     self.migrate_far();
+                    self.prefetch_ahead();
                     return true;
                 }
                 None => {
@@ -338,6 +341,33 @@ impl<E: Copy + Default> EventQueue<E> {
         }
     }
 
+    /// Asks for the event chunks of the next non-empty buckets, written long ago and by now
+    /// out of the caches when many events are pending, so that they arrive while this bucket's
+    /// events are handled: the first chunk of the bucket after next, and the second chunk of
+    /// the next (whose first was asked for at the last switch, and gives the second's place).
+    /// Buckets hold 1.7 chunks on average at 10 000 flows. A hint only: events pushed meanwhile
+    /// may change which buckets come next.
+    fn prefetch_ahead(&self) {
+        let Some(b1) = self.next_occupied(self.cur + 1) else { return };
+        let (c1, _) = head_parts(self.heads[(b1 & (RING - 1)) as usize]);
+        let second = self.slab[c1 as usize].next;
+        if second != NIL {
+            self.prefetch_chunk(second);
+        }
+        if let Some(b2) = self.next_occupied(b1 + 1) {
+            self.prefetch_chunk(head_parts(self.heads[(b2 & (RING - 1)) as usize]).0);
+        }
+    }
+
+    fn prefetch_chunk(&self, c: u32) {
+        let chunk = &self.slab[c as usize];
+        let base = (chunk as *const Chunk<E>).cast::<u8>();
+        for off in (0..std::mem::size_of::<Chunk<E>>()).step_by(64) {
+            // SAFETY: `off` stays within the chunk, so the pointer is in bounds of one object.
+            prefetch(unsafe { &*base.add(off) });
+        }
+    }
+
     /// Moves far events that the ring now covers into it (or into the current bucket).
     fn migrate_far(&mut self) {
         while let Some(first) = self.far.first() {
@@ -349,18 +379,19 @@ impl<E: Copy + Default> EventQueue<E> {
         }
     }
 
-    /// The first non-empty bucket after the current one, within the ring.
-    fn next_occupied(&self) -> Option<u64> {
-        let start = self.cur + 1;
+    /// The first non-empty bucket from `start` on (`start` after the current one), within the
+    /// ring.
+    fn next_occupied(&self, start: u64) -> Option<u64> {
         let words = (RING / 64) as usize;
         let mut slot = (start & (RING - 1)) as usize;
         let mut scanned = 0u64;
-        while scanned < RING {
+        let span = self.cur + RING - start;
+        while scanned < span {
             let w = slot / 64;
             let bits = self.occupied[w] >> (slot % 64);
             if bits != 0 {
                 let off = bits.trailing_zeros() as u64;
-                if scanned + off >= RING {
+                if scanned + off >= span {
                     return None;
                 }
                 return Some(start + scanned + off);

@@ -14,6 +14,7 @@ pub mod model;
 pub mod monitor;
 pub mod output;
 pub mod packet;
+mod prefetch;
 pub mod reproduce;
 pub mod results;
 pub mod routing;
@@ -68,7 +69,7 @@ fn collect(sim: &Sim, seed: u64) -> Result<RunResult, SimError> {
     let in_net = sim.in_network();
     let mut problems = vec![];
 
-    let mut flows = vec![];
+    let mut flows = Vec::with_capacity(sc.flows.len());
     for (i, f) in sc.flows.iter().enumerate() {
         let c = sim.flow_counters(i);
         if let Err(e) = c.check(in_net[i].0, in_net[i].1) {
@@ -151,7 +152,7 @@ fn collect(sim: &Sim, seed: u64) -> Result<RunResult, SimError> {
     }
 
     let monitored: Vec<bool> = (0..sc.links.len()).map(|l| sc.monitor.links.contains(&l)).collect();
-    let mut links = vec![];
+    let mut links = Vec::with_capacity(sc.links.len());
     for (l, spec) in sc.links.iter().enumerate() {
         let chk = sim.link_check(l);
         if let Err(e) = chk.check() {

@@ -18,8 +18,9 @@ use crate::events::EventQueue;
 #[cfg(test)]
 pub(crate) use crate::link::BEHIND_FROM as BEHIND_FROM_DEFAULT;
 use crate::link::{InFlight, LinkState, BEHIND_FROM};
-use crate::monitor::{FlowCounters, LinkCheck};
+use crate::monitor::{FlowCounters, FlowMonitor, LinkCheck};
 use crate::packet::{Arena, Packet, PktKind, UdpmHdr};
+use crate::prefetch::prefetch;
 use crate::results::{BinRow, QueueRow};
 use crate::routing::Router;
 use crate::scenario::{AppSpec, QueueSpec, Scenario};
@@ -94,7 +95,10 @@ pub(crate) struct IftpRt {
 
 enum AppRt {
     Tcp {
-        conns: Vec<Option<Box<TcpConn>>>,
+        /// Connections opened so far (the first is [`FlowRt::conn0`]).
+        opened: u32,
+        /// The connections after the first (web sessions), in order; `None` once finished.
+        more: Vec<Option<Box<TcpConn>>>,
         web: Option<WebSessions>,
         /// Stats of connections already finished (web sessions).
         closed: TcpSenderStats,
@@ -107,12 +111,40 @@ enum AppRt {
     Iftp(Box<IftpRt>),
 }
 
+/// A flow's state. `repr(C)` keeps the order, for runs with tens of thousands of flows, where
+/// each cache line of a flow is a miss: the routes, the first connection and the sender's
+/// counters fill the first line (all an acknowledgement and the segments it releases touch),
+/// the receiver's counters the next two.
+#[repr(C, align(64))]
 struct FlowRt {
     fwd: u32,
     rev: u32,
+    /// A TCP flow's first connection (its only one unless it is a web flow), here rather than in
+    /// [`AppRt::Tcp`], with the counters, since every segment and acknowledgement needs it.
+    conn0: Option<Box<TcpConn>>,
+    mon: FlowMonitor,
     app: AppRt,
-    c: FlowCounters,
-    bins: Vec<BinRow>,
+}
+
+impl FlowRt {
+    fn conn_mut(&mut self, ci: usize) -> Option<&mut TcpConn> {
+        if ci == 0 {
+            return self.conn0.as_deref_mut();
+        }
+        match &mut self.app {
+            AppRt::Tcp { more, .. } => more.get_mut(ci - 1).and_then(|c| c.as_deref_mut()),
+            AppRt::Cbr(_) | AppRt::Mapp(_) | AppRt::Iftp(_) => None,
+        }
+    }
+
+    /// The open connections of a TCP flow.
+    fn conns(&self) -> impl Iterator<Item = &TcpConn> {
+        let more = match &self.app {
+            AppRt::Tcp { more, .. } => &more[..],
+            _ => &[],
+        };
+        self.conn0.as_deref().into_iter().chain(more.iter().flatten().map(|c| &**c))
+    }
 }
 
 pub struct Sim<'a> {
@@ -155,8 +187,9 @@ impl<'a> Sim<'a> {
         }
         let pairs: Vec<_> = sc.links.iter().map(|l| (l.from, l.to)).collect();
         let mut router = Router::new(sc.nodes.len(), &pairs);
-        let mut routes = vec![];
-        let mut flows = vec![];
+        // Reserved: with thousands of flows, growing these by doubling copied megabytes.
+        let mut routes = Vec::with_capacity(sc.flows.len() * 8);
+        let mut flows = Vec::with_capacity(sc.flows.len());
         let nbins = (sc.duration.0.div_ceil(sc.monitor.bin.0)).max(1) as usize;
         for f in &sc.flows {
             let mut route = |a, b| -> Result<u32, SimError> {
@@ -171,7 +204,8 @@ impl<'a> Sim<'a> {
             let app = match &f.app {
                 AppSpec::Cbr(c) => AppRt::Cbr(CbrSource::new(c.clone(), Rng::stream(seed, &format!("cbr:{}", f.name)))),
                 AppSpec::Web { interarrival, mean_size, shape, .. } => AppRt::Tcp {
-                    conns: vec![],
+                    opened: 0,
+                    more: vec![],
                     web: Some(WebSessions::new(
                         *interarrival,
                         *mean_size,
@@ -202,14 +236,15 @@ impl<'a> Sim<'a> {
                     }))
                 }
                 AppSpec::Ftp { .. } | AppSpec::Transfer { .. } => AppRt::Tcp {
-                    conns: vec![],
+                    opened: 0,
+                    more: vec![],
                     web: None,
                     closed: TcpSenderStats::default(),
                     rng: Rng::stream(seed, &format!("tcp:{}", f.name)),
                     done_at: None,
                 },
             };
-            flows.push(FlowRt { fwd, rev, app, c: FlowCounters::default(), bins: vec![BinRow::default(); nbins] });
+            flows.push(FlowRt { fwd, rev, conn0: None, mon: FlowMonitor::new(nbins), app });
         }
         Ok(Sim {
             sc,
@@ -273,6 +308,9 @@ impl<'a> Sim<'a> {
         self.now = self.end;
         for link in &mut self.links {
             link.advance(self.end);
+        }
+        for f in &mut self.flows {
+            f.mon.finish();
         }
         progress(self.end);
     }
@@ -391,10 +429,9 @@ impl<'a> Sim<'a> {
         let b = self.bin_index(self.now);
         let f = &mut self.flows[pkt.flow as usize];
         if pkt.kind.is_data() {
-            f.c.data_dropped += 1;
-            f.bins[b].dropped_pkts += 1;
+            f.mon.data_dropped(b);
         } else {
-            f.c.acks_dropped += 1;
+            f.mon.c.acks_dropped += 1;
         }
     }
 
@@ -424,12 +461,10 @@ impl<'a> Sim<'a> {
         let fi = pkt.flow as usize;
         match pkt.kind {
             PktKind::Udp => {
-                let f = &mut self.flows[fi];
-                f.c.record_arrival(&mut f.bins[b], &pkt, now, true);
+                self.flows[fi].mon.arrival(b, &pkt, now, true);
             }
             PktKind::TcpData => {
                 let f = &mut self.flows[fi];
-                let AppRt::Tcp { conns, .. } = &mut f.app else { return };
                 let seg = TcpSegment {
                     seq: pkt.seq,
                     size: Bytes(pkt.size as u64),
@@ -440,47 +475,46 @@ impl<'a> Sim<'a> {
                     retransmit: false,
                     sent_at: pkt.sent_at,
                 };
-                let new = match conns.get_mut(pkt.conn as usize).and_then(|c| c.as_mut()) {
+                let new = match f.conn_mut(pkt.conn as usize) {
                     Some(c) => c.sink.on_segment(now, &seg, pkt.ce),
                     // The session finished; a late duplicate still counts as an arrival.
                     None => false,
                 };
-                f.c.record_arrival(&mut f.bins[b], &pkt, now, new);
+                f.mon.arrival(b, &pkt, now, new);
                 self.drain_sink(fi, pkt.conn as usize);
             }
             PktKind::UdpmData => {
                 let f = &mut self.flows[fi];
-                f.c.record_arrival(&mut f.bins[b], &pkt, now, true);
+                f.mon.arrival(b, &pkt, now, true);
                 let (AppRt::Mapp(m), UdpmHdr::Data(h)) = (&mut f.app, &udpm) else { return };
                 m.rcv.handle_data(now, h, pkt.payload as usize, pkt.ce);
                 self.drain_mapp_receiver(fi);
             }
             PktKind::UdpmFeedback => {
                 let f = &mut self.flows[fi];
-                f.c.acks_recv += 1;
+                f.mon.c.acks_recv += 1;
                 let (AppRt::Mapp(m), UdpmHdr::Feedback(fb)) = (&mut f.app, &udpm) else { return };
                 m.snd.handle_feedback(now, fb);
                 self.drain_mapp_sender(fi);
             }
             PktKind::IftpData => {
                 let f = &mut self.flows[fi];
-                f.c.record_arrival(&mut f.bins[b], &pkt, now, true);
+                f.mon.arrival(b, &pkt, now, true);
                 let AppRt::Iftp(x) = &mut f.app else { return };
                 x.rcv.handle_data(now, &IftpData { flow: fi as u32, seq: pkt.seq, sent_at: pkt.sent_at });
                 self.drain_iftp_receiver(fi);
             }
             PktKind::IftpAck => {
                 let f = &mut self.flows[fi];
-                f.c.acks_recv += 1;
+                f.mon.c.acks_recv += 1;
                 let AppRt::Iftp(x) = &mut f.app else { return };
                 x.snd.handle_ack(now, &IftpAck { flow: fi as u32, seq: pkt.seq, echo: pkt.sent_at });
                 self.drain_iftp_sender(fi);
             }
             PktKind::TcpAck => {
                 let f = &mut self.flows[fi];
-                f.c.acks_recv += 1;
-                let AppRt::Tcp { conns, .. } = &mut f.app else { return };
-                if let Some(c) = conns.get_mut(pkt.conn as usize).and_then(|c| c.as_mut()) {
+                f.mon.c.acks_recv += 1;
+                if let Some(c) = f.conn_mut(pkt.conn as usize) {
                     c.snd.on_ack(
                         now,
                         &TcpAck { ackno: pkt.ack, ece: pkt.ece, ts_echo: pkt.sent_at, size: Bytes(pkt.size as u64) },
@@ -503,18 +537,21 @@ impl<'a> Sim<'a> {
         let mut snd = TcpSender::new(cfg);
         let sink = TcpSink::new(spec.sink.clone());
         snd.send(self.now, packets);
-        let now = self.now;
-        let AppRt::Tcp { conns, .. } = &mut self.flows[fi].app else { return };
-        conns.push(Some(Box::new(TcpConn { snd, sink, timers: [TimerSlot::default(); 2], started: now })));
-        let ci = conns.len() - 1;
+        let conn = Box::new(TcpConn { snd, sink, timers: [TimerSlot::default(); 2], started: self.now });
+        let f = &mut self.flows[fi];
+        let AppRt::Tcp { opened, more, .. } = &mut f.app else { return };
+        let ci = *opened as usize;
+        *opened += 1;
+        if ci == 0 {
+            f.conn0 = Some(conn);
+        } else {
+            more.push(Some(conn));
+        }
         self.drain_sender(fi, ci);
     }
 
     fn conn(&mut self, fi: usize, ci: usize) -> Option<&mut TcpConn> {
-        match &mut self.flows[fi].app {
-            AppRt::Tcp { conns, .. } => conns.get_mut(ci).and_then(|c| c.as_deref_mut()),
-            AppRt::Cbr(_) | AppRt::Mapp(_) | AppRt::Iftp(_) => None,
-        }
+        self.flows[fi].conn_mut(ci)
     }
 
     /// Sends what the sender allows, re-arms its timer, and closes a finished transfer.
@@ -537,10 +574,7 @@ impl<'a> Sim<'a> {
         let route = self.flows[fi].fwd;
         let b = self.bin_index(now);
         for s in segs.drain(..) {
-            let f = &mut self.flows[fi];
-            f.c.data_sent += 1;
-            f.c.data_sent_bytes += s.size.0;
-            f.bins[b].sent_pkts += 1;
+            self.flows[fi].mon.sent(b, s.size.0);
             let payload = if s.syn { 0 } else { payload };
             self.inject(Packet {
                 seq: s.seq,
@@ -571,7 +605,7 @@ impl<'a> Sim<'a> {
         }
         let route = self.flows[fi].rev;
         for a in acks.drain(..) {
-            self.flows[fi].c.acks_sent += 1;
+            self.flows[fi].mon.c.acks_sent += 1;
             self.inject(Packet {
                 ack: a.ackno,
                 ece: a.ece,
@@ -599,10 +633,7 @@ impl<'a> Sim<'a> {
             self.q.push(at, Ev::Timer { flow: fi as u32, conn: 0, side: Side::Sender, gen });
         }
         for d in out {
-            let f = &mut self.flows[fi];
-            f.c.data_sent += 1;
-            f.c.data_sent_bytes += d.len.0;
-            f.bins[b].sent_pkts += 1;
+            self.flows[fi].mon.sent(b, d.len.0);
             let size = d.len.0 as u32;
             let payload = size.saturating_sub(DATA_HEADER_LEN as u32);
             let pkt = Packet {
@@ -628,7 +659,7 @@ impl<'a> Sim<'a> {
             self.q.push(at, Ev::Timer { flow: fi as u32, conn: 0, side: Side::Sink, gen });
         }
         for fb in out {
-            self.flows[fi].c.acks_sent += 1;
+            self.flows[fi].mon.c.acks_sent += 1;
             // A UDP datagram is sized as ns-2 sizes one: what the application hands over.
             let pkt = Packet::new(fi, 0, PktKind::UdpmFeedback, FEEDBACK_LEN as u32, 0, route, now);
             self.inject_udpm(pkt, UdpmHdr::Feedback(fb));
@@ -650,10 +681,7 @@ impl<'a> Sim<'a> {
             self.q.push(at, Ev::Timer { flow: fi as u32, conn: 0, side: Side::Sender, gen });
         }
         for d in out {
-            let f = &mut self.flows[fi];
-            f.c.data_sent += 1;
-            f.c.data_sent_bytes += size as u64;
-            f.bins[b].sent_pkts += 1;
+            self.flows[fi].mon.sent(b, size as u64);
             let payload = size.saturating_sub(fairway_proto::iftp::wire::HEADER_LEN as u32);
             self.inject(Packet { seq: d.seq, ..Packet::new(fi, 0, PktKind::IftpData, size, payload, route, now) });
         }
@@ -669,15 +697,17 @@ impl<'a> Sim<'a> {
             out.push(a);
         }
         for a in out {
-            self.flows[fi].c.acks_sent += 1;
+            self.flows[fi].mon.c.acks_sent += 1;
             self.inject(Packet { seq: a.seq, ..Packet::new(fi, 0, PktKind::IftpAck, IFTP_ACK_SIZE, 0, route, a.echo) });
         }
     }
 
     fn close_conn(&mut self, fi: usize, ci: usize) {
         let now = self.now;
-        let AppRt::Tcp { conns, web, closed, done_at, .. } = &mut self.flows[fi].app else { return };
-        let Some(c) = conns.get_mut(ci).and_then(|c| c.take()) else { return };
+        let f = &mut self.flows[fi];
+        let AppRt::Tcp { more, web, closed, done_at, .. } = &mut f.app else { return };
+        let slot = if ci == 0 { Some(&mut f.conn0) } else { more.get_mut(ci - 1) };
+        let Some(c) = slot.and_then(|c| c.take()) else { return };
         add_stats(closed, &c.snd.stats());
         match web {
             Some(w) => w.completed(now - c.started),
@@ -781,16 +811,17 @@ impl<'a> Sim<'a> {
 
     fn flow_stop(&mut self, fi: usize) {
         let now = self.now;
-        match &mut self.flows[fi].app {
+        let f = &mut self.flows[fi];
+        match &mut f.app {
             AppRt::Cbr(c) => c.running = false,
             AppRt::Mapp(m) => m.snd.stop(now),
             AppRt::Iftp(x) => x.snd.stop(now),
-            AppRt::Tcp { conns, web, .. } => {
+            AppRt::Tcp { more, web, .. } => {
                 if let Some(w) = web {
                     w.running = false;
                 }
                 // The application stops offering data; what was handed to TCP is still sent.
-                for c in conns.iter_mut().flatten() {
+                for c in f.conn0.iter_mut().chain(more.iter_mut().flatten()) {
                     c.snd.stop(now);
                 }
             }
@@ -806,10 +837,7 @@ impl<'a> Sim<'a> {
         }
         let route = self.flows[fi].fwd;
         let b = self.bin_index(now);
-        let f = &mut self.flows[fi];
-        f.c.data_sent += 1;
-        f.c.data_sent_bytes += size.0;
-        f.bins[b].sent_pkts += 1;
+        self.flows[fi].mon.sent(b, size.0);
         let size = size.0 as u32;
         self.inject(Packet { seq, ..Packet::new(fi, 0, PktKind::Udp, size, size, route, now) });
     }
@@ -859,12 +887,12 @@ impl<'a> Sim<'a> {
 
     fn bin_end(&mut self, k: usize) {
         for f in &mut self.flows {
-            if let (AppRt::Tcp { conns, web: None, .. }, Some(row)) = (&f.app, f.bins.get_mut(k)) {
-                row.cwnd_pkts = match conns.first().and_then(|c| c.as_ref()) {
+            if let (AppRt::Tcp { web: None, .. }, Some(row)) = (&f.app, f.mon.row_mut(k)) {
+                row.cwnd_pkts = match &f.conn0 {
                     Some(c) => c.snd.cwnd() as f32,
                     None => f32::NAN,
                 };
-            } else if let Some(row) = f.bins.get_mut(k) {
+            } else if let Some(row) = f.mon.row_mut(k) {
                 row.cwnd_pkts = f32::NAN;
                 if let AppRt::Mapp(m) = &f.app {
                     row.scale = m.snd.scale() as f32;
@@ -894,18 +922,19 @@ impl<'a> Sim<'a> {
     }
 
     pub(crate) fn flow_counters(&self, fi: usize) -> &FlowCounters {
-        &self.flows[fi].c
+        &self.flows[fi].mon.c
     }
 
     pub(crate) fn flow_bins(&self, fi: usize) -> &[BinRow] {
-        &self.flows[fi].bins
+        self.flows[fi].mon.rows()
     }
 
     /// TCP sender statistics summed over the flow's connections, open and closed.
     pub(crate) fn tcp_stats(&self, fi: usize) -> Option<TcpSenderStats> {
-        let AppRt::Tcp { conns, closed, .. } = &self.flows[fi].app else { return None };
+        let f = &self.flows[fi];
+        let AppRt::Tcp { closed, .. } = &f.app else { return None };
         let mut s = *closed;
-        for c in conns.iter().flatten() {
+        for c in f.conns() {
             add_stats(&mut s, &c.snd.stats());
         }
         Some(s)
@@ -983,16 +1012,23 @@ fn arm_timer(slot: &mut TimerSlot, deadline: Option<Time>) -> Option<(Time, u32)
     }
 }
 
-/// Asks the processor to bring the cache line holding the start of `x` closer, without waiting
-/// for it. A hint only: it has no effect on results.
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing into the program and cannot fault; the address comes
-    // from a live reference in any case. SSE, which provides it, is part of x86-64's baseline.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((x as *const T).cast::<i8>());
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// The layout `FlowRt`'s comment describes: the routes, the first connection and the
+    /// sender's counters (`FlowMonitor` puts them first, after its bin number) in the first
+    /// cache line; the receiver's counters and the bin's delay sum within the next two.
+    #[test]
+    fn a_flows_hot_fields_fit_three_cache_lines() {
+        assert_eq!(std::mem::align_of::<FlowRt>(), 64);
+        assert!(offset_of!(FlowRt, conn0) + size_of::<Option<Box<TcpConn>>>() <= offset_of!(FlowRt, mon));
+        let counters = offset_of!(FlowRt, mon) + offset_of!(FlowMonitor, c);
+        let senders_end = counters + offset_of!(FlowCounters, acks_dropped) + size_of::<u64>();
+        assert!(senders_end <= 64, "the sender's counters end at byte {senders_end}");
+        // The bin's delay sum follows the counters (monitor.rs checks that).
+        let receivers_end = counters + size_of::<FlowCounters>() + size_of::<f64>();
+        assert!(receivers_end <= 3 * 64, "the receiver's counters end at byte {receivers_end}");
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }

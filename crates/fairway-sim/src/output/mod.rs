@@ -22,7 +22,7 @@ use crate::scenario::Scenario;
 /// depend on it.
 pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<PathBuf>> {
     fs::create_dir_all(dir)?;
-    let write = |name: &str, body: String| -> io::Result<PathBuf> {
+    let write = |name: &str, body: Vec<u8>| -> io::Result<PathBuf> {
         let p = dir.join(name);
         fs::write(&p, body)?;
         Ok(p)
@@ -30,21 +30,25 @@ pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<P
     let (tables, others) = std::thread::scope(|scope| {
         let tables = scope.spawn(|| -> io::Result<Vec<PathBuf>> {
             let mut v = vec![
-                write("flows.csv", csv::flows_csv(res, sc))?,
-                write("queue.csv", csv::queue_csv(res, sc))?,
-                write("links.csv", csv::links_csv(res))?,
+                write("flows.csv", csv::flows_csv(res, sc).into_bytes())?,
+                write("queue.csv", csv::queue_csv(res, sc).into_bytes())?,
+                write("links.csv", csv::links_csv(res).into_bytes())?,
             ];
             if !res.scale_logs.is_empty() {
-                v.push(write("scale.csv", csv::scale_csv(res, sc))?);
+                v.push(write("scale.csv", csv::scale_csv(res, sc).into_bytes())?);
             }
             Ok(v)
         });
         let others = || -> io::Result<Vec<PathBuf>> {
-            let mut json = serde_json::to_string_pretty(&res.summary).map_err(io::Error::other)?;
-            json.push('\n');
+            // About 900 bytes a flow and 500 a link listed; reserved, so that ten megabytes
+            // (10 000 flows) are not copied as they grow.
+            let s = &res.summary;
+            let mut json = Vec::with_capacity(4096 + s.flows.len() * 1024 + s.links.len() * 640);
+            serde_json::to_writer_pretty(&mut json, s).map_err(io::Error::other)?;
+            json.push(b'\n');
             let mut v = vec![write("summary.json", json)?];
             for (name, body) in plots::all(res, sc) {
-                v.push(write(&name, body)?);
+                v.push(write(&name, body.into_bytes())?);
             }
             Ok(v)
         };
