@@ -38,15 +38,11 @@ pub struct LinkState {
     /// When the last admitted packet will have been serialised.
     pub tail_end: Time,
     pub delay: Dur,
-    /// Admitted packets not yet at the far end (waiting, being serialised or propagating).
-    pub inflight: u64,
     /// The packets in flight without an event yet, in order, behind those that have one (see
     /// [`InFlight`]); boxed, since few links ever have any, and 8 bytes here leave room in
     /// the three lines for the discipline where a `VecDeque`'s 32 would not.
     #[allow(clippy::box_collection)]
     behind: Option<Box<VecDeque<InFlight>>>,
-    /// Packets handed to the far node.
-    pub delivered: u64,
     /// Total serialisation time, for utilisation.
     pub busy: Dur,
     /// Random loss on the wire: its probability (0 = none).
@@ -70,6 +66,22 @@ pub struct LinkState {
     pub loss_rng: Rng,
     pub from: NodeId,
     pub to: NodeId,
+}
+
+/// The counts a packet's arrival at a link's far end updates, kept apart from [`LinkState`] in
+/// a dense array, four links to a cache line: on a topology with tens of thousands of access
+/// links, a link's own lines are out of the caches again by the time its packet has crossed
+/// (milliseconds and thousands of events later), and reading one of them there was a cache
+/// miss on every hop. Counts fit 32 bits: a packet in flight holds one of the arena's 2^32
+/// slots.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LinkEnd {
+    /// Packets handed to the far node.
+    pub delivered: u64,
+    /// Admitted packets not yet at the far end (waiting, being serialised or propagating).
+    pub inflight: u32,
+    /// Of those, the ones waiting in [`LinkState`]'s FIFO (see [`InFlight`]).
+    pub behind: u32,
 }
 
 /// Packets on their way across a link with many in flight (a long queue, a long fat pipe) wait
@@ -108,8 +120,6 @@ impl LinkState {
             free_at: Time::ZERO,
             tail_end: Time::ZERO,
             idle_noted: true,
-            inflight: 0,
-            delivered: 0,
             loss: spec.loss,
             lost: 0,
             loss_rng,
@@ -140,13 +150,7 @@ impl LinkState {
         self.tx_durs[0]
     }
 
-    /// How many packets in flight wait in the FIFO (see [`InFlight`]).
-    #[inline]
-    pub fn behind_len(&self) -> u64 {
-        self.behind.as_ref().map_or(0, |b| b.len() as u64)
-    }
-
-    /// Puts a packet in flight at the back of the FIFO.
+    /// Puts a packet in flight at the back of the FIFO ([`LinkEnd::behind`] counts them).
     pub fn push_behind(&mut self, f: InFlight) {
         self.behind.get_or_insert_with(Default::default).push_back(f);
     }

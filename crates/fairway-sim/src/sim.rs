@@ -17,7 +17,7 @@ use crate::apps::{CbrSource, WebSessions};
 use crate::events::EventQueue;
 #[cfg(test)]
 pub(crate) use crate::link::BEHIND_FROM as BEHIND_FROM_DEFAULT;
-use crate::link::{InFlight, LinkState, BEHIND_FROM};
+use crate::link::{InFlight, LinkEnd, LinkState, BEHIND_FROM};
 use crate::monitor::{FlowCounters, FlowMonitor, LinkCheck};
 use crate::packet::{Arena, Packet, PktKind, UdpmHdr};
 use crate::prefetch::prefetch;
@@ -154,6 +154,8 @@ pub struct Sim<'a> {
     q: EventQueue<Ev>,
     arena: Arena,
     pub(crate) links: Vec<LinkState>,
+    /// Per link, what arrivals at its far end update.
+    ends: Vec<LinkEnd>,
     /// Every route, flat: a route is the links of its hops followed by [`END_OF_ROUTE`]; a packet
     /// holds where its route starts.
     routes: Vec<u32>,
@@ -252,6 +254,7 @@ impl<'a> Sim<'a> {
             end: Time(sc.duration.0),
             q: EventQueue::default(),
             arena: Arena::default(),
+            ends: vec![LinkEnd::default(); links.len()],
             links,
             routes,
             flows,
@@ -381,35 +384,37 @@ impl<'a> Sim<'a> {
         // serialisation.
         let lost = link.loss > 0.0 && link.loss_rng.bernoulli(link.loss);
         let seq = self.q.reserve();
-        if link.behind_len() == 0 && link.inflight < self.behind_from {
+        let end = &mut self.ends[l];
+        if end.behind == 0 && (end.inflight as u64) < self.behind_from {
             self.q.push_reserved(at, seq, Ev::Arrive(l as u32, p.0));
         } else {
             link.push_behind(InFlight { at, seq, pkt: p });
+            end.behind += 1;
         }
-        link.inflight += 1;
+        end.inflight += 1;
         if lost {
             self.arena.get_mut(p).lost = true;
         }
     }
 
     fn arrive(&mut self, l: usize, p: PacketRef) {
-        let link = &mut self.links[l];
-        link.inflight -= 1;
+        let end = &mut self.ends[l];
+        end.inflight -= 1;
         // Those in flight with an event of their own are the ones not behind. When the last of
         // them is in, the first of those behind is next.
-        if link.inflight == link.behind_len() {
-            if let Some(next) = link.pop_behind() {
-                self.q.push_reserved(next.at, next.seq, Ev::Arrive(l as u32, next.pkt.0));
-            }
+        if end.behind > 0 && end.inflight == end.behind {
+            end.behind -= 1;
+            let next = self.links[l].pop_behind().expect("the FIFO holds `behind` packets");
+            self.q.push_reserved(next.at, next.seq, Ev::Arrive(l as u32, next.pkt.0));
         }
         let pkt = self.arena.get_mut(p);
         if pkt.lost {
             // The link's loss model: serialised, but it never arrives.
-            link.lost += 1;
+            self.links[l].lost += 1;
             self.drop_packet(p);
             return;
         }
-        link.delivered += 1;
+        end.delivered += 1;
         pkt.hop += 1;
         let next = self.routes[(pkt.route + pkt.hop) as usize];
         if next != END_OF_ROUTE {
@@ -975,8 +980,8 @@ impl<'a> Sim<'a> {
             stats: *link.qdisc.stats(),
             waiting: link.qdisc.len() as u64,
             // The FIFO holds the waiting packets too.
-            on_wire: link.inflight - link.qdisc.len() as u64,
-            delivered: link.delivered,
+            on_wire: self.ends[l].inflight as u64 - link.qdisc.len() as u64,
+            delivered: self.ends[l].delivered,
             lost: link.lost,
         }
     }
