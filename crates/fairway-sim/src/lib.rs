@@ -59,10 +59,12 @@ pub fn run(sc: &Scenario, opts: &RunOptions, progress: &mut dyn FnMut(Time)) -> 
     let seed = opts.seed.unwrap_or(sc.seed);
     let mut sim = Sim::new(sc, seed)?;
     sim.run(progress);
-    collect(&sim, seed)
+    collect(&mut sim, seed)
 }
 
-fn collect(sim: &Sim, seed: u64) -> Result<RunResult, SimError> {
+/// Gathers the results of a finished run; takes the per-bin rows out of `sim` rather than
+/// copying them.
+fn collect(sim: &mut Sim, seed: u64) -> Result<RunResult, SimError> {
     let sc = sim.sc;
     let end = sim.end();
     let dur_s = end.as_secs_f64();
@@ -215,7 +217,7 @@ fn collect(sim: &Sim, seed: u64) -> Result<RunResult, SimError> {
         links: shown,
         classes,
     };
-    let flow_bins = (0..sc.flows.len()).map(|i| sim.flow_bins(i).to_vec()).collect();
+    let flow_bins = (0..sc.flows.len()).map(|i| sim.take_flow_bins(i)).collect();
     let queue_samples = sc.monitor.links.iter().copied().zip(sim.queue_samples.iter().cloned()).collect();
     let scale_logs = (0..sc.flows.len())
         .filter_map(|i| sim.mapp(i).map(|(log, _, _)| (i, log.iter().map(|(t, s)| (t.as_secs_f64(), *s)).collect())))
@@ -251,7 +253,7 @@ mod behind_tests {
         let mut sim = Sim::new(sc, sc.seed).unwrap();
         sim.behind_from = behind_from;
         sim.run(&mut |_| {});
-        format!("{:?}", collect(&sim, sc.seed).unwrap())
+        format!("{:?}", collect(&mut sim, sc.seed).unwrap())
     }
 
     #[test]

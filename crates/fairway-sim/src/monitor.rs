@@ -172,6 +172,11 @@ impl FlowMonitor {
     pub fn rows(&self) -> &[BinRow] {
         &self.rows
     }
+
+    /// The rows, taken (complete once [`FlowMonitor::finish`] was called); none are left.
+    pub fn take_rows(&mut self) -> Vec<BinRow> {
+        std::mem::take(&mut self.rows)
+    }
 }
 
 /// What a link's conservation check looks at.

@@ -18,9 +18,9 @@ use crate::fasthash::FastMap;
 /// The adjacency of a topology: for each node, its outgoing links (index, far end) in
 /// declaration order.
 pub struct Router {
-    out: Vec<Vec<(usize, NodeId)>>,
+    out: Adjacency,
     /// For each node, its incoming links (index, near end) in declaration order.
-    incoming: Vec<Vec<(usize, NodeId)>>,
+    incoming: Adjacency,
     /// Per source node: for every node, the link by which the search reached it and that
     /// link's near end.
     trees: FastMap<NodeId, Vec<Option<(usize, NodeId)>>>,
@@ -31,19 +31,15 @@ const MAX_CACHED_TREES: usize = 256;
 impl Router {
     /// `links[i] = (from, to)`.
     pub fn new(n_nodes: usize, links: &[(NodeId, NodeId)]) -> Router {
-        let mut out = vec![Vec::new(); n_nodes];
-        let mut incoming = vec![Vec::new(); n_nodes];
-        for (i, (a, b)) in links.iter().enumerate() {
-            out[a.index()].push((i, *b));
-            incoming[b.index()].push((i, *a));
-        }
+        let out = Adjacency::new(n_nodes, links.iter().enumerate().map(|(i, &(a, b))| (a, (i, b))));
+        let incoming = Adjacency::new(n_nodes, links.iter().enumerate().map(|(i, &(a, b))| (b, (i, a))));
         Router { out, incoming, trees: FastMap::default() }
     }
 
     /// The single neighbour through which all of a stub's traffic passes.
     fn stub_neighbour(&self, n: NodeId) -> Option<(usize, NodeId)> {
-        match self.out[n.index()].as_slice() {
-            [(link, nb)] if self.incoming[n.index()].iter().all(|(_, x)| x == nb) => Some((*link, *nb)),
+        match self.out.of(n) {
+            [(link, nb)] if self.incoming.of(n).iter().all(|(_, x)| x == nb) => Some((*link, *nb)),
             _ => None,
         }
     }
@@ -51,7 +47,7 @@ impl Router {
     /// The link from `a` to `b`, if one exists (the first declared). Looked up among `b`'s
     /// incoming links: `b` is a stub with few of them, while `a` may be a router with thousands.
     fn link_between(&self, a: NodeId, b: NodeId) -> Option<usize> {
-        self.incoming[b.index()].iter().find(|(_, from)| *from == a).map(|(l, _)| *l)
+        self.incoming.of(b).iter().find(|(_, from)| *from == a).map(|(l, _)| *l)
     }
 
     /// The links of a shortest path from `from` to `to`; `None` if `to` is unreachable.
@@ -107,12 +103,13 @@ impl Router {
     }
 
     fn bfs(&self, from: NodeId) -> Vec<Option<(usize, NodeId)>> {
-        let mut via: Vec<Option<(usize, NodeId)>> = vec![None; self.out.len()];
-        let mut seen = vec![false; self.out.len()];
+        let n = self.out.start.len() - 1;
+        let mut via: Vec<Option<(usize, NodeId)>> = vec![None; n];
+        let mut seen = vec![false; n];
         seen[from.index()] = true;
         let mut q = VecDeque::from([from]);
         while let Some(n) = q.pop_front() {
-            for (link, nb) in &self.out[n.index()] {
+            for (link, nb) in self.out.of(n) {
                 if !seen[nb.index()] {
                     seen[nb.index()] = true;
                     via[nb.index()] = Some((*link, n));
@@ -121,6 +118,38 @@ impl Router {
             }
         }
         via
+    }
+}
+
+/// Per node, a list of (link, other end), all in one array in node order (a list per node
+/// was tens of thousands of small allocations on large topologies, made again for every run).
+struct Adjacency {
+    /// Node `n`'s list is `items[start[n] .. start[n + 1]]`.
+    start: Vec<usize>,
+    items: Vec<(usize, NodeId)>,
+}
+
+impl Adjacency {
+    /// From (node, item) pairs; each node's items keep the order they come in.
+    fn new(n_nodes: usize, pairs: impl Iterator<Item = (NodeId, (usize, NodeId))> + Clone) -> Adjacency {
+        let mut start = vec![0; n_nodes + 1];
+        for (n, _) in pairs.clone() {
+            start[n.index() + 1] += 1;
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut next = start.clone();
+        let mut items = vec![(0, NodeId(0)); start[n_nodes]];
+        for (n, item) in pairs {
+            items[next[n.index()]] = item;
+            next[n.index()] += 1;
+        }
+        Adjacency { start, items }
+    }
+
+    fn of(&self, n: NodeId) -> &[(usize, NodeId)] {
+        &self.items[self.start[n.index()]..self.start[n.index() + 1]]
     }
 }
 

@@ -182,7 +182,7 @@ impl<'a> Sim<'a> {
                     Qdisc::DropTail(fairway_aqm::DropTail::new(*p).map_err(|e| SimError::Param(name(), e))?)
                 }
                 QueueSpec::Red(p) => Qdisc::Red(Box::new(
-                    fairway_aqm::Red::new(*p, l.rate, l.delay).map_err(|e| SimError::Param(name(), e))?,
+                    fairway_aqm::Red::new(**p, l.rate, l.delay).map_err(|e| SimError::Param(name(), e))?,
                 )),
             };
             links.push(LinkState::new(l, qdisc, seed, name));
@@ -930,8 +930,9 @@ impl<'a> Sim<'a> {
         &self.flows[fi].mon.c
     }
 
-    pub(crate) fn flow_bins(&self, fi: usize) -> &[BinRow] {
-        self.flows[fi].mon.rows()
+    /// The flow's per-bin rows, taken: the run must have ended.
+    pub(crate) fn take_flow_bins(&mut self, fi: usize) -> Vec<BinRow> {
+        self.flows[fi].mon.take_rows()
     }
 
     /// TCP sender statistics summed over the flow's connections, open and closed.

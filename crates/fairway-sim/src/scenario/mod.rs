@@ -49,7 +49,9 @@ pub struct LinkSpec {
 #[derive(Debug, Clone)]
 pub enum QueueSpec {
     DropTail(DropTailParams),
-    Red(RedParams),
+    /// Boxed: RED's parameters are several times the size of DropTail's, which large
+    /// topologies use on their thousands of access links.
+    Red(Box<RedParams>),
 }
 
 impl QueueSpec {

@@ -145,7 +145,14 @@ impl Builder {
             // in full and the others take everything else from it (see `repeats_only`).
             let again = repeats_only(&entry, &["between", "from", "to"]);
             let mut first: Option<LinkProps> = None;
-            for (t, _) in expand(&entry)? {
+            let entries = expand(&entry)?;
+            // Room for a group of thousands at once, rather than growing (and rehashing) as
+            // they come: each entry is at most two links and two new nodes.
+            self.links.reserve(2 * entries.len());
+            self.link_at.reserve(2 * entries.len());
+            self.nodes.reserve(2 * entries.len());
+            self.node_ids.reserve(2 * entries.len());
+            for (t, _) in entries {
                 match &first {
                     Some(props) if again => self.link_again(&t, props)?,
                     _ => first = Some(self.link(&t)?),
@@ -164,7 +171,10 @@ impl Builder {
             };
             let again = repeats_only(&entry, &["name", "from", "to"]);
             let mut first: Option<FlowSpec> = None;
-            for (t, idx) in expand(&entry)? {
+            let entries = expand(&entry)?;
+            flows.reserve(entries.len());
+            flow_names.reserve(entries.len());
+            for (t, idx) in entries {
                 let f = match &first {
                     // IFTP's packet time comes from the route, which differs from flow to flow.
                     Some(f0) if again && !matches!(f0.app, AppSpec::Iftp(_)) => {
@@ -242,11 +252,8 @@ impl Builder {
     fn add_link(&mut self, t: &Tbl, (a, b, duplex): (String, String, bool), props: &LinkProps) -> Res<()> {
         let from = self.node(a);
         let to = self.node(b);
-        let mut dirs = vec![(from, to)];
-        if duplex {
-            dirs.push((to, from));
-        }
-        for key in dirs {
+        let dirs = [(from, to), (to, from)];
+        for &key in &dirs[..if duplex { 2 } else { 1 }] {
             if let Some(prev) = self.link_at.get(&key) {
                 return Err(t.error(format!(
                     "a link from `{}` to `{}` is already declared at {}",
@@ -832,7 +839,7 @@ fn parse_queue(v: &Val) -> Res<QueueSpec> {
             if let Some(t) = t {
                 finish(&t, RED_KEYS)?;
             }
-            Ok(QueueSpec::Red(p))
+            Ok(QueueSpec::Red(Box::new(p)))
         }
         other => Err(v.error(format!("unknown queue kind `{other}`: expected droptail or red"))),
     }
