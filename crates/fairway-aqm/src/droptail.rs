@@ -42,22 +42,32 @@ impl DropTailParams {
     }
 }
 
-/// `repr(C)`, in this order: what an arrival to an empty queue reads and counts comes first and
-/// the drop counts last, so that a simulator can keep the former in the cache lines it reads
-/// anyway (fairway-sim's `LinkState`).
+/// `repr(C)`, in this order: what an arrival to an empty queue reads and counts (the number
+/// waiting, the limit, the arrival and departure counts) comes first, in 56 bytes, so that a
+/// simulator can keep it in one cache line with the little else such an arrival needs
+/// (fairway-sim's `LinkState`); the drop counts, the buffer and its byte count after.
 #[derive(Debug, Clone)]
 #[repr(C)]
 pub struct DropTail {
-    q: VecDeque<(PacketRef, Bytes)>,
+    /// Packets waiting: `q.len()`, kept here too, at the front, for the arrivals that find the
+    /// queue empty (nearly all, on an access link), which then need not read the buffer's
+    /// fields. At most 2^32 - 1: a packet waiting holds one of a simulator's 2^32 references.
+    len: u32,
     params: DropTailParams,
-    bytes: Bytes,
     stats: QueueStats,
+    q: VecDeque<(PacketRef, Bytes)>,
+    bytes: Bytes,
 }
 
 impl DropTail {
+    /// How many bytes from its start a DropTail's arrival to an empty queue touches
+    /// ([`DropTail::pass_through`]): the count waiting, the limit, and the arrival and
+    /// departure counts.
+    pub const PASS_THROUGH_BYTES: usize = std::mem::offset_of!(DropTail, stats) + 4 * std::mem::size_of::<u64>();
+
     pub fn new(params: DropTailParams) -> Result<DropTail, ParamError> {
         params.validate()?;
-        Ok(DropTail { params, q: VecDeque::new(), bytes: Bytes(0), stats: QueueStats::default() })
+        Ok(DropTail { len: 0, params, stats: QueueStats::default(), q: VecDeque::new(), bytes: Bytes(0) })
     }
 
     pub fn params(&self) -> &DropTailParams {
@@ -67,7 +77,7 @@ impl DropTail {
     /// Would an arrival of `size` overflow the buffer? (ns-2 drop-tail.cc `enque`.)
     pub fn would_overflow(&self, size: Bytes) -> bool {
         match self.params.limit {
-            Limit::Packets(n) => self.q.len() as u64 + 1 >= n as u64,
+            Limit::Packets(n) => self.len as u64 + 1 >= n as u64,
             Limit::Bytes(b) => self.bytes.0 + size.0 >= b.0,
         }
     }
@@ -78,7 +88,7 @@ impl DropTail {
     /// counts of an enqueue followed at once by a dequeue, without the round trip through the
     /// buffer. The caller guarantees the queue is empty.
     pub fn pass_through(&mut self, meta: &PacketMeta) -> Verdict {
-        debug_assert!(self.q.is_empty());
+        debug_assert!(self.len == 0 && self.q.is_empty());
         let v = if self.would_overflow(meta.size) { Verdict::Drop(DropReason::Overflow) } else { Verdict::Enqueue };
         self.stats.count_verdict(meta, v);
         if v == Verdict::Enqueue {
@@ -94,6 +104,7 @@ impl QueueDiscipline for DropTail {
             Verdict::Drop(DropReason::Overflow)
         } else {
             self.q.push_back((pkt, meta.size));
+            self.len += 1;
             self.bytes += meta.size;
             Verdict::Enqueue
         };
@@ -103,13 +114,15 @@ impl QueueDiscipline for DropTail {
 
     fn dequeue(&mut self, _now: Time) -> Option<(PacketRef, Bytes)> {
         let (p, size) = self.q.pop_front()?;
+        self.len -= 1;
         self.bytes = Bytes(self.bytes.0 - size.0);
         self.stats.count_departure(size);
         Some((p, size))
     }
 
     fn len(&self) -> usize {
-        self.q.len()
+        debug_assert_eq!(self.len as usize, self.q.len());
+        self.len as usize
     }
 
     fn bytes(&self) -> Bytes {

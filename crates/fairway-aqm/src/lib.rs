@@ -127,8 +127,10 @@ pub trait QueueDiscipline {
 
 /// The built-in disciplines, dispatched without a vtable. RED's state is boxed so that the
 /// enum stays the size of a DropTail (the access links of large topologies are DropTails, and
-/// their size is what the caches see).
+/// their size is what the caches see). `repr(u8)`: the tag comes first, then the variant, so
+/// that DropTail's fields that come first (see [`DropTail`]) share a cache line with it.
 #[derive(Debug, Clone)]
+#[repr(u8)]
 pub enum Qdisc {
     DropTail(DropTail),
     Red(Box<Red>),

@@ -24,30 +24,23 @@ use fairway_core::{Dur, NodeId, PacketRef, Rate, Rng, Time};
 use crate::scenario::LinkSpec;
 
 /// The fields are laid out by use (`repr(C)` keeps the order), for topologies with tens of
-/// thousands of links, where each cache line of a link is a miss: everything a packet touches
-/// on a link whose queue is empty (nearly every hop on an access link) fits the first three
-/// lines, the discipline included (DropTail's queue, limit, byte count and arrival and departure
-/// counts end at byte 176; its drop counts, touched only on drops, at 208). Before, the
-/// discipline straddled the third and fourth lines; this layout gave 3-4% fewer cache misses at
-/// 10 000 flows (perf). What an arrival at the far end updates is apart, in [`LinkEnd`].
+/// thousands of links, where each cache line of a link is a miss. A packet that finds the
+/// queue empty and the transmitter idle (nearly every packet on an access link) touches only
+/// the first two lines: the transmitter's times and its serialisation cache in the first, the
+/// discipline's tag and DropTail's count waiting, limit, and arrival and departure counts in
+/// the second (DropTail puts these first; its drop counts and buffer follow, from byte 128).
+/// It was three lines before (the rate, the loss probability and the FIFO's pointer, needed
+/// rarely, sat in between). What an arrival at the far end updates is apart, in [`LinkEnd`].
 #[repr(C, align(64))]
 pub struct LinkState {
-    // -- touched by every packet --
+    // -- line 0: touched by every packet --
     /// When the transmitter finishes what it has started (or went idle).
     pub free_at: Time,
     /// When the last admitted packet will have been serialised.
     pub tail_end: Time,
     pub delay: Dur,
-    /// The packets in flight without an event yet, in order, behind those that have one (see
-    /// [`InFlight`]); boxed, since few links ever have any, and 8 bytes here leave room in
-    /// the three lines for the discipline where a `VecDeque`'s 32 would not.
-    #[allow(clippy::box_collection)]
-    behind: Option<Box<VecDeque<InFlight>>>,
     /// Total serialisation time, for utilisation.
     pub busy: Dur,
-    /// Random loss on the wire: its probability (0 = none).
-    pub loss: f64,
-    pub rate: Rate,
     /// The last two packet sizes and their serialisation times: a link carries few packet
     /// sizes, and the time is needed twice per packet. (Sizes of 2^32 - 1 bytes or more, which
     /// no scenario allows, are never cached.)
@@ -55,12 +48,21 @@ pub struct LinkState {
     tx_durs: [Dur; 2],
     /// Whether the discipline was told (by an empty dequeue) that the link went idle.
     pub idle_noted: bool,
+    /// Whether the link loses packets on the wire (`loss > 0`).
+    pub lossy: bool,
+    // -- line 1 on: the discipline (see above) --
     pub qdisc: Qdisc,
-    // -- touched when queues form --
+    // -- touched when queues form, or rarely --
+    pub rate: Rate,
+    /// Random loss on the wire: its probability (0 = none).
+    pub loss: f64,
+    /// The packets in flight without an event yet, in order, behind those that have one (see
+    /// [`InFlight`]); boxed, since few links ever have any.
+    #[allow(clippy::box_collection)]
+    behind: Option<Box<VecDeque<InFlight>>>,
     pub integ: QueueIntegral,
     /// The discipline's own random stream (RED draws from it).
     pub rng: Rng,
-    // -- rarely touched --
     /// Packets the loss model took, and its own stream.
     pub lost: u64,
     pub loss_rng: Rng,
@@ -121,6 +123,7 @@ impl LinkState {
             tail_end: Time::ZERO,
             idle_noted: true,
             loss: spec.loss,
+            lossy: spec.loss > 0.0,
             lost: 0,
             loss_rng,
             busy: Dur::ZERO,
@@ -267,14 +270,19 @@ mod tests {
     use std::mem::{offset_of, size_of};
 
     /// The layout `LinkState`'s comment describes: what a packet touches on a link with an
-    /// empty DropTail queue, up to the discipline's arrival and departure counts (all of it but
-    /// its last four counters, the drops and marks), ends within the first three cache lines.
+    /// empty DropTail queue and an idle transmitter fits the first two cache lines, the
+    /// transmitter's fields the first, the discipline's tag and DropTail's first fields the
+    /// second.
     #[test]
-    fn an_idle_links_fields_fit_three_cache_lines() {
-        assert_eq!(size_of::<Qdisc>(), size_of::<fairway_aqm::DropTail>(), "DropTail is Qdisc's inline variant");
-        let touched_end = offset_of!(LinkState, qdisc) + size_of::<Qdisc>() - 4 * size_of::<u64>();
-        assert!(touched_end <= 3 * 64, "ends at byte {touched_end}");
-        assert!(offset_of!(LinkState, integ) >= offset_of!(LinkState, qdisc) + size_of::<Qdisc>());
+    fn an_idle_links_fields_fit_two_cache_lines() {
+        use fairway_aqm::DropTail;
         assert_eq!(std::mem::align_of::<LinkState>(), 64);
+        assert!(offset_of!(LinkState, lossy) < 64, "the transmitter's fields end in the first line");
+        assert_eq!(offset_of!(LinkState, qdisc), 64);
+        // `repr(u8)`: the tag, then DropTail (the largest variant) at its alignment.
+        let droptail_at = size_of::<Qdisc>() - size_of::<DropTail>();
+        assert_eq!(droptail_at, std::mem::align_of::<DropTail>());
+        let touched_end = 64 + droptail_at + DropTail::PASS_THROUGH_BYTES;
+        assert!(touched_end <= 2 * 64, "DropTail's fields for an arrival end at byte {touched_end}");
     }
 }

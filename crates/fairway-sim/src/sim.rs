@@ -382,7 +382,7 @@ impl<'a> Sim<'a> {
         let at = link.admit(now, size);
         // The loss model draws in the order packets take the wire, as if at the end of each
         // serialisation.
-        let lost = link.loss > 0.0 && link.loss_rng.bernoulli(link.loss);
+        let lost = link.lossy && link.loss_rng.bernoulli(link.loss);
         let seq = self.q.reserve();
         let end = &mut self.ends[l];
         if end.behind == 0 && (end.inflight as u64) < self.behind_from {
