@@ -26,7 +26,7 @@
 
 use fairway_core::Time;
 
-use crate::prefetch::prefetch;
+use crate::prefetch::prefetch_lines;
 
 /// The initial bucket width, 2^14 ns (16 us), and its bounds.
 const INITIAL_SHIFT: u32 = 14;
@@ -360,12 +360,7 @@ impl<E: Copy + Default> EventQueue<E> {
     }
 
     fn prefetch_chunk(&self, c: u32) {
-        let chunk = &self.slab[c as usize];
-        let base = (chunk as *const Chunk<E>).cast::<u8>();
-        for off in (0..std::mem::size_of::<Chunk<E>>()).step_by(64) {
-            // SAFETY: `off` stays within the chunk, so the pointer is in bounds of one object.
-            prefetch(unsafe { &*base.add(off) });
-        }
+        prefetch_lines(&self.slab[c as usize], std::mem::size_of::<Chunk<E>>().div_ceil(64));
     }
 
     /// Moves far events that the ring now covers into it (or into the current bucket).

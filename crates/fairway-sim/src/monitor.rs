@@ -93,7 +93,7 @@ pub struct FlowMonitor {
     /// The delays of the current bin's arrivals, summed.
     bin_delay_sum_s: f64,
     /// The counters when the current bin began.
-    at_bin_start: FlowCounters,
+    at_bin_start: BinBase,
     rows: Vec<BinRow>,
 }
 
@@ -104,7 +104,7 @@ impl FlowMonitor {
             bin: 0,
             c: FlowCounters::default(),
             bin_delay_sum_s: 0.0,
-            at_bin_start: FlowCounters::default(),
+            at_bin_start: BinBase::default(),
             rows: vec![BinRow::default(); nbins],
         }
     }
@@ -132,7 +132,7 @@ impl FlowMonitor {
         row.delay_n += (c.delay_n - s.delay_n) as u32;
         row.delay_sum_s += self.bin_delay_sum_s;
         self.bin_delay_sum_s = 0.0;
-        self.at_bin_start = self.c.clone();
+        self.at_bin_start = BinBase::of(&self.c);
     }
 
     /// A data packet of `bytes` left the source during bin `k`.
@@ -176,6 +176,30 @@ impl FlowMonitor {
     /// The rows, taken (complete once [`FlowMonitor::finish`] was called); none are left.
     pub fn take_rows(&mut self) -> Vec<BinRow> {
         std::mem::take(&mut self.rows)
+    }
+}
+
+/// The counters a bin's row is the difference of (48 bytes, where all the counters are 144).
+#[derive(Debug, Clone, Copy, Default)]
+struct BinBase {
+    data_sent: u64,
+    data_recv: u64,
+    data_dropped: u64,
+    distinct_bytes: u64,
+    goodput_bytes: u64,
+    delay_n: u64,
+}
+
+impl BinBase {
+    fn of(c: &FlowCounters) -> BinBase {
+        BinBase {
+            data_sent: c.data_sent,
+            data_recv: c.data_recv,
+            data_dropped: c.data_dropped,
+            distinct_bytes: c.distinct_bytes,
+            goodput_bytes: c.goodput_bytes,
+            delay_n: c.delay_n,
+        }
     }
 }
 

@@ -13,3 +13,13 @@ pub(crate) fn prefetch<T>(x: &T) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = x;
 }
+
+/// [`prefetch`] for the first `n` cache lines of `x`, as far as `x` reaches.
+#[inline(always)]
+pub(crate) fn prefetch_lines<T>(x: &T, n: usize) {
+    let base = (x as *const T).cast::<u8>();
+    for i in 0..n.min(std::mem::size_of::<T>().div_ceil(64)) {
+        // SAFETY: `i * 64 < size_of::<T>()`: the address is within `x`.
+        prefetch(unsafe { &*base.add(i * 64) });
+    }
+}
