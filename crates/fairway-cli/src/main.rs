@@ -264,7 +264,9 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Res
             shown = true;
         }
     };
-    let res = fairway_sim::run(&sc, &RunOptions { seed }, &mut progress).context("the run failed")?;
+    // The command ends soon after the run (see below): the simulator's state is left to the exit.
+    let opts = RunOptions { seed, leave_state: true };
+    let res = fairway_sim::run(&sc, &opts, &mut progress).context("the run failed")?;
     if shown {
         eprintln!();
     }

@@ -24,6 +24,8 @@ pub struct Router {
     /// Per source node: for every node, the link by which the search reached it and that
     /// link's near end.
     trees: FastMap<NodeId, Vec<Option<(usize, NodeId)>>>,
+    /// Room for [`Router::reachable`]'s paths.
+    scratch: Vec<usize>,
 }
 
 const MAX_CACHED_TREES: usize = 256;
@@ -33,7 +35,7 @@ impl Router {
     pub fn new(n_nodes: usize, links: &[(NodeId, NodeId)]) -> Router {
         let out = Adjacency::new(n_nodes, links.iter().enumerate().map(|(i, &(a, b))| (a, (i, b))));
         let incoming = Adjacency::new(n_nodes, links.iter().enumerate().map(|(i, &(a, b))| (b, (i, a))));
-        Router { out, incoming, trees: FastMap::default() }
+        Router { out, incoming, trees: FastMap::default(), scratch: vec![] }
     }
 
     /// The single neighbour through which all of a stub's traffic passes.
@@ -53,16 +55,23 @@ impl Router {
     /// The links of a shortest path from `from` to `to`; `None` if `to` is unreachable.
     /// `from == to` gives an empty path.
     pub fn route(&mut self, from: NodeId, to: NodeId) -> Option<Vec<usize>> {
-        if from == to {
-            return Some(vec![]);
-        }
         let mut path = vec![];
+        self.route_into(from, to, &mut path).then_some(path)
+    }
+
+    /// [`route`](Self::route)'s links appended to `out`; false, and `out` as it was, if `to`
+    /// is unreachable. For routing thousands of flows without an allocation per route.
+    pub fn route_into(&mut self, from: NodeId, to: NodeId, out: &mut Vec<usize>) -> bool {
+        if from == to {
+            return true;
+        }
+        let start = out.len();
         // Leave a stub source through its only link.
         let mut a = from;
         if let Some((link, nb)) = self.stub_neighbour(from) {
-            path.push(link);
+            out.push(link);
             if nb == to {
-                return Some(path);
+                return true;
             }
             a = nb;
         }
@@ -76,13 +85,29 @@ impl Router {
             }
         }
         if a != b {
-            path.extend(self.search(a, b)?);
+            let mid = out.len();
+            if !self.search_into(a, b, out) {
+                out.truncate(start);
+                return false;
+            }
+            out[mid..].reverse();
         }
-        path.extend(last);
-        Some(path)
+        out.extend(last);
+        true
     }
 
-    fn search(&mut self, from: NodeId, to: NodeId) -> Option<Vec<usize>> {
+    /// Whether `to` can be reached from `from`.
+    pub fn reachable(&mut self, from: NodeId, to: NodeId) -> bool {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        let ok = self.route_into(from, to, &mut scratch);
+        self.scratch = scratch;
+        ok
+    }
+
+    /// Appends the links from `from` to `to`, last first; false if there is no path (having
+    /// appended some of them, perhaps).
+    fn search_into(&mut self, from: NodeId, to: NodeId, out: &mut Vec<usize>) -> bool {
         if !self.trees.contains_key(&from) {
             if self.trees.len() >= MAX_CACHED_TREES {
                 self.trees.clear();
@@ -91,15 +116,13 @@ impl Router {
             self.trees.insert(from, tree);
         }
         let tree = &self.trees[&from];
-        let mut path = vec![];
         let mut at = to;
         while at != from {
-            let (link, prev) = tree[at.index()]?;
-            path.push(link);
+            let Some((link, prev)) = tree[at.index()] else { return false };
+            out.push(link);
             at = prev;
         }
-        path.reverse();
-        Some(path)
+        true
     }
 
     fn bfs(&self, from: NodeId) -> Vec<Option<(usize, NodeId)>> {
@@ -220,8 +243,11 @@ mod tests {
             for a in 0..n {
                 for b in 0..n {
                     let with_stubs = r.route(NodeId(a), NodeId(b)).map(|p| p.len());
-                    let plain = if a == b { Some(0) } else { r.search(NodeId(a), NodeId(b)).map(|p| p.len()) };
+                    let mut p = vec![];
+                    let plain =
+                        if a == b { Some(0) } else { r.search_into(NodeId(a), NodeId(b), &mut p).then_some(p.len()) };
                     assert_eq!(with_stubs, plain, "{a}->{b}");
+                    assert_eq!(r.reachable(NodeId(a), NodeId(b)), plain.is_some(), "{a}->{b}");
                     if let Some(p) = r.route(NodeId(a), NodeId(b)) {
                         // The path is connected and ends where it should.
                         let mut at = NodeId(a);

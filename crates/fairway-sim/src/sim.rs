@@ -193,11 +193,15 @@ impl<'a> Sim<'a> {
         let mut routes = Vec::with_capacity(sc.flows.len() * 8);
         let mut flows = Vec::with_capacity(sc.flows.len());
         let nbins = (sc.duration.0.div_ceil(sc.monitor.bin.0)).max(1) as usize;
+        let mut path = vec![];
         for f in &sc.flows {
             let mut route = |a, b| -> Result<u32, SimError> {
-                let p = router.route(a, b).ok_or_else(|| SimError::NoRoute(f.name.clone()))?;
+                path.clear();
+                if !router.route_into(a, b, &mut path) {
+                    return Err(SimError::NoRoute(f.name.clone()));
+                }
                 let start = routes.len() as u32;
-                routes.extend(p.into_iter().map(|l| l as u32));
+                routes.extend(path.iter().map(|&l| l as u32));
                 routes.push(END_OF_ROUTE);
                 Ok(start)
             };

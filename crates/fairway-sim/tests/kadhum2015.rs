@@ -14,7 +14,7 @@ fn repo() -> PathBuf {
 
 fn run_stem(stem: &str, seed: u64) -> RunResult {
     let sc = parse_scenario_file(&repo().join("scenarios/kadhum2015").join(format!("{stem}.toml"))).unwrap();
-    run(&sc, &RunOptions { seed: Some(seed) }, &mut |_| {}).unwrap()
+    run(&sc, &RunOptions { seed: Some(seed), ..Default::default() }, &mut |_| {}).unwrap()
 }
 
 fn metrics(seed: u64) -> Vec<Metrics> {

@@ -77,7 +77,7 @@ fn ns2(tcl: &Path, args: &[String], seed: u64) -> Measure {
 
 fn fairway(path: &Path, seed: u64) -> Measure {
     let sc = parse_scenario_file(path).unwrap_or_else(|e| panic!("{e}"));
-    let res = run(&sc, &RunOptions { seed: Some(seed) }, &mut |_| {}).unwrap();
+    let res = run(&sc, &RunOptions { seed: Some(seed), ..Default::default() }, &mut |_| {}).unwrap();
     let s = &res.summary;
     let class = |c: &str| s.classes.iter().find(|k| k.class == c).unwrap().recv_distinct_bytes as f64;
     let link = s.links.iter().find(|l| l.name == "r1->r2").unwrap();

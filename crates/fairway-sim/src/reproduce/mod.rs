@@ -54,7 +54,8 @@ pub fn reproduce(
 /// Parses, runs and writes the results folder of one scenario of a reproduction.
 pub(crate) fn run_one(path: &Path, out: &Path, seed: Option<u64>) -> Result<(Scenario, RunResult), ReproduceError> {
     let sc = parse_scenario_file(path)?;
-    let res = run(&sc, &RunOptions { seed }, &mut |_| {}).map_err(|e| ReproduceError::Run(sc.name.clone(), e))?;
+    let res = run(&sc, &RunOptions { seed, ..Default::default() }, &mut |_| {})
+        .map_err(|e| ReproduceError::Run(sc.name.clone(), e))?;
     crate::output::write_all(&res, &sc, out).map_err(|e| ReproduceError::Io(out.to_path_buf(), e))?;
     Ok((sc, res))
 }

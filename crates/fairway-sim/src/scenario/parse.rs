@@ -420,14 +420,14 @@ impl Builder {
 
     /// Both directions need a route: data one way, acknowledgements (or nothing) the other.
     fn check_routes(&self, t: &Tbl, from: NodeId, to: NodeId, app: &AppSpec, router: &mut Router) -> Res<()> {
-        if router.route(from, to).is_none() {
+        if !router.reachable(from, to) {
             return Err(t.error(format!(
                 "no route from `{}` to `{}`",
                 self.nodes[from.index()],
                 self.nodes[to.index()]
             )));
         }
-        if app.name() != "cbr" && router.route(to, from).is_none() {
+        if app.name() != "cbr" && !router.reachable(to, from) {
             return Err(t.error(format!(
                 "no route back from `{}` to `{}` for the receiver's feedback",
                 self.nodes[to.index()],
