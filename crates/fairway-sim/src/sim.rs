@@ -300,11 +300,11 @@ impl<'a> Sim<'a> {
             if self.events & 0xFFFF == 0 {
                 progress(t);
             }
-            // With thousands of flows, the link and the packet of the next arrival are rarely
-            // in cache: ask for them now, so that fetching them overlaps this event's work.
+            // With thousands of flows, the link end and the packet of the next arrival are
+            // rarely in cache: ask for them now, so that fetching them overlaps this event's work.
             if let Some(&Ev::Arrive(l, p)) = self.q.peek_hint() {
-                if let Some(link) = self.links.get(l as usize) {
-                    prefetch(link);
+                if let Some(end) = self.ends.get(l as usize) {
+                    prefetch(end);
                 }
                 if let Some(pkt) = self.arena.try_get(PacketRef(p)) {
                     prefetch(pkt);
