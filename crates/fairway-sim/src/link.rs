@@ -97,6 +97,8 @@ pub struct InFlight {
     pub at: Time,
     pub seq: u64,
     pub pkt: PacketRef,
+    /// The link it takes next (see the simulator's `Ev::Arrive`).
+    pub next: u32,
 }
 
 /// In flight from which a link's further packets wait in [`LinkState::behind`].
