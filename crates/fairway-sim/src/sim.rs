@@ -30,17 +30,22 @@ use crate::SimError;
 /// Marks the end of a route in the flat route table.
 const END_OF_ROUTE: u32 = u32::MAX;
 
+/// In an arrival event's next hop, marks the last hop; the other bits are then the packet's
+/// flow (see [`Ev::Arrive`]). Links and flows number fewer than 2^31.
+const LAST_HOP: u32 = 1 << 31;
+
 /// IFTP's acknowledgements are 40 bytes on the wire (seed 002 §6.1: "ACK size = 40 bytes").
 const IFTP_ACK_SIZE: u32 = 40;
 
 /// What happens next. Small and `Copy`: the event queue moves these around.
 #[derive(Debug, Clone, Copy, Default)]
 enum Ev {
-    /// A packet reaches the far end of a link: (link, packet, the link it takes next or
-    /// [`END_OF_ROUTE`]). The next link is looked up in the route when the packet is admitted,
-    /// so that the loop can prefetch it an event ahead, and the arrival need not wait for the
-    /// route table (at thousands of flows, both were cache misses the arrival waited for).
-    /// It costs nothing in size: an event is padded to 16 bytes anyway.
+    /// A packet reaches the far end of a link: (link, packet, next), where next is the link
+    /// it takes next or, at its last hop, [`LAST_HOP`] | its flow. Next is looked up in the
+    /// route when the packet is admitted, so that the loop can prefetch the next link, or the
+    /// flow's state, an event ahead, and the arrival need not wait for the route table (at
+    /// thousands of flows, these were cache misses the arrival waited for). It costs nothing in
+    /// size: an event is padded to 16 bytes anyway.
     Arrive(u32, u32, u32),
     /// An agent's timer, valid only while `gen` matches (re-armed timers leave stale entries).
     Timer {
@@ -178,6 +183,8 @@ pub struct Sim<'a> {
 impl<'a> Sim<'a> {
     /// Builds the network of a checked scenario. `seed` overrides the scenario's.
     pub fn new(sc: &'a Scenario, seed: u64) -> Result<Sim<'a>, SimError> {
+        // Far beyond what memory holds (a link's state alone is hundreds of bytes).
+        assert!(sc.links.len() < LAST_HOP as usize && sc.flows.len() < LAST_HOP as usize, "2^31 links or flows");
         let mut links = Vec::with_capacity(sc.links.len());
         for (i, l) in sc.links.iter().enumerate() {
             let name = || sc.link_name(i);
@@ -313,9 +320,14 @@ impl<'a> Sim<'a> {
                 if let Some(pkt) = self.arena.try_get(PacketRef(p)) {
                     prefetch(pkt);
                 }
-                // The two lines an idle DropTail hop touches (see `LinkState`).
-                if let Some(link) = self.links.get(next as usize) {
-                    prefetch_lines(link, 2);
+                if next & LAST_HOP == 0 {
+                    // The two lines an idle DropTail hop touches (see `LinkState`).
+                    if let Some(link) = self.links.get(next as usize) {
+                        prefetch_lines(link, 2);
+                    }
+                } else if let Some(f) = self.flows.get((next & !LAST_HOP) as usize) {
+                    // The flow's routes, counters and first connection (see `FlowRt`).
+                    prefetch_lines(f, 3);
                 }
             }
             self.dispatch(ev);
@@ -390,7 +402,10 @@ impl<'a> Sim<'a> {
         let pkt = self.arena.get_mut(p);
         pkt.ce |= verdict == Verdict::EnqueueMarked;
         pkt.hop += 1;
-        let next = self.routes[(pkt.route + pkt.hop) as usize];
+        let next = match self.routes[(pkt.route + pkt.hop) as usize] {
+            END_OF_ROUTE => LAST_HOP | pkt.flow,
+            link => link,
+        };
         let link = &mut self.links[l];
         let at = link.admit(now, size);
         // The loss model draws in the order packets take the wire, as if at the end of each
@@ -428,7 +443,7 @@ impl<'a> Sim<'a> {
             return;
         }
         end.delivered += 1;
-        if next != END_OF_ROUTE {
+        if next & LAST_HOP == 0 {
             self.link_arrival(next as usize, p);
         } else {
             let pkt = *self.arena.get(p);
