@@ -36,6 +36,11 @@ macro_rules! eprint {
     }};
 }
 
+mod hugepages;
+
+#[global_allocator]
+static ALLOC: hugepages::HugePageAlloc = hugepages::HugePageAlloc;
+
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
