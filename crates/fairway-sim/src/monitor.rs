@@ -168,11 +168,6 @@ impl FlowMonitor {
         self.close_bin();
     }
 
-    /// The rows, complete once [`FlowMonitor::finish`] was called.
-    pub fn rows(&self) -> &[BinRow] {
-        &self.rows
-    }
-
     /// The rows, taken (complete once [`FlowMonitor::finish`] was called); none are left.
     pub fn take_rows(&mut self) -> Vec<BinRow> {
         std::mem::take(&mut self.rows)
@@ -299,13 +294,13 @@ mod tests {
         }
         m.finish();
         let show = |rows: &[BinRow]| format!("{rows:?}");
-        assert_eq!(show(m.rows()), show(&want));
+        assert_eq!(show(&m.clone().take_rows()), show(&want));
         assert_eq!(m.c.data_sent, 4);
         assert_eq!(m.c.data_recv, 5);
         assert_eq!(m.c.data_dropped, 2);
         // Finishing again adds nothing.
         m.finish();
-        assert_eq!(show(m.rows()), show(&want));
+        assert_eq!(show(&m.take_rows()), show(&want));
     }
 
     /// The layout `FlowMonitor` and the simulator's per-flow state rely on: the counters right

@@ -64,7 +64,8 @@ pub struct Packet {
     pub cwr: bool,
     /// TCP SYN (ns-2's one-way agents send packet 0 as a 40-byte SYN).
     pub syn: bool,
-    /// Route (where it starts in the simulator's flat route table) and the hop it is on.
+    /// Route (where it starts in the simulator's flat route table) and how many of its links
+    /// have admitted it (so `route + hop` is where the link after the current one is).
     pub route: u32,
     pub hop: u32,
     /// The link's loss model took it: it is serialised but never arrives.
