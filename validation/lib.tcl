@@ -97,8 +97,13 @@ proc fw_monitor_link {name from to} {
 # window_ and packetSize_ are set on the agent; packetSize_ is remembered for
 # the packet count (see fw_tcp_pkts).
 proc fw_tcp_flow {name tcpclass sinkclass src dst window psize start} {
+    return [fw_tcp_agent $name [new $tcpclass] $sinkclass $src $dst $window $psize $start]
+}
+
+# The same with an agent the caller made (and may have scheduled events on).
+proc fw_tcp_agent {name tcp sinkclass src dst window psize start} {
     global ns fw
-    set tcp [new $tcpclass]
+    set tcpclass [$tcp info class]
     $tcp set window_ $window
     $tcp set packetSize_ $psize
     set sink [new $sinkclass]

@@ -54,6 +54,8 @@ enum Ev {
         side: Side,
         gen: u32,
     },
+    /// A data packet's source host delay is over: it enters the first link (`send_jitter`).
+    Release(u32),
     FlowStart(u32),
     FlowStop(u32),
     CbrSend(u32),
@@ -100,6 +102,14 @@ pub(crate) struct IftpRt {
     pub snd: IftpSender,
     pub rcv: IftpReceiver,
     timer: TimerSlot,
+}
+
+/// A flow's `send_jitter`: the delay's bound, its stream, and when the last packet left (so
+/// that none overtakes another).
+struct SendJitter {
+    max: Dur,
+    rng: Rng,
+    last: Time,
 }
 
 enum AppRt {
@@ -175,6 +185,9 @@ pub struct Sim<'a> {
     pub(crate) queue_samples: Vec<Vec<QueueRow>>,
     scratch_segs: Vec<crate::tcp::TcpSegment>,
     scratch_acks: Vec<TcpAck>,
+    /// Per flow, its `send_jitter` if it has one; empty when no flow has (then a data packet
+    /// goes straight to its first link).
+    jitter: Vec<Option<SendJitter>>,
     /// In flight from which a link's further packets wait in its FIFO ([`BEHIND_FROM`]; tests
     /// vary it to show that this changes no result).
     pub(crate) behind_from: u64,
@@ -263,6 +276,20 @@ impl<'a> Sim<'a> {
             };
             flows.push(FlowRt { fwd, rev, conn0: None, mon: FlowMonitor::new(nbins), app });
         }
+        let jitter = if sc.flows.iter().any(|f| !f.send_jitter.is_zero()) {
+            sc.flows
+                .iter()
+                .map(|f| {
+                    (!f.send_jitter.is_zero()).then(|| SendJitter {
+                        max: f.send_jitter,
+                        rng: Rng::stream(seed, &format!("send_jitter:{}", f.name)),
+                        last: Time::ZERO,
+                    })
+                })
+                .collect()
+        } else {
+            vec![]
+        };
         Ok(Sim {
             sc,
             now: Time::ZERO,
@@ -279,6 +306,7 @@ impl<'a> Sim<'a> {
             queue_samples: vec![Vec::new(); sc.monitor.links.len()],
             scratch_segs: vec![],
             scratch_acks: vec![],
+            jitter,
             behind_from: BEHIND_FROM,
         })
     }
@@ -346,6 +374,7 @@ impl<'a> Sim<'a> {
         match ev {
             Ev::Arrive(l, p, next) => self.arrive(l as usize, PacketRef(p), next),
             Ev::Timer { flow, conn, side, gen } => self.timer(flow as usize, conn as usize, side, gen),
+            Ev::Release(p) => self.release(PacketRef(p)),
             Ev::FlowStart(f) => self.flow_start(f as usize),
             Ev::FlowStop(f) => self.flow_stop(f as usize),
             Ev::CbrSend(f) => self.cbr_send(f as usize),
@@ -473,10 +502,48 @@ impl<'a> Sim<'a> {
         self.link_arrival(first, p);
     }
 
-    /// The same for a packet that carries a UDPm header.
+    /// A data packet leaves its source: at once, or after the flow's `send_jitter` delay.
+    /// (Acknowledgements and feedback use [`inject`](Self::inject): the delay models the
+    /// sender's host.)
+    fn inject_data(&mut self, pkt: Packet) {
+        if self.jitter.is_empty() {
+            self.inject(pkt);
+        } else {
+            let p = self.arena.alloc(pkt);
+            self.hold_or_send(p);
+        }
+    }
+
+    /// Puts a packet that carries a UDPm header on its way: data as [`inject_data`] does, feedback
+    /// at once.
     fn inject_udpm(&mut self, pkt: Packet, h: UdpmHdr) {
-        let first = self.routes[pkt.route as usize] as usize;
+        let data = matches!(h, UdpmHdr::Data(_));
         let p = self.arena.alloc_udpm(pkt, h);
+        if self.jitter.is_empty() || !data {
+            self.release(p);
+        } else {
+            self.hold_or_send(p);
+        }
+    }
+
+    /// Floyd & Jacobson's random host processing time: a uniform delay in [0, send_jitter), no
+    /// earlier than the flow's previous packet left (the host sends in order).
+    fn hold_or_send(&mut self, p: PacketRef) {
+        let fi = self.arena.get(p).flow as usize;
+        match &mut self.jitter[fi] {
+            Some(j) => {
+                let at = (self.now + Dur(j.rng.below(j.max.0))).max(j.last);
+                j.last = at;
+                self.q.push(at, Ev::Release(p.0));
+            }
+            None => self.release(p),
+        }
+    }
+
+    /// A packet enters the first link of its route.
+    fn release(&mut self, p: PacketRef) {
+        let pkt = self.arena.get(p);
+        let first = self.routes[pkt.route as usize] as usize;
         self.link_arrival(first, p);
     }
 
@@ -565,6 +632,11 @@ impl<'a> Sim<'a> {
         // flow's own stream so connections do not share tick boundaries.
         let AppRt::Tcp { rng, .. } = &mut self.flows[fi].app else { return };
         cfg.tick_phase = Dur::from_nanos(rng.below(cfg.tick.0.max(1)));
+        if !cfg.overhead.is_zero() {
+            // The connection's own stream for its `overhead` delays (drawn only when used, so
+            // that runs without it keep their bytes).
+            cfg.overhead_seed = rng.next_u64();
+        }
         let mut snd = TcpSender::new(cfg);
         let sink = TcpSink::new(spec.sink.clone());
         snd.send(self.now, packets);
@@ -607,7 +679,7 @@ impl<'a> Sim<'a> {
         for s in segs.drain(..) {
             self.flows[fi].mon.sent(b, s.size.0);
             let payload = if s.syn { 0 } else { payload };
-            self.inject(Packet {
+            self.inject_data(Packet {
                 seq: s.seq,
                 ect: s.ect,
                 ece: s.ece,
@@ -714,7 +786,7 @@ impl<'a> Sim<'a> {
         for d in out {
             self.flows[fi].mon.sent(b, size as u64);
             let payload = size.saturating_sub(fairway_proto::iftp::wire::HEADER_LEN as u32);
-            self.inject(Packet { seq: d.seq, ..Packet::new(fi, 0, PktKind::IftpData, size, payload, route, now) });
+            self.inject_data(Packet { seq: d.seq, ..Packet::new(fi, 0, PktKind::IftpData, size, payload, route, now) });
         }
     }
 
@@ -870,7 +942,7 @@ impl<'a> Sim<'a> {
         let b = self.bin_index(now);
         self.flows[fi].mon.sent(b, size.0);
         let size = size.0 as u32;
-        self.inject(Packet { seq, ..Packet::new(fi, 0, PktKind::Udp, size, size, route, now) });
+        self.inject_data(Packet { seq, ..Packet::new(fi, 0, PktKind::Udp, size, size, route, now) });
     }
 
     fn web_session(&mut self, fi: usize) {

@@ -90,11 +90,20 @@
 //!   rttvar = 3/4 rttvar + 1/4 |rtt - srtt| is used, with the srtt from before eq. (7)'s update (the
 //!   order of Jacobson 1988 and RFC 6298 §2.3). IFTP never retransmits, so every ACK echoes the
 //!   send time of exactly one transmission and no sample is ambiguous: every accepted ACK (late
-//!   ones of a superseded window included, detected duplicates not) is a sample, and every sample
-//!   resets the backoff to 1 (what Karn's rule reduces to without retransmissions).
+//!   ones of a superseded window included, detected duplicates not) is a sample.
+//! - Karn's backoff (§4: it "doubles each time a timeout occur to a maximum of 64") ends by a
+//!   rule the paper does not give ([`BackoffReset`]). The default emulates TCP: the packet sent
+//!   at a timeout stands where TCP would retransmit, and TCP's backoff outlives its
+//!   retransmission's ACK, so the backoff ends with the ACK of a later packet. Under heavy loss
+//!   (Table II's 1.8 Mb/s of UDP) ending it at every ACK kept IFTP probing once per round trip
+//!   and losing hundreds of packets where TCP, backed off, lost a few dozen.
+//! - No growth during the loss phase: Fig. 1 counts no ACK of the loss phase towards growth (they
+//!   take the `ackIn > una` branch) and TCP does not open cwnd in fast recovery; the prose is
+//!   silent. A boundary reached while the phase lasts keeps n (and recomputes G).
 //! - Timer (eq. (9)) on the millisecond grid: srtt + 4 rttvar is rounded to the nearest whole
 //!   millisecond (halves up), the "+ 1" is one 1-ms tick, and the sum is multiplied by the backoff:
-//!   with srtt = rttvar = 0 and backoff 64 this gives §5.3's 64 ms. Before any sample the interval
+//!   with srtt = rttvar = 0 and backoff 64 this gives §5.3's 64 ms. An optional minimum
+//!   (`min_rto`, 0 by default as in eq. (9)) applies before the backoff, as TCP's does. Before any sample the interval
 //!   is backoff x `initial_rto`. The timer is armed by a send when it is not running, re-armed by
 //!   every accepted ACK ("no ACKs are received for a calculated period") and by every timeout (with
 //!   the doubled backoff), and disarmed when the transfer is done or the sender stopped.
@@ -128,6 +137,38 @@ pub use receiver::{IftpReceiver, IftpReceiverStats};
 pub use rto::RttEstimator;
 pub use sender::{GapSummary, IftpSender, IftpSenderStats};
 
+/// When Karn's exponential backoff (seed 002 §4: "The backoff factor doubles each time a timeout
+/// occur to a maximum of 64") ends. The paper names no rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BackoffReset {
+    /// With the ACK of any packet sent after the one sent at the timeout. That packet stands where
+    /// TCP would retransmit (IFTP "transmits new packets" instead, §4), and TCP's backoff outlives
+    /// the retransmission's ACK: it ends only when new data sent after it is acknowledged (Karn's
+    /// rule as ns-2 and RFC 6298 §5 apply it). The default: IFTP emulates TCP.
+    #[default]
+    AfterProbe,
+    /// With any ACK: no IFTP packet is ever sent twice, so by Karn's rule read alone every sample
+    /// is valid and ends the backoff.
+    Ack,
+    /// Never: §4 read literally, the backoff only doubles (to its cap) for the rest of the run.
+    Never,
+}
+
+impl BackoffReset {
+    /// The scenario file's names: "after_probe", "ack", "never".
+    pub fn name(self) -> &'static str {
+        match self {
+            BackoffReset::AfterProbe => "after_probe",
+            BackoffReset::Ack => "ack",
+            BackoffReset::Never => "never",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<BackoffReset> {
+        [BackoffReset::AfterProbe, BackoffReset::Ack, BackoffReset::Never].into_iter().find(|b| b.name() == s)
+    }
+}
+
 use fairway_core::{Bytes, Dur, Rate, Time};
 use thiserror::Error;
 
@@ -155,7 +196,10 @@ pub struct IftpConfig {
     pub flow: u32,
     /// P, the size of a data packet on the wire (seed 002 §6.1: 1000 bytes).
     pub packet_size: Bytes,
-    /// The sender's access rate: tau = P x 8 / `link_rate` (seed 002 §3.1).
+    /// The rate tau is a packet's time at: tau = P x 8 / `link_rate` (seed 002 §3.1: "the
+    /// transmission time of a single packet"). The sender's access link by default; seed 002's
+    /// own numbers point to the bottleneck's (scenarios/elaarag2002/). Packets never leave less
+    /// than tau apart, so this also caps the rate.
     pub link_rate: Rate,
     /// The initial slow-start threshold in packets (seed 002 §6.1: 32, "common ssthresh for IFTP
     /// and TCP").
@@ -170,6 +214,11 @@ pub struct IftpConfig {
     pub initial_rto: Dur,
     /// The largest backoff factor (seed 002 §4: "to a maximum of 64").
     pub max_backoff: u32,
+    /// When the backoff ends (the paper is silent).
+    pub backoff_reset: BackoffReset,
+    /// The least srtt + 4 rttvar + 1 before the backoff multiplies it. 0 (the default) is eq. (9)
+    /// as written, which §5.3's 64 ms worst case needs; TCP uses 200 ms (ns-2) or 1 s (RFC 6298).
+    pub min_rto: Dur,
     /// Packets to send (the file's N); `None` sends until stopped.
     pub packets: Option<u64>,
 }
@@ -187,6 +236,8 @@ impl Default for IftpConfig {
             scale: 1.0,
             initial_rto: Dur::from_secs(3),
             max_backoff: 64,
+            backoff_reset: BackoffReset::AfterProbe,
+            min_rto: Dur::ZERO,
             packets: None,
         }
     }

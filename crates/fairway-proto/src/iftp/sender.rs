@@ -20,7 +20,7 @@ use fairway_core::{Dur, Time};
 
 use super::rto::RttEstimator;
 use super::wire::{DataHeader, Message, WireError};
-use super::{IftpAck, IftpConfig, IftpData, IftpError};
+use super::{BackoffReset, IftpAck, IftpConfig, IftpData, IftpError};
 
 /// Counters of a sender.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -168,6 +168,9 @@ pub struct IftpSender {
     /// Fig. 1's `prev_last` while a loss episode lasts.
     loss_phase: Option<u64>,
     rto_at: Option<Time>,
+    /// The packet sent at the last timeout while the backoff it began lasts
+    /// ([`BackoffReset::AfterProbe`]).
+    probe: Option<u64>,
     finished_at: Option<Time>,
     last_ack_at: Option<Time>,
     /// The latest `now` seen: time that goes backwards is treated as no time passing.
@@ -191,7 +194,7 @@ impl IftpSender {
             ssthresh: cfg.ssthresh,
             g: Dur::ZERO,
             gm: Dur::ZERO,
-            rtt: RttEstimator::new(cfg.initial_rto, cfg.max_backoff),
+            rtt: RttEstimator::new(cfg.initial_rto, cfg.max_backoff, cfg.min_rto),
             next: 0,
             cur: Window::default(),
             prev: Predecessor::Unknown,
@@ -205,6 +208,7 @@ impl IftpSender {
             after_missing: 0,
             loss_phase: None,
             rto_at: None,
+            probe: None,
             finished_at: None,
             last_ack_at: None,
             clock: Time::ZERO,
@@ -234,7 +238,8 @@ impl IftpSender {
         self.running = true;
         self.n = 1;
         self.ssthresh = self.cfg.ssthresh;
-        self.rtt = RttEstimator::new(self.cfg.initial_rto, self.cfg.max_backoff);
+        self.rtt = RttEstimator::new(self.cfg.initial_rto, self.cfg.max_backoff, self.cfg.min_rto);
+        self.probe = None;
         self.loss_phase = None;
         self.reset_board();
         self.transmit_window(now, Begin::Fresh);
@@ -301,8 +306,18 @@ impl IftpSender {
             self.last_ack_at = Some(now);
         }
         // seed 002 §4: "The rtt sample is computed as the difference between the current time and
-        // a time field in the ACK packet" (eqs. (7)-(8)); the sample also resets the backoff.
+        // a time field in the ACK packet" (eqs. (7)-(8)).
         self.rtt.sample(now - ack.echo);
+        // Karn's backoff ends by the configured rule (the paper names none).
+        let ends = match self.cfg.backoff_reset {
+            BackoffReset::AfterProbe => self.probe.is_none_or(|p| seq > p),
+            BackoffReset::Ack => true,
+            BackoffReset::Never => false,
+        };
+        if ends {
+            self.rtt.reset_backoff();
+            self.probe = None;
+        }
         // "If for any reason no ACKs are received for a calculated period of time": the timer
         // counts from the latest ACK (eq. (9)).
         self.arm_rto(now, true);
@@ -381,7 +396,12 @@ impl IftpSender {
 
     /// Window growth at the start of a new adjustment period (seed 002 §3.1, §4, Fig. 1).
     fn adjust(&mut self, now: Time) {
-        if self.n < self.ssthresh {
+        if self.loss_phase.is_some() {
+            // No growth while the loss phase lasts: in Fig. 1 the ACKs that arrive then take the
+            // `ackIn > una` branch, which never counts towards `ack_count == n`, and TCP, which
+            // IFTP emulates, does not open cwnd during fast recovery (RFC 5681 §3.2, RFC 6582
+            // §3.2). The window keeps n and the gap is recomputed with the current R.
+        } else if self.n < self.ssthresh {
             // Slow start, eqs. (1)-(2): 2n packets in the next period, G = R/(2n) - tau. Capped at
             // ssthresh and W_max (prose: it doubles "until it reaches a threshold", and the window
             // grows "until n reaches the receiver's maximum advertized window").
@@ -440,7 +460,9 @@ impl IftpSender {
         self.loss_phase = None;
         self.reset_board();
         // "A window of size 1 is subsequently transmitted." Nothing is known about the path, so
-        // the window after it waits for its ACK (`Predecessor::Unknown`).
+        // the window after it waits for its ACK (`Predecessor::Unknown`). Its packet is the probe
+        // whose ACK does not end the backoff under `BackoffReset::AfterProbe`.
+        self.probe = Some(self.next);
         self.transmit_window(now, Begin::Fresh);
         self.arm_rto(now, true);
     }

@@ -8,7 +8,7 @@ use fairway_core::{Dur, Rate, Rng, Time};
 
 use super::model;
 use super::wire::{AckHeader, Message};
-use super::{IftpAck, IftpConfig, IftpData, IftpSender};
+use super::{BackoffReset, IftpAck, IftpConfig, IftpData, IftpSender};
 
 const MS: u64 = 1_000_000;
 const R: Dur = Dur::from_millis(100);
@@ -429,6 +429,31 @@ fn after_a_loss_reaction_windows_go_on_every_r() {
 }
 
 #[test]
+fn the_window_does_not_grow_while_the_loss_phase_lasts() {
+    // As in the test above (seq 9 lost, reaction at 462.5 ms with prev_last = 24), but prev_last
+    // is lost too and the queue has grown: packets from 25 on take 150 ms. The phase ends with
+    // the first ACK at or above 24, that of 25 (sent at 462.5 ms) at 612.5 ms, after the boundary
+    // of 562.5 ms: that window keeps n = 8 (Fig. 1 counts no ACK of the loss phase towards
+    // growth; TCP does not open cwnd in fast recovery).
+    let mut d = Driver::new(IftpConfig { ssthresh: 16, ..cfg() }, |seq| match seq {
+        9 | 24 => None,
+        s if s >= 25 => Some(Dur::from_millis(150)),
+        _ => Some(R),
+    });
+    d.run_until(Time(800 * MS));
+    let w = d.windows();
+    let sizes: Vec<usize> = w.iter().map(|x| x.0).take(7).collect();
+    assert_eq!(sizes, [1, 2, 4, 8, 10, 8, 8]);
+    let ns: Vec<u32> = w.iter().map(|x| x.1).take(8).collect();
+    assert_eq!(ns, [1, 2, 4, 8, 16, 8, 8, 9]);
+    // The window after grows: it waits for the last ACK of the reaction's window (seq 32, sent
+    // at 550 ms, back at 700 ms), the longer round trip slowing the windows down.
+    assert_eq!(d.starts()[6..8], [Time(562_500_000), Time(700 * MS)]);
+    assert_eq!((d.s.stats().losses_detected, d.s.stats().loss_phase_exits), (1, 1));
+    d.seqs_strictly_increase();
+}
+
+#[test]
 fn timer_follows_eq_9_on_the_ms_grid_and_is_rearmed_by_each_ack() {
     // RTTs of 100, then 60 ms, then 100 ms: srtt 100 -> 95, rttvar 50 -> 47.5 (as in rto.rs).
     let mut d = Driver::new(cfg(), |seq| Some(if seq == 1 { Dur::from_millis(60) } else { R }));
@@ -462,11 +487,27 @@ fn backoff_doubles_to_64_then_resets_and_settles_at_section_5_3s_64_ms() {
     let rate = 8000.0 / 0.064;
     assert!(model::worst_case(8000.0, TAU.as_secs_f64()) < rate && rate < model::worst_case(8000.0, 0.0) * 1.0001);
     assert_eq!((d.s.window(), d.s.ssthresh()), (1, 2));
-    // Any ACK is a valid sample (nothing is ever retransmitted) and resets the backoff.
-    let last = d.sent.last().unwrap().d;
-    d.now += Dur::from_micros(100);
-    d.s.handle_ack(d.now, &IftpAck { flow: 0, seq: last.seq, echo: last.sent_at });
-    assert_eq!(d.s.backoff(), 1);
+    // When the backoff ends (`BackoffReset`): the ACK of the packet sent at the last timeout
+    // ends it only under `Ack`; the ACK of a packet sent after it, under `AfterProbe` too.
+    for (rule, after_probe_ack, after_next_ack) in
+        [(BackoffReset::AfterProbe, 64, 1), (BackoffReset::Ack, 1, 1), (BackoffReset::Never, 64, 64)]
+    {
+        let mut d =
+            Driver::new(IftpConfig { backoff_reset: rule, ..cfg() }, |seq| (seq == 0).then_some(Dur::from_micros(100)));
+        d.run_until(Time(1_000 * MS));
+        assert_eq!(d.s.backoff(), 64);
+        let probe = d.sent.last().unwrap().d;
+        d.now += Dur::from_micros(100);
+        d.s.handle_ack(d.now, &IftpAck { flow: 0, seq: probe.seq, echo: probe.sent_at });
+        assert_eq!(d.s.backoff(), after_probe_ack, "{rule:?}: the probe's ACK");
+        // Its ACK lets the window of two go (slow start): ACK the first of them.
+        d.drain();
+        let next = d.sent.last().unwrap().d;
+        assert!(next.seq > probe.seq);
+        d.now += Dur::from_micros(100);
+        d.s.handle_ack(d.now, &IftpAck { flow: 0, seq: next.seq, echo: next.sent_at });
+        assert_eq!(d.s.backoff(), after_next_ack, "{rule:?}: a later packet's ACK");
+    }
 }
 
 #[test]
@@ -494,9 +535,14 @@ fn timeout_sets_n_to_1_ssthresh_to_half_and_g_to_r_minus_tau() {
     d.now = deadline + Dur::from_millis(130);
     d.s.handle_ack(d.now, &IftpAck { flow: 0, seq: 31, echo: deadline });
     d.drain();
-    // Its ACK: slow start again (1 < 8), backoff back to 1, the window of two at once.
-    assert_eq!((d.s.window(), d.s.backoff()), (2, 1));
+    // Its ACK: slow start again (1 < 8), the window of two at once. The backoff outlives the
+    // ACK of the packet sent at the timeout (`BackoffReset::AfterProbe`, as TCP's outlives its
+    // retransmission's) and ends with the next packet's.
+    assert_eq!((d.s.window(), d.s.backoff()), (2, 2));
     assert_eq!((d.sent.len(), d.sent[32].at), (33, d.now));
+    d.now += Dur::from_millis(100);
+    d.s.handle_ack(d.now, &IftpAck { flow: 0, seq: 32, echo: d.sent[32].at });
+    assert_eq!(d.s.backoff(), 1);
     d.seqs_strictly_increase();
 }
 

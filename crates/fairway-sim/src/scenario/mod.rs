@@ -13,7 +13,7 @@ use fairway_aqm::{DropTailParams, RedParams};
 use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
 
 pub use crate::tcp::{SinkConfig, TcpConfig, TcpVariant};
-pub use fairway_proto::iftp::IftpConfig;
+pub use fairway_proto::iftp::{BackoffReset, IftpConfig};
 pub use fairway_proto::mapp::{MappConfig, Pacing, ScaleTable};
 
 pub use parse::{parse_scenario, parse_scenario_file};
@@ -74,6 +74,10 @@ pub struct FlowSpec {
     pub start: Time,
     /// When the application stops offering data; `None` = the end of the run.
     pub stop: Option<Time>,
+    /// Each data packet waits at its source a uniform random time in [0, send_jitter) before it
+    /// enters the first link, in order (a packet never overtakes the one before it): the random
+    /// host processing time that breaks phase effects (Floyd & Jacobson 1992). 0 = none.
+    pub send_jitter: Dur,
     pub app: AppSpec,
 }
 

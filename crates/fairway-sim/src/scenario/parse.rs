@@ -13,7 +13,7 @@ use crate::routing::Router;
 
 const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "link", "flow", "monitor", "sweep"];
 const LINK_KEYS: &[&str] = &["between", "from", "to", "rate", "delay", "queue", "loss", "count"];
-const FLOW_KEYS_COMMON: &[&str] = &["name", "app", "transport", "from", "to", "start", "stop", "count"];
+const FLOW_KEYS_COMMON: &[&str] = &["name", "app", "transport", "from", "to", "start", "stop", "count", "send_jitter"];
 const TCP_KEYS: &[&str] = &[
     "packet_size",
     "window",
@@ -27,6 +27,7 @@ const TCP_KEYS: &[&str] = &[
     "min_rto",
     "max_rto",
     "initial_rto",
+    "overhead",
     "delayed_ack",
     "header_size",
     "ack_size",
@@ -35,6 +36,9 @@ const CBR_KEYS: &[&str] = &["packet_size", "interval", "rate", "jitter", "max_pa
 const IFTP_KEYS: &[&str] = &[
     "packet_size",
     "access_rate",
+    "tau",
+    "backoff_reset",
+    "min_rto",
     "ssthresh",
     "w_max",
     "after_missing_thresh",
@@ -302,6 +306,11 @@ impl Builder {
             }
             None => None,
         };
+        // A random host delay before each data packet (docs/semantics.md, phase effects).
+        let send_jitter = match t.get("send_jitter") {
+            Some(v) => v.dur()?,
+            None => Dur::ZERO,
+        };
         let transport_v = t.get("transport");
         let transport = match &transport_v {
             Some(v) => Some((v.string()?, v)),
@@ -375,10 +384,31 @@ impl Builder {
                     }
                 }
                 let mut cfg = parse_iftp(t)?;
-                if t.get("access_rate").is_none() {
-                    // tau is a packet's time on the sender's access link: the first link of the route.
-                    if let Some(first) = router.route(from, to).and_then(|p| p.first().copied()) {
-                        cfg.link_rate = self.links[first].rate;
+                // tau, "the transmission time of a single packet" (seed 002 §3.1), is P x 8 over
+                // the rate of the sender's access link (the first link of the route) unless the
+                // file says otherwise: `access_rate` names the rate, `tau = "bottleneck"` takes
+                // the slowest link of the route.
+                let which = match (t.get("tau"), t.get("access_rate")) {
+                    (Some(v), Some(_)) => {
+                        return Err(v.error("give `tau` or `access_rate`, not both (both set tau)"));
+                    }
+                    (Some(v), None) => match v.string()?.as_str() {
+                        "access" => Some(false),
+                        "bottleneck" => Some(true),
+                        other => {
+                            return Err(v.error(format!(
+                                "unknown tau `{other}`: expected \"access\" or \"bottleneck\" (or give `access_rate`)"
+                            )))
+                        }
+                    },
+                    (None, Some(_)) => None,
+                    (None, None) => Some(false),
+                };
+                if let (Some(bottleneck), Some(path)) = (which, router.route(from, to)) {
+                    let rates = path.iter().map(|&l| self.links[l].rate);
+                    let rate = if bottleneck { rates.min() } else { rates.into_iter().next() };
+                    if let Some(r) = rate {
+                        cfg.link_rate = r;
                     }
                 }
                 finish_app(t, &[IFTP_KEYS])?;
@@ -391,7 +421,7 @@ impl Builder {
             }
         };
         self.check_routes(t, from, to, &app, router)?;
-        Ok(FlowSpec { name, group: group.to_string(), from, to, start, stop, app })
+        Ok(FlowSpec { name, group: group.to_string(), from, to, start, stop, send_jitter, app })
     }
 
     /// Another entry of a `count` group whose first entry gave `first`: its own name and ends,
@@ -653,6 +683,11 @@ fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
     if let Some(v) = t.get("initial_rto") {
         s.sender.initial_rto = v.dur_pos()?;
     }
+    if let Some(v) = t.get("overhead") {
+        // ns-2 `overhead_`: a random wait before new data is sent (docs/semantics.md, phase
+        // effects).
+        s.sender.overhead = v.dur()?;
+    }
     if s.sender.min_rto > s.sender.max_rto {
         return Err(t
             .req("min_rto")?
@@ -722,6 +757,14 @@ fn parse_iftp(t: &Tbl) -> Res<IftpConfig> {
     }
     if let Some(v) = t.get("max_backoff") {
         c.max_backoff = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("backoff_reset") {
+        let s = v.string()?;
+        c.backoff_reset = BackoffReset::parse(&s)
+            .ok_or_else(|| v.error(format!("unknown backoff_reset `{s}`: expected after_probe, ack or never")))?;
+    }
+    if let Some(v) = t.get("min_rto") {
+        c.min_rto = v.dur()?;
     }
     if let Some(v) = t.get("packets") {
         c.packets = Some(v.int_in(1, i64::MAX)? as u64);

@@ -544,4 +544,45 @@ fn iftp_flows_take_the_papers_parameters_and_their_access_rate() {
     assert_eq!(e.field, "flow[1].w_max");
     let sc = parse(&text.replace("scale = 1.5", "access_rate = \"1Mb\"")).unwrap();
     assert!(matches!(&sc.flows[1].app, AppSpec::Iftp(c) if c.link_rate == Rate(1_000_000)));
+    // `tau = "bottleneck"`: the slowest link of the route, r1 -> r2 at 2 Mb/s.
+    let sc = parse(&text.replace("scale = 1.5", "tau = \"bottleneck\"")).unwrap();
+    assert!(matches!(&sc.flows[1].app, AppSpec::Iftp(c) if c.link_rate == Rate(2_000_000)));
+    let sc = parse(&text.replace("scale = 1.5", "tau = \"access\"")).unwrap();
+    assert!(matches!(&sc.flows[1].app, AppSpec::Iftp(c) if c.link_rate == Rate(10_000_000)));
+    let e = parse(&text.replace("scale = 1.5", "tau = \"8ms\"")).unwrap_err();
+    assert_eq!(e.field, "flow[1].tau");
+    let e = parse(&text.replace("scale = 1.5", "tau = \"access\"\naccess_rate = \"1Mb\"")).unwrap_err();
+    assert_eq!(e.field, "flow[1].tau");
+    // The backoff rule and the timer's minimum.
+    match &sc.flows[1].app {
+        AppSpec::Iftp(c) => assert_eq!((c.backoff_reset, c.min_rto), (BackoffReset::AfterProbe, Dur::ZERO)),
+        a => panic!("{a:?}"),
+    }
+    let sc = parse(&text.replace("scale = 1.5", "backoff_reset = \"never\"\nmin_rto = \"200ms\"")).unwrap();
+    match &sc.flows[1].app {
+        AppSpec::Iftp(c) => {
+            assert_eq!((c.backoff_reset, c.min_rto), (BackoffReset::Never, Dur::from_millis(200)))
+        }
+        a => panic!("{a:?}"),
+    }
+    let e = parse(&text.replace("scale = 1.5", "backoff_reset = \"sometimes\"")).unwrap_err();
+    assert_eq!(e.field, "flow[1].backoff_reset");
+}
+
+#[test]
+fn phase_effect_remedies_parse_per_flow_and_reject_bad_values() {
+    let sc = with("window = 15", "window = 15\noverhead = \"8ms\"\nsend_jitter = \"2ms\"").unwrap();
+    let ftp = &sc.flows[0];
+    assert_eq!(ftp.send_jitter, Dur::from_millis(2));
+    assert_eq!(ftp.tcp().unwrap().sender.overhead, Dur::from_millis(8));
+    assert_eq!(sc.flows[1].send_jitter, Dur::ZERO, "off unless asked");
+    let sc = with("interval = \"5ms\"", "interval = \"5ms\"\nsend_jitter = \"1ms\"").unwrap();
+    assert_eq!(sc.flows[1].send_jitter, Dur::from_millis(1), "any flow may have it");
+    let e = with("window = 15", "window = 15\nsend_jitter = \"-1ms\"").unwrap_err();
+    assert_eq!(e.field, "flow[0].send_jitter");
+    let e = with("window = 15", "window = 15\noverhead = \"soon\"").unwrap_err();
+    assert_eq!(e.field, "flow[0].overhead");
+    // `overhead` is TCP's (ns-2 `overhead_`); a CBR has `jitter` and `send_jitter`.
+    let e = with("interval = \"5ms\"", "interval = \"5ms\"\noverhead = \"1ms\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].overhead");
 }

@@ -119,6 +119,15 @@ pub struct TcpConfig {
     /// uniformly in `[0, tcpTick_)` from the global RNG; the engine may do the same from the
     /// flow's rng stream. Default 0.
     pub tick_phase: Dur,
+    /// ns-2 `overhead_`: when the window opens, new data waits a uniform random time in
+    /// `[0, overhead)` before it is sent (everything the window allows by then goes together),
+    /// which breaks the phase effects of deterministic drop-tail runs (Floyd & Jacobson 1992,
+    /// "On traffic phase effects in packet-switched gateways"). Retransmissions on duplicate
+    /// and partial ACKs are not delayed. 0 = off (ns-2's default).
+    pub overhead: Dur,
+    /// The seed of the sender's stream for the `overhead` draws (the engine derives it from the
+    /// flow's stream, as it does `tick_phase`).
+    pub overhead_seed: u64,
     /// NewReno `newreno_changes1_`: re-arm the retransmit timer only on the first partial ACK
     /// (RFC 6582 §4.1 "Impatient"); false re-arms it on every partial ACK (true).
     pub newreno_impatient: bool,
@@ -150,6 +159,8 @@ impl Default for TcpConfig {
             decrease_num: 0.5,
             limited_transmit: true,
             tick_phase: Dur::ZERO,
+            overhead: Dur::ZERO,
+            overhead_seed: 0,
             newreno_impatient: true,
             partial_window_deflation: true,
         }

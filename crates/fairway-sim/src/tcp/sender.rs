@@ -6,7 +6,7 @@
 
 use std::collections::VecDeque;
 
-use fairway_core::{Bytes, Dur, Time};
+use fairway_core::{Bytes, Dur, Rng, Time};
 
 use super::rtt::RttEstimator;
 use super::{TcpAck, TcpConfig, TcpSegment, TcpVariant};
@@ -94,6 +94,11 @@ pub struct TcpSender {
     pub(super) rtt_seq: i64,
     pub(super) rtt_ts: Time,
     pub(super) rtx_deadline: Option<Time>,
+    /// ns-2's delayed-send timer (`delsnd_timer_`), running while new data waits out its
+    /// random `overhead`.
+    pub(super) delsnd_deadline: Option<Time>,
+    /// Draws the `overhead` delays; untouched when `overhead` is 0.
+    rng: Rng,
     pub(super) out: VecDeque<TcpSegment>,
     pub(super) stats: TcpSenderStats,
 }
@@ -105,6 +110,7 @@ impl TcpSender {
         let rtt = RttEstimator::new(cfg.tick, cfg.tick_phase, cfg.min_rto, cfg.max_rto, cfg.initial_rto);
         let ssthresh = cfg.initial_ssthresh.unwrap_or(cfg.window) as i64;
         let cwnd = if cfg.syn && cfg.delay_growth { 1.0 } else { cfg.window_init as f64 };
+        let rng = Rng::from_seed(cfg.overhead_seed);
         TcpSender {
             wnd_init: cfg.window_init,
             cfg,
@@ -128,6 +134,8 @@ impl TcpSender {
             rtt_seq: -1,
             rtt_ts: Time::ZERO,
             rtx_deadline: None,
+            delsnd_deadline: None,
+            rng,
             out: VecDeque::new(),
             stats: TcpSenderStats::default(),
         }
@@ -173,9 +181,18 @@ impl TcpSender {
         }
     }
 
-    /// The retransmission timer fired (ns-2 `RenoTcpAgent::timeout` then
-    /// `TcpAgent::timeout`). Ignored unless the timer is armed and due.
+    /// A timer fired: the delayed send of `overhead` (ns-2 `timeout_nonrtx`, which sends what
+    /// the window allows), then the retransmission timer (ns-2 `RenoTcpAgent::timeout` then
+    /// `TcpAgent::timeout`). Each is ignored unless armed and due.
     pub fn on_timeout(&mut self, now: Time) {
+        if self.delsnd_deadline.is_some_and(|d| d <= now) {
+            self.delsnd_deadline = None;
+            self.send_much_forced(now, self.cfg.max_burst, true);
+        }
+        self.on_rtx_timeout(now);
+    }
+
+    fn on_rtx_timeout(&mut self, now: Time) {
         match self.rtx_deadline {
             Some(d) if d <= now => {}
             _ => return,
@@ -225,9 +242,12 @@ impl TcpSender {
         self.out.pop_front()
     }
 
-    /// The retransmission timer deadline, if armed.
+    /// The earliest armed timer: the retransmission timer or the delayed send of `overhead`.
     pub fn poll_timeout(&self) -> Option<Time> {
-        self.rtx_deadline
+        match (self.rtx_deadline, self.delsnd_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// A finite transfer is fully acknowledged (ns-2 calls `finish` at this point).
@@ -330,9 +350,25 @@ impl TcpSender {
 
     /// ns-2 `send_much()`: send while `t_seqno <= highest_ack + window` and data remain.
     pub(super) fn send_much(&mut self, now: Time, maxburst: u32) {
+        self.send_much_forced(now, maxburst, false);
+    }
+
+    /// ns-2 `send_much(force, ...)`: with `overhead`, an unforced call that finds the window open
+    /// arms the delayed send at a uniform random time in [0, overhead) and sends nothing; the
+    /// delayed send, when it fires, is forced and sends all the window allows. While it is
+    /// pending, unforced calls send nothing.
+    fn send_much_forced(&mut self, now: Time, maxburst: u32, force: bool) {
+        if !force && self.delsnd_deadline.is_some() {
+            return;
+        }
         let mut win = self.win();
         let mut n = 0u32;
         while self.t_seqno <= self.highest_ack.saturating_add(win) && self.t_seqno < self.curseq {
+            if !(force || self.cfg.overhead.is_zero()) {
+                // ns-2 `Random::uniform(overhead_)`, on the nanosecond grid.
+                self.delsnd_deadline = Some(now + Dur(self.rng.below(self.cfg.overhead.0)));
+                return;
+            }
             self.output(now, self.t_seqno);
             n += 1;
             self.t_seqno += 1;

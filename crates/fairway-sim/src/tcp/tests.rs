@@ -405,3 +405,79 @@ fn zero_sized_configs_do_not_panic() {
         drain(&mut s, t(i));
     }
 }
+
+#[test]
+fn overhead_delays_new_data_by_a_random_wait_below_it_and_sends_it_together() {
+    // ns-2 `overhead_` (tcp.cc send_much and timeout_nonrtx): an open window arms the delayed
+    // send at Random::uniform(overhead_); when it fires, everything the window allows goes.
+    let overhead = Dur::from_millis(8);
+    let mut waits = vec![];
+    for seed in 0..40u64 {
+        let mut s = TcpSender::new(TcpConfig { overhead, overhead_seed: seed, ..big_window() });
+        s.send(t(0), None);
+        assert!(drain(&mut s, t(0)).is_empty(), "the SYN waits too");
+        let d = s.poll_timeout().expect("the delayed send is armed");
+        assert!(d < t(0) + overhead, "{d}");
+        waits.push(d.0);
+        // An unforced call while it is pending sends nothing and keeps the same deadline.
+        s.send(t(0), None);
+        assert_eq!(s.poll_timeout(), Some(d));
+        s.on_timeout(d);
+        assert_eq!(seqs(&drain(&mut s, d)), vec![0]);
+        // The retransmission timer is what is armed now.
+        assert_eq!(s.poll_timeout(), Some(d + Dur::from_secs(3)));
+        // The SYN's ACK opens cwnd to 2: both segments wait for one delayed send.
+        let now = d + Dur::from_millis(100);
+        s.on_ack(now, &ack(0));
+        assert!(drain(&mut s, now).is_empty());
+        let d2 = s.poll_timeout().unwrap();
+        assert!(d2 >= now && d2 < now + overhead);
+        s.on_timeout(d2);
+        assert_eq!(seqs(&drain(&mut s, d2)), vec![1, 2]);
+    }
+    // The waits spread over [0, overhead): not one value, not all in one half.
+    let lo = waits.iter().filter(|&&w| w < overhead.0 / 2).count();
+    assert!((10..=30).contains(&lo), "{lo} of 40 in the lower half");
+    // The same seed gives the same waits.
+    let again = TcpSender::new(TcpConfig { overhead, overhead_seed: 3, ..big_window() });
+    let mut again = again;
+    again.send(t(0), None);
+    assert_eq!(again.poll_timeout(), Some(Time(waits[3])));
+}
+
+#[test]
+fn overhead_does_not_delay_a_fast_retransmit() {
+    // ns-2's dupack path calls output() directly: the retransmission leaves at once.
+    let cfg = TcpConfig { overhead: Dur::from_millis(5), overhead_seed: 7, ..big_window() };
+    let mut s = TcpSender::new(cfg);
+    s.send(t(0), None);
+    let mut now = s.poll_timeout().unwrap();
+    s.on_timeout(now);
+    drain(&mut s, now);
+    // Ack the SYN and let slow start run a few lossless rounds, firing each delayed send.
+    let mut highest = 0i64;
+    for _ in 0..4 {
+        now += Dur::from_millis(100);
+        s.on_ack(now, &ack(highest));
+        let d = s.poll_timeout().unwrap();
+        s.on_timeout(d);
+        let out = drain(&mut s, d);
+        assert!(!out.is_empty());
+        highest = out.last().unwrap().seq as i64 - 1;
+    }
+    // `highest` is acknowledged (the window opens: a delayed send), then three duplicates of
+    // it: the third retransmits highest + 1 in the same call.
+    now += Dur::from_millis(100);
+    s.on_ack(now, &ack(highest));
+    let d = s.poll_timeout().unwrap();
+    s.on_timeout(d);
+    assert!(!drain(&mut s, d).is_empty());
+    now = d + Dur::from_millis(100);
+    for _ in 0..2 {
+        s.on_ack(now, &ack(highest));
+        drain(&mut s, now);
+    }
+    s.on_ack(now, &ack(highest));
+    let out = drain(&mut s, now);
+    assert!(out.iter().any(|x| x.retransmit && x.seq as i64 == highest + 1), "{out:?}");
+}
