@@ -96,19 +96,24 @@ enum Cmd {
         #[command(subcommand)]
         which: ModelCmd,
     },
-    /// Run a paper's scenarios and write a report beside the paper's numbers.
+    /// Run a paper's experiments over several seeds; write report.md and claims.csv, every claim
+    /// of the paper beside fairway's value with a band and a verdict.
+    #[command(after_help = fairway_sim::reproduce::HELP)]
     Reproduce {
-        /// Which paper: kadhum2015.
+        /// Which paper (listed below).
         name: String,
         /// Report folder [default: out/<name>].
         #[arg(long)]
         out: Option<PathBuf>,
-        /// The scenarios folder.
-        #[arg(long, default_value = "scenarios")]
-        scenarios: PathBuf,
-        /// Override the scenarios' seed.
-        #[arg(long)]
-        seed: Option<u64>,
+        /// Read the scenario files from DIR/<name>/ instead of the built-in ones.
+        #[arg(long, value_name = "DIR")]
+        scenarios: Option<PathBuf>,
+        /// The first seed; each experiment point runs --reps seeds from it.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Independent runs (seeds) per experiment point.
+        #[arg(long, default_value_t = fairway_sim::reproduce::DEFAULT_REPS as u64, value_parser = clap::value_parser!(u64).range(2..=1000))]
+        reps: u64,
     },
 }
 
@@ -146,7 +151,7 @@ fn main() -> ExitCode {
         Cmd::Run { file, out, seed, quiet } => run(&file, out, seed, quiet),
         Cmd::Check { file } => check(&file),
         Cmd::Sweep { file, out, jobs, quiet } => run_sweep(&file, out, jobs, quiet),
-        Cmd::Reproduce { name, out, scenarios, seed } => reproduce(&name, out, scenarios, seed),
+        Cmd::Reproduce { name, out, scenarios, seed, reps } => reproduce(&name, out, scenarios, seed, reps),
         Cmd::Model { which: ModelCmd::Iftp { packet_size, rtt, ssthresh, w_max, loss, access_rate, out } } => {
             model_iftp(&packet_size, &rtt, ssthresh, w_max, loss, &access_rate, out)
         }
@@ -301,13 +306,21 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Res
     Ok(())
 }
 
-fn reproduce(name: &str, out: Option<PathBuf>, scenarios: PathBuf, seed: Option<u64>) -> Result<(), Failure> {
+fn reproduce(
+    name: &str,
+    out: Option<PathBuf>,
+    scenarios: Option<PathBuf>,
+    seed: u64,
+    reps: u64,
+) -> Result<(), Failure> {
     use fairway_sim::reproduce::{self, ReproduceError, ReproduceOptions};
     let out = out.unwrap_or_else(|| PathBuf::from("out").join(name));
-    let opts = ReproduceOptions { scenarios, out, seed };
+    let opts = ReproduceOptions { scenarios, out, first_seed: seed, reps: reps as usize };
     let started = Instant::now();
     let report = reproduce::reproduce(name, &opts, &mut |stem| eprintln!("  running {stem}")).map_err(|e| match e {
-        ReproduceError::Unknown(_) | ReproduceError::Scenario(_) => Failure::Input(e.to_string()),
+        ReproduceError::Unknown(_) | ReproduceError::Planned(..) | ReproduceError::Scenario(_) => {
+            Failure::Input(e.to_string())
+        }
         other => Failure::Other(anyhow::Error::new(other)),
     })?;
     println!("report: {} ({:.1} s)", report.display(), started.elapsed().as_secs_f64());

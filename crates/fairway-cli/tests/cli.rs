@@ -159,15 +159,41 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 }
 
 #[test]
-fn reproduce_writes_a_report_and_rejects_unknown_papers() {
-    let out = tmp("reproduce");
-    let o = fairway(&["reproduce", "kadhum2015", "--out", out.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(out.join("report.md").exists());
-    let o = fairway(&["reproduce", "nosuchpaper"]);
+fn reproduce_runs_from_any_directory_and_names_every_paper() {
+    // From a directory with no scenarios/ in it: the scenario files are built in.
+    let elsewhere = tmp("reproduce-elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let run_in = |dir: &Path, args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_fairway")).args(args).current_dir(dir).output().expect("run fairway")
+    };
+    for paper in ["kadhum2015", "elaarag2002"] {
+        let o = run_in(&elsewhere, &["reproduce", paper, "--reps", "2", "--out", "r"]);
+        assert!(o.status.success(), "{paper}: {}", String::from_utf8_lossy(&o.stderr));
+        for f in ["report.md", "claims.csv"] {
+            assert!(elsewhere.join("r").join(f).metadata().is_ok_and(|m| m.len() > 100), "{paper}: {f}");
+        }
+        let report = fs::read_to_string(elsewhere.join("r/report.md")).unwrap();
+        assert!(report.contains("Fewer than the 5 seeds"), "two reps are flagged");
+        fs::remove_dir_all(elsewhere.join("r")).unwrap();
+    }
+    // --help lists the five papers, those to come with their issue.
+    let o = run_in(&elsewhere, &["reproduce", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    for needle in ["kadhum2015", "dccp-ns2", "elaarag2002", "chung-dcbt", "janani-tfrc", "issue 11"] {
+        assert!(help.contains(needle), "--help lacks {needle}:\n{help}");
+    }
+    // An unknown name lists them all; a paper still to come says so; both are input errors.
+    let o = run_in(&elsewhere, &["reproduce", "nosuchpaper"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("kadhum2015"), "the error lists what is known");
-    let _ = fs::remove_dir_all(out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    for needle in ["kadhum2015", "dccp-ns2", "elaarag2002", "chung-dcbt", "janani-tfrc"] {
+        assert!(err.contains(needle), "the error lists {needle}: {err}");
+    }
+    let o = run_in(&elsewhere, &["reproduce", "chung-dcbt"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("issue 13"));
+    assert!(!elsewhere.join("out").exists(), "nothing written for a paper that cannot run");
+    let _ = fs::remove_dir_all(elsewhere);
 }
 
 #[test]

@@ -120,12 +120,12 @@ pub fn iftp_model(p: &IftpModelParams) -> IftpModelOutput {
         p.packet_size, p.ssthresh, p.w_max
     );
     let figure3_svg = Plot::new(&title3, "lg N (N = packets in the file)", "bandwidth x RTT / P (packets)")
-        .series(Series { name: "ideal, eqs. (17)-(19)", points: &ideal_pts, style: Style::Line })
-        .series(Series { name: "worst case, eq. (27)", points: &worst_pts, style: Style::Line })
+        .series(Series::new("ideal, eqs. (17)-(19)", &ideal_pts, Style::Line))
+        .series(Series::new("worst case, eq. (27)", &worst_pts, Style::Line))
         .to_svg();
     let title_loss = format!("Seed 002 eq. (26): non-ideal bound for P = {}, R = {}", p.packet_size, p.rtt);
     let loss_svg = Plot::new(&title_loss, "log10 p (drop rate)", "bandwidth bound (kb/s)")
-        .series(Series { name: "eq. (26)", points: &bound_pts, style: Style::Line })
+        .series(Series::new("eq. (26)", &bound_pts, Style::Line))
         .to_svg();
     let mut summary = String::new();
     let _ = writeln!(

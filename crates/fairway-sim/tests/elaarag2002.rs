@@ -1,11 +1,14 @@
-//! Seed 002 (IFTP): the simulated protocol against the paper's §5 model, and the claims of its
-//! §6 as bands that follow from the paper.
+//! Seed 002 (IFTP): the simulated protocol against the paper's §5 model, and its §6 claims with
+//! the bands the paper's own words give ("almost equal", "the same range"), or against the
+//! physics that explains why a claim stays not reproduced.
 
 use std::path::{Path, PathBuf};
 
 use fairway_proto::iftp::model;
-use fairway_sim::reproduce::elaarag2002::{extended_ratios, fig6_bandwidths, run_file, table2};
-use fairway_sim::reproduce::{reproduce, ReproduceOptions};
+use fairway_sim::reproduce::claims::Verdict;
+use fairway_sim::reproduce::elaarag2002::claims::{extended_rows, table2_rows, ALMOST_EQUAL};
+use fairway_sim::reproduce::elaarag2002::{est, per_source, share_ratio, slot_ratio, Kind};
+use fairway_sim::reproduce::{reproduce, run_grid, ReproduceOptions, Runs};
 use fairway_sim::results::FlowSummary;
 use fairway_sim::{parse_scenario, run, RunOptions, Summary};
 
@@ -15,7 +18,13 @@ fn repo() -> PathBuf {
 
 fn opts(tag: &str) -> ReproduceOptions {
     let out = std::env::temp_dir().join(format!("fairway-elaarag-{tag}-{}", std::process::id()));
-    ReproduceOptions { scenarios: repo().join("scenarios"), out, seed: None }
+    ReproduceOptions { scenarios: Some(repo().join("scenarios")), ..ReproduceOptions::new(out) }
+}
+
+/// One experiment of the reproduction over its five seeds (the scenario files on disk; the
+/// paper's folder, or validation/).
+fn grid(o: &ReproduceOptions, folder: &str, stem: &str) -> Runs {
+    run_grid(o, folder, stem, false, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn sim(text: &str) -> Summary {
@@ -113,30 +122,95 @@ fn under_bernoulli_loss_the_steady_rate_is_close_to_the_nonideal_bound() {
 }
 
 #[test]
-fn iftp_is_within_a_factor_of_two_of_tcp_in_the_figure_6_set_up() {
-    let o = opts("fig6");
-    let r = run_file(&o, "fig6-table1").unwrap();
-    let (i, t) = fig6_bandwidths(&r);
-    assert!(i >= t / 2.0 && i <= 2.0 * t, "IFTP {i} vs TCP {t}");
-    // Two IFTP and two TCP sources keep the 1 Mb/s link busy.
+fn iftp_shares_almost_equally_with_a_tcp_that_recovers_losses_as_it_does() {
+    // Seed 002 §6.1: IFTP and TCP "have a fair almost equal share": the smaller within 20% of the
+    // larger (ALMOST_EQUAL; §6.4 calls 26% apart only "relatively close"). IFTP reacts once to the
+    // losses of a round trip (§4), as NewReno recovers them; against NewReno in the Figure 6
+    // set-up the mean ratio over five seeds is inside the band.
+    let o = opts("fig6-newreno");
+    let r = grid(&o, "elaarag2002", "fig6-newreno");
+    let ratio = share_ratio(&r, &[]);
+    assert!(ratio.mean <= ALMOST_EQUAL && ratio.mean >= 1.0 / ALMOST_EQUAL, "IFTP / NewReno {ratio:?}");
+    // The link stays full: what one does not take the other does.
     for s in &r.summaries {
         let l = s.links.iter().find(|l| l.name == "r1->r2").unwrap();
-        assert!(l.utilization > 0.95, "{}", l.utilization);
+        assert!(l.utilization > 0.97, "{}", l.utilization);
     }
     let _ = std::fs::remove_dir_all(&o.out);
 }
 
 #[test]
-fn iftp_loses_far_fewer_packets_than_a_udp_source_that_overloads_the_link() {
-    // Table II's claim where it follows from the physics of a FIFO: a UDP source sending at 80%
-    // of the 1.5 Mb/s bottleneck or more keeps sending into the full queue, while IFTP halves.
-    // (Below that the claim does not hold in fairway: see the report and docs/semantics.md.)
-    let o = opts("table2");
-    let r = run_file(&o, "table2-3").unwrap();
-    for (rate, udp, iftp, _) in table2(&r) {
-        let mbps = fairway_core::Rate::parse(&rate).unwrap().0 as f64 / 1e6;
-        if mbps >= 1.2 {
-            assert!(2.0 * iftp < udp, "at {rate}: IFTP {iftp} vs UDP {udp}");
+fn against_reno_iftp_takes_more_because_reno_times_out_on_a_second_loss() {
+    // With the paper's TCP Reno the share is outside "almost equal" (claim on Fig. 6 not
+    // reproduced), and the reason is Reno's: it meets a second loss in a window with a timeout,
+    // while IFTP, reacting once per round trip, hardly ever times out. A Reno in IFTP's slots
+    // (checked against ns-2 in the validation suite) gets its fair share: the TCP that IFTP
+    // emulates would not take what IFTP takes.
+    let o = opts("fig6-reno");
+    let r = grid(&o, "elaarag2002", "fig6-table1");
+    let ratio = share_ratio(&r, &[]);
+    assert!(ratio.mean > ALMOST_EQUAL, "IFTP / Reno {ratio:?}: now almost equal? Update the report's explanation");
+    let timeouts = |k: Kind| est(&r, &[], |s| per_source(s, k, |f| f.timeouts as f64)).mean;
+    assert!(
+        timeouts(Kind::Tcp) >= 5.0 && timeouts(Kind::Iftp) <= 1.0,
+        "{} vs {}",
+        timeouts(Kind::Tcp),
+        timeouts(Kind::Iftp)
+    );
+    let slot = slot_ratio(&grid(&o, "validation", "elaarag2002-fig6-reno"));
+    assert!(slot.mean <= ALMOST_EQUAL && slot.mean >= 1.0 / ALMOST_EQUAL, "Reno in IFTP's slots: {slot:?}");
+    let _ = std::fs::remove_dir_all(&o.out);
+}
+
+#[test]
+fn starved_iftp_backs_off_like_tcp_not_once_per_round_trip() {
+    // Table II at 1.8 Mb/s of UDP on the 1.5 Mb/s link: IFTP lives on timeouts. Ending the
+    // timer's backoff at every ACK (BackoffReset::Ack, fairway's rule before) keeps it probing
+    // about once per round trip; the TCP-like default keeps the backoff past the ACK of the packet
+    // sent at the timeout, which changes little here (two successes in a row still come often at
+    // 60% loss); the literal reading never ends it and cuts the losses by about three. The order
+    // is what the rules imply: no worse, then fewer by three standard errors of the means over
+    // five seeds.
+    let o = opts("starved");
+    let text = std::fs::read_to_string(repo().join("scenarios/elaarag2002/table2-3.toml")).unwrap();
+    let at_18 = |rule: &str| {
+        let t = text.replace("tau = \"bottleneck\"\n", &format!("tau = \"bottleneck\"\nbackoff_reset = \"{rule}\"\n"));
+        let t = t.replace(
+            r#""flow.udp.rate" = ["1.8Mb", "1.2Mb", "0.9Mb", "0.6Mb", "0.3Mb", "0.16Mb"]"#,
+            r#""flow.udp.rate" = ["1.8Mb"]"#,
+        );
+        let dir = o.out.join(rule).join("elaarag2002");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("t.toml"), t).unwrap();
+        let oo = ReproduceOptions { scenarios: Some(o.out.join(rule)), ..o.clone() };
+        let r = grid(&oo, "elaarag2002", "t");
+        est(&r, &[], |s| per_source(s, Kind::Iftp, |f| f.dropped_pkts as f64))
+    };
+    let (ack, probe, never) = (at_18("ack"), at_18("after_probe"), at_18("never"));
+    let se = |e: &fairway_sim::reproduce::stats::Estimate| e.sd / (e.n as f64).sqrt();
+    assert!(probe.mean <= ack.mean + 3.0 * (se(&probe) + se(&ack)), "after_probe {probe:?} vs ack {ack:?}");
+    assert!(never.mean + 3.0 * (se(&never) + se(&probe)) < probe.mean, "never {never:?} vs after_probe {probe:?}");
+    let _ = std::fs::remove_dir_all(&o.out);
+}
+
+#[test]
+fn no_reading_lets_a_cbr_below_its_share_lose_a_tenth_of_its_packets() {
+    // The report's reason for Table II's UDP column (10-34% lost at 0.16-1.2 Mb/s while IFTP and
+    // TCP lose a few dozen): on a shared FIFO a CBR below its share meets the full queue no more
+    // often than the others. At 0.3 Mb/s the paper's UDP loses 1545 of 4500 packets (34%); in no
+    // reading does fairway's lose 10%. With the larger buffer (fitted to Table III's IFTP delay)
+    // IFTP and TCP lose within the paper's own "same range" of each other (a factor of 2).
+    let o = opts("readings");
+    for stem in ["table2-3", "table2-3-buffer", "table2-3-frames", "table2-3-noreset"] {
+        let r = grid(&o, "elaarag2002", stem);
+        let at = [("flow.udp.rate", "0.3Mb")];
+        let lost = est(&r, &at, |s| per_source(s, Kind::Udp, |f| f.dropped_pkts as f64 / f.sent_pkts as f64));
+        assert!(lost.mean < 0.10, "{stem}: UDP loses {:.1}% at 0.3 Mb/s", 100.0 * lost.mean);
+        if stem == "table2-3-buffer" {
+            for (rate, e) in table2_rows(&r).into_iter().filter(|(k, _)| k != "1.8Mb") {
+                let x = e[1].mean / e[2].mean;
+                assert!((0.5..=2.0).contains(&x), "{stem} at {rate}: IFTP / TCP losses {x}");
+            }
         }
     }
     let _ = std::fs::remove_dir_all(&o.out);
@@ -145,25 +219,43 @@ fn iftp_loses_far_fewer_packets_than_a_udp_source_that_overloads_the_link() {
 #[test]
 fn the_extended_modes_share_grows_with_s() {
     let o = opts("ext");
-    let r = run_file(&o, "extended").unwrap();
-    let ratios = extended_ratios(&r);
-    assert_eq!(ratios.len(), 3);
-    for w in ratios.windows(2) {
-        assert!(w[1].1 > w[0].1, "{ratios:?}");
+    let r = grid(&o, "elaarag2002", "extended");
+    let rows = extended_rows(&r);
+    assert_eq!(rows.len(), 3);
+    for w in rows.windows(2) {
+        assert!(w[1].1.mean > w[0].1.mean, "{rows:?}");
     }
     let _ = std::fs::remove_dir_all(&o.out);
 }
 
 #[test]
-fn reproduce_writes_the_report() {
+fn reproduce_writes_the_report_and_one_claims_row_per_claim() {
     let o = opts("report");
     let path = reproduce("elaarag2002", &o, &mut |_| {}).unwrap();
     let text = std::fs::read_to_string(path).unwrap();
-    for needle in ["Table I", "22.98", "Table II", "3760", "Table III", "541.05", "Table IV", "Extended mode"] {
+    // The report opens with the counts.
+    let first = text.lines().find(|l| l.starts_with("**")).unwrap();
+    assert!(first.starts_with("**Of ") && first.contains("reproduced,"), "{first}");
+    for needle in ["Table I", "Table II", "Table III", "Table IV", "Extended mode", "under each reading"] {
         assert!(text.contains(needle), "report lacks {needle}");
     }
-    for f in ["fig5.svg", "table2.svg", "extended.svg"] {
-        assert!(o.out.join(f).exists(), "{f}");
+    let csv = std::fs::read_to_string(o.out.join("claims.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("claim,source,paper,fairway,band,verdict"));
+    let verdicts: Vec<&str> = lines.map(|l| l.rsplit(',').next().unwrap()).collect();
+    let names: Vec<&str> = Verdict::ALL.iter().map(|v| v.name()).collect();
+    assert!(verdicts.iter().all(|v| names.contains(v)), "{verdicts:?}");
+    // Every table cell has its row: Table I 4, Table II 18, Table III 4, Table IV 18.
+    assert!(verdicts.len() >= 44 + 10, "{} rows", verdicts.len());
+    // Counts in the report are those of the CSV.
+    let n = |v: &str| verdicts.iter().filter(|x| **x == v).count();
+    assert!(first.contains(&format!("{} reproduced", n("reproduced"))), "{first}");
+    assert!(first.contains(&format!("{} paper_inconsistent", n("paper_inconsistent"))), "{first}");
+    // The two claims the paper's own arithmetic contradicts: Table III's delays exceed what the
+    // stated 50-packet buffer can hold (11 + 267 + 2 ms).
+    assert!(n("paper_inconsistent") >= 2);
+    for f in ["fig5.svg", "table2.svg", "table2-readings.svg", "table4.svg", "extended.svg"] {
+        assert!(o.out.join(f).metadata().is_ok_and(|m| m.len() > 1000), "{f}");
     }
     let _ = std::fs::remove_dir_all(&o.out);
 }

@@ -18,7 +18,7 @@ struct Line {
 fn plot<'a>(title: &'a str, x: &'a str, y: &'a str, lines: &'a [Line], style: Style) -> Plot<'a> {
     let mut p = Plot::new(title, x, y);
     for l in lines {
-        p = p.series(Series { name: &l.name, points: &l.pts, style });
+        p = p.series(Series::new(&l.name, &l.pts, style));
     }
     p
 }

@@ -47,6 +47,11 @@ pub enum Style {
     Step,
     /// A dot per point and no connecting line.
     Points,
+    /// Straight segments with a dot at each point (few points: a sweep's means).
+    LinePoints,
+    /// An open diamond per point and no line: reference values, such as a paper's numbers drawn
+    /// beside a simulation's.
+    Markers,
 }
 
 /// One named trace of a plot.
@@ -57,11 +62,27 @@ pub struct Series<'a> {
     /// (x, y) in the caller's units, x increasing; non-finite points are skipped.
     pub points: &'a [(f64, f64)],
     pub style: Style,
+    /// Error bars: for each point, the half-height of a vertical bar centred on it (a 95%
+    /// confidence interval, say). Non-finite or missing entries draw no bar.
+    pub errors: Option<&'a [f64]>,
+    /// Draw in the colour and dash of the series at this index rather than its own (a paper's
+    /// values in the colour of the simulation's series they go with).
+    pub look: Option<usize>,
 }
 
 impl<'a> Series<'a> {
     pub fn new(name: &'a str, points: &'a [(f64, f64)], style: Style) -> Self {
-        Series { name, points, style }
+        Series { name, points, style, errors: None, look: None }
+    }
+    /// The same series drawn in the colour of series `k` (see [`Series::look`]).
+    pub fn like(mut self, k: usize) -> Self {
+        self.look = Some(k);
+        self
+    }
+    /// The same series with error bars (see [`Series::errors`]).
+    pub fn with_errors(mut self, errors: &'a [f64]) -> Self {
+        self.errors = Some(errors);
+        self
     }
     pub fn line(name: &'a str, points: &'a [(f64, f64)]) -> Self {
         Self::new(name, points, Style::Line)
@@ -314,13 +335,17 @@ fn x_axis(extent: Option<(f64, f64)>, fixed: bool, px: f64) -> Axis {
 fn y_axis(p: &Plot<'_>, x_window: Option<(f64, f64)>, px: f64) -> (Axis, bool) {
     let mut extent: Option<(f64, f64)> = None;
     let mut integral = true;
-    for &(x, y) in p.series.iter().flat_map(|s| s.points.iter()).filter(|p| finite(p)) {
-        if x_window.is_some_and(|(a, b)| x < a || x > b) {
-            continue;
+    for s in &p.series {
+        for (k, &(x, y)) in s.points.iter().enumerate().filter(|(_, p)| finite(p)) {
+            if x_window.is_some_and(|(a, b)| x < a || x > b) {
+                continue;
+            }
+            let y = clamp_value(y);
+            integral &= y.fract() == 0.0;
+            let e = s.errors.and_then(|e| e.get(k)).copied().filter(|e| e.is_finite()).map_or(0.0, f64::abs);
+            let (a, b) = (clamp_value(y - e), clamp_value(y + e));
+            extent = Some(extent.map_or((a, b), |(lo, hi)| (lo.min(a), hi.max(b))));
         }
-        let y = clamp_value(y);
-        integral &= y.fract() == 0.0;
-        extent = Some(extent.map_or((y, y), |(lo, hi)| (lo.min(y), hi.max(y))));
     }
     let fixed_lo = p.y_min.filter(|v| v.is_finite()).map(clamp_value);
     let fixed_hi = p.y_max.filter(|v| v.is_finite()).map(clamp_value);
@@ -465,11 +490,13 @@ fn path_data(pts: &[(f64, f64)], style: Style) -> String {
     let single = pts.len() == 1;
     for (k, &(x, y)) in pts.iter().enumerate() {
         let _ = match style {
+            // An open diamond, 4.5 px from the centre to each corner.
+            Style::Markers => write!(d, "M{} {}l4.5 4.5l-4.5 4.5l-4.5 -4.5z", N(x), N(y - 4.5)),
             _ if single => write!(d, "M{} {}h0", N(x), N(y)),
             Style::Points => write!(d, "M{} {}h0", N(x), N(y)),
             _ if k == 0 => write!(d, "M{} {}", N(x), N(y)),
-            Style::Line if k == 1 => write!(d, "L{} {}", N(x), N(y)),
-            Style::Line => write!(d, " {} {}", N(x), N(y)),
+            Style::Line | Style::LinePoints if k == 1 => write!(d, "L{} {}", N(x), N(y)),
+            Style::Line | Style::LinePoints => write!(d, " {} {}", N(x), N(y)),
             Style::Step => {
                 let (px, py) = pts[k - 1];
                 if N(x).to_string() != N(px).to_string() {
@@ -499,6 +526,7 @@ fn stroke_attrs(i: usize, style: Style, width: &str) -> String {
             let cap = if (i / PALETTE.len()).is_multiple_of(2) { "round" } else { "square" };
             format!(r#"stroke="{colour}" stroke-width="4" stroke-linecap="{cap}""#)
         }
+        Style::Markers => format!(r#"stroke="{colour}" stroke-width="1.6" fill="white""#),
         _ => {
             let mut a = format!(r#"stroke="{colour}" stroke-width="{width}""#);
             if !dash.is_empty() {
@@ -706,8 +734,24 @@ fn draw_panel(s: &mut String, pn: &Panel<'_, '_>, left: f64, w: f64, x: &Axis, x
             continue;
         }
         let width = if pts.len() > 2 * w as usize { "1" } else { "1.6" };
-        let style = if pts.len() == 1 { Style::Points } else { series.style };
-        let _ = writeln!(s, r#"<path {} d="{}"/>"#, stroke_attrs(i, style, width), path_data(&pts, style));
+        let style = match series.style {
+            Style::Markers => Style::Markers,
+            _ if pts.len() == 1 => Style::Points,
+            other => other,
+        };
+        let li = series.look.unwrap_or(i);
+        if let Some(errors) = series.errors {
+            draw_error_bars(s, li, series.points, errors, &m);
+        }
+        let _ = writeln!(s, r#"<path {} d="{}"/>"#, stroke_attrs(li, style, width), path_data(&pts, style));
+        if style == Style::LinePoints {
+            let _ = writeln!(
+                s,
+                r#"<path {} d="{}"/>"#,
+                stroke_attrs(li, Style::Points, ""),
+                path_data(&pts, Style::Points)
+            );
+        }
     }
     s.push_str("</g>\n");
 
@@ -763,6 +807,22 @@ fn draw_panel(s: &mut String, pn: &Panel<'_, '_>, left: f64, w: f64, x: &Axis, x
     draw_legend(s, pn, left, w, x_block(pn.bottom, x_label));
 }
 
+/// Vertical bars of half-height `errors[k]` through each finite point, with 6 px caps, in the
+/// series' colour (solid, whatever its dash pattern).
+fn draw_error_bars(s: &mut String, i: usize, points: &[(f64, f64)], errors: &[f64], m: &Map) {
+    let mut d = String::new();
+    for (p, e) in points.iter().zip(errors) {
+        if !finite(p) || !e.is_finite() || *e == 0.0 {
+            continue;
+        }
+        let (x, lo, hi) = (m.x(p.0), m.y(clamp_value(p.1 - e.abs())), m.y(clamp_value(p.1 + e.abs())));
+        let _ = write!(d, "M{} {}V{}M{} {}h6M{} {}h6", N(x), N(lo), N(hi), N(x - 3.0), N(lo), N(x - 3.0), N(hi));
+    }
+    if !d.is_empty() {
+        let _ = writeln!(s, r#"<path stroke="{}" stroke-width="1.2" d="{d}"/>"#, look(i).0);
+    }
+}
+
 fn draw_legend(s: &mut String, pn: &Panel<'_, '_>, left: f64, w: f64, x_block: f64) {
     let lg = &pn.legend;
     let (x0, y0, cols) = match lg.place {
@@ -775,12 +835,23 @@ fn draw_legend(s: &mut String, pn: &Panel<'_, '_>, left: f64, w: f64, x_block: f
     for (k, (i, label, cut)) in lg.items.iter().enumerate() {
         let (ex, ey) = at(k);
         let series = &pn.plot.series[*i];
+        let i = &series.look.unwrap_or(*i);
         s.push_str("<g>");
         if *cut {
             let _ = write!(s, "<title>{}</title>", esc(series.name));
         }
         match series.style {
             Style::Points => {
+                let _ =
+                    write!(s, r#"<path {} d="M{} {}h0"/>"#, stroke_attrs(*i, Style::Points, ""), N(ex + 11.0), N(ey));
+            }
+            Style::Markers => {
+                let d = path_data(&[(ex + 11.0, ey)], Style::Markers);
+                let _ = write!(s, r#"<path {} d="{d}"/>"#, stroke_attrs(*i, Style::Markers, ""));
+            }
+            Style::LinePoints => {
+                let attrs = stroke_attrs(*i, Style::Line, "2");
+                let _ = write!(s, r#"<path {attrs} d="M{} {}h22"/>"#, N(ex), N(ey));
                 let _ =
                     write!(s, r#"<path {} d="M{} {}h0"/>"#, stroke_attrs(*i, Style::Points, ""), N(ex + 11.0), N(ey));
             }
@@ -1022,6 +1093,34 @@ mod tests {
         valid(&doc);
         assert!(doc.contains(">flow 11</text>") && !doc.contains(">flow 12</text>"));
         assert!(doc.contains(">+13 more</text>"));
+    }
+
+    #[test]
+    fn error_bars_and_markers() {
+        let pts = [(1.0, 10.0), (2.0, 20.0), (3.0, f64::NAN)];
+        let errs = [2.0, f64::NAN, 1.0];
+        let paper = [(1.0, 30.0), (2.0, 12.0)];
+        let doc = Plot::new("t", "x (s)", "y (pkts)")
+            .series(Series::new("fairway", &pts, Style::LinePoints).with_errors(&errs))
+            .series(Series::new("paper", &paper, Style::Markers))
+            .to_svg();
+        valid(&doc);
+        // One bar: the NaN error and the NaN point draw none.
+        let bars: Vec<&str> = doc.lines().filter(|l| l.contains(r#"stroke-width="1.2""#)).collect();
+        assert_eq!(bars.len(), 1);
+        assert_eq!(bars[0].matches('V').count(), 1, "{}", bars[0]);
+        // The axis covers the bars (10 + 2 = 12 <= top) and the markers (30).
+        let (axis, _) = y_axis(
+            &Plot::new("", "", "").series(Series::new("", &[(0.0, 10.0)], Style::Line).with_errors(&[25.0])),
+            None,
+            300.0,
+        );
+        assert!(axis.hi >= 35.0 && axis.lo <= -15.0, "{axis:?}");
+        // Markers are closed diamonds filled white, in the legend too.
+        assert!(doc.matches("l4.5 4.5l-4.5 4.5l-4.5 -4.5z").count() >= 3, "two markers and a legend entry");
+        assert!(doc.contains(r#"fill="white""#));
+        // A line with points draws dots over its line.
+        assert!(doc.contains(r#"stroke-width="4""#));
     }
 
     #[test]

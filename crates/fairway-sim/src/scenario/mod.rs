@@ -163,6 +163,10 @@ pub struct CbrSpec {
     pub jitter: bool,
     /// Stop after this many packets (ns-2 `maxpkts_`).
     pub max_packets: Option<u64>,
+    /// Send in frames: every `frame_interval`, the packets the rate has accumulated since the
+    /// last frame, back to back (a video source's frames, at the same mean rate). `None`: one
+    /// packet per `interval`, as ns-2's CBR.
+    pub frame_interval: Option<Dur>,
 }
 
 /// What to record and how finely.

@@ -32,7 +32,7 @@ const TCP_KEYS: &[&str] = &[
     "header_size",
     "ack_size",
 ];
-const CBR_KEYS: &[&str] = &["packet_size", "interval", "rate", "jitter", "max_packets"];
+const CBR_KEYS: &[&str] = &["packet_size", "interval", "rate", "jitter", "max_packets", "frame_interval"];
 const IFTP_KEYS: &[&str] = &[
     "packet_size",
     "access_rate",
@@ -728,7 +728,11 @@ fn parse_cbr(t: &Tbl) -> Res<CbrSpec> {
         Some(v) => Some(v.u64()?),
         None => None,
     };
-    Ok(CbrSpec { packet_size, interval, jitter, max_packets })
+    let frame_interval = match t.get("frame_interval") {
+        Some(v) => Some(v.dur_pos()?),
+        None => None,
+    };
+    Ok(CbrSpec { packet_size, interval, jitter, max_packets, frame_interval })
 }
 
 /// IFTP (seed 002): keys named after the paper's symbols; defaults are its §6.1 values.

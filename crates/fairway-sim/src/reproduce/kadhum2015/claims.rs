@@ -1,0 +1,329 @@
+//! Seed 000's claims, in the order of its §4: the numbers its text gives for its two runs, the
+//! finding it states of each figure (Figs 6 to 16), its conclusion, and the arithmetic of §4.2
+//! that the readings rest on. fairway's values come from the reading the paper's numbers support
+//! (mapp-ftp.toml and cbr-ftp.toml; the scenario files give the arithmetic).
+
+use super::super::claims::{trim, Claim, Claims, Verdict};
+use super::super::stats::Estimate;
+use super::{Metrics, Reading, Results, PAPER_CBR, PAPER_MAPP};
+
+/// "fairly", "almost equal": the smaller within 20% of the larger, as in the other reproductions.
+const FAIR: f64 = 1.25;
+
+pub fn claims(r: &Results) -> Claims {
+    let (mapp, cbr) = (r.get("mapp-ftp"), r.get("cbr-ftp"));
+    let mut c = Claims::default();
+    section_4_2(&mut c);
+    queue(&mut c, mapp, cbr, r);
+    loss(&mut c, mapp, cbr);
+    throughput(&mut c, mapp, cbr);
+    conclusion(&mut c, mapp, cbr);
+    c
+}
+
+/// Both means and confidence intervals: `a` below `b` for sure, and for the means.
+fn below(a: &Estimate, b: &Estimate) -> (bool, bool) {
+    (a.mean < b.mean, a.mean + a.ci95() < b.mean - b.ci95())
+}
+
+fn section_4_2(c: &mut Claims) {
+    // A Pareto distribution with shape a and minimum m has mean a m / (a - 1) and median m 2^(1/a).
+    let (a, m) = (1.16, 1.37);
+    let (mean, median) = (a * m / (a - 1.0), m * 2f64.powf(1.0 / a));
+    let inside = (mean - 10.0).abs() <= 0.5 && (median - 2.5).abs() <= 0.05;
+    c.push(Claim {
+        claim: "A Pareto distribution with mean 10 KB and median 2.5 KB has shape 1.16 and minimum 1.37 KB".into(),
+        source: "§4.2".into(),
+        paper: "shape 1.16, minimum 1.37 KB".into(),
+        fairway: format!("mean {mean:.2} KB, median {median:.3} KB"),
+        band: "the paper's rounding: mean 10 KB to the KB, median 2.5 KB to 0.05".into(),
+        verdict: Verdict::judge(inside, false),
+        why: String::new(),
+    });
+    let m15 = 10.0 * 0.5 / 1.5;
+    c.push(Claim {
+        claim: "Sessions have Pareto sizes with mean 10 KB and shape 1.5".into(),
+        source: "§4.2".into(),
+        paper: "shape 1.5".into(),
+        fairway: "shape 1.16 (the *-web.toml files)".into(),
+        band: "the paper's own derivation above".into(),
+        verdict: Verdict::PaperInconsistent,
+        why: format!(
+            "§4.2 derives shape 1.16 from its mean of 10 KB and median of 2.5 KB, then names shape 1.5: with mean 10 KB \
+that has minimum {m15:.2} KB and median {:.1} KB. fairway takes 1.16, which fits both of the paper's numbers",
+            m15 * 2f64.powf(1.0 / 1.5)
+        ),
+    });
+    c.push(Claim {
+        claim: "The UDP source generates 1.6 Mb/s (with 1.8 Mb/s of TCP, 3.4 Mb/s offered)".into(),
+        source: "§4.2, Table 1".into(),
+        paper: "1.6 Mb/s".into(),
+        fairway: "0.8, 1.6 and 3 Mb/s run".into(),
+        band: "the paper's own parameters and results".into(),
+        verdict: Verdict::PaperInconsistent,
+        why: "Table 1 and §4.1 give the CBR 500-byte packets every 5 ms, 0.8 Mb/s; §4.2 says 1.6 Mb/s; the CBR run's \
+18 400 UDP arrivals in 49 s need 3.0 Mb/s of 1000-byte packets. fairway runs all three (cbr-ftp-0.8mb, cbr-ftp-1.6mb, \
+cbr-ftp) and checks the CBR run's results with 3 Mb/s, the one they fit"
+            .into(),
+    });
+}
+
+fn queue(c: &mut Claims, mapp: &Reading, cbr: &Reading, r: &Results) {
+    let maxq = mapp.est(|m| m.max_queue);
+    let packets = r.get("mapp-ftp-red-packets").est(|m| m.max_queue);
+    c.count(
+        "With MApp the queue grows to a maximum queue size of 20 packets (20,000 bytes)".into(),
+        "§4.3.1, Fig. 6",
+        "20",
+        &maxq,
+        format!(
+            "RED run as the paper's script ran it (ns-2 2.35's byte mode) holds at most limit x mean_pktsize_ = 20 x 500 = \
+10 000 bytes, 10 packets of 1000 bytes (11 with the one on the wire); counting packets, as §4.3.1 reads the limit, \
+the largest queue is {} packets (mapp-ftp-red-packets)",
+            packets.show(1)
+        ),
+    );
+    let (before, after) = (cbr.est(|m| m.tcp_cwnd_max_before), cbr.est(|m| m.tcp_cwnd_max_after));
+    let (holds, sure) = below(&after, &before);
+    c.direction(
+        "When the standard UDP begins it occupies bandwidth, preventing TCP from increasing its window any further",
+        "§4.3.1, Fig. 7",
+        "TCP's window stays low",
+        format!(
+            "TCP's largest window: {} packets before the CBR starts, {} from 2 s on",
+            before.show(1),
+            after.show(1)
+        ),
+        holds,
+        sure,
+        "TCP's window grows again after the CBR starts",
+    );
+    for (who, reading, paper, printed) in [("MApp", mapp, PAPER_MAPP, "4"), ("CBR", cbr, PAPER_CBR, "9")] {
+        let avg = reading.est(|m| m.avg_queue);
+        let why = format!(
+            "fairway's RED average, in packets of the size that arrived, is {}; the paper does not say how it counts \
+its queue: in ns-2's byte mode its ave_ is in bytes, and divided by mean_pktsize_ (500) it would read {:.1}",
+            avg.show(2),
+            avg.mean * 2.0
+        );
+        c.cell(
+            format!("With {who} the average queue is approximately {printed} packets"),
+            "§4.3.1, Figs 6 and 7",
+            printed,
+            &avg,
+            2,
+            why.clone(),
+        );
+        let delay = reading.est(|m| m.avg_queue * 1000.0 * 8.0 / 2e6 * 1e3);
+        c.cell(
+            format!(
+                "With {who} the average queueing delay is {} ms (the average queue x 1000 x 8 / 2 Mb/s)",
+                trim(paper.queue_delay_ms)
+            ),
+            "§4.3.1",
+            &trim(paper.queue_delay_ms),
+            &delay,
+            1,
+            why,
+        );
+    }
+    let (a, b) = (mapp.est(|m| m.avg_queue), cbr.est(|m| m.avg_queue));
+    let (holds, sure) = below(&a, &b);
+    c.direction(
+        "With MApp the average queue is much lower than with CBR",
+        "§4.3.1",
+        "about 4 against 9",
+        format!("{} against {} packets", a.show(2), b.show(2)),
+        holds,
+        sure,
+        "MApp's queue is not below CBR's",
+    );
+    let (fm, fc) = (mapp.est(|m| m.tcp_cuts_per_s), cbr.est(|m| m.tcp_cuts_per_s));
+    let (sm, sc) = (mapp.est(|m| m.tcp_cwnd_sd), cbr.est(|m| m.tcp_cwnd_sd));
+    let (f_holds, f_sure) = below(&fm, &fc);
+    let (s_holds, s_sure) = below(&sc, &sm);
+    c.direction(
+        "With standard UDP TCP's window varies much faster but less",
+        "§4.3.1, Fig. 7",
+        "faster and smaller",
+        format!(
+            "TCP's window cuts per second: {} beside MApp, {} beside CBR; its standard deviation {} and {} packets",
+            fm.show(2),
+            fc.show(2),
+            sm.show(2),
+            sc.show(2)
+        ),
+        f_holds && s_holds,
+        f_sure && s_sure,
+        "beside the 3 Mb/s CBR TCP hardly runs: few cuts, most of them timeouts",
+    );
+}
+
+fn loss(c: &mut Claims, mapp: &Reading, cbr: &Reading) {
+    c.count(
+        "With MApp the total number of packets dropped at the gateway is 350".into(),
+        "§4.3.2, Fig. 8",
+        &trim(PAPER_MAPP.drops),
+        &mapp.est(|m| m.drops),
+        "MApp's drops depend on its ten rates, which the paper does not give (the scenario file's reading)".into(),
+    );
+    c.count(
+        "With standard UDP the total number of packets dropped at the gateway is 6300".into(),
+        "§4.3.2, Fig. 9",
+        &trim(PAPER_CBR.drops),
+        &cbr.est(|m| m.drops),
+        "at 3 Mb/s the link passes 250 of the CBR's 375 packets a second, so 6 150 are dropped in 49 s".into(),
+    );
+    // "halted ... due to numerous time outs": what TCP sends ends in a timeout far more often (a
+    // backed-off TCP sends little, so the count of timeouts alone falls).
+    let (tm, tc) =
+        (mapp.est(|m| 100.0 * m.tcp_timeouts / m.tcp_sent), cbr.est(|m| 100.0 * m.tcp_timeouts / m.tcp_sent));
+    let (zm, zc) = (mapp.est(|m| m.tcp_kbps), cbr.est(|m| m.tcp_kbps));
+    let (holds, sure) = below(&tm, &tc);
+    let (z_holds, z_sure) = below(&zc, &zm);
+    c.direction(
+        "Beside standard UDP TCP is halted from transmitting by numerous time outs",
+        "§4.3.2, Fig. 10",
+        "numerous time outs",
+        format!(
+            "TCP's timeouts per 100 packets it sends: {} beside MApp, {} beside CBR; its throughput {} and {} kb/s",
+            tm.show(2),
+            tc.show(2),
+            zm.show(0),
+            zc.show(0)
+        ),
+        holds && z_holds,
+        sure && z_sure,
+        "TCP's packets do not end in timeouts more often beside CBR than beside MApp",
+    );
+    // The MApp run counts every packet arriving at the router; 2.916% is 350 / 12 000.
+    c.count(
+        "With MApp the total number of packets that arrived at the router is 12,000".into(),
+        "§4.3.2, Fig. 11",
+        "12000",
+        &mapp.est(|m| m.arrivals),
+        "MApp's arrivals depend on its ten rates, which the paper does not give".into(),
+    );
+    c.cell(
+        "With MApp 2.916% of the packets that arrived were dropped".into(),
+        "§4.3.2",
+        &trim(PAPER_MAPP.drop_pct),
+        &mapp.est(|m| 100.0 * m.drops / m.arrivals),
+        2,
+        "as the drops and arrivals above".into(),
+    );
+    c.push(Claim {
+        claim: "With standard UDP 18,400 UDP packets arrived at the router's buffer".into(),
+        source: "§4.3.2, Fig. 12".into(),
+        paper: "18400".into(),
+        fairway: format!("{} (3 Mb/s, the rate this number gives)", cbr.est(|m| m.media_sent).show(0)),
+        band: "the paper's stated CBR rates".into(),
+        verdict: Verdict::PaperInconsistent,
+        why:
+            "at the CBR rates the paper states, 0.8 Mb/s (Table 1) or 1.6 Mb/s (§4.2), the CBR sends 9 800 packets in \
+the 49 s it runs; 18 400 need 3.0 Mb/s of 1000-byte packets, the reading fairway takes for the CBR run's other numbers"
+                .into(),
+    });
+    // 34.239% is 6 300 / 18 400: total drops over the UDP arrivals.
+    c.cell(
+        "With standard UDP 34.239% of the packets were dropped (6,300 of the 18,400)".into(),
+        "§4.3.2",
+        &trim(PAPER_CBR.drop_pct),
+        &cbr.est(|m| 100.0 * m.drops / m.media_sent),
+        2,
+        "the drops and arrivals above: 250 of 375 packets a second pass".into(),
+    );
+}
+
+fn throughput(c: &mut Claims, mapp: &Reading, cbr: &Reading) {
+    let ratio = mapp.est(|m| m.media_kbps / m.tcp_kbps);
+    let inside = ratio.mean <= FAIR && ratio.mean >= 1.0 / FAIR;
+    c.push(Claim {
+        claim: "The modified UDP shares the bandwidth with TCP fairly".into(),
+        source: "§4.3.3-4.3.4, Figs 13 and 15".into(),
+        paper: "fair share".into(),
+        fairway: format!(
+            "MApp / TCP = {} ({} and {} kb/s)",
+            ratio.show(2),
+            mapp.est(|m| m.media_kbps).show(0),
+            mapp.est(|m| m.tcp_kbps).show(0)
+        ),
+        band: "MApp / TCP in [0.8, 1.25]: 'fairly' read as almost equal shares".into(),
+        verdict: Verdict::judge(inside, false),
+        why: if inside { String::new() } else { "MApp's rates (not given) set its share".into() },
+    });
+    let zero = cbr.est(|m| m.tcp_near_zero);
+    c.push(Claim {
+        claim: "Beside standard UDP TCP's throughput is almost zero the majority of the time, except at the beginning"
+            .into(),
+        source: "§4.3.3, Fig. 14".into(),
+        paper: "almost zero".into(),
+        fairway: format!("under 100 kb/s in {:.0}% of the 100 ms bins from 2 s on", 100.0 * zero.mean),
+        band: "more than half the bins under 5% of the link's rate: 'almost zero the majority of the time'".into(),
+        verdict: Verdict::judge(zero.mean > 0.5, false),
+        why: if zero.mean > 0.5 { String::new() } else { "TCP keeps a share beside the CBR".into() },
+    });
+    let cv = cbr.est(|m| m.media_cv);
+    c.push(Claim {
+        claim: "Standard UDP's throughput is very high and almost consistent".into(),
+        source: "§4.3.3, Fig. 14".into(),
+        paper: "almost consistent".into(),
+        fairway: format!(
+            "{} kb/s, varying by {:.1}% (coefficient of variation, 0.5 s windows)",
+            cbr.est(|m| m.media_kbps).show(0),
+            100.0 * cv.mean
+        ),
+        band: "varying by under 10%: 'almost consistent'".into(),
+        verdict: Verdict::judge(cv.mean < 0.1, false),
+        why: if cv.mean < 0.1 { String::new() } else { "RED's drops make UDP's delivered rate vary".into() },
+    });
+    let share = cbr.est(|m| m.media_kbps / (m.media_kbps + m.tcp_kbps + m.web_kbps));
+    c.push(Claim {
+        claim: "Standard UDP utilises the bandwidth fully, leaving no chance for other protocols".into(),
+        source: "§4.3.4, Fig. 16".into(),
+        paper: "no chance".into(),
+        fairway: format!("UDP carries {:.1}% of what the link delivers", 100.0 * share.mean),
+        band: "at least 95%: 'no chance' for TCP".into(),
+        verdict: Verdict::judge(share.mean >= 0.95, false),
+        why: if share.mean >= 0.95 { String::new() } else { "TCP keeps more than 5% beside the CBR".into() },
+    });
+}
+
+fn conclusion(c: &mut Claims, mapp: &Reading, cbr: &Reading) {
+    let delivered = |m: &Metrics| m.media_kbps + m.tcp_kbps + m.web_kbps;
+    let (dm, dc) = (mapp.est(|m| m.drops), cbr.est(|m| m.drops));
+    let (holds, sure) = below(&dm, &dc);
+    c.direction(
+        "The responsive multimedia application reduces the packet drops",
+        "§5",
+        "350 against 6300",
+        format!("{} against {}", dm.show(0), dc.show(0)),
+        holds,
+        sure,
+        "MApp's run drops no fewer",
+    );
+    let (tm, tc) = (mapp.est(delivered), cbr.est(delivered));
+    let (holds, sure) = below(&tc, &tm);
+    c.direction(
+        "The responsive multimedia application increases the throughput at the end hosts",
+        "§5",
+        "higher",
+        format!("delivered in all: {} kb/s with MApp, {} kb/s with CBR", tm.show(0), tc.show(0)),
+        holds,
+        sure,
+        "the 3 Mb/s CBR fills the link, which MApp's halvings leave idle at times: less reaches the receivers with \
+MApp, though all of it is TCP's and MApp's own",
+    );
+    let (um, uc) = (mapp.est(|m| 100.0 * m.utilization), cbr.est(|m| 100.0 * m.utilization));
+    let (holds, sure) = below(&uc, &um);
+    c.direction(
+        "The responsive multimedia application improves the network utilisation",
+        "§5, Figs 15 and 16",
+        "improved",
+        format!("bottleneck busy {}% of the time with MApp, {}% with CBR", um.show(1), uc.show(1)),
+        holds,
+        sure,
+        "an unresponsive CBR above the link's rate keeps it busy all the time; MApp's halvings leave it idle at \
+times",
+    );
+}
