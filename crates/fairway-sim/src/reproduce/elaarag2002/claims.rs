@@ -320,7 +320,7 @@ these words"
     c.direction(
         "Packets are lost even when UDP's arrival rate is only 0.16 Mb/s",
         "§6.2, Table II",
-        "261 lost in all",
+        "238 + 2 x 11 + 12 = 272 lost in all",
         format!("{} lost in all", low.show(0)),
         low.mean > 0.0,
         low.min > 0.0,
