@@ -83,6 +83,18 @@ the largest queue is {} packets (mapp-ftp-red-packets)",
             packets.show(1)
         ),
     );
+    // "A packet is then dropped in both TCP and modified UDP connections. This drives the sender
+    // to react to the loss": both flows of the MApp run lose packets, in every seed.
+    let (tcp_lost, mapp_lost) = (mapp.est(|m| m.tcp_dropped), mapp.est(|m| m.media_dropped));
+    c.direction(
+        "With MApp packets are dropped from both the TCP and the modified UDP connection",
+        "§4.3.1, Fig. 6",
+        "both",
+        format!("TCP {} and MApp {} packets dropped", tcp_lost.show(0), mapp_lost.show(0)),
+        tcp_lost.mean > 0.0 && mapp_lost.mean > 0.0,
+        tcp_lost.min > 0.0 && mapp_lost.min > 0.0,
+        "one of the two loses nothing",
+    );
     let (before, after) = (cbr.est(|m| m.tcp_cwnd_max_before), cbr.est(|m| m.tcp_cwnd_max_after));
     let (holds, sure) = below(&after, &before);
     c.direction(

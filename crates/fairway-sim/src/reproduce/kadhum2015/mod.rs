@@ -83,8 +83,9 @@ pub struct Metrics {
     pub tcp_kbps: f64,
     pub web_kbps: f64,
     pub tcp_timeouts: f64,
-    /// TCP's packets sent (retransmissions included).
+    /// TCP's packets sent (retransmissions included) and lost.
     pub tcp_sent: f64,
+    pub tcp_dropped: f64,
     /// TCP's window reductions (fast retransmits and timeouts) per second.
     pub tcp_cuts_per_s: f64,
     /// The standard deviation of TCP's window over the 100 ms bins from 2 s on.
@@ -141,6 +142,7 @@ pub fn measure(media: Media, r: &RunResult) -> Metrics {
         web_kbps: s.flows.iter().find(|f| f.name == "web").map_or(0.0, |f| f.throughput_bps / 1e3),
         tcp_timeouts: tf.timeouts as f64,
         tcp_sent: tf.sent_pkts as f64,
+        tcp_dropped: tf.dropped_pkts as f64,
         tcp_cuts_per_s: (tf.fast_retransmits + tf.timeouts) as f64 / s.duration_s,
         tcp_cwnd_sd: after.sd,
         tcp_cwnd_max_before: max_of(&cwnd[..(1.0 / bin).round() as usize]),
