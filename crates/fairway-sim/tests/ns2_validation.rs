@@ -273,6 +273,11 @@ fn droptail_mix_agrees_with_ns2() {
 }
 
 #[test]
+fn tahoe_mix_agrees_with_ns2() {
+    compare("tahoe-mix");
+}
+
+#[test]
 fn bench_series_10_agrees_with_ns2() {
     compare_bench("series-10");
 }

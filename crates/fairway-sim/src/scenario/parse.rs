@@ -322,9 +322,10 @@ impl Builder {
                 Some((s, v)) => match s.as_str() {
                     "newreno" => Ok(TcpVariant::NewReno),
                     "reno" => Ok(TcpVariant::Reno),
-                    other => Err(
-                        v.error(format!("transport `{other}` cannot carry app `{app_name}`: expected newreno or reno"))
-                    ),
+                    "tahoe" => Ok(TcpVariant::Tahoe),
+                    other => Err(v.error(format!(
+                        "transport `{other}` cannot carry app `{app_name}`: expected newreno, reno or tahoe"
+                    ))),
                 },
             }
         };

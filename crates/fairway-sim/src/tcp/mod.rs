@@ -1,6 +1,6 @@
-//! One-way TCP, as in ns-2 2.35: the Reno and NewReno senders (`Agent/TCP/Reno`,
-//! `Agent/TCP/Newreno`) and the sink (`Agent/TCPSink`, `Agent/TCPSink/DelAck`), written as
-//! sans-IO state machines the simulator drives.
+//! One-way TCP, as in ns-2 2.35: the Tahoe, Reno and NewReno senders (`Agent/TCP`,
+//! `Agent/TCP/Reno`, `Agent/TCP/Newreno`) and the sink (`Agent/TCPSink`,
+//! `Agent/TCPSink/DelAck`), written as sans-IO state machines the simulator drives.
 //!
 //! Sequence numbers count packets, as in ns-2's one-way agents; an ACK carries the highest
 //! in-order sequence number received (`-1` before any). The sender follows ns-2 where ns-2
@@ -52,6 +52,10 @@ pub use sink::{TcpSink, TcpSinkStats};
 /// Which loss recovery the sender runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TcpVariant {
+    /// ns-2 `Agent/TCP`: fast retransmit without fast recovery (Jacobson 1988, RFC 5681 §3.2
+    /// steps 1-2 only): on the third duplicate ACK ssthresh halves, cwnd returns to one packet
+    /// and the sender goes back to the first unacknowledged packet, as after a timeout.
+    Tahoe,
     /// ns-2 `Agent/TCP/Reno`: fast retransmit and fast recovery (RFC 5681 §3.2); any new ACK
     /// ends recovery.
     Reno,
@@ -62,9 +66,10 @@ pub enum TcpVariant {
 }
 
 impl TcpVariant {
-    /// The name scenario files use: "reno" or "newreno".
+    /// The name scenario files use: "tahoe", "reno" or "newreno".
     pub fn name(&self) -> &'static str {
         match self {
+            TcpVariant::Tahoe => "tahoe",
             TcpVariant::Reno => "reno",
             TcpVariant::NewReno => "newreno",
         }

@@ -1,11 +1,12 @@
-//! ACK processing of the ns-2 Reno and NewReno senders: new ACKs and RTT samples, duplicate
-//! ACKs, fast retransmit and fast recovery (RFC 5681 §3.2), NewReno partial ACKs (RFC 6582
-//! §3.2), and the ECN response (RFC 3168 §6.1.2). (`tcp.cc` `newack()`, `recv_newack_helper()`,
-//! `ecn()`; `tcp-reno.cc` and `tcp-newreno.cc` `recv()` and `dupack_action()`.)
+//! ACK processing of the ns-2 Tahoe, Reno and NewReno senders: new ACKs and RTT samples,
+//! duplicate ACKs, fast retransmit (Tahoe: without fast recovery) and fast recovery (RFC 5681
+//! §3.2), NewReno partial ACKs (RFC 6582 §3.2), and the ECN response (RFC 3168 §6.1.2).
+//! (`tcp.cc` `recv()`, `newack()`, `recv_newack_helper()`, `dupack_action()`, `ecn()`;
+//! `tcp-reno.cc` and `tcp-newreno.cc` `recv()` and `dupack_action()`.)
 
 use fairway_core::Time;
 
-use super::sender::{CwndAction, TcpSender, CWND_HALF, SSTHRESH_HALF};
+use super::sender::{CwndAction, TcpSender, CWND_HALF, CWND_ONE, SSTHRESH_HALF};
 use super::{TcpAck, TcpVariant};
 
 impl TcpSender {
@@ -103,6 +104,51 @@ impl TcpSender {
         } else if self.dupacks < nd && self.cfg.limited_transmit {
             self.send_one(now);
         }
+    }
+
+    /// ns-2 `TcpAgent::recv()`, the Tahoe sender: no window inflation, and on the `nd`th
+    /// duplicate the Tahoe action ([`dupack_action_tahoe`](Self::dupack_action_tahoe)).
+    pub(super) fn recv_tahoe(&mut self, now: Time, ack: &TcpAck) {
+        let nd = self.numdupacks();
+        if ack.ackno > self.highest_ack {
+            self.recv_newack_helper(now, ack);
+            if self.highest_ack == 0 && self.cfg.delay_growth {
+                self.cwnd = self.initial_window();
+            }
+        } else if ack.ackno == self.highest_ack {
+            self.dupacks += 1;
+            if self.dupacks == nd {
+                self.dupack_action_tahoe(now);
+            } else if self.dupacks < nd && self.cfg.limited_transmit {
+                self.send_one(now);
+            }
+        }
+        // ns-2: only an ACK not below the highest one clocks out data.
+        if ack.ackno >= self.highest_ack {
+            self.send_much(now, self.cfg.max_burst);
+        }
+    }
+
+    /// ns-2 `TcpAgent::dupack_action()` (`bugFix_` on): unless the window was already reduced,
+    /// ssthresh halves, cwnd returns to one packet and the sender goes back to the first
+    /// unacknowledged packet (`reset_rtx_timer(0, 0)`), which the next `send_much` retransmits
+    /// (RFC 5681 §3.2 steps 1-2, without fast recovery).
+    pub(super) fn dupack_action_tahoe(&mut self, now: Time) {
+        let recovered = self.highest_ack > self.recover;
+        // ns-2 bugfix_ss_: allow it when only the SYN (packet 0) has been acknowledged.
+        if recovered || self.highest_ack == 0 {
+            self.recover = self.maxseq;
+            self.last_action = CwndAction::Dupack;
+            self.slowdown(SSTHRESH_HALF | CWND_ONE);
+            self.reset_rtx_timer(now, false, false);
+            self.stats.fast_retransmits += 1;
+        } else if self.cfg.ecn && self.last_action == CwndAction::Ecn {
+            // ns-2: ECN already halved this window: back to one packet without a second cut.
+            self.last_action = CwndAction::Dupack;
+            self.slowdown(CWND_ONE);
+            self.reset_rtx_timer(now, false, false);
+        }
+        // Otherwise (bugFix_): no second fast retransmit in one window.
     }
 
     /// ns-2 `NewRenoTcpAgent::recv()`.

@@ -1,4 +1,5 @@
-//! The one-way Reno / NewReno sender of ns-2 2.35 (`tcp.cc`, `tcp-reno.cc`, `tcp-newreno.cc`).
+//! The one-way Tahoe / Reno / NewReno sender of ns-2 2.35 (`tcp.cc`, `tcp-reno.cc`,
+//! `tcp-newreno.cc`).
 //!
 //! State names follow ns-2 so the code can be read against it: `t_seqno` (next to send),
 //! `highest_ack`, `last_ack` (equal to it here), `maxseq` (highest sent), `curseq` (what the
@@ -176,6 +177,7 @@ impl TcpSender {
             self.ecn(seqno);
         }
         match self.cfg.variant {
+            TcpVariant::Tahoe => self.recv_tahoe(now, ack),
             TcpVariant::Reno => self.recv_reno(now, ack),
             TcpVariant::NewReno => self.recv_newreno(now, ack),
         }
@@ -198,10 +200,12 @@ impl TcpSender {
             _ => return,
         }
         self.rtx_deadline = None;
-        // tcp-reno.cc timeout(): leave fast recovery; bugFix_: no fast retransmit for losses
-        // of the window in flight.
-        self.dupwnd = 0;
-        self.dupacks = 0;
+        // tcp-reno.cc timeout(): leave fast recovery. ns-2's Tahoe (tcp.cc timeout()) keeps its
+        // duplicate count. Both: bugFix_, no fast retransmit for losses of the window in flight.
+        if self.cfg.variant != TcpVariant::Tahoe {
+            self.dupwnd = 0;
+            self.dupacks = 0;
+        }
         self.recover = self.maxseq;
         if self.cwnd < 1.0 {
             self.cwnd = 1.0;

@@ -481,3 +481,56 @@ fn overhead_does_not_delay_a_fast_retransmit() {
     let out = drain(&mut s, now);
     assert!(out.iter().any(|x| x.retransmit && x.seq as i64 == highest + 1), "{out:?}");
 }
+
+#[test]
+fn tahoe_retransmits_on_three_dupacks_from_a_window_of_one_and_goes_back() {
+    // ns-2 Agent/TCP (tcp.cc dupack_action, tahoe_action): ssthresh = 16/2, cwnd = 1, back to the
+    // first unacknowledged packet; no window inflation on further duplicates.
+    let (mut s, now, _) = sixteen_in_flight(TcpConfig { variant: TcpVariant::Tahoe, ..big_window() });
+    let now = now + Dur::from_millis(100);
+    // Packet 15 lost: 16..=30 each bring a duplicate ACK for 14; the first two release one new
+    // packet each (limited transmit, ns-2 singledup_), as for Reno.
+    for i in 1..=2 {
+        s.on_ack(now, &ack(14));
+        assert_eq!(seqs(&drain(&mut s, now)), vec![30 + i]);
+    }
+    s.on_ack(now, &ack(14));
+    let out = drain(&mut s, now);
+    assert_eq!(seqs(&out), vec![15]);
+    assert!(out[0].retransmit);
+    assert_eq!((s.ssthresh(), s.cwnd()), (8.0, 1.0));
+    assert_eq!(s.stats().fast_retransmits, 1);
+    // The other duplicates change nothing and send nothing (a window of one is out).
+    for _ in 4..=15 {
+        s.on_ack(now, &ack(14));
+        assert!(drain(&mut s, now).is_empty());
+    }
+    assert_eq!(s.cwnd(), 1.0);
+    // The retransmission fills the hole: 16..=32 had arrived, so the ACK is for 32. Slow start
+    // again from one (1 < 8): cwnd 2, and the next packets are new (t_seqno moves past the ACK).
+    let later = now + Dur::from_millis(100);
+    s.on_ack(later, &ack(32));
+    assert_eq!(s.cwnd(), 2.0);
+    assert_eq!(seqs(&drain(&mut s, later)), vec![33, 34]);
+    // A second loss in the same window would not halve again (bugFix_): recover = 32.
+    assert_eq!(s.stats().retransmits, 1);
+}
+
+#[test]
+fn tahoe_goes_back_n_when_several_packets_of_a_window_were_lost() {
+    // Packets 15 and 16 lost: after the fast retransmit of 15, its ACK (for 15, 16 still missing)
+    // is new, cwnd 2 from slow start, and the sender resends from 16 on: 16 and 17, the latter
+    // a retransmission of data that had arrived (Tahoe's go-back-N).
+    let (mut s, now, _) = sixteen_in_flight(TcpConfig { variant: TcpVariant::Tahoe, ..big_window() });
+    let now = now + Dur::from_millis(100);
+    for _ in 0..3 {
+        s.on_ack(now, &ack(14));
+        drain(&mut s, now);
+    }
+    let later = now + Dur::from_millis(100);
+    s.on_ack(later, &ack(15));
+    let out = drain(&mut s, later);
+    assert_eq!(seqs(&out), vec![16, 17]);
+    assert!(out.iter().all(|x| x.retransmit));
+    assert_eq!(s.stats().fast_retransmits, 1, "the hole at 16 is in the window already reduced");
+}
