@@ -6,6 +6,7 @@
 //! ```
 
 pub mod apps;
+mod datagram;
 mod decimal;
 pub mod events;
 pub mod fasthash;

@@ -253,7 +253,7 @@ mod tests {
     }
 
     fn packet(size: u32, sent_at_ms: u64) -> Packet {
-        Packet::new(0, 0, crate::packet::PktKind::Udp, size, size - 40, 0, Time(sent_at_ms * 1_000_000))
+        Packet::new(0, 0, crate::packet::PktKind::Datagram, size, size - 40, 0, Time(sent_at_ms * 1_000_000))
     }
 
     /// The rows a flow's packets give when each packet updates its bin's row directly, as the

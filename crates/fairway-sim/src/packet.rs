@@ -10,32 +10,19 @@ pub enum PktKind {
     TcpData,
     /// A TCP acknowledgement (`ack` is the highest in-order sequence received, or -1).
     TcpAck,
-    /// A UDP datagram (`seq` numbers them per flow).
-    Udp,
-    /// A UDPm data datagram of MApp (`udpm` holds its header).
-    UdpmData,
-    /// A UDPm feedback message from MApp's receiver (`udpm` holds it).
-    UdpmFeedback,
-    /// An IFTP data packet (`seq`, `sent_at`).
-    IftpData,
-    /// An IFTP acknowledgement of one packet (`seq`; `sent_at` is the echoed send time).
-    IftpAck,
+    /// A datagram protocol's data, source to sink (CBR, MApp, IFTP: `seq` is the token of the
+    /// message it carries, see `datagram.rs`).
+    Datagram,
+    /// A datagram protocol's feedback, sink to source (MApp's feedback, IFTP's ACKs).
+    Feedback,
 }
 
 impl PktKind {
-    /// Data travels from the flow's source to its sink; the rest (TCP ACKs, UDPm feedback)
-    /// travels back.
+    /// Data travels from the flow's source to its sink; the rest (TCP ACKs, feedback) travels
+    /// back.
     pub fn is_data(self) -> bool {
-        matches!(self, PktKind::TcpData | PktKind::Udp | PktKind::UdpmData | PktKind::IftpData)
+        matches!(self, PktKind::TcpData | PktKind::Datagram)
     }
-}
-
-/// The UDPm header a packet carries, if any (seed 000's multimedia system).
-#[derive(Debug, Clone, Copy)]
-pub enum UdpmHdr {
-    None,
-    Data(fairway_core::udpm::DataHeader),
-    Feedback(fairway_core::udpm::Feedback),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -98,14 +85,12 @@ impl Packet {
 }
 
 /// Slab of packets with a free list; slots are reused, so a `PacketRef` is valid only until the
-/// packet is freed. UDPm headers, which only MApp's packets carry, sit in a side table indexed
-/// like the slots, so that every other packet stays small.
+/// packet is freed.
 #[derive(Default)]
 pub struct Arena {
     slots: Vec<Packet>,
     live: Vec<bool>,
     free: Vec<u32>,
-    udpm: Vec<UdpmHdr>,
 }
 
 impl Arena {
@@ -121,25 +106,7 @@ impl Arena {
         }
     }
 
-    /// Allocates a packet that carries a UDPm header.
-    pub fn alloc_udpm(&mut self, p: Packet, h: UdpmHdr) -> PacketRef {
-        let r = self.alloc(p);
-        if self.udpm.len() <= r.index() {
-            self.udpm.resize(r.index() + 1, UdpmHdr::None);
-        }
-        self.udpm[r.index()] = h;
-        r
-    }
-
-    /// The UDPm header of a live packet (`None` for packets without one).
-    pub fn udpm(&self, r: PacketRef) -> UdpmHdr {
-        self.udpm.get(r.index()).copied().unwrap_or(UdpmHdr::None)
-    }
-
     pub fn free(&mut self, r: PacketRef) {
-        if let Some(h) = self.udpm.get_mut(r.index()) {
-            *h = UdpmHdr::None;
-        }
         debug_assert!(self.live[r.index()], "double free of {r:?}");
         self.live[r.index()] = false;
         self.free.push(r.0);

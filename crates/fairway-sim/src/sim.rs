@@ -9,17 +9,20 @@
 use fairway_aqm::{PacketMeta, Qdisc, QueueDiscipline, Verdict};
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rng, Time};
 
-use fairway_core::udpm::{DATA_HEADER_LEN, FEEDBACK_LEN};
-use fairway_proto::iftp::{IftpAck, IftpData, IftpReceiver, IftpSender};
+use fairway_proto::cbr::{CbrReceiver, CbrSender};
+use fairway_proto::iftp::{IftpReceiver, IftpSender};
 use fairway_proto::mapp::{MappReceiver, MappSender, ReceiverStats, SenderStats};
+use fairway_proto::Arrival;
 
-use crate::apps::{CbrSource, WebSessions};
+use crate::apps::WebSessions;
+pub(crate) use crate::datagram::Side;
+use crate::datagram::{DatagramFlow, FlowDriver, Outgoing};
 use crate::events::EventQueue;
 #[cfg(test)]
 pub(crate) use crate::link::BEHIND_FROM as BEHIND_FROM_DEFAULT;
 use crate::link::{InFlight, LinkEnd, LinkState, BEHIND_FROM};
 use crate::monitor::{FlowCounters, FlowMonitor, LinkCheck};
-use crate::packet::{Arena, Packet, PktKind, UdpmHdr};
+use crate::packet::{Arena, Packet, PktKind};
 use crate::prefetch::{prefetch, prefetch_lines};
 use crate::results::{BinRow, QueueRow};
 use crate::routing::Router;
@@ -33,9 +36,6 @@ const END_OF_ROUTE: u32 = u32::MAX;
 /// In an arrival event's next hop, marks the last hop; the other bits are then the packet's
 /// flow (see [`Ev::Arrive`]). Links and flows number fewer than 2^31.
 const LAST_HOP: u32 = 1 << 31;
-
-/// IFTP's acknowledgements are 40 bytes on the wire (seed 002 §6.1: "ACK size = 40 bytes").
-const IFTP_ACK_SIZE: u32 = 40;
 
 /// What happens next. Small and `Copy`: the event queue moves these around.
 #[derive(Debug, Clone, Copy, Default)]
@@ -58,17 +58,10 @@ enum Ev {
     Release(u32),
     FlowStart(u32),
     FlowStop(u32),
-    CbrSend(u32),
     WebSession(u32),
     #[default]
     QueueSample,
     BinEnd(u32),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
-    Sender,
-    Sink,
 }
 
 /// A timer slot: at most one live heap entry per agent timer.
@@ -88,20 +81,13 @@ struct TcpConn {
 /// What the results need of a MApp flow: the scale log and both ends' statistics.
 pub(crate) type MappView<'a> = (&'a [(Time, u8)], SenderStats, ReceiverStats);
 
-/// Seed 000's MApp: the sender at the flow's source, the receiver at its sink.
-struct MappRt {
-    snd: MappSender,
-    rcv: MappReceiver,
-    timers: [TimerSlot; 2],
-    /// The sender's scale over time: (when it took effect, scale).
-    scale_log: Vec<(Time, u8)>,
-}
+/// Seed 002's IFTP as the results read it.
+pub(crate) type IftpFlow = DatagramFlow<IftpSender, IftpReceiver>;
 
-/// Seed 002's IFTP: the sender at the flow's source, the receiver at its sink.
-pub(crate) struct IftpRt {
-    pub snd: IftpSender,
-    pub rcv: IftpReceiver,
-    timer: TimerSlot,
+/// A datagram protocol's flow (CBR, MApp, IFTP): its endpoints and a timer slot per end.
+struct DatagramRt {
+    drv: Box<dyn FlowDriver>,
+    timers: [TimerSlot; 2],
 }
 
 /// A flow's `send_jitter`: the delay's bound, its stream, and when the last packet left (so
@@ -125,9 +111,7 @@ enum AppRt {
         rng: Rng,
         done_at: Option<Time>,
     },
-    Cbr(CbrSource),
-    Mapp(Box<MappRt>),
-    Iftp(Box<IftpRt>),
+    Datagram(DatagramRt),
 }
 
 /// A flow's state. `repr(C)` keeps the order, for runs with tens of thousands of flows, where
@@ -152,7 +136,7 @@ impl FlowRt {
         }
         match &mut self.app {
             AppRt::Tcp { more, .. } => more.get_mut(ci - 1).and_then(|c| c.as_deref_mut()),
-            AppRt::Cbr(_) | AppRt::Mapp(_) | AppRt::Iftp(_) => None,
+            AppRt::Datagram(_) => None,
         }
     }
 
@@ -185,6 +169,7 @@ pub struct Sim<'a> {
     pub(crate) queue_samples: Vec<Vec<QueueRow>>,
     scratch_segs: Vec<crate::tcp::TcpSegment>,
     scratch_acks: Vec<TcpAck>,
+    scratch_out: Vec<Outgoing>,
     /// Per flow, its `send_jitter` if it has one; empty when no flow has (then a data packet
     /// goes straight to its first link).
     jitter: Vec<Option<SendJitter>>,
@@ -231,8 +216,15 @@ impl<'a> Sim<'a> {
             };
             let fwd = route(f.from, f.to)?;
             let rev = route(f.to, f.from).unwrap_or(u32::MAX);
+            let fi = flows.len() as u32;
+            let bad = |e: String| SimError::App(f.name.clone(), e);
+            let datagram =
+                |drv: Box<dyn FlowDriver>| AppRt::Datagram(DatagramRt { drv, timers: [TimerSlot::default(); 2] });
             let app = match &f.app {
-                AppSpec::Cbr(c) => AppRt::Cbr(CbrSource::new(c.clone(), Rng::stream(seed, &format!("cbr:{}", f.name)))),
+                AppSpec::Cbr(c) => datagram(Box::new(DatagramFlow::new(
+                    CbrSender::new(c.clone(), fi, Rng::stream(seed, &format!("cbr:{}", f.name))),
+                    CbrReceiver::new(fi),
+                ))),
                 AppSpec::Web { interarrival, mean_size, shape, .. } => AppRt::Tcp {
                     opened: 0,
                     more: vec![],
@@ -247,23 +239,16 @@ impl<'a> Sim<'a> {
                     done_at: None,
                 },
                 AppSpec::Mapp(cfg) => {
-                    let mut cfg = cfg.clone();
-                    cfg.flow = flows.len() as u32;
-                    let bad = |e: fairway_proto::mapp::MappError| SimError::App(f.name.clone(), e.to_string());
-                    let snd =
-                        MappSender::new(cfg.clone(), Rng::stream(seed, &format!("mapp:{}", f.name))).map_err(bad)?;
-                    let rcv = MappReceiver::new(cfg).map_err(bad)?;
-                    AppRt::Mapp(Box::new(MappRt { snd, rcv, timers: [TimerSlot::default(); 2], scale_log: vec![] }))
+                    let cfg = fairway_proto::mapp::MappConfig { flow: fi, ..cfg.clone() };
+                    let rng = Rng::stream(seed, &format!("mapp:{}", f.name));
+                    let snd = MappSender::new(cfg.clone(), rng).map_err(|e| bad(e.to_string()))?;
+                    let rcv = MappReceiver::new(cfg).map_err(|e| bad(e.to_string()))?;
+                    datagram(Box::new(DatagramFlow::new(snd, rcv)))
                 }
                 AppSpec::Iftp(cfg) => {
-                    let mut cfg = cfg.clone();
-                    cfg.flow = flows.len() as u32;
-                    let snd = IftpSender::new(cfg).map_err(|e| SimError::App(f.name.clone(), e.to_string()))?;
-                    AppRt::Iftp(Box::new(IftpRt {
-                        snd,
-                        rcv: IftpReceiver::new(flows.len() as u32),
-                        timer: TimerSlot::default(),
-                    }))
+                    let cfg = fairway_proto::iftp::IftpConfig { flow: fi, ..cfg.clone() };
+                    let snd = IftpSender::new(cfg).map_err(|e| bad(e.to_string()))?;
+                    datagram(Box::new(DatagramFlow::new(snd, IftpReceiver::new(fi))))
                 }
                 AppSpec::Ftp { .. } | AppSpec::Transfer { .. } => AppRt::Tcp {
                     opened: 0,
@@ -306,6 +291,7 @@ impl<'a> Sim<'a> {
             queue_samples: vec![Vec::new(); sc.monitor.links.len()],
             scratch_segs: vec![],
             scratch_acks: vec![],
+            scratch_out: vec![],
             jitter,
             behind_from: BEHIND_FROM,
         })
@@ -377,7 +363,6 @@ impl<'a> Sim<'a> {
             Ev::Release(p) => self.release(PacketRef(p)),
             Ev::FlowStart(f) => self.flow_start(f as usize),
             Ev::FlowStop(f) => self.flow_stop(f as usize),
-            Ev::CbrSend(f) => self.cbr_send(f as usize),
             Ev::WebSession(f) => self.web_session(f as usize),
             Ev::QueueSample => self.queue_sample(),
             Ev::BinEnd(k) => self.bin_end(k as usize),
@@ -476,9 +461,8 @@ impl<'a> Sim<'a> {
             self.link_arrival(next as usize, p);
         } else {
             let pkt = *self.arena.get(p);
-            let h = self.arena.udpm(p);
             self.arena.free(p);
-            self.deliver(pkt, h);
+            self.deliver(pkt);
         }
     }
 
@@ -492,6 +476,10 @@ impl<'a> Sim<'a> {
             f.mon.data_dropped(b);
         } else {
             f.mon.c.acks_dropped += 1;
+        }
+        if let AppRt::Datagram(d) = &mut f.app {
+            let from = if pkt.kind.is_data() { Side::Sender } else { Side::Sink };
+            d.drv.forget(from, pkt.seq);
         }
     }
 
@@ -510,18 +498,6 @@ impl<'a> Sim<'a> {
             self.inject(pkt);
         } else {
             let p = self.arena.alloc(pkt);
-            self.hold_or_send(p);
-        }
-    }
-
-    /// Puts a packet that carries a UDPm header on its way: data as [`inject_data`] does, feedback
-    /// at once.
-    fn inject_udpm(&mut self, pkt: Packet, h: UdpmHdr) {
-        let data = matches!(h, UdpmHdr::Data(_));
-        let p = self.arena.alloc_udpm(pkt, h);
-        if self.jitter.is_empty() || !data {
-            self.release(p);
-        } else {
             self.hold_or_send(p);
         }
     }
@@ -553,13 +529,22 @@ impl<'a> Sim<'a> {
 
     // ---- delivery to agents ------------------------------------------------------------
 
-    fn deliver(&mut self, pkt: Packet, udpm: UdpmHdr) {
+    fn deliver(&mut self, pkt: Packet) {
         let now = self.now;
         let b = self.bin_index(now);
         let fi = pkt.flow as usize;
         match pkt.kind {
-            PktKind::Udp => {
-                self.flows[fi].mon.arrival(b, &pkt, now, true);
+            PktKind::Datagram | PktKind::Feedback => {
+                let f = &mut self.flows[fi];
+                let to = if pkt.kind == PktKind::Datagram {
+                    f.mon.arrival(b, &pkt, now, true);
+                    Side::Sink
+                } else {
+                    f.mon.c.acks_recv += 1;
+                    Side::Sender
+                };
+                let arrival = Arrival { ce: pkt.ce, payload: Bytes(pkt.payload as u64) };
+                self.with_datagram(fi, to, |d, out| d.deliver(now, to, pkt.seq, arrival, out));
             }
             PktKind::TcpData => {
                 let f = &mut self.flows[fi];
@@ -580,34 +565,6 @@ impl<'a> Sim<'a> {
                 };
                 f.mon.arrival(b, &pkt, now, new);
                 self.drain_sink(fi, pkt.conn as usize);
-            }
-            PktKind::UdpmData => {
-                let f = &mut self.flows[fi];
-                f.mon.arrival(b, &pkt, now, true);
-                let (AppRt::Mapp(m), UdpmHdr::Data(h)) = (&mut f.app, &udpm) else { return };
-                m.rcv.handle_data(now, h, pkt.payload as usize, pkt.ce);
-                self.drain_mapp_receiver(fi);
-            }
-            PktKind::UdpmFeedback => {
-                let f = &mut self.flows[fi];
-                f.mon.c.acks_recv += 1;
-                let (AppRt::Mapp(m), UdpmHdr::Feedback(fb)) = (&mut f.app, &udpm) else { return };
-                m.snd.handle_feedback(now, fb);
-                self.drain_mapp_sender(fi);
-            }
-            PktKind::IftpData => {
-                let f = &mut self.flows[fi];
-                f.mon.arrival(b, &pkt, now, true);
-                let AppRt::Iftp(x) = &mut f.app else { return };
-                x.rcv.handle_data(now, &IftpData { flow: fi as u32, seq: pkt.seq, sent_at: pkt.sent_at });
-                self.drain_iftp_receiver(fi);
-            }
-            PktKind::IftpAck => {
-                let f = &mut self.flows[fi];
-                f.mon.c.acks_recv += 1;
-                let AppRt::Iftp(x) = &mut f.app else { return };
-                x.snd.handle_ack(now, &IftpAck { flow: fi as u32, seq: pkt.seq, echo: pkt.sent_at });
-                self.drain_iftp_sender(fi);
             }
             PktKind::TcpAck => {
                 let f = &mut self.flows[fi];
@@ -718,91 +675,47 @@ impl<'a> Sim<'a> {
         self.scratch_acks = acks;
     }
 
-    /// Sends the datagrams MApp's sender has due, logs a scale change, re-arms its timer.
-    fn drain_mapp_sender(&mut self, fi: usize) {
+    /// Calls the datagram flow `fi` (a call that ends by draining end `side`), then re-arms that
+    /// end's timer and sends what it handed over: data through the flow's `send_jitter`,
+    /// feedback at once.
+    fn with_datagram(
+        &mut self,
+        fi: usize,
+        side: Side,
+        call: impl FnOnce(&mut dyn FlowDriver, &mut Vec<Outgoing>) -> Option<Time>,
+    ) {
         let now = self.now;
-        let route = self.flows[fi].fwd;
+        let AppRt::Datagram(d) = &mut self.flows[fi].app else { return };
+        let mut out = std::mem::take(&mut self.scratch_out);
+        let deadline = call(&mut *d.drv, &mut out);
+        if let Some((at, gen)) = arm_timer(&mut d.timers[side as usize], deadline) {
+            self.q.push(at, Ev::Timer { flow: fi as u32, conn: 0, side, gen });
+        }
         let b = self.bin_index(now);
-        let f = &mut self.flows[fi];
-        let AppRt::Mapp(m) = &mut f.app else { return };
-        if m.scale_log.last().is_none_or(|(_, s)| *s != m.snd.scale()) {
-            m.scale_log.push((now, m.snd.scale()));
+        for Outgoing { size, payload, ect, token } in out.drain(..) {
+            let f = &mut self.flows[fi];
+            match side {
+                Side::Sender => {
+                    f.mon.sent(b, size as u64);
+                    let route = f.fwd;
+                    self.inject_data(Packet {
+                        seq: token,
+                        ect,
+                        ..Packet::new(fi, 0, PktKind::Datagram, size, payload, route, now)
+                    });
+                }
+                Side::Sink => {
+                    f.mon.c.acks_sent += 1;
+                    let route = f.rev;
+                    self.inject(Packet {
+                        seq: token,
+                        ect,
+                        ..Packet::new(fi, 0, PktKind::Feedback, size, payload, route, now)
+                    });
+                }
+            }
         }
-        let mut out = vec![];
-        while let Some(d) = m.snd.poll_transmit(now) {
-            out.push(d);
-        }
-        if let Some((at, gen)) = arm_timer(&mut m.timers[0], m.snd.poll_timeout()) {
-            self.q.push(at, Ev::Timer { flow: fi as u32, conn: 0, side: Side::Sender, gen });
-        }
-        for d in out {
-            self.flows[fi].mon.sent(b, d.len.0);
-            let size = d.len.0 as u32;
-            let payload = size.saturating_sub(DATA_HEADER_LEN as u32);
-            let pkt = Packet {
-                seq: d.header.seq as u64,
-                ect: d.ect,
-                ..Packet::new(fi, 0, PktKind::UdpmData, size, payload, route, now)
-            };
-            self.inject_udpm(pkt, UdpmHdr::Data(d.header));
-        }
-    }
-
-    /// Sends the feedback MApp's receiver has due and re-arms its timer.
-    fn drain_mapp_receiver(&mut self, fi: usize) {
-        let now = self.now;
-        let route = self.flows[fi].rev;
-        let f = &mut self.flows[fi];
-        let AppRt::Mapp(m) = &mut f.app else { return };
-        let mut out = vec![];
-        while let Some(fb) = m.rcv.poll_transmit(now) {
-            out.push(fb);
-        }
-        if let Some((at, gen)) = arm_timer(&mut m.timers[1], m.rcv.poll_timeout()) {
-            self.q.push(at, Ev::Timer { flow: fi as u32, conn: 0, side: Side::Sink, gen });
-        }
-        for fb in out {
-            self.flows[fi].mon.c.acks_sent += 1;
-            // A UDP datagram is sized as ns-2 sizes one: what the application hands over.
-            let pkt = Packet::new(fi, 0, PktKind::UdpmFeedback, FEEDBACK_LEN as u32, 0, route, now);
-            self.inject_udpm(pkt, UdpmHdr::Feedback(fb));
-        }
-    }
-
-    /// Sends the packets IFTP's sender has due and re-arms its timer (pacing and timeout).
-    fn drain_iftp_sender(&mut self, fi: usize) {
-        let now = self.now;
-        let route = self.flows[fi].fwd;
-        let b = self.bin_index(now);
-        let AppRt::Iftp(x) = &mut self.flows[fi].app else { return };
-        let size = x.snd.config().packet_size.0 as u32;
-        let mut out = vec![];
-        while let Some(d) = x.snd.poll_transmit(now) {
-            out.push(d);
-        }
-        if let Some((at, gen)) = arm_timer(&mut x.timer, x.snd.poll_timeout()) {
-            self.q.push(at, Ev::Timer { flow: fi as u32, conn: 0, side: Side::Sender, gen });
-        }
-        for d in out {
-            self.flows[fi].mon.sent(b, size as u64);
-            let payload = size.saturating_sub(fairway_proto::iftp::wire::HEADER_LEN as u32);
-            self.inject_data(Packet { seq: d.seq, ..Packet::new(fi, 0, PktKind::IftpData, size, payload, route, now) });
-        }
-    }
-
-    /// Sends IFTP's per-packet ACKs (40 bytes, seed 002 §6.1).
-    fn drain_iftp_receiver(&mut self, fi: usize) {
-        let now = self.now;
-        let route = self.flows[fi].rev;
-        let AppRt::Iftp(x) = &mut self.flows[fi].app else { return };
-        let mut out = vec![];
-        while let Some(a) = x.rcv.poll_transmit(now) {
-            out.push(a);
-        }
-        for a in out {
-            self.flows[fi].mon.c.acks_sent += 1;
-            self.inject(Packet { seq: a.seq, ..Packet::new(fi, 0, PktKind::IftpAck, IFTP_ACK_SIZE, 0, route, a.echo) });
-        }
+        self.scratch_out = out;
     }
 
     fn close_conn(&mut self, fi: usize, ci: usize) {
@@ -820,37 +733,13 @@ impl<'a> Sim<'a> {
 
     fn timer(&mut self, fi: usize, ci: usize, side: Side, gen: u32) {
         let now = self.now;
-        if let AppRt::Iftp(x) = &mut self.flows[fi].app {
-            if x.timer.gen != gen || x.timer.armed.is_none() {
-                return; // superseded
-            }
-            x.timer.armed = None;
-            if x.snd.poll_timeout().is_some_and(|d| d <= now) {
-                x.snd.handle_timeout(now);
-            }
-            self.drain_iftp_sender(fi);
-            return;
-        }
-        if let AppRt::Mapp(m) = &mut self.flows[fi].app {
-            let slot = &mut m.timers[side as usize];
+        if let AppRt::Datagram(d) = &mut self.flows[fi].app {
+            let slot = &mut d.timers[side as usize];
             if slot.gen != gen || slot.armed.is_none() {
                 return; // superseded
             }
             slot.armed = None;
-            match side {
-                Side::Sender => {
-                    if m.snd.poll_timeout().is_some_and(|d| d <= now) {
-                        m.snd.handle_timeout(now);
-                    }
-                    self.drain_mapp_sender(fi);
-                }
-                Side::Sink => {
-                    if m.rcv.poll_timeout().is_some_and(|d| d <= now) {
-                        m.rcv.handle_timeout(now);
-                    }
-                    self.drain_mapp_receiver(fi);
-                }
-            }
+            self.with_datagram(fi, side, |d, out| d.timeout(now, side, out));
             return;
         }
         let Some(c) = self.conn(fi, ci) else { return };
@@ -891,23 +780,9 @@ impl<'a> Sim<'a> {
                     self.q.push(next, Ev::WebSession(fi as u32));
                 }
             }
-            AppSpec::Cbr(_) => {
-                if let AppRt::Cbr(c) = &mut self.flows[fi].app {
-                    c.running = true;
-                }
-                self.cbr_send(fi);
-            }
-            AppSpec::Mapp(_) => {
-                if let AppRt::Mapp(m) = &mut self.flows[fi].app {
-                    m.snd.start(self.now);
-                }
-                self.drain_mapp_sender(fi);
-            }
-            AppSpec::Iftp(_) => {
-                if let AppRt::Iftp(x) = &mut self.flows[fi].app {
-                    x.snd.start(self.now);
-                }
-                self.drain_iftp_sender(fi);
+            AppSpec::Cbr(_) | AppSpec::Mapp(_) | AppSpec::Iftp(_) => {
+                let now = self.now;
+                self.with_datagram(fi, Side::Sender, |d, out| d.start(now, out));
             }
         }
     }
@@ -916,9 +791,7 @@ impl<'a> Sim<'a> {
         let now = self.now;
         let f = &mut self.flows[fi];
         match &mut f.app {
-            AppRt::Cbr(c) => c.running = false,
-            AppRt::Mapp(m) => m.snd.stop(now),
-            AppRt::Iftp(x) => x.snd.stop(now),
+            AppRt::Datagram(d) => d.drv.stop(now),
             AppRt::Tcp { more, web, .. } => {
                 if let Some(w) = web {
                     w.running = false;
@@ -929,20 +802,6 @@ impl<'a> Sim<'a> {
                 }
             }
         }
-    }
-
-    fn cbr_send(&mut self, fi: usize) {
-        let now = self.now;
-        let AppRt::Cbr(c) = &mut self.flows[fi].app else { return };
-        let Some((seq, size, next)) = c.emit() else { return };
-        if let Some(gap) = next {
-            self.q.push(now + gap, Ev::CbrSend(fi as u32));
-        }
-        let route = self.flows[fi].fwd;
-        let b = self.bin_index(now);
-        self.flows[fi].mon.sent(b, size.0);
-        let size = size.0 as u32;
-        self.inject_data(Packet { seq, ..Packet::new(fi, 0, PktKind::Udp, size, size, route, now) });
     }
 
     fn web_session(&mut self, fi: usize) {
@@ -997,8 +856,11 @@ impl<'a> Sim<'a> {
                 };
             } else if let Some(row) = f.mon.row_mut(k) {
                 row.cwnd_pkts = f32::NAN;
-                if let AppRt::Mapp(m) = &f.app {
-                    row.scale = m.snd.scale() as f32;
+                if let Some(s) = match &f.app {
+                    AppRt::Datagram(d) => d.drv.scale(),
+                    AppRt::Tcp { .. } => None,
+                } {
+                    row.scale = s as f32;
                 }
             }
         }
@@ -1054,22 +916,26 @@ impl<'a> Sim<'a> {
     /// MApp flows: the sender's scale log and both ends' statistics.
     pub(crate) fn mapp(&self, fi: usize) -> Option<MappView<'_>> {
         match &self.flows[fi].app {
-            AppRt::Mapp(m) => Some((&m.scale_log, m.snd.stats(), m.rcv.stats())),
-            _ => None,
+            AppRt::Datagram(d) => d
+                .drv
+                .as_any()
+                .downcast_ref::<DatagramFlow<MappSender, MappReceiver>>()
+                .map(|m| (m.snd.scale_log(), m.snd.stats(), m.rcv.stats())),
+            AppRt::Tcp { .. } => None,
         }
     }
 
-    pub(crate) fn iftp(&self, fi: usize) -> Option<&IftpRt> {
+    pub(crate) fn iftp(&self, fi: usize) -> Option<&IftpFlow> {
         match &self.flows[fi].app {
-            AppRt::Iftp(x) => Some(x),
-            _ => None,
+            AppRt::Datagram(d) => d.drv.as_any().downcast_ref::<IftpFlow>(),
+            AppRt::Tcp { .. } => None,
         }
     }
 
     pub(crate) fn done_at(&self, fi: usize) -> Option<Time> {
         match &self.flows[fi].app {
             AppRt::Tcp { done_at, .. } => *done_at,
-            AppRt::Cbr(_) | AppRt::Mapp(_) | AppRt::Iftp(_) => None,
+            AppRt::Datagram(_) => None,
         }
     }
 

@@ -9,6 +9,7 @@ use fairway_core::{Dur, Rate, Rng, Time};
 
 use super::model;
 use super::{IftpAck, IftpConfig, IftpData, IftpReceiver, IftpSender};
+use crate::endpoint::Endpoint;
 
 /// A FIFO link: serialisation at `rate`, then `delay`. The buffer holds `limit` packets counting
 /// the one on the wire; before that, each packet is lost with probability `loss`.
@@ -114,7 +115,7 @@ fn run(cfgs: &[IftpConfig], mut link: Bottleneck, ack_delay: Dur, end: Time) -> 
         }
         for f in &mut flows {
             let (tau, size) = (f.sender.tau(), f.sender.config().packet_size);
-            while let Some(d) = f.sender.poll_transmit(now) {
+            while let Some(d) = f.sender.poll_transmit(now).map(|t| t.msg) {
                 assert_eq!(d.seq, f.trace.sent, "each sequence number once");
                 f.trace.sent += 1;
                 // The access link: the last bit leaves tau after the first (the sender paces at
@@ -127,7 +128,7 @@ fn run(cfgs: &[IftpConfig], mut link: Bottleneck, ack_delay: Dur, end: Time) -> 
                     None => f.trace.dropped += 1,
                 }
             }
-            while let Some(a) = f.receiver.poll_transmit(now) {
+            while let Some(a) = f.receiver.poll_transmit(now).map(|t| t.msg) {
                 heap.push(Reverse((now + ack_delay, events.len())));
                 events.push(Some(Ev::Ack(a)));
             }

@@ -134,7 +134,7 @@ mod loop_tests;
 #[cfg(test)]
 mod sender_tests;
 
-pub use receiver::{IftpReceiver, IftpReceiverStats};
+pub use receiver::{IftpReceiver, IftpReceiverStats, ACK_SIZE};
 pub use rto::RttEstimator;
 pub use sender::{GapSummary, IftpSender, IftpSenderStats};
 

@@ -4,10 +4,14 @@
 
 use std::collections::VecDeque;
 
-use fairway_core::{Dur, Time};
+use fairway_core::{Bytes, Dur, Time};
 
-use super::wire::{AckHeader, Message, WireError};
+use super::wire::{AckHeader, Message, HEADER_LEN};
 use super::{IftpAck, IftpData};
+use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
+
+/// An ACK's size on the wire (seed 002 §6.1: "ACK size = 40 bytes").
+pub const ACK_SIZE: Bytes = Bytes(40);
 
 /// Counters of a receiver, and the running sums of one-way delay (seed 002 §6.3: "the time a
 /// packet is issued at the source till the time it is received").
@@ -80,9 +84,27 @@ impl IftpReceiver {
         self.pending.push_back(IftpAck { flow: self.flow, seq: d.seq, echo: d.sent_at });
     }
 
+    pub fn flow(&self) -> u32 {
+        self.flow
+    }
+
+    pub fn stats(&self) -> IftpReceiverStats {
+        self.stats
+    }
+}
+
+impl Endpoint for IftpReceiver {
+    type In = IftpData;
+    type Out = IftpAck;
+
+    /// A data packet: [`handle_data`](IftpReceiver::handle_data).
+    fn handle(&mut self, now: Time, d: &IftpData, _arrival: Arrival) {
+        self.handle_data(now, d);
+    }
+
     /// Decodes and handles one datagram: data is acknowledged, an ACK is counted as ignored.
-    pub fn handle_datagram(&mut self, now: Time, b: &[u8]) -> Result<(), WireError> {
-        match Message::decode(b)?.0 {
+    fn handle_datagram(&mut self, now: Time, b: &[u8], _arrival: Arrival) -> Result<(), Malformed> {
+        match Message::decode(b).map_err(Malformed::from)?.0 {
             Message::Data(h) => {
                 let d = h.to_data(self.stats.highest_seq.unwrap_or(0), now);
                 self.handle_data(now, &d);
@@ -92,29 +114,25 @@ impl IftpReceiver {
         Ok(())
     }
 
-    /// The next ACK to send, if any.
-    pub fn poll_transmit(&mut self, _now: Time) -> Option<IftpAck> {
+    /// The receiver has no timers.
+    fn handle_timeout(&mut self, _now: Time) {}
+
+    /// The next ACK to send, if any: [`ACK_SIZE`] on the wire, no application bytes.
+    fn poll_transmit(&mut self, _now: Time) -> Option<Transmit<IftpAck>> {
         let a = self.pending.pop_front()?;
         self.stats.acks_sent += 1;
-        Some(a)
+        Some(Transmit { size: ACK_SIZE, payload: Bytes(0), ect: false, msg: a })
     }
 
-    /// The receiver has no timers.
-    pub fn poll_timeout(&self) -> Option<Time> {
+    fn poll_timeout(&self) -> Option<Time> {
         None
     }
 
-    /// Writes `a` as it goes on the wire.
-    pub fn encode(a: &IftpAck, out: &mut Vec<u8>) {
-        AckHeader::from_ack(a).encode(out);
-    }
-
-    pub fn flow(&self) -> u32 {
-        self.flow
-    }
-
-    pub fn stats(&self) -> IftpReceiverStats {
-        self.stats
+    /// Writes an ACK as it goes on the wire: the header, then zeros up to its size.
+    fn encode(&self, t: &Transmit<IftpAck>, out: &mut Vec<u8>) {
+        let start = out.len();
+        AckHeader::from_ack(&t.msg).encode(out);
+        out.resize(start + (t.size.0 as usize).max(HEADER_LEN), 0);
     }
 }
 
@@ -136,7 +154,7 @@ mod tests {
             r.handle_data(Time(at * 1_000_000), &data(seq, sent));
         }
         r.handle_data(Time(0), &IftpData { flow: 8, ..data(4, 0) });
-        let acks: Vec<IftpAck> = std::iter::from_fn(|| r.poll_transmit(Time(0))).collect();
+        let acks: Vec<IftpAck> = std::iter::from_fn(|| r.poll_transmit(Time(0)).map(|t| t.msg)).collect();
         let want: Vec<IftpAck> =
             arrivals.iter().map(|&(seq, sent, _)| IftpAck { flow: 7, seq, echo: Time(sent * 1_000_000) }).collect();
         assert_eq!(acks, want, "one ACK per packet, in arrival order, duplicates included");
@@ -157,16 +175,18 @@ mod tests {
         let mut b = vec![];
         DataHeader { flow: 7, seq: 5, send_time_us: 1_000 }.encode(&mut b);
         b.resize(1000, 0);
-        r.handle_datagram(Time(3_000_000), &b).unwrap();
-        assert!(r.handle_datagram(Time(3_000_000), &b[..5]).is_err());
+        r.handle_datagram(Time(3_000_000), &b, Arrival::default()).unwrap();
+        assert!(r.handle_datagram(Time(3_000_000), &b[..5], Arrival::default()).is_err());
         let mut a = vec![];
         AckHeader { flow: 7, seq: 5, echo_time_us: 1_000 }.encode(&mut a);
-        r.handle_datagram(Time(3_000_000), &a).unwrap();
+        r.handle_datagram(Time(3_000_000), &a, Arrival::default()).unwrap();
         let ack = r.poll_transmit(Time(3_000_000)).unwrap();
-        assert_eq!(ack, IftpAck { flow: 7, seq: 5, echo: Time(1_000_000) });
+        assert_eq!(ack.msg, IftpAck { flow: 7, seq: 5, echo: Time(1_000_000) });
+        assert_eq!((ack.size, ack.payload), (ACK_SIZE, Bytes(0)), "seed 002 §6.1: 40-byte ACKs");
         let mut out = vec![];
-        IftpReceiver::encode(&ack, &mut out);
-        assert_eq!(out, a, "the ACK echoes the data's wire time exactly");
+        r.encode(&ack, &mut out);
+        assert_eq!(out.len(), 40);
+        assert_eq!(out[..a.len()], a, "the ACK echoes the data's wire time exactly");
         assert_eq!((r.stats().received, r.stats().ignored), (1, 1));
         assert!(r.poll_transmit(Time(3_000_000)).is_none() && r.poll_timeout().is_none());
     }

@@ -16,10 +16,12 @@
 
 use std::collections::VecDeque;
 
-use fairway_core::{Dur, Time};
+use fairway_core::{Bytes, Dur, Time};
+
+use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
 
 use super::rto::RttEstimator;
-use super::wire::{DataHeader, Message, WireError};
+use super::wire::{DataHeader, Message, HEADER_LEN};
 use super::{BackoffReset, IftpAck, IftpConfig, IftpData, IftpError};
 
 /// Counters of a sender.
@@ -226,33 +228,6 @@ impl IftpSender {
         self.clock
     }
 
-    /// Starts sending. seed 002 §4: "The Internet friendly scheme starts by setting n to 1. It
-    /// sends one packet and waits for its ACK to arrive to set the initial value of the round trip
-    /// time". A restart after [`stop`](Self::stop) begins the same way; numbering continues.
-    pub fn start(&mut self, now: Time) {
-        let now = self.tick(now);
-        if self.running || self.is_done() {
-            self.advance(now);
-            return;
-        }
-        self.running = true;
-        self.n = 1;
-        self.ssthresh = self.cfg.ssthresh;
-        self.rtt = RttEstimator::new(self.cfg.initial_rto, self.cfg.max_backoff, self.cfg.min_rto);
-        self.probe = None;
-        self.loss_phase = None;
-        self.reset_board();
-        self.transmit_window(now, Begin::Fresh);
-    }
-
-    /// Stops sending and the timers; ACKs are still taken (for the statistics).
-    pub fn stop(&mut self, now: Time) {
-        self.tick(now);
-        self.running = false;
-        self.sweep_left = 0;
-        self.rto_at = None;
-    }
-
     pub fn is_running(&self) -> bool {
         self.running
     }
@@ -435,14 +410,6 @@ impl IftpSender {
         self.transmit_window(now, Begin::AfterLoss);
     }
 
-    /// Fires the timer if it is due (seed 002 §4 timeout, Fig. 1's `Timeout:` routine).
-    /// Also begins the next window when its boundary is due.
-    pub fn handle_timeout(&mut self, now: Time) {
-        let now = self.tick(now);
-        self.fire_timer(now);
-        self.advance(now);
-    }
-
     fn fire_timer(&mut self, now: Time) {
         let due = matches!(self.rto_at, Some(t) if now >= t);
         if !self.running || !due {
@@ -539,72 +506,6 @@ impl IftpSender {
             // seed 002 eq. (9): timeout timer = current time + backoff x (srtt + 4 rttvar + 1).
             self.rto_at = Some(now + self.rtt.interval());
         }
-    }
-
-    /// The next data packet, if one is due.
-    pub fn poll_transmit(&mut self, now: Time) -> Option<IftpData> {
-        let now = self.tick(now);
-        // A boundary due now begins its window here too (every call that moves the clock checks
-        // it, which is what lets `poll_timeout` leave out a boundary already passed).
-        self.advance(now);
-        if !self.running || self.sweep_left == 0 || now < self.next_send || self.is_done() {
-            return None;
-        }
-        let seq = self.next;
-        self.next += 1; // Fig. 1: `next` is "always advancing forward".
-        self.sweep_left -= 1;
-        self.last_send = Some(now);
-        self.first_send.get_or_insert(now);
-        // "Pause (inter-packet gap)": the next start is G + tau after this one.
-        self.next_send = now + self.gm + self.tau;
-        self.stats.sent += 1;
-        self.stats.bytes_sent += self.cfg.packet_size.0;
-        if !self.gap_log.is_empty() {
-            let g = self.gm.as_secs_f64();
-            self.gap_sum += g;
-            self.gap_sq_sum += g * g;
-            self.gap_packets += 1;
-        }
-        if self.is_done() {
-            self.finished_at = Some(now);
-            self.sweep_left = 0;
-        }
-        self.arm_rto(now, false);
-        // A boundary already due when the sweep ends (only where the gap's rounding puts it there).
-        self.advance(now);
-        Some(IftpData { flow: self.cfg.flow, seq, sent_at: now })
-    }
-
-    /// When to call [`handle_timeout`](Self::handle_timeout) or poll again: the earliest of the
-    /// next packet's time (in the past while one is due), the end of the adjustment period while
-    /// the sweep is over and the period is not (a boundary already passed waits for an ACK, not
-    /// for time), and the timer.
-    pub fn poll_timeout(&self) -> Option<Time> {
-        if !self.running {
-            return None;
-        }
-        let send = (self.sweep_left > 0).then_some(self.next_send);
-        let boundary = self.period_end.filter(|&b| self.sweep_left == 0 && b > self.clock && !self.is_done());
-        [send, boundary, self.rto_at].into_iter().flatten().min()
-    }
-
-    /// Decodes one datagram: an ACK is handled, data is counted and ignored.
-    pub fn handle_datagram(&mut self, now: Time, b: &[u8]) -> Result<(), WireError> {
-        match Message::decode(b)?.0 {
-            Message::Ack(h) => {
-                let ack = h.to_ack(self.next.saturating_sub(1), now.max(self.clock));
-                self.handle_ack(now, &ack);
-            }
-            Message::Data(_) => self.stats.data_ignored += 1,
-        }
-        Ok(())
-    }
-
-    /// Writes `d` as it goes on the wire: the header, then zeros up to the packet size.
-    pub fn encode(&self, d: &IftpData, out: &mut Vec<u8>) {
-        let start = out.len();
-        DataHeader::from_data(d).encode(out);
-        out.resize(start + self.cfg.packet_size.0 as usize, 0);
     }
 
     /// n, the window of standard-mode bookkeeping.
@@ -721,6 +622,119 @@ impl IftpSender {
             per_packet_stdev: Dur::from_secs_f64((self.gap_sq_sum / k - pm * pm).max(0.0).sqrt()),
             packets: self.gap_packets,
         })
+    }
+}
+
+impl Endpoint for IftpSender {
+    type In = IftpAck;
+    type Out = IftpData;
+
+    /// Starts sending. seed 002 §4: "The Internet friendly scheme starts by setting n to 1. It
+    /// sends one packet and waits for its ACK to arrive to set the initial value of the round trip
+    /// time". A restart after [`stop`](Self::stop) begins the same way; numbering continues.
+    fn start(&mut self, now: Time) {
+        let now = self.tick(now);
+        if self.running || self.is_done() {
+            self.advance(now);
+            return;
+        }
+        self.running = true;
+        self.n = 1;
+        self.ssthresh = self.cfg.ssthresh;
+        self.rtt = RttEstimator::new(self.cfg.initial_rto, self.cfg.max_backoff, self.cfg.min_rto);
+        self.probe = None;
+        self.loss_phase = None;
+        self.reset_board();
+        self.transmit_window(now, Begin::Fresh);
+    }
+
+    /// Stops sending and the timers; ACKs are still taken (for the statistics).
+    fn stop(&mut self, now: Time) {
+        self.tick(now);
+        self.running = false;
+        self.sweep_left = 0;
+        self.rto_at = None;
+    }
+
+    /// An ACK: [`handle_ack`](IftpSender::handle_ack).
+    fn handle(&mut self, now: Time, ack: &IftpAck, _arrival: Arrival) {
+        self.handle_ack(now, ack);
+    }
+
+    /// Decodes one datagram: an ACK is handled, data is counted and ignored.
+    fn handle_datagram(&mut self, now: Time, b: &[u8], _arrival: Arrival) -> Result<(), Malformed> {
+        match Message::decode(b).map_err(Malformed::from)?.0 {
+            Message::Ack(h) => {
+                let ack = h.to_ack(self.next.saturating_sub(1), now.max(self.clock));
+                self.handle_ack(now, &ack);
+            }
+            Message::Data(_) => self.stats.data_ignored += 1,
+        }
+        Ok(())
+    }
+
+    /// Fires the timer if it is due (seed 002 §4 timeout, Fig. 1's `Timeout:` routine).
+    /// Also begins the next window when its boundary is due.
+    fn handle_timeout(&mut self, now: Time) {
+        let now = self.tick(now);
+        self.fire_timer(now);
+        self.advance(now);
+    }
+
+    /// The next data packet, if one is due.
+    fn poll_transmit(&mut self, now: Time) -> Option<Transmit<IftpData>> {
+        let now = self.tick(now);
+        // A boundary due now begins its window here too (every call that moves the clock checks
+        // it, which is what lets `poll_timeout` leave out a boundary already passed).
+        self.advance(now);
+        if !self.running || self.sweep_left == 0 || now < self.next_send || self.is_done() {
+            return None;
+        }
+        let seq = self.next;
+        self.next += 1; // Fig. 1: `next` is "always advancing forward".
+        self.sweep_left -= 1;
+        self.last_send = Some(now);
+        self.first_send.get_or_insert(now);
+        // "Pause (inter-packet gap)": the next start is G + tau after this one.
+        self.next_send = now + self.gm + self.tau;
+        self.stats.sent += 1;
+        self.stats.bytes_sent += self.cfg.packet_size.0;
+        if !self.gap_log.is_empty() {
+            let g = self.gm.as_secs_f64();
+            self.gap_sum += g;
+            self.gap_sq_sum += g * g;
+            self.gap_packets += 1;
+        }
+        if self.is_done() {
+            self.finished_at = Some(now);
+            self.sweep_left = 0;
+        }
+        self.arm_rto(now, false);
+        // A boundary already due when the sweep ends (only where the gap's rounding puts it there).
+        self.advance(now);
+        let size = self.cfg.packet_size;
+        let payload = Bytes(size.0.saturating_sub(HEADER_LEN as u64));
+        Some(Transmit { size, payload, ect: false, msg: IftpData { flow: self.cfg.flow, seq, sent_at: now } })
+    }
+
+    /// When to call [`handle_timeout`](Self::handle_timeout) or poll again: the earliest of the
+    /// next packet's time (in the past while one is due), the end of the adjustment period while
+    /// the sweep is over and the period is not (a boundary already passed waits for an ACK, not
+    /// for time), and the timer.
+    fn poll_timeout(&self) -> Option<Time> {
+        if !self.running {
+            return None;
+        }
+        let send = (self.sweep_left > 0).then_some(self.next_send);
+        let boundary = self.period_end.filter(|&b| self.sweep_left == 0 && b > self.clock && !self.is_done());
+        [send, boundary, self.rto_at].into_iter().flatten().min()
+    }
+
+    /// Writes `d` as it goes on the wire: the header, then zeros up to the packet size.
+    fn encode(&self, t: &Transmit<IftpData>, out: &mut Vec<u8>) {
+        let start = out.len();
+        DataHeader::from_data(&t.msg).encode(out);
+        out.resize(start + t.size.0 as usize, 0);
     }
 }
 

@@ -9,6 +9,7 @@ use fairway_core::{Dur, Rate, Rng, Time};
 use super::model;
 use super::wire::{AckHeader, Message};
 use super::{BackoffReset, IftpAck, IftpConfig, IftpData, IftpSender};
+use crate::endpoint::{Arrival, Endpoint};
 
 const MS: u64 = 1_000_000;
 const R: Dur = Dur::from_millis(100);
@@ -62,7 +63,7 @@ impl Driver {
     }
 
     fn drain(&mut self) {
-        while let Some(d) = self.s.poll_transmit(self.now) {
+        while let Some(d) = self.s.poll_transmit(self.now).map(|t| t.msg) {
             let st = &self.s;
             self.sent.push(Sent { at: self.now, d, window: st.stats().windows, n: st.window(), gap: st.gap() });
             if let Some(r) = (self.rtt)(d.seq) {
@@ -669,21 +670,23 @@ fn stop_restart_and_datagrams() {
     assert_eq!(d.sent.len() as u64, sent);
     d.s.start(Time(2_000 * MS));
     assert_eq!((d.s.window(), d.s.srtt(), d.s.ssthresh()), (1, None, 32), "a fresh start");
-    let p = d.s.poll_transmit(Time(2_000 * MS)).unwrap();
+    let t = d.s.poll_transmit(Time(2_000 * MS)).unwrap();
+    let p = t.msg;
     assert_eq!(p.seq, sent, "numbering goes on");
+    assert_eq!((t.size.0, t.payload.0), (1000, 1000 - 14), "the header is not the application's");
     // Bytes: the packet is the configured size and decodes; an ACK datagram is handled.
     let mut b = vec![];
-    d.s.encode(&p, &mut b);
+    d.s.encode(&t, &mut b);
     assert_eq!(b.len(), 1000);
     let Message::Data(h) = Message::decode(&b).unwrap().0 else { panic!("not data") };
     assert_eq!((h.seq as u64, h.send_time_us), (p.seq, 2_000_000));
-    d.s.handle_datagram(Time(2_100 * MS), &b).unwrap();
+    d.s.handle_datagram(Time(2_100 * MS), &b, Arrival::default()).unwrap();
     assert_eq!(d.s.stats().data_ignored, 1);
     let mut a = vec![];
     AckHeader { flow: 0, seq: p.seq as u32, echo_time_us: h.send_time_us }.encode(&mut a);
-    d.s.handle_datagram(Time(2_100 * MS), &a).unwrap();
+    d.s.handle_datagram(Time(2_100 * MS), &a, Arrival::default()).unwrap();
     assert_eq!((d.s.srtt(), d.s.window()), (Some(R), 2));
-    assert!(d.s.handle_datagram(Time(2_100 * MS), &a[..3]).is_err());
+    assert!(d.s.handle_datagram(Time(2_100 * MS), &a[..3], Arrival::default()).is_err());
 }
 
 #[test]
@@ -730,7 +733,7 @@ fn random_ack_streams_never_break_the_sender() {
                         b[0] = 1;
                         b[1] = 1;
                     }
-                    let _ = s.handle_datagram(now, &b);
+                    let _ = s.handle_datagram(now, &b, Arrival::default());
                 }
                 // Time going backwards.
                 8 => s.handle_timeout(Time(now.0.saturating_sub(rng.below(100 * MS)))),
@@ -743,7 +746,7 @@ fn random_ack_streams_never_break_the_sender() {
                     s.handle_timeout(now);
                 }
             }
-            while let Some(p) = s.poll_transmit(now) {
+            while let Some(p) = s.poll_transmit(now).map(|t| t.msg) {
                 assert_eq!(p.seq, sent.len() as u64, "seed {seed}: no number twice, none skipped");
                 assert!(p.sent_at <= now);
                 sent.push(p);

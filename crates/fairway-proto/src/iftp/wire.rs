@@ -80,6 +80,12 @@ fn recover_time(now: Time, time_us: u32) -> Time {
     Time(now.0.saturating_sub(Dur::from_micros(u64::from(back)).0))
 }
 
+impl From<WireError> for crate::endpoint::Malformed {
+    fn from(e: WireError) -> Self {
+        crate::endpoint::Malformed(e.to_string())
+    }
+}
+
 impl DataHeader {
     pub fn encode(&self, out: &mut Vec<u8>) {
         put(out, TYPE_DATA, self.flow, self.seq, self.send_time_us);

@@ -9,6 +9,7 @@ use fairway_core::udpm::{DataHeader, Feedback, Message};
 use fairway_core::{Bytes, Dur, Rate, Rng, Time};
 
 use super::{MappConfig, MappReceiver, MappSender, Pacing, ScaleTable};
+use crate::endpoint::{Arrival, Endpoint};
 
 /// A store-and-forward link behind a FIFO: serialisation at `rate`, then `delay`. The buffer
 /// holds `limit` packets counting the one on the wire; ECN-capable arrivals are marked when
@@ -97,8 +98,8 @@ fn run(cfg: MappConfig, mut link: Bottleneck, stop: Time, end: Time) -> Run {
         } else if te == Some(next) {
             let Reverse((_, id)) = heap.pop().unwrap();
             match events[id].take().unwrap() {
-                Ev::Data(b, ce) => receiver.handle_datagram(now, &b, ce).unwrap(),
-                Ev::Feedback(b) => sender.handle_datagram(now, &b).unwrap(),
+                Ev::Data(b, ce) => receiver.handle_datagram(now, &b, Arrival { ce, payload: Bytes(0) }).unwrap(),
+                Ev::Feedback(b) => sender.handle_datagram(now, &b, Arrival::default()).unwrap(),
             }
         } else if ts == Some(next) {
             sender.handle_timeout(now);
@@ -106,27 +107,27 @@ fn run(cfg: MappConfig, mut link: Bottleneck, stop: Time, end: Time) -> Run {
             receiver.handle_timeout(now);
         }
         while let Some(d) = sender.poll_transmit(now) {
-            trace.sent.push((now, d.header, d.len));
-            match link.offer(now, d.len, d.ect) {
+            trace.sent.push((now, d.msg, d.size));
+            match link.offer(now, d.size, d.ect) {
                 Some((at, ce)) => {
                     let mut b = vec![];
-                    MappSender::encode(&d, &mut b);
-                    assert_eq!(b.len() as u64, d.len.0);
-                    let f = d.header.frame;
+                    sender.encode(&d, &mut b);
+                    assert_eq!(b.len() as u64, d.size.0);
+                    let f = d.msg.frame;
                     trace.highest_delivered_frame = Some(trace.highest_delivered_frame.map_or(f, |h| h.max(f)));
                     heap.push(Reverse((at, events.len())));
                     events.push(Some(Ev::Data(b, ce)));
                 }
                 None => {
                     trace.drops += 1;
-                    trace.dropped_frames.insert(d.header.frame);
+                    trace.dropped_frames.insert(d.msg.frame);
                 }
             }
         }
         while let Some(f) = receiver.poll_transmit(now) {
-            trace.feedback.push((now, f));
+            trace.feedback.push((now, f.msg));
             let mut b = vec![];
-            f.encode(&mut b);
+            receiver.encode(&f, &mut b);
             heap.push(Reverse((now + back_delay, events.len())));
             events.push(Some(Ev::Feedback(b)));
         }
@@ -304,8 +305,8 @@ fn garbage_datagrams_never_panic_either_end() {
                 let k = rng.below(b.len() as u64) as usize;
                 b[k] = rng.next_u64() as u8;
             }
-            let _ = s.handle_datagram(now, &b);
-            let _ = r.handle_datagram(now, &b, rng.bernoulli(0.1));
+            let _ = s.handle_datagram(now, &b, Arrival::default());
+            let _ = r.handle_datagram(now, &b, Arrival { ce: rng.bernoulli(0.1), payload: Bytes(0) });
             if let Ok((Message::Data(h), p)) = Message::decode(&b) {
                 r.handle_data(now, &h, p.len(), false);
             }

@@ -60,8 +60,7 @@ pub use receiver::{MappReceiver, ReceiverStats};
 pub use scale::{FrameLayout, Pacing, ScaleTable, MAX_DATAGRAM};
 pub use sender::{MappSender, SenderStats};
 
-use fairway_core::udpm::DataHeader;
-use fairway_core::{Bytes, Dur};
+use fairway_core::Dur;
 use thiserror::Error;
 
 /// A configuration value that cannot work; `field` names it as in [`MappConfig`].
@@ -156,27 +155,16 @@ impl MappConfig {
     }
 }
 
-/// A data datagram for the driver to send.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Datagram {
-    pub header: DataHeader,
-    /// Size on the wire: the 28-byte UDPm header plus the payload (IP and UDP headers not
-    /// included).
-    pub len: Bytes,
-    /// Send with ECT(0) in the IP header.
-    pub ect: bool,
-}
-
-impl Datagram {
-    /// Payload bytes after the header.
-    pub fn payload_len(&self) -> usize {
-        (self.len.0 as usize).saturating_sub(fairway_core::udpm::DATA_HEADER_LEN)
+impl From<fairway_core::udpm::UdpmError> for crate::endpoint::Malformed {
+    fn from(e: fairway_core::udpm::UdpmError) -> Self {
+        crate::endpoint::Malformed(e.to_string())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fairway_core::Bytes;
 
     #[test]
     fn default_config_is_valid_and_bad_fields_are_named() {

@@ -7,8 +7,10 @@
 //! at most once per RTT; after an RTT without congestion (a checkpoint) the scale goes up by one.
 //! Feedback goes out at once on the first datagram and at every checkpoint.
 
-use fairway_core::udpm::{extend_seq, DataHeader, Feedback, Message, UdpmError, DATA_HEADER_LEN};
-use fairway_core::{Dur, Time};
+use fairway_core::udpm::{extend_seq, DataHeader, Feedback, Message, DATA_HEADER_LEN, FEEDBACK_LEN};
+use fairway_core::{Bytes, Dur, Time};
+
+use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
 
 use super::{MappConfig, MappError, Reassembly};
 
@@ -199,25 +201,6 @@ impl MappReceiver {
         self.arrivals += 1;
     }
 
-    /// Decodes one datagram and takes it; `ce` is the IP ECN field's Congestion Experienced.
-    /// Feedback sent to a receiver is ignored.
-    pub fn handle_datagram(&mut self, now: Time, bytes: &[u8], ce: bool) -> Result<(), UdpmError> {
-        match Message::decode(bytes)? {
-            (Message::Data(h), payload) => self.handle_data(now, &h, payload.len(), ce),
-            (Message::Feedback(_), _) => {
-                self.tick(now);
-                self.stats.ignored += 1;
-            }
-        }
-        Ok(())
-    }
-
-    /// Runs the checkpoint and TOI timers that are due.
-    pub fn handle_timeout(&mut self, now: Time) {
-        let now = self.tick(now);
-        self.run_timers(now);
-    }
-
     fn checkpoint_due(&self) -> Time {
         self.epoch_start + self.rtt
     }
@@ -299,34 +282,6 @@ impl MappReceiver {
         self.feedback_due = true;
     }
 
-    /// The feedback message to send, if one is due.
-    pub fn poll_transmit(&mut self, now: Time) -> Option<Feedback> {
-        if !self.feedback_due {
-            return None;
-        }
-        let now = self.tick(now);
-        self.feedback_due = false;
-        self.stats.feedback_sent += 1;
-        let hold_us = ((now - self.echo_arrival).0 / 1_000).min(u32::MAX as u64) as u32;
-        Some(Feedback {
-            flow: self.cfg.flow,
-            scale: self.scale,
-            flags: 0,
-            echo_time_us: self.echo_us,
-            hold_us,
-            highest_seq: self.highest.unwrap_or(0) as u32,
-            // Cumulative, modulo 2^32 on the wire.
-            lost: self.stats.lost as u32,
-            marked: self.stats.marked as u32,
-        })
-    }
-
-    /// When to call [`handle_timeout`](Self::handle_timeout) next; `None` before the first
-    /// datagram and while idle.
-    pub fn poll_timeout(&self) -> Option<Time> {
-        self.active.then(|| self.checkpoint_due().min(self.toi_deadline()))
-    }
-
     /// The scale the receiver expects next.
     pub fn scale(&self) -> u8 {
         self.scale
@@ -348,5 +303,68 @@ impl MappReceiver {
 
     pub fn config(&self) -> &MappConfig {
         &self.cfg
+    }
+}
+
+impl Endpoint for MappReceiver {
+    type In = DataHeader;
+    type Out = Feedback;
+
+    /// A data datagram: [`handle_data`](MappReceiver::handle_data).
+    fn handle(&mut self, now: Time, h: &DataHeader, arrival: Arrival) {
+        self.handle_data(now, h, arrival.payload.0 as usize, arrival.ce);
+    }
+
+    /// Decodes one datagram and takes it.
+    /// Feedback sent to a receiver is ignored.
+    fn handle_datagram(&mut self, now: Time, bytes: &[u8], arrival: Arrival) -> Result<(), Malformed> {
+        match Message::decode(bytes).map_err(Malformed::from)? {
+            (Message::Data(h), payload) => self.handle_data(now, &h, payload.len(), arrival.ce),
+            (Message::Feedback(_), _) => {
+                self.tick(now);
+                self.stats.ignored += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the checkpoint and TOI timers that are due.
+    fn handle_timeout(&mut self, now: Time) {
+        let now = self.tick(now);
+        self.run_timers(now);
+    }
+
+    /// The feedback message to send, if one is due.
+    fn poll_transmit(&mut self, now: Time) -> Option<Transmit<Feedback>> {
+        if !self.feedback_due {
+            return None;
+        }
+        let now = self.tick(now);
+        self.feedback_due = false;
+        self.stats.feedback_sent += 1;
+        let hold_us = ((now - self.echo_arrival).0 / 1_000).min(u32::MAX as u64) as u32;
+        let fb = Feedback {
+            flow: self.cfg.flow,
+            scale: self.scale,
+            flags: 0,
+            echo_time_us: self.echo_us,
+            hold_us,
+            highest_seq: self.highest.unwrap_or(0) as u32,
+            // Cumulative, modulo 2^32 on the wire.
+            lost: self.stats.lost as u32,
+            marked: self.stats.marked as u32,
+        };
+        Some(Transmit { size: Bytes(FEEDBACK_LEN as u64), payload: Bytes(0), ect: false, msg: fb })
+    }
+
+    /// When to call [`handle_timeout`](Self::handle_timeout) next; `None` before the first
+    /// datagram and while idle.
+    fn poll_timeout(&self) -> Option<Time> {
+        self.active.then(|| self.checkpoint_due().min(self.toi_deadline()))
+    }
+
+    /// Writes feedback as it goes on the wire ([`FEEDBACK_LEN`] bytes).
+    fn encode(&self, t: &Transmit<Feedback>, out: &mut Vec<u8>) {
+        t.msg.encode(out);
     }
 }

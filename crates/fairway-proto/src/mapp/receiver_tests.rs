@@ -4,6 +4,7 @@ use fairway_core::udpm::{DataHeader, Feedback};
 use fairway_core::{Dur, Time};
 
 use super::{MappConfig, MappReceiver};
+use crate::endpoint::{Arrival, Endpoint};
 
 const MS: u64 = 1_000_000;
 
@@ -37,7 +38,7 @@ fn timers_until(r: &mut MappReceiver, until: Time, out: &mut Vec<(Time, Feedback
         }
         r.handle_timeout(t);
         while let Some(f) = r.poll_transmit(t) {
-            out.push((t, f));
+            out.push((t, f.msg));
         }
     }
 }
@@ -47,7 +48,7 @@ fn arrive(r: &mut MappReceiver, t: Time, h: DataHeader, ce: bool, out: &mut Vec<
     timers_until(r, t, out);
     r.handle_data(t, &h, 972, ce);
     while let Some(f) = r.poll_transmit(t) {
-        out.push((t, f));
+        out.push((t, f.msg));
     }
 }
 
@@ -70,9 +71,10 @@ fn first_datagram_gets_immediate_feedback_with_scale_0() {
     assert_eq!(r.poll_timeout(), None);
     assert!(r.poll_transmit(ms(0)).is_none());
     r.handle_data(ms(1000), &data(0, 900_000, 0), 972, false);
-    let f = r.poll_transmit(ms(1010)).unwrap();
+    let t = r.poll_transmit(ms(1010)).unwrap();
+    assert_eq!((t.size.0, t.payload.0, t.ect), (28, 0, false), "a 28-byte message, no application data");
     assert_eq!(
-        f,
+        t.msg,
         Feedback {
             flow: 0,
             scale: 0,
@@ -174,7 +176,7 @@ fn a_shorter_rtt_that_makes_the_checkpoint_past_moves_it_to_now() {
     r.handle_data(ms(50), &data(1, 0, 30_000), 972, false);
     assert_eq!(r.poll_timeout(), Some(ms(50)));
     r.handle_timeout(ms(50));
-    assert_eq!((r.scale(), r.poll_transmit(ms(50)).map(|f| f.scale)), (1, Some(1)));
+    assert_eq!((r.scale(), r.poll_transmit(ms(50)).map(|f| f.msg.scale)), (1, Some(1)));
     assert_eq!(r.poll_timeout(), Some(ms(80)));
 }
 
@@ -323,11 +325,11 @@ fn other_flows_bad_fragments_and_backward_time_are_harmless() {
     r.handle_data(ms(100), &data(0, 0, 0), 10, false);
     r.handle_data(ms(90), &data(1, 0, 0), 10, false);
     let f = r.poll_transmit(ms(80)).unwrap();
-    assert_eq!((f.hold_us, f.highest_seq), (0, 1));
+    assert_eq!((f.msg.hold_us, f.msg.highest_seq), (0, 1));
     r.handle_timeout(ms(50));
     assert_eq!(r.stats().timeouts, 0);
     let mut b = vec![];
-    f.encode(&mut b);
-    r.handle_datagram(ms(100), &b, false).unwrap();
+    r.encode(&f, &mut b);
+    r.handle_datagram(ms(100), &b, Arrival::default()).unwrap();
     assert_eq!(r.stats().ignored, 4, "feedback sent to a receiver is ignored");
 }

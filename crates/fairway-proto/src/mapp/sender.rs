@@ -6,11 +6,12 @@
 //! as ns-2's MmApp does with its `snd_timer_`.
 
 use fairway_core::udpm::{
-    extend_seq, wire_elapsed_us, wire_time_us, DataHeader, Feedback, Message, UdpmError, FLAG_MULTIMEDIA,
+    extend_seq, wire_elapsed_us, wire_time_us, DataHeader, Feedback, Message, DATA_HEADER_LEN, FLAG_MULTIMEDIA,
 };
-use fairway_core::{Dur, Rate, Rng, Time};
+use fairway_core::{Bytes, Dur, Rate, Rng, Time};
 
-use super::{Datagram, FrameLayout, MappConfig, MappError};
+use super::{FrameLayout, MappConfig, MappError};
+use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
 
 /// Counters of a sender.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -60,6 +61,7 @@ pub struct MappSender {
     /// The latest `now` seen: time that goes backwards is treated as no time passing.
     clock: Time,
     stats: SenderStats,
+    scale_log: Vec<(Time, u8)>,
 }
 
 impl MappSender {
@@ -80,34 +82,13 @@ impl MappSender {
             fb_highest: None,
             clock: Time::ZERO,
             stats: SenderStats::default(),
+            scale_log: vec![],
         })
     }
 
     fn tick(&mut self, now: Time) -> Time {
         self.clock = self.clock.max(now);
         self.clock
-    }
-
-    /// Starts sending: the first frame is due at once, at scale 0 (seed 000 §2.2: "the
-    /// multimedia source (sender) starts its transmission rate that is mapped to scale 0"; ns-2
-    /// mm-app.cc start(): init() then send_mm_pkt()). A restart after [`stop`](Self::stop) also
-    /// begins at scale 0, but sequence and frame numbers continue (MmApp resets them to 0, which a
-    /// receiver would take for late datagrams).
-    pub fn start(&mut self, now: Time) {
-        let now = self.tick(now);
-        if self.running {
-            return;
-        }
-        self.running = true;
-        self.scale = 0; // ns-2 mm-app.cc init(): scale_ = 0
-        self.next_send = now;
-    }
-
-    /// Stops sending (ns-2 mm-app.cc stop(): running_ = 0). The datagrams of a frame already
-    /// begun are still handed out.
-    pub fn stop(&mut self, now: Time) {
-        self.tick(now);
-        self.running = false;
     }
 
     pub fn is_running(&self) -> bool {
@@ -155,25 +136,8 @@ impl MappSender {
         if scale != self.scale {
             self.scale = scale;
             self.stats.scale_changes += 1;
+            self.log_scale(now);
         }
-    }
-
-    /// Decodes one datagram from the receiver and acts on it. Data sent to a sender is ignored.
-    pub fn handle_datagram(&mut self, now: Time, bytes: &[u8]) -> Result<(), UdpmError> {
-        match Message::decode(bytes)?.0 {
-            Message::Feedback(fb) => self.handle_feedback(now, &fb),
-            Message::Data(_) => {
-                self.tick(now);
-                self.stats.data_ignored += 1;
-            }
-        }
-        Ok(())
-    }
-
-    /// Starts the frame that is due, if any.
-    pub fn handle_timeout(&mut self, now: Time) {
-        let now = self.tick(now);
-        self.start_due_frame(now);
     }
 
     fn start_due_frame(&mut self, now: Time) {
@@ -204,8 +168,94 @@ impl MappSender {
         self.next_send = if next <= now { now + gap } else { next };
     }
 
+    /// Notes the scale in effect from `now`, if it changed.
+    fn log_scale(&mut self, now: Time) {
+        if self.scale_log.last().is_none_or(|&(_, s)| s != self.scale) {
+            self.scale_log.push((now, self.scale));
+        }
+    }
+
+    /// The scale over time: (when it took effect, scale), from the first start.
+    pub fn scale_log(&self) -> &[(Time, u8)] {
+        &self.scale_log
+    }
+
+    /// The current scale value.
+    pub fn scale(&self) -> u8 {
+        self.scale
+    }
+
+    /// The on-the-wire rate of the current scale.
+    pub fn rate(&self) -> Rate {
+        self.cfg.table.rate(self.scale)
+    }
+
+    /// The smoothed RTT, once a feedback message has given a sample.
+    pub fn srtt(&self) -> Option<Dur> {
+        self.srtt
+    }
+
+    pub fn stats(&self) -> SenderStats {
+        self.stats
+    }
+
+    pub fn config(&self) -> &MappConfig {
+        &self.cfg
+    }
+}
+
+impl Endpoint for MappSender {
+    type In = Feedback;
+    type Out = DataHeader;
+
+    /// Starts sending: the first frame is due at once, at scale 0 (seed 000 §2.2: "the
+    /// multimedia source (sender) starts its transmission rate that is mapped to scale 0"; ns-2
+    /// mm-app.cc start(): init() then send_mm_pkt()). A restart after [`stop`](Self::stop) also
+    /// begins at scale 0, but sequence and frame numbers continue (MmApp resets them to 0, which a
+    /// receiver would take for late datagrams).
+    fn start(&mut self, now: Time) {
+        let now = self.tick(now);
+        if self.running {
+            return;
+        }
+        self.running = true;
+        self.scale = 0; // ns-2 mm-app.cc init(): scale_ = 0
+        self.next_send = now;
+        self.log_scale(now);
+    }
+
+    /// Stops sending (ns-2 mm-app.cc stop(): running_ = 0). The datagrams of a frame already
+    /// begun are still handed out.
+    fn stop(&mut self, now: Time) {
+        self.tick(now);
+        self.running = false;
+    }
+
+    /// Feedback: [`handle_feedback`](MappSender::handle_feedback).
+    fn handle(&mut self, now: Time, fb: &Feedback, _arrival: Arrival) {
+        self.handle_feedback(now, fb);
+    }
+
+    /// Decodes one datagram from the receiver and acts on it. Data sent to a sender is ignored.
+    fn handle_datagram(&mut self, now: Time, bytes: &[u8], _arrival: Arrival) -> Result<(), Malformed> {
+        match Message::decode(bytes).map_err(Malformed::from)?.0 {
+            Message::Feedback(fb) => self.handle_feedback(now, &fb),
+            Message::Data(_) => {
+                self.tick(now);
+                self.stats.data_ignored += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts the frame that is due, if any.
+    fn handle_timeout(&mut self, now: Time) {
+        let now = self.tick(now);
+        self.start_due_frame(now);
+    }
+
     /// The next datagram to send, if one is due.
-    pub fn poll_transmit(&mut self, now: Time) -> Option<Datagram> {
+    fn poll_transmit(&mut self, now: Time) -> Option<Transmit<DataHeader>> {
         let now = self.tick(now);
         if self.frame.is_none() {
             self.start_due_frame(now);
@@ -235,12 +285,13 @@ impl MappSender {
         self.first_send.get_or_insert(now);
         self.stats.datagrams_sent += 1;
         self.stats.bytes_sent += len.0;
-        Some(Datagram { header, len, ect: self.cfg.ect })
+        let payload = Bytes(len.0.saturating_sub(DATA_HEADER_LEN as u64));
+        Some(Transmit { size: len, payload, ect: self.cfg.ect, msg: header })
     }
 
     /// When to call [`handle_timeout`](Self::handle_timeout) next: the next frame's time, or a
     /// past time while datagrams of the current frame wait to be polled.
-    pub fn poll_timeout(&self) -> Option<Time> {
+    fn poll_timeout(&self) -> Option<Time> {
         match (&self.frame, self.running) {
             (Some(f), _) => Some(f.started),
             (None, true) => Some(self.next_send),
@@ -248,39 +299,18 @@ impl MappSender {
         }
     }
 
-    /// The current scale value.
-    pub fn scale(&self) -> u8 {
-        self.scale
-    }
-
-    /// The on-the-wire rate of the current scale.
-    pub fn rate(&self) -> Rate {
-        self.cfg.table.rate(self.scale)
-    }
-
-    /// The smoothed RTT, once a feedback message has given a sample.
-    pub fn srtt(&self) -> Option<Dur> {
-        self.srtt
-    }
-
-    pub fn stats(&self) -> SenderStats {
-        self.stats
-    }
-
-    pub fn config(&self) -> &MappConfig {
-        &self.cfg
-    }
-
-    /// Writes `d` as it goes on the wire: its header, then zero bytes up to `d.len`.
-    pub fn encode(d: &Datagram, out: &mut Vec<u8>) {
-        d.header.encode(out);
-        out.resize(out.len() + d.payload_len(), 0);
+    /// Writes a datagram as it goes on the wire: its header, then zero bytes up to its size.
+    fn encode(&self, t: &Transmit<DataHeader>, out: &mut Vec<u8>) {
+        let start = out.len();
+        t.msg.encode(out);
+        out.resize(start + (t.size.0 as usize).max(DATA_HEADER_LEN), 0);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::endpoint::{Arrival, Endpoint};
     use crate::mapp::{Pacing, ScaleTable};
     use fairway_core::Bytes;
 
@@ -291,7 +321,7 @@ mod tests {
     }
 
     /// Runs the sender's timer until `end`, returning every datagram with its send time.
-    fn run(s: &mut MappSender, end: Time) -> Vec<(Time, Datagram)> {
+    fn run(s: &mut MappSender, end: Time) -> Vec<(Time, Transmit<DataHeader>)> {
         let mut out = vec![];
         while let Some(t) = s.poll_timeout() {
             if t > end {
@@ -326,7 +356,7 @@ mod tests {
         // Scale 0: 1000 B at 160 kb/s = every 50 ms from t = 0.
         let times: Vec<u64> = sent.iter().map(|(t, _)| t.0 / MS).collect();
         assert_eq!(times, [0, 50, 100, 150, 200]);
-        assert!(sent.iter().all(|(_, d)| d.len == Bytes(1000) && d.header.frag_count == 1 && d.header.scale == 0));
+        assert!(sent.iter().all(|(_, d)| d.size == Bytes(1000) && d.msg.frag_count == 1 && d.msg.scale == 0));
         for k in 1..10u8 {
             s.handle_feedback(Time(200 * MS), &fb(k, 0, 0, 4));
             assert_eq!(s.scale(), k);
@@ -337,7 +367,7 @@ mod tests {
             for w in sent.windows(2).skip(1) {
                 assert_eq!(w[1].0 - w[0].0, want, "scale {k}");
             }
-            assert!(sent.iter().skip(1).all(|(_, d)| d.header.scale == k));
+            assert!(sent.iter().skip(1).all(|(_, d)| d.msg.scale == k));
         }
         assert_eq!(Pacing::default().interval(Rate(1_600_000)), Dur::from_millis(5));
     }
@@ -355,19 +385,19 @@ mod tests {
         assert_eq!(s.stats().feedback_ignored, 1);
         let first = run(&mut s, Time(0));
         assert_eq!(first.len(), 1, "300 kb/s x 20 ms = 750 B: one datagram");
-        assert_eq!(first[0].1.len, Bytes(750));
+        assert_eq!(first[0].1.size, Bytes(750));
         s.handle_feedback(Time(MS), &fb(4, 0, 0, 0));
         let sent = run(&mut s, Time(60 * MS));
         // Frames at 20, 40, 60 ms; 1.1 Mb/s x 20 ms = 2750 B in 3 datagrams of 917, 917, 916.
         assert_eq!(sent.len(), 9);
         for (k, (t, d)) in sent.iter().enumerate() {
-            let h = d.header;
+            let h = d.msg;
             assert_eq!(t.0, (20 + 20 * (k as u64 / 3)) * MS);
             assert_eq!((h.frame, h.frag_index, h.frag_count, h.seq), (1 + k as u32 / 3, k as u16 % 3, 3, 1 + k as u32));
-            assert_eq!(d.len.0, [917, 917, 916][k % 3]);
+            assert_eq!(d.size.0, [917, 917, 916][k % 3]);
             assert_eq!(h.scale, 4);
         }
-        let wire_bits: u64 = sent.iter().map(|(_, d)| d.len.bits()).sum();
+        let wire_bits: u64 = sent.iter().map(|(_, d)| d.size.bits()).sum();
         assert_eq!(wire_bits, 3 * 1_100_000 / 50, "three frames of 20 ms at the table's rate");
         assert_eq!(s.stats().frames_sent, 4);
         assert_eq!(s.stats().datagrams_sent, 10);
@@ -411,7 +441,7 @@ mod tests {
         s.handle_feedback(Time(4 * MS), &fb(2, 0, 0, 5));
         assert_eq!(s.scale(), 0);
         let sent = run(&mut s, Time(200 * MS));
-        let last = sent.last().unwrap().1.header.seq;
+        let last = sent.last().unwrap().1.msg.seq;
         s.handle_feedback(Time(200 * MS), &fb(2, 0, 0, last));
         s.handle_feedback(Time(201 * MS), &fb(1, 0, 0, last - 1));
         assert_eq!(s.scale(), 2, "older feedback arriving late is ignored");
@@ -423,21 +453,21 @@ mod tests {
         let mut s = sender(MappConfig::default());
         s.start(Time(1_000 * MS));
         let d = s.poll_transmit(Time(1_000 * MS)).unwrap();
-        assert_eq!(d.header.rtt_us, 0, "unknown until a sample");
-        assert_eq!(d.header.send_time_us, 1_000_000);
+        assert_eq!(d.msg.rtt_us, 0, "unknown until a sample");
+        assert_eq!(d.msg.send_time_us, 1_000_000);
         // Echo of the 1 s send, held 100 ms at the receiver, back at 1.3 s: 200 ms.
         s.handle_feedback(Time(1_300 * MS), &fb(0, 1_000_000, 100_000, 0));
         assert_eq!(s.srtt(), Some(Dur::from_millis(200)));
         let d = run(&mut s, Time(1_300 * MS)).pop().unwrap().1;
-        assert_eq!(d.header.rtt_us, 200_000);
+        assert_eq!(d.msg.rtt_us, 200_000);
         // A 100 ms sample: 7/8 x 200 + 1/8 x 100 = 187.5 ms.
-        s.handle_feedback(Time(1_400 * MS), &fb(0, 1_250_000, 50_000, d.header.seq));
+        s.handle_feedback(Time(1_400 * MS), &fb(0, 1_250_000, 50_000, d.msg.seq));
         assert_eq!(s.srtt(), Some(Dur(187_500_000)));
         // A hold longer than the time since the echoed send gives no sample.
-        s.handle_feedback(Time(1_401 * MS), &fb(0, 1_400_000, 5_000, d.header.seq));
+        s.handle_feedback(Time(1_401 * MS), &fb(0, 1_400_000, 5_000, d.msg.seq));
         // An echo from the future or before the first send gives none either.
-        s.handle_feedback(Time(1_402 * MS), &fb(0, 1_500_000, 0, d.header.seq));
-        s.handle_feedback(Time(1_403 * MS), &fb(0, 900_000, 0, d.header.seq));
+        s.handle_feedback(Time(1_402 * MS), &fb(0, 1_500_000, 0, d.msg.seq));
+        s.handle_feedback(Time(1_403 * MS), &fb(0, 900_000, 0, d.msg.seq));
         assert_eq!(s.srtt(), Some(Dur(187_500_000)));
         assert_eq!(s.stats().rtt_samples, 2);
     }
@@ -448,11 +478,11 @@ mod tests {
         let t0 = Time(((1u64 << 32) - 50_000) * 1_000); // 50 ms before the 32-bit us clock wraps
         s.start(t0);
         let d = s.poll_transmit(t0).unwrap();
-        assert_eq!(d.header.send_time_us, u32::MAX - 49_999);
+        assert_eq!(d.msg.send_time_us, u32::MAX - 49_999);
         // Back 120 ms later (the clock reads 70 000 us), held 20 ms: 100 ms.
         let back = t0 + Dur::from_millis(120);
         assert_eq!(wire_time_us(back.0), 70_000);
-        s.handle_feedback(back, &fb(0, d.header.send_time_us, 20_000, 0));
+        s.handle_feedback(back, &fb(0, d.msg.send_time_us, 20_000, 0));
         assert_eq!(s.srtt(), Some(Dur::from_millis(100)));
     }
 
@@ -462,16 +492,16 @@ mod tests {
         let mut s = sender(cfg.clone());
         s.start(Time(0));
         let d = s.poll_transmit(Time(0)).unwrap();
-        assert!(d.ect && d.header.is_multimedia() && d.header.flags == FLAG_MULTIMEDIA);
-        assert_eq!((d.header.flow, d.header.seq, d.header.frame), (42, 0, 0));
+        assert!(d.ect && d.msg.is_multimedia() && d.msg.flags == FLAG_MULTIMEDIA);
+        assert_eq!((d.msg.flow, d.msg.seq, d.msg.frame), (42, 0, 0));
         let mut s = sender(MappConfig { multimedia_tag: false, ect: false, ..cfg });
         s.start(Time(0));
         let d = s.poll_transmit(Time(0)).unwrap();
-        assert!(!d.ect && d.header.flags == 0);
+        assert!(!d.ect && d.msg.flags == 0);
         let mut b = vec![];
-        MappSender::encode(&d, &mut b);
+        s.encode(&d, &mut b);
         assert_eq!(b.len(), 1000);
-        assert_eq!(Message::decode(&b).unwrap().0, Message::Data(d.header));
+        assert_eq!(Message::decode(&b).unwrap().0, Message::Data(d.msg));
     }
 
     #[test]
@@ -500,7 +530,7 @@ mod tests {
         assert!(s.poll_transmit(Time(1_000 * MS)).is_none());
         s.start(Time(1_000 * MS));
         let d = s.poll_transmit(Time(1_000 * MS)).unwrap();
-        assert_eq!((d.header.scale, d.header.seq, d.header.frame), (0, 5, 5), "restart at scale 0, numbering goes on");
+        assert_eq!((d.msg.scale, d.msg.seq, d.msg.frame), (0, 5, 5), "restart at scale 0, numbering goes on");
     }
 
     #[test]
@@ -510,13 +540,13 @@ mod tests {
         let d = s.poll_transmit(Time(0)).unwrap();
         let mut b = vec![];
         fb(3, 0, 0, 0).encode(&mut b);
-        s.handle_datagram(Time(MS), &b).unwrap();
+        s.handle_datagram(Time(MS), &b, Arrival::default()).unwrap();
         assert_eq!(s.scale(), 3);
         let mut b = vec![];
-        MappSender::encode(&d, &mut b);
-        s.handle_datagram(Time(MS), &b).unwrap();
+        s.encode(&d, &mut b);
+        s.handle_datagram(Time(MS), &b, Arrival::default()).unwrap();
         assert_eq!(s.stats().data_ignored, 1);
-        assert!(s.handle_datagram(Time(MS), &[1, 1, 0]).is_err());
+        assert!(s.handle_datagram(Time(MS), &[1, 1, 0], Arrival::default()).is_err());
         assert_eq!(s.scale(), 3);
     }
 }

@@ -13,6 +13,7 @@ use fairway_aqm::{DropTailParams, RedParams};
 use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
 
 pub use crate::tcp::{SinkConfig, TcpConfig, TcpVariant};
+pub use fairway_proto::cbr::CbrConfig;
 pub use fairway_proto::iftp::{BackoffReset, IftpConfig};
 pub use fairway_proto::mapp::{MappConfig, Pacing, ScaleTable};
 
@@ -113,7 +114,7 @@ pub enum AppSpec {
     /// A TCP transfer of a fixed size, then the flow is done.
     Transfer { tcp: TcpSpec, size: Bytes },
     /// Constant bit rate over UDP (ns-2 Application/Traffic/CBR).
-    Cbr(CbrSpec),
+    Cbr(CbrConfig),
     /// Web-like sessions (seed 000 §4.2): Poisson arrivals, each a TCP transfer of a
     /// Pareto-distributed size.
     Web { tcp: TcpSpec, interarrival: Dur, mean_size: Bytes, shape: f64 },
@@ -151,22 +152,6 @@ impl TcpSpec {
     pub fn ns2_default(variant: TcpVariant) -> TcpSpec {
         TcpSpec { sender: TcpConfig::new(variant), sink: SinkConfig::default() }
     }
-}
-
-/// Constant bit rate source settings (ns-2 Application/Traffic/CBR over Agent/UDP).
-#[derive(Debug, Clone, PartialEq)]
-pub struct CbrSpec {
-    /// Whole packet size on the wire (ns-2 sizes a CBR packet as its packetSize_).
-    pub packet_size: Bytes,
-    pub interval: Dur,
-    /// ns-2 `random_`: each interval is scaled by a uniform factor in [0.5, 1.5).
-    pub jitter: bool,
-    /// Stop after this many packets (ns-2 `maxpkts_`).
-    pub max_packets: Option<u64>,
-    /// Send in frames: every `frame_interval`, the packets the rate has accumulated since the
-    /// last frame, back to back (a video source's frames, at the same mean rate). `None`: one
-    /// packet per `interval`, as ns-2's CBR.
-    pub frame_interval: Option<Dur>,
 }
 
 /// What to record and how finely.

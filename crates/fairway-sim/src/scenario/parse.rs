@@ -706,7 +706,7 @@ fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
     Ok(s)
 }
 
-fn parse_cbr(t: &Tbl) -> Res<CbrSpec> {
+fn parse_cbr(t: &Tbl) -> Res<CbrConfig> {
     // ns-2 defaults: packetSize_ 210, rate_ 448Kb, random_ 0.
     let packet_size = match t.get("packet_size") {
         Some(v) => packet_size(&v)?,
@@ -733,7 +733,7 @@ fn parse_cbr(t: &Tbl) -> Res<CbrSpec> {
         Some(v) => Some(v.dur_pos()?),
         None => None,
     };
-    Ok(CbrSpec { packet_size, interval, jitter, max_packets, frame_interval })
+    Ok(CbrConfig { packet_size, interval, jitter, max_packets, frame_interval })
 }
 
 /// IFTP (seed 002): keys named after the paper's symbols; defaults are its §6.1 values.

@@ -1,0 +1,78 @@
+//! The one door every datagram protocol goes through (DESIGN.md, "The sans-IO shape").
+//!
+//! An [`Endpoint`] is one end of one flow. Its driver (the simulator's engine, or live mode on a
+//! socket) feeds it what arrives, typed ([`Endpoint::handle`]) or as bytes
+//! ([`Endpoint::handle_datagram`]), and the expiry of its timer ([`Endpoint::handle_timeout`]);
+//! after each such call it drains [`Endpoint::poll_transmit`] until it returns `None`, then
+//! sleeps until [`Endpoint::poll_timeout`]. Rate-based senders pace themselves through
+//! `poll_timeout`; window-based ones through what `poll_transmit` allows. An endpoint never reads
+//! a clock, opens a socket or draws from an unseeded source.
+//!
+//! A protocol is a pair of endpoints whose messages match: the sender's `Out` is the receiver's
+//! `In` and the other way round. [`Endpoint::encode`] writes a message in the protocol's wire
+//! format and `handle_datagram` reads it, so a driver may carry typed messages (struct mode) or
+//! bytes (wire mode, the code live mode runs).
+
+use fairway_core::{Bytes, Time};
+
+/// How a datagram arrived, beside its content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Arrival {
+    /// Congestion Experienced: a queue marked it (RFC 3168).
+    pub ce: bool,
+    /// The application bytes it carries (in struct mode what the sender's [`Transmit`] said; in
+    /// wire mode the endpoint reads it from the bytes).
+    pub payload: Bytes,
+}
+
+/// A datagram an endpoint wants sent.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Transmit<M> {
+    /// Its size on the wire, which queues and links see.
+    pub size: Bytes,
+    /// The application bytes in it (goodput counts these).
+    pub payload: Bytes,
+    /// ECN-capable transport (ECT(0)).
+    pub ect: bool,
+    /// The message: what the wire format encodes.
+    pub msg: M,
+}
+
+/// A datagram that does not decode as the protocol's, or is not for this end; the endpoint
+/// ignores it (and counts it, where it keeps counts).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("malformed datagram: {0}")]
+pub struct Malformed(pub String);
+
+/// One end of one flow of a datagram protocol.
+pub trait Endpoint {
+    /// What it receives from its peer.
+    type In;
+    /// What it sends to its peer.
+    type Out;
+
+    /// The application starts (a sender's first packet, at once or at its first timer).
+    fn start(&mut self, _now: Time) {}
+
+    /// The application stops: a sender sends nothing more; its timers stop.
+    fn stop(&mut self, _now: Time) {}
+
+    /// A message from the peer, typed.
+    fn handle(&mut self, now: Time, msg: &Self::In, arrival: Arrival);
+
+    /// A message from the peer as bytes in the protocol's wire format.
+    fn handle_datagram(&mut self, now: Time, bytes: &[u8], arrival: Arrival) -> Result<(), Malformed>;
+
+    /// The timer of [`poll_timeout`](Self::poll_timeout) is due (a call before it is harmless).
+    fn handle_timeout(&mut self, now: Time);
+
+    /// The next datagram to send, if one is due now.
+    fn poll_transmit(&mut self, now: Time) -> Option<Transmit<Self::Out>>;
+
+    /// When to call [`handle_timeout`](Self::handle_timeout) or poll again; `None` while there is
+    /// nothing to wait for. A stopped endpoint returns `None`.
+    fn poll_timeout(&self) -> Option<Time>;
+
+    /// Writes a message as it goes on the wire, `t.size` bytes in all.
+    fn encode(&self, t: &Transmit<Self::Out>, out: &mut Vec<u8>);
+}

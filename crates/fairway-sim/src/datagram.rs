@@ -1,0 +1,253 @@
+//! A datagram protocol's flow in the simulator: its two [`Endpoint`]s and the messages in flight
+//! between them, behind one object-safe door ([`FlowDriver`]) that the run loop uses for every
+//! such protocol alike.
+//!
+//! Struct mode: a packet on a link carries a token (in its `seq`) for the message its endpoint
+//! handed over, which waits here until the packet arrives or is dropped. The run loop keeps the
+//! packet's size, payload and ECN bits; the endpoint never sees the simulator.
+
+use std::any::Any;
+
+use fairway_core::{Bytes, Time};
+use fairway_proto::cbr::CbrSender;
+use fairway_proto::iftp::IftpSender;
+use fairway_proto::mapp::MappSender;
+use fairway_proto::{Arrival, Endpoint};
+
+/// Which end of a flow: the source (data) or the sink (feedback, acknowledgements).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    Sender,
+    Sink,
+}
+
+/// A datagram an endpoint handed over, for the run loop to put on the wire.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Outgoing {
+    pub size: u32,
+    pub payload: u32,
+    pub ect: bool,
+    /// Names the message until the packet arrives or is dropped.
+    pub token: u64,
+}
+
+/// What the run loop needs of a datagram flow. Each call that can make an end send ends by
+/// draining it, as the contract asks: what it sends goes into `out`, and the call returns when
+/// that end next wants its timer.
+pub(crate) trait FlowDriver {
+    /// The application starts (the sender's [`Endpoint::start`]); drains the sender.
+    fn start(&mut self, now: Time, out: &mut Vec<Outgoing>) -> Option<Time>;
+    /// The application stops: the sender sends nothing more.
+    fn stop(&mut self, now: Time);
+    /// The packet with `token` reached the end `to` (data the sink, feedback the sender);
+    /// drains that end.
+    fn deliver(&mut self, now: Time, to: Side, token: u64, arrival: Arrival, out: &mut Vec<Outgoing>) -> Option<Time>;
+    /// The packet with `token`, sent by `from`, was dropped: its message goes.
+    fn forget(&mut self, from: Side, token: u64);
+    /// The timer of `side` fired: the endpoint's timeout runs if it is due; drains that end.
+    fn timeout(&mut self, now: Time, side: Side, out: &mut Vec<Outgoing>) -> Option<Time>;
+    /// The sender's current scale, for protocols that have one (MApp).
+    fn scale(&self) -> Option<u8>;
+    /// For the results: the concrete flow, to read its endpoints' statistics.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// What the simulator samples of a sender in every throughput bin, beyond its counters.
+pub(crate) trait Probe {
+    fn scale(&self) -> Option<u8> {
+        None
+    }
+}
+
+impl Probe for MappSender {
+    fn scale(&self) -> Option<u8> {
+        Some(MappSender::scale(self))
+    }
+}
+impl Probe for IftpSender {}
+impl Probe for CbrSender {}
+
+/// Messages in flight, by token; a slot is reused once its packet arrives or is dropped.
+struct Slab<M> {
+    slots: Vec<Option<M>>,
+    free: Vec<u32>,
+}
+
+impl<M> Slab<M> {
+    fn new() -> Slab<M> {
+        Slab { slots: vec![], free: vec![] }
+    }
+
+    fn put(&mut self, m: M) -> u64 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(m);
+                i as u64
+            }
+            None => {
+                self.slots.push(Some(m));
+                self.slots.len() as u64 - 1
+            }
+        }
+    }
+
+    fn take(&mut self, token: u64) -> Option<M> {
+        let m = self.slots.get_mut(token as usize)?.take()?;
+        self.free.push(token as u32);
+        Some(m)
+    }
+}
+
+/// One flow of a datagram protocol: the sender at the flow's source, the receiver at its sink.
+pub(crate) struct DatagramFlow<S: Endpoint, R: Endpoint> {
+    pub snd: S,
+    pub rcv: R,
+    /// Data on its way to the receiver, and feedback on its way back.
+    fwd: Slab<S::Out>,
+    rev: Slab<R::Out>,
+}
+
+impl<S, R> DatagramFlow<S, R>
+where
+    S: Endpoint,
+    R: Endpoint<In = S::Out, Out = S::In>,
+{
+    pub fn new(snd: S, rcv: R) -> Self {
+        DatagramFlow { snd, rcv, fwd: Slab::new(), rev: Slab::new() }
+    }
+}
+
+impl<S, R> DatagramFlow<S, R>
+where
+    S: Endpoint,
+    R: Endpoint<In = S::Out, Out = S::In>,
+{
+    fn drain(&mut self, now: Time, side: Side, out: &mut Vec<Outgoing>) -> Option<Time> {
+        let wire = |size: Bytes, payload: Bytes, ect, token| Outgoing {
+            size: size.0 as u32,
+            payload: payload.0 as u32,
+            ect,
+            token,
+        };
+        match side {
+            Side::Sender => {
+                while let Some(t) = self.snd.poll_transmit(now) {
+                    let token = self.fwd.put(t.msg);
+                    out.push(wire(t.size, t.payload, t.ect, token));
+                }
+                self.snd.poll_timeout()
+            }
+            Side::Sink => {
+                while let Some(t) = self.rcv.poll_transmit(now) {
+                    let token = self.rev.put(t.msg);
+                    out.push(wire(t.size, t.payload, t.ect, token));
+                }
+                self.rcv.poll_timeout()
+            }
+        }
+    }
+}
+
+impl<S, R> FlowDriver for DatagramFlow<S, R>
+where
+    S: Endpoint + Probe + 'static,
+    R: Endpoint<In = S::Out, Out = S::In> + 'static,
+{
+    fn start(&mut self, now: Time, out: &mut Vec<Outgoing>) -> Option<Time> {
+        self.snd.start(now);
+        self.drain(now, Side::Sender, out)
+    }
+
+    fn stop(&mut self, now: Time) {
+        self.snd.stop(now);
+    }
+
+    fn deliver(&mut self, now: Time, to: Side, token: u64, arrival: Arrival, out: &mut Vec<Outgoing>) -> Option<Time> {
+        match to {
+            Side::Sink => {
+                if let Some(m) = self.fwd.take(token) {
+                    self.rcv.handle(now, &m, arrival);
+                }
+            }
+            Side::Sender => {
+                if let Some(m) = self.rev.take(token) {
+                    self.snd.handle(now, &m, arrival);
+                }
+            }
+        }
+        self.drain(now, to, out)
+    }
+
+    fn forget(&mut self, from: Side, token: u64) {
+        match from {
+            Side::Sender => drop(self.fwd.take(token)),
+            Side::Sink => drop(self.rev.take(token)),
+        }
+    }
+
+    fn timeout(&mut self, now: Time, side: Side, out: &mut Vec<Outgoing>) -> Option<Time> {
+        match side {
+            Side::Sender => {
+                if self.snd.poll_timeout().is_some_and(|d| d <= now) {
+                    self.snd.handle_timeout(now);
+                }
+            }
+            Side::Sink => {
+                if self.rcv.poll_timeout().is_some_and(|d| d <= now) {
+                    self.rcv.handle_timeout(now);
+                }
+            }
+        }
+        self.drain(now, side, out)
+    }
+
+    fn scale(&self) -> Option<u8> {
+        Probe::scale(&self.snd)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fairway_core::{Dur, Rng};
+    use fairway_proto::cbr::{CbrConfig, CbrReceiver};
+
+    #[test]
+    fn a_message_waits_for_its_packet_and_a_dropped_one_is_forgotten() {
+        let cfg = CbrConfig {
+            packet_size: Bytes(100),
+            interval: Dur::from_millis(1),
+            jitter: false,
+            max_packets: None,
+            frame_interval: None,
+        };
+        let mut f = DatagramFlow::new(CbrSender::new(cfg, 0, Rng::from_seed(1)), CbrReceiver::new(0));
+        let mut out = vec![];
+        assert_eq!(f.start(Time::ZERO, &mut out), Some(Time(1_000_000)));
+        f.timeout(Time(1_000_000), Side::Sender, &mut out);
+        assert_eq!(
+            out.iter().map(|o| (o.size, o.payload, o.token)).collect::<Vec<_>>(),
+            [(100, 100, 0), (100, 100, 1)]
+        );
+        f.forget(Side::Sender, 0);
+        let mut none = vec![];
+        f.deliver(Time(2_000_000), Side::Sink, 1, Arrival::default(), &mut none);
+        // A token delivered or forgotten names nothing any more.
+        f.deliver(Time(2_000_000), Side::Sink, 0, Arrival::default(), &mut none);
+        f.deliver(Time(2_000_000), Side::Sink, 1, Arrival::default(), &mut none);
+        assert!(none.is_empty(), "a CBR sink sends nothing");
+        let s = f.rcv.stats();
+        assert_eq!((s.received, s.skipped, s.highest_seq), (1, 1, Some(1)));
+        // Both slots are free again: the next two messages reuse them.
+        out.clear();
+        f.timeout(Time(2_000_000), Side::Sender, &mut out);
+        f.timeout(Time(3_000_000), Side::Sender, &mut out);
+        let mut tokens: Vec<u64> = out.iter().map(|o| o.token).collect();
+        tokens.sort();
+        assert_eq!(tokens, [0, 1]);
+    }
+}
