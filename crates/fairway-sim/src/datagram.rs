@@ -2,8 +2,10 @@
 //! between them, behind one object-safe door ([`FlowDriver`]) that the run loop uses for every
 //! such protocol alike.
 //!
-//! Struct mode: a packet on a link carries a token (in its `seq`) for the message its endpoint
-//! handed over, which waits here until the packet arrives or is dropped. The run loop keeps the
+//! A packet on a link carries a token (in its `seq`) for what its endpoint handed over, which
+//! waits here until the packet arrives or is dropped: in struct mode the typed message, in wire
+//! mode (the scenario's `wire = true`) the bytes [`Endpoint::encode`] wrote, which the other end
+//! reads with [`Endpoint::handle_datagram`], as it would from a socket. The run loop keeps the
 //! packet's size, payload and ECN bits; the endpoint never sees the simulator.
 
 use std::any::Any;
@@ -12,7 +14,7 @@ use fairway_core::{Bytes, Time};
 use fairway_proto::cbr::CbrSender;
 use fairway_proto::iftp::IftpSender;
 use fairway_proto::mapp::MappSender;
-use fairway_proto::{Arrival, Endpoint};
+use fairway_proto::{Arrival, Endpoint, Transmit};
 
 /// Which end of a flow: the source (data) or the sink (feedback, acknowledgements).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +50,8 @@ pub(crate) trait FlowDriver {
     fn timeout(&mut self, now: Time, side: Side, out: &mut Vec<Outgoing>) -> Option<Time>;
     /// The sender's current scale, for protocols that have one (MApp).
     fn scale(&self) -> Option<u8>;
+    /// Wire mode: datagrams the receiving end refused (its own peer's bytes: a fairway bug).
+    fn malformed(&self) -> u64;
     /// For the results: the concrete flow, to read its endpoints' statistics.
     fn as_any(&self) -> &dyn Any;
 }
@@ -98,13 +102,32 @@ impl<M> Slab<M> {
     }
 }
 
+/// What a packet carries: the message, or its bytes.
+enum Carried<M> {
+    Msg(M),
+    Bytes(Vec<u8>),
+}
+
+impl<M> Carried<M> {
+    fn into_bytes(self) -> Option<Vec<u8>> {
+        match self {
+            Carried::Msg(_) => None,
+            Carried::Bytes(b) => Some(b),
+        }
+    }
+}
+
 /// One flow of a datagram protocol: the sender at the flow's source, the receiver at its sink.
 pub(crate) struct DatagramFlow<S: Endpoint, R: Endpoint> {
     pub snd: S,
     pub rcv: R,
     /// Data on its way to the receiver, and feedback on its way back.
-    fwd: Slab<S::Out>,
-    rev: Slab<R::Out>,
+    fwd: Slab<Carried<S::Out>>,
+    rev: Slab<Carried<R::Out>>,
+    wire: bool,
+    /// Byte buffers of delivered datagrams, for the next ones (wire mode).
+    spare: Vec<Vec<u8>>,
+    malformed: u64,
 }
 
 impl<S, R> DatagramFlow<S, R>
@@ -112,8 +135,40 @@ where
     S: Endpoint,
     R: Endpoint<In = S::Out, Out = S::In>,
 {
-    pub fn new(snd: S, rcv: R) -> Self {
-        DatagramFlow { snd, rcv, fwd: Slab::new(), rev: Slab::new() }
+    /// A flow in struct mode, or in wire mode if `wire`.
+    pub fn new(snd: S, rcv: R, wire: bool) -> Self {
+        DatagramFlow { snd, rcv, fwd: Slab::new(), rev: Slab::new(), wire, spare: vec![], malformed: 0 }
+    }
+}
+
+/// Encodes `t` into a buffer from `spare` if `wire`; otherwise keeps the message.
+fn carry<E: Endpoint>(e: &E, t: Transmit<E::Out>, wire: bool, spare: &mut Vec<Vec<u8>>) -> Carried<E::Out> {
+    if !wire {
+        return Carried::Msg(t.msg);
+    }
+    let mut b = spare.pop().unwrap_or_default();
+    b.clear();
+    e.encode(&t, &mut b);
+    Carried::Bytes(b)
+}
+
+/// Hands what arrived to `e`: the message, or the bytes to decode (counting a refusal).
+fn take_in<E: Endpoint>(
+    e: &mut E,
+    now: Time,
+    c: Carried<E::In>,
+    arrival: Arrival,
+    spare: &mut Vec<Vec<u8>>,
+    malformed: &mut u64,
+) {
+    match c {
+        Carried::Msg(m) => e.handle(now, &m, arrival),
+        Carried::Bytes(b) => {
+            if e.handle_datagram(now, &b, arrival).is_err() {
+                *malformed += 1;
+            }
+            spare.push(b);
+        }
     }
 }
 
@@ -123,7 +178,7 @@ where
     R: Endpoint<In = S::Out, Out = S::In>,
 {
     fn drain(&mut self, now: Time, side: Side, out: &mut Vec<Outgoing>) -> Option<Time> {
-        let wire = |size: Bytes, payload: Bytes, ect, token| Outgoing {
+        let packet = |size: Bytes, payload: Bytes, ect, token| Outgoing {
             size: size.0 as u32,
             payload: payload.0 as u32,
             ect,
@@ -132,15 +187,17 @@ where
         match side {
             Side::Sender => {
                 while let Some(t) = self.snd.poll_transmit(now) {
-                    let token = self.fwd.put(t.msg);
-                    out.push(wire(t.size, t.payload, t.ect, token));
+                    let (size, payload, ect) = (t.size, t.payload, t.ect);
+                    let token = self.fwd.put(carry(&self.snd, t, self.wire, &mut self.spare));
+                    out.push(packet(size, payload, ect, token));
                 }
                 self.snd.poll_timeout()
             }
             Side::Sink => {
                 while let Some(t) = self.rcv.poll_transmit(now) {
-                    let token = self.rev.put(t.msg);
-                    out.push(wire(t.size, t.payload, t.ect, token));
+                    let (size, payload, ect) = (t.size, t.payload, t.ect);
+                    let token = self.rev.put(carry(&self.rcv, t, self.wire, &mut self.spare));
+                    out.push(packet(size, payload, ect, token));
                 }
                 self.rcv.poll_timeout()
             }
@@ -165,13 +222,13 @@ where
     fn deliver(&mut self, now: Time, to: Side, token: u64, arrival: Arrival, out: &mut Vec<Outgoing>) -> Option<Time> {
         match to {
             Side::Sink => {
-                if let Some(m) = self.fwd.take(token) {
-                    self.rcv.handle(now, &m, arrival);
+                if let Some(c) = self.fwd.take(token) {
+                    take_in(&mut self.rcv, now, c, arrival, &mut self.spare, &mut self.malformed);
                 }
             }
             Side::Sender => {
-                if let Some(m) = self.rev.take(token) {
-                    self.snd.handle(now, &m, arrival);
+                if let Some(c) = self.rev.take(token) {
+                    take_in(&mut self.snd, now, c, arrival, &mut self.spare, &mut self.malformed);
                 }
             }
         }
@@ -179,10 +236,11 @@ where
     }
 
     fn forget(&mut self, from: Side, token: u64) {
-        match from {
-            Side::Sender => drop(self.fwd.take(token)),
-            Side::Sink => drop(self.rev.take(token)),
-        }
+        let bytes = match from {
+            Side::Sender => self.fwd.take(token).and_then(Carried::into_bytes),
+            Side::Sink => self.rev.take(token).and_then(Carried::into_bytes),
+        };
+        self.spare.extend(bytes);
     }
 
     fn timeout(&mut self, now: Time, side: Side, out: &mut Vec<Outgoing>) -> Option<Time> {
@@ -205,6 +263,10 @@ where
         Probe::scale(&self.snd)
     }
 
+    fn malformed(&self) -> u64 {
+        self.malformed
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -225,7 +287,7 @@ mod tests {
             max_packets: None,
             frame_interval: None,
         };
-        let mut f = DatagramFlow::new(CbrSender::new(cfg, 0, Rng::from_seed(1)), CbrReceiver::new(0));
+        let mut f = DatagramFlow::new(CbrSender::new(cfg, 0, Rng::from_seed(1)), CbrReceiver::new(0), false);
         let mut out = vec![];
         assert_eq!(f.start(Time::ZERO, &mut out), Some(Time(1_000_000)));
         f.timeout(Time(1_000_000), Side::Sender, &mut out);

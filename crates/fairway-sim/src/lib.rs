@@ -42,6 +42,9 @@ pub enum SimError {
     NoRoute(String),
     #[error("flow {0}: {1}")]
     App(String, String),
+    /// Wire mode: an endpoint refused its own peer's bytes (encode and decode disagree).
+    #[error("flow {0}: {1} of its own datagrams did not decode (a fairway bug; please report it with the scenario)")]
+    Wire(String, u64),
     /// A packet was created or lost without being counted: a simulator bug.
     #[error("conservation violated (a fairway bug; please report it with the scenario):\n{0}")]
     Conservation(String),
@@ -85,6 +88,10 @@ fn collect(sim: &mut Sim, seed: u64) -> Result<RunResult, SimError> {
         let c = sim.flow_counters(i);
         if let Err(e) = c.check(in_net[i].0, in_net[i].1) {
             problems.push(format!("flow {}: {e}", f.name));
+        }
+        let refused = sim.malformed(i);
+        if refused > 0 {
+            return Err(SimError::Wire(f.name.clone(), refused));
         }
         let stop = f.stop.unwrap_or(end).min(end);
         let active = (stop - f.start).as_secs_f64();
@@ -219,6 +226,7 @@ fn collect(sim: &mut Sim, seed: u64) -> Result<RunResult, SimError> {
         schema: SUMMARY_SCHEMA,
         scenario: sc.name.clone(),
         seed,
+        wire: sc.wire,
         duration_s: dur_s,
         events: sim.events,
         flows,

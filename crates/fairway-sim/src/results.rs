@@ -12,6 +12,9 @@ pub struct Summary {
     pub schema: &'static str,
     pub scenario: String,
     pub seed: u64,
+    /// The run carried datagrams as bytes (the scenario's `wire = true`); left out when not.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub wire: bool,
     pub duration_s: f64,
     /// Events the simulator processed.
     pub events: u64,

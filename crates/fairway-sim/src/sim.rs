@@ -224,6 +224,7 @@ impl<'a> Sim<'a> {
                 AppSpec::Cbr(c) => datagram(Box::new(DatagramFlow::new(
                     CbrSender::new(c.clone(), fi, Rng::stream(seed, &format!("cbr:{}", f.name))),
                     CbrReceiver::new(fi),
+                    sc.wire,
                 ))),
                 AppSpec::Web { interarrival, mean_size, shape, .. } => AppRt::Tcp {
                     opened: 0,
@@ -243,12 +244,12 @@ impl<'a> Sim<'a> {
                     let rng = Rng::stream(seed, &format!("mapp:{}", f.name));
                     let snd = MappSender::new(cfg.clone(), rng).map_err(|e| bad(e.to_string()))?;
                     let rcv = MappReceiver::new(cfg).map_err(|e| bad(e.to_string()))?;
-                    datagram(Box::new(DatagramFlow::new(snd, rcv)))
+                    datagram(Box::new(DatagramFlow::new(snd, rcv, sc.wire)))
                 }
                 AppSpec::Iftp(cfg) => {
                     let cfg = fairway_proto::iftp::IftpConfig { flow: fi, ..cfg.clone() };
                     let snd = IftpSender::new(cfg).map_err(|e| bad(e.to_string()))?;
-                    datagram(Box::new(DatagramFlow::new(snd, IftpReceiver::new(fi))))
+                    datagram(Box::new(DatagramFlow::new(snd, IftpReceiver::new(fi), sc.wire)))
                 }
                 AppSpec::Ftp { .. } | AppSpec::Transfer { .. } => AppRt::Tcp {
                     opened: 0,
@@ -929,6 +930,14 @@ impl<'a> Sim<'a> {
         match &self.flows[fi].app {
             AppRt::Datagram(d) => d.drv.as_any().downcast_ref::<IftpFlow>(),
             AppRt::Tcp { .. } => None,
+        }
+    }
+
+    /// Wire mode: datagrams of flow `fi` that their receiving end refused.
+    pub(crate) fn malformed(&self, fi: usize) -> u64 {
+        match &self.flows[fi].app {
+            AppRt::Datagram(d) => d.drv.malformed(),
+            AppRt::Tcp { .. } => 0,
         }
     }
 

@@ -297,8 +297,9 @@ impl IftpConfig {
 pub struct IftpData {
     pub flow: u32,
     pub seq: u64,
-    /// When the sender sent it; the receiver echoes it (seed 002 §4: "a time field in the ACK
-    /// packet, which is equal to the time the packet was issued").
+    /// When the sender sent it, in whole microseconds as the wire carries it; the receiver
+    /// echoes it (seed 002 §4: "a time field in the ACK packet, which is equal to the time the
+    /// packet was issued").
     pub sent_at: Time,
 }
 

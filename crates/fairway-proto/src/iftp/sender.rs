@@ -21,7 +21,7 @@ use fairway_core::{Bytes, Dur, Time};
 use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
 
 use super::rto::RttEstimator;
-use super::wire::{DataHeader, Message, HEADER_LEN};
+use super::wire::{whole_micros, DataHeader, Message, HEADER_LEN};
 use super::{BackoffReset, IftpAck, IftpConfig, IftpData, IftpError};
 
 /// Counters of a sender.
@@ -714,7 +714,12 @@ impl Endpoint for IftpSender {
         self.advance(now);
         let size = self.cfg.packet_size;
         let payload = Bytes(size.0.saturating_sub(HEADER_LEN as u64));
-        Some(Transmit { size, payload, ect: false, msg: IftpData { flow: self.cfg.flow, seq, sent_at: now } })
+        Some(Transmit {
+            size,
+            payload,
+            ect: false,
+            msg: IftpData { flow: self.cfg.flow, seq, sent_at: whole_micros(now) },
+        })
     }
 
     /// When to call [`handle_timeout`](Self::handle_timeout) or poll again: the earliest of the

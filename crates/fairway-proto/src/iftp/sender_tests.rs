@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, BinaryHeap};
 use fairway_core::{Dur, Rate, Rng, Time};
 
 use super::model;
-use super::wire::{AckHeader, Message};
+use super::wire::{whole_micros, AckHeader, Message};
 use super::{BackoffReset, IftpAck, IftpConfig, IftpData, IftpSender};
 use crate::endpoint::{Arrival, Endpoint};
 
@@ -67,7 +67,9 @@ impl Driver {
             let st = &self.s;
             self.sent.push(Sent { at: self.now, d, window: st.stats().windows, n: st.window(), gap: st.gap() });
             if let Some(r) = (self.rtt)(d.seq) {
-                self.acks.push(Reverse((self.now + r, d.seq, d.sent_at)));
+                // Back r after the packet's stamp (its send time in whole microseconds), so that
+                // every RTT sample is exactly r.
+                self.acks.push(Reverse((d.sent_at + r, d.seq, d.sent_at)));
             }
         }
     }
@@ -634,7 +636,7 @@ fn lossless_transfers_take_the_ideal_models_rounds_and_time() {
         }
         let (done, ack) = (d.s.finished_at().unwrap(), d.s.last_ack_at().unwrap());
         assert!(done >= Time((k - 1) * R.0) && done < Time(k * R.0), "N {n}: last send at {done}, k = {k}");
-        assert_eq!(ack, done + R);
+        assert_eq!(ack, whole_micros(done) + R, "R after the stamp");
         assert_eq!(d.s.stats().timeouts, 0);
     }
 }

@@ -72,12 +72,20 @@ fn be32(b: &[u8], at: usize) -> u32 {
 
 /// The time `time_us` stood for on the 32-bit microsecond clock, taken as at most 2^31 us before
 /// `now` (times ahead of `now` read as `now`).
+/// `t` as the wire's microsecond clock carries it (whole microseconds). The sender stamps its
+/// packets with this, so that a typed packet says what its bytes say.
+pub fn whole_micros(t: Time) -> Time {
+    Time(t.0 - t.0 % 1_000)
+}
+
 fn recover_time(now: Time, time_us: u32) -> Time {
     let back = wire_elapsed_us(wire_time_us(now.0), time_us);
     if back >= 1 << 31 {
         return now;
     }
-    Time(now.0.saturating_sub(Dur::from_micros(u64::from(back)).0))
+    // Counted back from `now` as the clock read it, so that a time sent in whole microseconds
+    // comes back exactly.
+    Time(whole_micros(now).0.saturating_sub(Dur::from_micros(u64::from(back)).0))
 }
 
 impl From<WireError> for crate::endpoint::Malformed {
@@ -214,7 +222,7 @@ mod tests {
         let now = sent + Dur::from_millis(30);
         let back = h.to_data((1 << 32) - 2, now);
         assert_eq!(back.seq, d.seq);
-        assert_eq!(back.sent_at.0 / 1_000, sent.0 / 1_000, "exact to the microsecond");
+        assert_eq!(back.sent_at, whole_micros(sent), "the microsecond it was sent in, whatever now's ns");
         let a = IftpAck { flow: 3, seq: d.seq, echo: back.sent_at };
         let ha = AckHeader::from_ack(&a);
         assert_eq!(ha.echo_time_us, h.send_time_us, "the echo keeps the data's wire time");

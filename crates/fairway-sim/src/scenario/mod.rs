@@ -27,6 +27,9 @@ pub struct Scenario {
     pub description: String,
     pub duration: Dur,
     pub seed: u64,
+    /// Wire mode: datagram protocols exchange their encoded bytes, each end decoding what
+    /// arrives as it would from a socket, rather than typed messages.
+    pub wire: bool,
     /// Node names; a `NodeId` indexes this list.
     pub nodes: Vec<String>,
     /// Simplex links; a duplex link in the file gives two.

@@ -11,7 +11,7 @@ use super::*;
 use crate::fasthash::FastMap;
 use crate::routing::Router;
 
-const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "link", "flow", "monitor", "sweep"];
+const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "wire", "link", "flow", "monitor", "sweep"];
 const LINK_KEYS: &[&str] = &["between", "from", "to", "rate", "delay", "queue", "loss", "count"];
 const FLOW_KEYS_COMMON: &[&str] = &["name", "app", "transport", "from", "to", "start", "stop", "count", "send_jitter"];
 const TCP_KEYS: &[&str] = &[
@@ -142,6 +142,10 @@ impl Builder {
             Some(v) => v.u64()?,
             None => 1,
         };
+        let wire = match root.get("wire") {
+            Some(v) => v.bool()?,
+            None => false,
+        };
 
         let links = root.req("link")?;
         for entry in links.tables()? {
@@ -216,7 +220,7 @@ impl Builder {
         // `[sweep]` is read and checked by crate::sweep; a plain run uses the base values.
         let _ = root.get("sweep");
         root.finish(TOP_KEYS)?;
-        Ok(Scenario { name, description, duration, seed, nodes: self.nodes, links: self.links, flows, monitor })
+        Ok(Scenario { name, description, duration, seed, wire, nodes: self.nodes, links: self.links, flows, monitor })
     }
 
     /// Reads a `[[link]]` entry in full; returns what a `count` group's other entries share.
