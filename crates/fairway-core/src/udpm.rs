@@ -244,6 +244,23 @@ pub fn wire_elapsed_us(later: u32, earlier: u32) -> u32 {
     later.wrapping_sub(earlier)
 }
 
+/// `t` as the microsecond clock carries it (whole microseconds). A sender stamps its packets
+/// with this, so that a typed packet says what its bytes say.
+pub fn whole_micros(t: crate::Time) -> crate::Time {
+    crate::Time(t.0 - t.0 % 1_000)
+}
+
+/// The time `time_us` stood for on the 32-bit microsecond clock, taken as at most 2^31 us before
+/// `now` (times ahead of `now` read as `now`). Counted back from `now` as the clock reads it, so
+/// that a time sent in whole microseconds comes back exactly.
+pub fn recover_time(now: crate::Time, time_us: u32) -> crate::Time {
+    let back = wire_elapsed_us(wire_time_us(now.0), time_us);
+    if back >= 1 << 31 {
+        return now;
+    }
+    crate::Time(whole_micros(now).0.saturating_sub(u64::from(back) * 1_000))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

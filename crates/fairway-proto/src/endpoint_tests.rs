@@ -7,10 +7,11 @@ use std::collections::BinaryHeap;
 
 use fairway_core::{Bytes, Dur, Rate, Rng, Time};
 
-use crate::cbr::{CbrConfig, CbrReceiver, CbrSender};
 use crate::endpoint::{Arrival, Endpoint, Transmit};
 use crate::iftp::{IftpConfig, IftpReceiver, IftpSender};
 use crate::mapp::{MappConfig, MappReceiver, MappSender};
+use crate::source::{Cbr, CbrConfig};
+use crate::udp::{UdpReceiver, UdpSender};
 
 /// What crossed the path: (when sent, from the sender, size on the wire).
 type Trace = Vec<(Time, bool, Bytes)>;
@@ -137,7 +138,7 @@ fn mapp_pair() -> (MappSender, MappReceiver) {
     (MappSender::new(cfg.clone(), Rng::from_seed(4)).unwrap(), MappReceiver::new(cfg).unwrap())
 }
 
-fn cbr_pair() -> (CbrSender, CbrReceiver) {
+fn cbr_pair() -> (UdpSender, UdpReceiver) {
     let cfg = CbrConfig {
         packet_size: Bytes(500),
         interval: Dur::from_millis(7),
@@ -145,7 +146,7 @@ fn cbr_pair() -> (CbrSender, CbrReceiver) {
         max_packets: None,
         frame_interval: Some(Dur::from_millis(40)),
     };
-    (CbrSender::new(cfg, 0, Rng::from_seed(5)), CbrReceiver::new(0))
+    (UdpSender::new(0, Box::new(Cbr::new(cfg, Rng::from_seed(5)))), UdpReceiver::new(0))
 }
 
 #[test]

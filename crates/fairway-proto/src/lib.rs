@@ -1,7 +1,9 @@
 //! Sans-IO endpoints for congestion-aware media transport (see ../shared/DESIGN.md).
 //!
 //! - [`endpoint`]: the contract every protocol below implements, one [`Endpoint`] per end.
-//! - [`cbr`]: constant bit rate over UDP (ns-2's CBR), the unresponsive traffic.
+//! - [`source`]: applications that hand packets to a datagram transport (greedy, CBR).
+//! - [`udp`]: plain UDP, no congestion control (ns-2's Agent/UDP): CBR over it is the
+//!   unresponsive traffic.
 //! - [`mapp`]: MApp, the media-scaling sender and receiver of seed 000 (Kadhum & Hassanein
 //!   2015) with the receiver rule of seed 003 §5 (Chung & Claypool's MM_APP), over UDPm.
 //! - [`iftp`]: IFTP, the rate-based TCP emulation of seed 002 (ElAarag & Bassiouni 2002), and
@@ -9,11 +11,12 @@
 //!
 //! TFRC and the DCCP CCIDs land here as they are built.
 
-pub mod cbr;
 pub mod endpoint;
 #[cfg(test)]
 mod endpoint_tests;
 pub mod iftp;
 pub mod mapp;
+pub mod source;
+pub mod udp;
 
 pub use endpoint::{Arrival, Endpoint, Malformed, Transmit};

@@ -11,21 +11,18 @@
 use std::any::Any;
 
 use fairway_core::{Bytes, Time};
-use fairway_proto::cbr::CbrSender;
-use fairway_proto::iftp::IftpSender;
-use fairway_proto::mapp::MappSender;
 use fairway_proto::{Arrival, Endpoint, Transmit};
 
 /// Which end of a flow: the source (data) or the sink (feedback, acknowledgements).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Side {
+pub enum Side {
     Sender,
     Sink,
 }
 
 /// A datagram an endpoint handed over, for the run loop to put on the wire.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Outgoing {
+pub struct Outgoing {
     pub size: u32,
     pub payload: u32,
     pub ect: bool,
@@ -36,7 +33,7 @@ pub(crate) struct Outgoing {
 /// What the run loop needs of a datagram flow. Each call that can make an end send ends by
 /// draining it, as the contract asks: what it sends goes into `out`, and the call returns when
 /// that end next wants its timer.
-pub(crate) trait FlowDriver {
+pub trait FlowDriver {
     /// The application starts (the sender's [`Endpoint::start`]); drains the sender.
     fn start(&mut self, now: Time, out: &mut Vec<Outgoing>) -> Option<Time>;
     /// The application stops: the sender sends nothing more.
@@ -50,26 +47,25 @@ pub(crate) trait FlowDriver {
     fn timeout(&mut self, now: Time, side: Side, out: &mut Vec<Outgoing>) -> Option<Time>;
     /// The sender's current scale, for protocols that have one (MApp).
     fn scale(&self) -> Option<u8>;
+    /// The sender's scale over time, for protocols that have one.
+    fn scale_log(&self) -> Option<&[(Time, u8)]>;
     /// Wire mode: datagrams the receiving end refused (its own peer's bytes: a fairway bug).
     fn malformed(&self) -> u64;
     /// For the results: the concrete flow, to read its endpoints' statistics.
     fn as_any(&self) -> &dyn Any;
 }
 
-/// What the simulator samples of a sender in every throughput bin, beyond its counters.
+/// What the simulator samples of a sender beyond its counters; each protocol's module says.
 pub(crate) trait Probe {
+    /// Its scale now, for the throughput bins (MApp).
     fn scale(&self) -> Option<u8> {
         None
     }
-}
-
-impl Probe for MappSender {
-    fn scale(&self) -> Option<u8> {
-        Some(MappSender::scale(self))
+    /// Its scale over time, for scale.csv: (when it took effect, scale).
+    fn scale_log(&self) -> Option<&[(Time, u8)]> {
+        None
     }
 }
-impl Probe for IftpSender {}
-impl Probe for CbrSender {}
 
 /// Messages in flight, by token; a slot is reused once its packet arrives or is dropped.
 struct Slab<M> {
@@ -263,6 +259,10 @@ where
         Probe::scale(&self.snd)
     }
 
+    fn scale_log(&self) -> Option<&[(Time, u8)]> {
+        Probe::scale_log(&self.snd)
+    }
+
     fn malformed(&self) -> u64 {
         self.malformed
     }
@@ -276,7 +276,8 @@ where
 mod tests {
     use super::*;
     use fairway_core::{Dur, Rng};
-    use fairway_proto::cbr::{CbrConfig, CbrReceiver};
+    use fairway_proto::source::{Cbr, CbrConfig};
+    use fairway_proto::udp::{UdpReceiver, UdpSender};
 
     #[test]
     fn a_message_waits_for_its_packet_and_a_dropped_one_is_forgotten() {
@@ -287,7 +288,8 @@ mod tests {
             max_packets: None,
             frame_interval: None,
         };
-        let mut f = DatagramFlow::new(CbrSender::new(cfg, 0, Rng::from_seed(1)), CbrReceiver::new(0), false);
+        let snd = UdpSender::new(0, Box::new(Cbr::new(cfg, Rng::from_seed(1))));
+        let mut f = DatagramFlow::new(snd, UdpReceiver::new(0), false);
         let mut out = vec![];
         assert_eq!(f.start(Time::ZERO, &mut out), Some(Time(1_000_000)));
         f.timeout(Time(1_000_000), Side::Sender, &mut out);
@@ -301,7 +303,7 @@ mod tests {
         // A token delivered or forgotten names nothing any more.
         f.deliver(Time(2_000_000), Side::Sink, 0, Arrival::default(), &mut none);
         f.deliver(Time(2_000_000), Side::Sink, 1, Arrival::default(), &mut none);
-        assert!(none.is_empty(), "a CBR sink sends nothing");
+        assert!(none.is_empty(), "a UDP receiver sends nothing");
         let s = f.rcv.stats();
         assert_eq!((s.received, s.skipped, s.highest_seq), (1, 1, Some(1)));
         // Both slots are free again: the next two messages reuse them.

@@ -6,7 +6,7 @@
 //! ```
 
 pub mod apps;
-mod datagram;
+pub mod datagram;
 mod decimal;
 pub mod events;
 pub mod fasthash;
@@ -16,6 +16,7 @@ pub mod monitor;
 pub mod output;
 pub mod packet;
 mod prefetch;
+pub mod protocols;
 pub mod reproduce;
 pub mod results;
 pub mod routing;
@@ -29,7 +30,7 @@ use fairway_core::Time;
 pub use results::{RunResult, Summary};
 pub use scenario::{parse_scenario, parse_scenario_file, Scenario, ScenarioError};
 
-use results::{ClassSummary, FlowSummary, IftpSummary, LinkSummary, MappSummary, SUMMARY_SCHEMA};
+use results::{ClassSummary, FlowSummary, LinkSummary, SUMMARY_SCHEMA};
 use scenario::{AppSpec, QueueSpec};
 use sim::Sim;
 
@@ -138,34 +139,12 @@ fn collect(sim: &mut Sim, seed: u64) -> Result<RunResult, SimError> {
                 AppSpec::Transfer { .. } => sim.done_at(i).map(|t| t.as_secs_f64()),
                 _ => None,
             },
-            mapp: sim.mapp(i).map(|(log, _, rcv)| MappSummary {
-                final_scale: log.last().map_or(0, |(_, s)| *s),
-                mean_scale: time_weighted_mean(log, f.start, stop),
-                scale_decreases: log.windows(2).filter(|w| w[1].1 < w[0].1).count() as u64,
-                scale_increases: log.windows(2).filter(|w| w[1].1 > w[0].1).count() as u64,
-                receiver_timeouts: rcv.timeouts,
-                lost_pkts_seen: rcv.lost,
-                marked_pkts_seen: rcv.marked,
-                frames_complete: rcv.frames_complete,
-                frames_lost: rcv.frames_lost,
-                feedback_sent: rcv.feedback_sent,
-            }),
-            iftp: sim.iftp(i).map(|x| {
-                let g = x.snd.gap_summary(end);
-                let st = x.snd.stats();
-                IftpSummary {
-                    mean_gap_s: g.map(|g| g.mean.as_secs_f64()),
-                    gap_sd_s: g.map(|g| g.stdev.as_secs_f64()),
-                    per_packet_mean_gap_s: g.map(|g| g.per_packet_mean.as_secs_f64()),
-                    per_packet_gap_sd_s: g.map(|g| g.per_packet_stdev.as_secs_f64()),
-                    final_window: x.snd.window(),
-                    max_window: st.max_window,
-                    losses_detected: st.losses_detected,
-                    timeouts: st.timeouts,
-                    last_sent_s: x.snd.finished_at().map(|t| t.as_secs_f64()),
-                    last_ack_s: x.snd.last_ack_at().map(|t| t.as_secs_f64()),
+            protocol: match (&f.app, sim.driver(i)) {
+                (AppSpec::Datagram(d), Some(drv)) => {
+                    d.spec.report(drv, &protocols::ReportContext { start: f.start, stop, end })
                 }
-            }),
+                _ => None,
+            },
         });
     }
 
@@ -237,26 +216,12 @@ fn collect(sim: &mut Sim, seed: u64) -> Result<RunResult, SimError> {
     let flow_bins = (0..sc.flows.len()).map(|i| sim.take_flow_bins(i)).collect();
     let queue_samples = sc.monitor.links.iter().copied().zip(sim.queue_samples.iter().cloned()).collect();
     let scale_logs = (0..sc.flows.len())
-        .filter_map(|i| sim.mapp(i).map(|(log, _, _)| (i, log.iter().map(|(t, s)| (t.as_secs_f64(), *s)).collect())))
+        .filter_map(|i| {
+            let log = sim.driver(i)?.scale_log()?;
+            Some((i, log.iter().map(|(t, s)| (t.as_secs_f64(), *s)).collect()))
+        })
         .collect();
     Ok(RunResult { summary, all_links: links, bin: sc.monitor.bin, flow_bins, queue_samples, scale_logs })
-}
-
-/// The mean of a step function given by (time, value) changes, over [from, to].
-fn time_weighted_mean(log: &[(Time, u8)], from: Time, to: Time) -> f64 {
-    let span = (to - from).as_secs_f64();
-    if span <= 0.0 || log.is_empty() {
-        return log.last().map_or(0.0, |(_, s)| *s as f64);
-    }
-    let mut area = 0.0;
-    for (i, (t, v)) in log.iter().enumerate() {
-        let a = (*t).max(from);
-        let b = log.get(i + 1).map_or(to, |(n, _)| *n).min(to);
-        if b > a {
-            area += *v as f64 * (b - a).as_secs_f64();
-        }
-    }
-    area / span
 }
 
 /// Links' in-flight FIFOs change no result: every shipped kind of traffic (TCP, CBR, web,

@@ -3,6 +3,9 @@
 
 use serde::Serialize;
 
+use crate::protocols::ProtocolReport;
+pub use crate::protocols::{IftpSummary, MappSummary};
+
 use fairway_core::Dur;
 
 pub const SUMMARY_SCHEMA: &str = "fairway.summary/1";
@@ -79,51 +82,18 @@ pub struct FlowSummary {
     pub mean_session_s: Option<f64>,
     /// Finite transfers: when the last packet was acknowledged (null if it was not).
     pub completion_s: Option<f64>,
-    /// MApp flows only (seed 000's media scaling over UDPm).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mapp: Option<MappSummary>,
-    /// IFTP flows only (seed 002).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub iftp: Option<IftpSummary>,
+    /// What the flow's datagram protocol reports of itself, under its name: "mapp" (seed 000's
+    /// media scaling), "iftp" (seed 002), ... (see each module of `protocols`).
+    #[serde(flatten)]
+    pub protocol: Option<ProtocolReport>,
 }
 
-/// What IFTP's sender did (seed 002).
-#[derive(Debug, Clone, Serialize)]
-pub struct IftpSummary {
-    /// The inter-packet gap G (G_m in extended mode), weighted by how long each value was in
-    /// force, and its standard deviation (seed 002 Table I).
-    pub mean_gap_s: Option<f64>,
-    pub gap_sd_s: Option<f64>,
-    /// The same, each packet counted once with the gap in force when it left.
-    pub per_packet_mean_gap_s: Option<f64>,
-    pub per_packet_gap_sd_s: Option<f64>,
-    /// n, the window of standard-mode bookkeeping: at the end and at its largest.
-    pub final_window: u32,
-    pub max_window: u32,
-    pub losses_detected: u64,
-    pub timeouts: u64,
-    /// Finite transfers: when the last packet was sent, and when its ACK came back.
-    pub last_sent_s: Option<f64>,
-    pub last_ack_s: Option<f64>,
-}
-
-/// What MApp's two ends saw.
-#[derive(Debug, Clone, Serialize)]
-pub struct MappSummary {
-    pub final_scale: u8,
-    /// The sender's scale averaged over the flow's active time.
-    pub mean_scale: f64,
-    /// Scale changes as the sender applied them.
-    pub scale_decreases: u64,
-    pub scale_increases: u64,
-    /// Receive timeouts (seed 003 §5's TOI) at the receiver.
-    pub receiver_timeouts: u64,
-    /// Datagrams the receiver found missing (sequence gaps) and found CE-marked.
-    pub lost_pkts_seen: u64,
-    pub marked_pkts_seen: u64,
-    pub frames_complete: u64,
-    pub frames_lost: u64,
-    pub feedback_sent: u64,
+impl FlowSummary {
+    /// The protocol's report, if the flow's protocol writes a `T` (`MappSummary`,
+    /// `IftpSummary`, ...).
+    pub fn report<T: 'static>(&self) -> Option<&T> {
+        self.protocol.as_ref()?.report.as_any().downcast_ref()
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]

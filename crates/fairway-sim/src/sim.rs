@@ -9,14 +9,11 @@
 use fairway_aqm::{PacketMeta, Qdisc, QueueDiscipline, Verdict};
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rng, Time};
 
-use fairway_proto::cbr::{CbrReceiver, CbrSender};
-use fairway_proto::iftp::{IftpReceiver, IftpSender};
-use fairway_proto::mapp::{MappReceiver, MappSender, ReceiverStats, SenderStats};
 use fairway_proto::Arrival;
 
 use crate::apps::WebSessions;
 pub(crate) use crate::datagram::Side;
-use crate::datagram::{DatagramFlow, FlowDriver, Outgoing};
+use crate::datagram::{FlowDriver, Outgoing};
 use crate::events::EventQueue;
 #[cfg(test)]
 pub(crate) use crate::link::BEHIND_FROM as BEHIND_FROM_DEFAULT;
@@ -77,12 +74,6 @@ struct TcpConn {
     timers: [TimerSlot; 2],
     started: Time,
 }
-
-/// What the results need of a MApp flow: the scale log and both ends' statistics.
-pub(crate) type MappView<'a> = (&'a [(Time, u8)], SenderStats, ReceiverStats);
-
-/// Seed 002's IFTP as the results read it.
-pub(crate) type IftpFlow = DatagramFlow<IftpSender, IftpReceiver>;
 
 /// A datagram protocol's flow (CBR, MApp, IFTP): its endpoints and a timer slot per end.
 struct DatagramRt {
@@ -221,11 +212,10 @@ impl<'a> Sim<'a> {
             let datagram =
                 |drv: Box<dyn FlowDriver>| AppRt::Datagram(DatagramRt { drv, timers: [TimerSlot::default(); 2] });
             let app = match &f.app {
-                AppSpec::Cbr(c) => datagram(Box::new(DatagramFlow::new(
-                    CbrSender::new(c.clone(), fi, Rng::stream(seed, &format!("cbr:{}", f.name))),
-                    CbrReceiver::new(fi),
-                    sc.wire,
-                ))),
+                AppSpec::Datagram(d) => {
+                    let b = crate::protocols::Build { flow: fi, name: &f.name, seed, wire: sc.wire };
+                    datagram(d.spec.build(&b).map_err(bad)?)
+                }
                 AppSpec::Web { interarrival, mean_size, shape, .. } => AppRt::Tcp {
                     opened: 0,
                     more: vec![],
@@ -239,18 +229,6 @@ impl<'a> Sim<'a> {
                     rng: Rng::stream(seed, &format!("tcp:{}", f.name)),
                     done_at: None,
                 },
-                AppSpec::Mapp(cfg) => {
-                    let cfg = fairway_proto::mapp::MappConfig { flow: fi, ..cfg.clone() };
-                    let rng = Rng::stream(seed, &format!("mapp:{}", f.name));
-                    let snd = MappSender::new(cfg.clone(), rng).map_err(|e| bad(e.to_string()))?;
-                    let rcv = MappReceiver::new(cfg).map_err(|e| bad(e.to_string()))?;
-                    datagram(Box::new(DatagramFlow::new(snd, rcv, sc.wire)))
-                }
-                AppSpec::Iftp(cfg) => {
-                    let cfg = fairway_proto::iftp::IftpConfig { flow: fi, ..cfg.clone() };
-                    let snd = IftpSender::new(cfg).map_err(|e| bad(e.to_string()))?;
-                    datagram(Box::new(DatagramFlow::new(snd, IftpReceiver::new(fi), sc.wire)))
-                }
                 AppSpec::Ftp { .. } | AppSpec::Transfer { .. } => AppRt::Tcp {
                     opened: 0,
                     more: vec![],
@@ -781,7 +759,7 @@ impl<'a> Sim<'a> {
                     self.q.push(next, Ev::WebSession(fi as u32));
                 }
             }
-            AppSpec::Cbr(_) | AppSpec::Mapp(_) | AppSpec::Iftp(_) => {
+            AppSpec::Datagram(_) => {
                 let now = self.now;
                 self.with_datagram(fi, Side::Sender, |d, out| d.start(now, out));
             }
@@ -914,21 +892,10 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// MApp flows: the sender's scale log and both ends' statistics.
-    pub(crate) fn mapp(&self, fi: usize) -> Option<MappView<'_>> {
+    /// A datagram flow's endpoints (`None` for TCP flows).
+    pub(crate) fn driver(&self, fi: usize) -> Option<&dyn FlowDriver> {
         match &self.flows[fi].app {
-            AppRt::Datagram(d) => d
-                .drv
-                .as_any()
-                .downcast_ref::<DatagramFlow<MappSender, MappReceiver>>()
-                .map(|m| (m.snd.scale_log(), m.snd.stats(), m.rcv.stats())),
-            AppRt::Tcp { .. } => None,
-        }
-    }
-
-    pub(crate) fn iftp(&self, fi: usize) -> Option<&IftpFlow> {
-        match &self.flows[fi].app {
-            AppRt::Datagram(d) => d.drv.as_any().downcast_ref::<IftpFlow>(),
+            AppRt::Datagram(d) => Some(&*d.drv),
             AppRt::Tcp { .. } => None,
         }
     }

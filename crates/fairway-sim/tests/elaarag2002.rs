@@ -9,7 +9,7 @@ use fairway_sim::reproduce::claims::Verdict;
 use fairway_sim::reproduce::elaarag2002::claims::{extended_rows, table2_rows, ALMOST_EQUAL};
 use fairway_sim::reproduce::elaarag2002::{est, per_source, share_ratio, slot_ratio, Kind};
 use fairway_sim::reproduce::{reproduce, run_grid, ReproduceOptions, Runs};
-use fairway_sim::results::FlowSummary;
+use fairway_sim::results::{FlowSummary, IftpSummary};
 use fairway_sim::{parse_scenario, run, RunOptions, Summary};
 
 fn repo() -> PathBuf {
@@ -87,7 +87,7 @@ fn a_lossless_transfer_takes_the_ideal_models_time_within_a_round_trip() {
     for n in [20u64, 300, 3000] {
         let s = sim(&fat_path(&format!("packets = {n}\nssthresh = 32\nw_max = 50"), 0.0, "60s"));
         let f = iftp(&s);
-        let x = f.iftp.as_ref().unwrap();
+        let x = f.report::<IftpSummary>().unwrap();
         let t_sim = x.last_sent_s.expect("the transfer finishes");
         let rounds = model::ideal_rounds(n, 32, 50).unwrap() as f64;
         let t_model = rounds * r;

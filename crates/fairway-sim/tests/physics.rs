@@ -1,7 +1,7 @@
 //! End-to-end checks whose expected values follow from the physics of the set-up (serialisation,
 //! propagation, capacity, slow start), not from an earlier run.
 
-use fairway_sim::results::FlowSummary;
+use fairway_sim::results::{FlowSummary, MappSummary};
 use fairway_sim::{parse_scenario, run, RunOptions, Summary};
 
 fn sim(text: &str) -> Summary {
@@ -350,7 +350,7 @@ ecn = {ecn}
     let link = |s: &Summary| s.links.iter().find(|l| l.name == "r1->r2").unwrap().clone();
     let (lm, lp) = (link(&marked), link(&plain));
     let (m, p) = (flow(&marked, "mapp"), flow(&plain, "mapp"));
-    let (mm, pm) = (m.mapp.as_ref().unwrap(), p.mapp.as_ref().unwrap());
+    let (mm, pm) = (m.report::<MappSummary>().unwrap(), p.report::<MappSummary>().unwrap());
     // MApp's top rate (1.6 Mb/s) exceeds the 1 Mb/s link, so it must back off either way.
     assert!(mm.scale_decreases > 10 && pm.scale_decreases > 10);
     // With ECT set, RED marks where it would drop early, and every mark reaches the receiver

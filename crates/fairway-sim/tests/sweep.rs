@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use fairway_core::{Dur, Rate};
-use fairway_sim::scenario::{AppSpec, QueueSpec};
+use fairway_sim::scenario::{CbrConfig, QueueSpec};
 use fairway_sim::sweep::{points_of_text, run_sweep, Sweep, SweepError};
 use fairway_sim::{parse_scenario, ScenarioError};
 
@@ -67,10 +67,8 @@ fn line_of(text: &str, needle: &str) -> usize {
 }
 
 fn cbr_interval(s: &Sweep, point: usize) -> Dur {
-    match &s.points[point].scenario.flows[0].app {
-        AppSpec::Cbr(c) => c.interval,
-        other => panic!("not cbr: {other:?}"),
-    }
+    let app = &s.points[point].scenario.flows[0].app;
+    app.config::<CbrConfig>().unwrap_or_else(|| panic!("not cbr: {app:?}")).interval
 }
 
 fn tmp(name: &str) -> PathBuf {

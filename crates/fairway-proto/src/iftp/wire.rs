@@ -12,8 +12,9 @@
 //! microsecond clock, as in [`fairway_core::udpm`]; [`DataHeader::to_data`] and
 //! [`AckHeader::to_ack`] recover the full values near a reference.
 
-use fairway_core::udpm::{extend_seq, wire_elapsed_us, wire_time_us};
-use fairway_core::{Dur, Time};
+pub use fairway_core::udpm::whole_micros;
+use fairway_core::udpm::{extend_seq, recover_time, wire_time_us};
+use fairway_core::Time;
 use thiserror::Error;
 
 use super::{IftpAck, IftpData};
@@ -72,22 +73,6 @@ fn be32(b: &[u8], at: usize) -> u32 {
 
 /// The time `time_us` stood for on the 32-bit microsecond clock, taken as at most 2^31 us before
 /// `now` (times ahead of `now` read as `now`).
-/// `t` as the wire's microsecond clock carries it (whole microseconds). The sender stamps its
-/// packets with this, so that a typed packet says what its bytes say.
-pub fn whole_micros(t: Time) -> Time {
-    Time(t.0 - t.0 % 1_000)
-}
-
-fn recover_time(now: Time, time_us: u32) -> Time {
-    let back = wire_elapsed_us(wire_time_us(now.0), time_us);
-    if back >= 1 << 31 {
-        return now;
-    }
-    // Counted back from `now` as the clock read it, so that a time sent in whole microseconds
-    // comes back exactly.
-    Time(whole_micros(now).0.saturating_sub(Dur::from_micros(u64::from(back)).0))
-}
-
 impl From<WireError> for crate::endpoint::Malformed {
     fn from(e: WireError) -> Self {
         crate::endpoint::Malformed(e.to_string())
@@ -156,7 +141,7 @@ impl Message {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fairway_core::Rng;
+    use fairway_core::{Dur, Rng};
 
     #[test]
     fn byte_exact_layout() {

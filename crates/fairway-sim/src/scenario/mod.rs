@@ -10,12 +10,15 @@ pub mod reader;
 mod tests;
 
 use fairway_aqm::{DropTailParams, RedParams};
+use std::sync::Arc;
+
 use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
 
+pub use crate::protocols::DatagramSpec;
 pub use crate::tcp::{SinkConfig, TcpConfig, TcpVariant};
-pub use fairway_proto::cbr::CbrConfig;
 pub use fairway_proto::iftp::{BackoffReset, IftpConfig};
 pub use fairway_proto::mapp::{MappConfig, Pacing, ScaleTable};
+pub use fairway_proto::source::CbrConfig;
 
 pub use parse::{parse_scenario, parse_scenario_file};
 pub use reader::ScenarioError;
@@ -90,21 +93,20 @@ impl FlowSpec {
     pub fn tcp(&self) -> Option<&TcpSpec> {
         match &self.app {
             AppSpec::Ftp { tcp } | AppSpec::Transfer { tcp, .. } | AppSpec::Web { tcp, .. } => Some(tcp),
-            AppSpec::Cbr(_) | AppSpec::Mapp(_) | AppSpec::Iftp(_) => None,
+            AppSpec::Datagram(_) => None,
         }
     }
 
     pub fn transport(&self) -> &'static str {
         match &self.app {
-            AppSpec::Mapp(_) => "udpm",
-            AppSpec::Iftp(_) => "iftp",
+            AppSpec::Datagram(d) => d.spec.transport(),
             _ => self.tcp().map_or("udp", |t| t.sender.variant.name()),
         }
     }
     /// "tcp" or "udp": the traffic class the ns-2 comparison groups by.
     pub fn class(&self) -> &'static str {
         match &self.app {
-            AppSpec::Cbr(_) | AppSpec::Mapp(_) | AppSpec::Iftp(_) => "udp",
+            AppSpec::Datagram(_) => "udp",
             AppSpec::Ftp { .. } | AppSpec::Transfer { .. } | AppSpec::Web { .. } => "tcp",
         }
     }
@@ -116,28 +118,48 @@ pub enum AppSpec {
     Ftp { tcp: TcpSpec },
     /// A TCP transfer of a fixed size, then the flow is done.
     Transfer { tcp: TcpSpec, size: Bytes },
-    /// Constant bit rate over UDP (ns-2 Application/Traffic/CBR).
-    Cbr(CbrConfig),
     /// Web-like sessions (seed 000 §4.2): Poisson arrivals, each a TCP transfer of a
     /// Pareto-distributed size.
     Web { tcp: TcpSpec, interarrival: Dur, mean_size: Bytes, shape: f64 },
-    /// Seed 000's media-scaling application over UDPm (MApp): sender and receiver as in
-    /// fairway-proto. The config's `flow` id is set by the simulator.
-    Mapp(MappConfig),
-    /// Seed 002's IFTP: TCP emulated by the inter-packet gap, unreliable, per-packet ACKs.
-    /// The config's `flow` id is set by the simulator.
-    Iftp(IftpConfig),
+    /// An application over a datagram transport (CBR over UDP, MApp over UDPm, IFTP, ...):
+    /// one of the protocols of `protocols::REGISTRY`.
+    Datagram(DatagramApp),
+}
+
+/// A datagram protocol's settings for one flow, as its module parsed them.
+#[derive(Debug, Clone)]
+pub struct DatagramApp {
+    pub spec: Arc<dyn DatagramSpec>,
+}
+
+impl DatagramApp {
+    /// The protocol's configuration, if it is a `T` (CbrConfig for CBR over UDP, MappConfig,
+    /// IftpConfig).
+    pub fn config<T: 'static>(&self) -> Option<&T> {
+        self.spec.config().downcast_ref()
+    }
 }
 
 impl AppSpec {
+    /// Settings that depend on the route: each flow of a `count` group is parsed on its own.
+    pub fn per_route(&self) -> bool {
+        matches!(self, AppSpec::Datagram(d) if d.spec.per_route())
+    }
+
+    /// The configuration of a datagram app, if it is a `T`.
+    pub fn config<T: 'static>(&self) -> Option<&T> {
+        match self {
+            AppSpec::Datagram(d) => d.config(),
+            _ => None,
+        }
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             AppSpec::Ftp { .. } => "ftp",
             AppSpec::Transfer { .. } => "transfer",
-            AppSpec::Cbr(_) => "cbr",
             AppSpec::Web { .. } => "web",
-            AppSpec::Mapp(_) => "mapp",
-            AppSpec::Iftp(_) => "iftp",
+            AppSpec::Datagram(d) => d.spec.app(),
         }
     }
 }

@@ -3,12 +3,13 @@
 use std::path::Path;
 
 use fairway_aqm::{DropTailParams, Limit, RedParams};
-use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
+use fairway_core::{Dur, NodeId, Rate, Time};
 use toml_edit::ImDocument;
 
 use super::reader::{Place, Res, ScenarioError, Source, Tbl, Val};
 use super::*;
 use crate::fasthash::FastMap;
+use crate::protocols::{self, packet_size, MAX_PACKET};
 use crate::routing::Router;
 
 const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "wire", "link", "flow", "monitor", "sweep"];
@@ -32,34 +33,8 @@ const TCP_KEYS: &[&str] = &[
     "header_size",
     "ack_size",
 ];
-const CBR_KEYS: &[&str] = &["packet_size", "interval", "rate", "jitter", "max_packets", "frame_interval"];
-const IFTP_KEYS: &[&str] = &[
-    "packet_size",
-    "access_rate",
-    "tau",
-    "backoff_reset",
-    "min_rto",
-    "ssthresh",
-    "w_max",
-    "after_missing_thresh",
-    "scale",
-    "initial_rto",
-    "max_backoff",
-    "packets",
-];
-const MAPP_KEYS: &[&str] = &[
-    "scales",
-    "pacing",
-    "packet_size",
-    "interval",
-    "jitter",
-    "ecn",
-    "multimedia_tag",
-    "initial_rtt",
-    "toi_alpha",
-    "idle_limit",
-    "reassembly_window",
-];
+/// The apps TCP carries.
+const TCP_APPS: &[&str] = &["ftp", "transfer", "web"];
 const MONITOR_KEYS: &[&str] = &["bin", "queue_interval", "links"];
 const DROPTAIL_KEYS: &[&str] = &["kind", "limit"];
 const RED_KEYS: &[&str] = &[
@@ -184,10 +159,8 @@ impl Builder {
             flow_names.reserve(entries.len());
             for (t, idx) in entries {
                 let f = match &first {
-                    // IFTP's packet time comes from the route, which differs from flow to flow.
-                    Some(f0) if again && !matches!(f0.app, AppSpec::Iftp(_)) => {
-                        self.flow_again(&t, idx, gi, f0, &mut router)?
-                    }
+                    // Settings that come from the route (IFTP's packet time) differ from flow to flow.
+                    Some(f0) if again && !f0.app.per_route() => self.flow_again(&t, idx, gi, f0, &mut router)?,
                     _ => self.flow(&t, idx, gi, &group, duration, &mut router)?,
                 };
                 if first.is_none() {
@@ -321,31 +294,26 @@ impl Builder {
             None => None,
         };
         let tcp_variant = |default: TcpVariant| -> Res<TcpVariant> {
-            match &transport {
-                None => Ok(default),
-                Some((s, v)) => match s.as_str() {
-                    "newreno" => Ok(TcpVariant::NewReno),
-                    "reno" => Ok(TcpVariant::Reno),
-                    "tahoe" => Ok(TcpVariant::Tahoe),
-                    other => Err(v.error(format!(
-                        "transport `{other}` cannot carry app `{app_name}`: expected newreno, reno or tahoe"
-                    ))),
-                },
-            }
+            Ok(transport.as_ref().and_then(|(s, _)| TcpVariant::parse(s)).unwrap_or(default))
         };
-        let app = match app_name.as_str() {
-            "ftp" => {
+        // TCP's apps over TCP (the default); everything else through the datagram registry.
+        let over_tcp = match &transport {
+            None => true,
+            Some((s, _)) => TcpVariant::parse(s).is_some(),
+        };
+        let app = match (app_name.as_str(), over_tcp) {
+            ("ftp", true) => {
                 let tcp = parse_tcp(t, tcp_variant(TcpVariant::NewReno)?)?;
                 finish_app(t, &[TCP_KEYS])?;
                 AppSpec::Ftp { tcp }
             }
-            "transfer" => {
+            ("transfer", true) => {
                 let tcp = parse_tcp(t, tcp_variant(TcpVariant::NewReno)?)?;
                 let size = t.req("size")?.bytes_pos()?;
                 finish_app(t, &[TCP_KEYS, &["size"]])?;
                 AppSpec::Transfer { tcp, size }
             }
-            "web" => {
+            ("web", true) => {
                 let tcp = parse_tcp(t, tcp_variant(TcpVariant::NewReno)?)?;
                 let interarrival = t.req("interarrival")?.dur_pos()?;
                 let mean_size = t.req("mean_size")?.bytes_pos()?;
@@ -362,67 +330,35 @@ impl Builder {
                 finish_app(t, &[TCP_KEYS, &["interarrival", "mean_size", "shape"]])?;
                 AppSpec::Web { tcp, interarrival, mean_size, shape }
             }
-            "cbr" => {
-                if let Some((s, v)) = &transport {
-                    if s != "udp" {
-                        return Err(v.error(format!("transport `{s}` cannot carry app `cbr`: expected udp")));
-                    }
+            (app, _) => {
+                if !protocols::datagram_apps().contains(&app) && !TCP_APPS.contains(&app) {
+                    let mut all = TCP_APPS.to_vec();
+                    all.extend(protocols::datagram_apps());
+                    return Err(app_v.error(format!("unknown app `{app}`: expected {}", all.join(", "))));
                 }
-                let cbr = parse_cbr(t)?;
-                finish_app(t, &[CBR_KEYS])?;
-                AppSpec::Cbr(cbr)
-            }
-            "mapp" => {
-                if let Some((s, v)) = &transport {
-                    if s != "udpm" {
-                        return Err(v.error(format!("transport `{s}` cannot carry app `mapp`: expected udpm")));
+                let reg = protocols::lookup(app, transport.as_ref().map(|(s, _)| s.as_str()));
+                let Some(reg) = reg.filter(|r| r.apps.contains(&app)) else {
+                    let (s, v) = transport.as_ref().expect("an app's default transport is registered and carries it");
+                    let known = TcpVariant::parse(s).is_some() || reg.is_some();
+                    if !known {
+                        return Err(v.error(format!("unknown transport `{s}` for app `{app}`")));
                     }
-                }
-                let cfg = parse_mapp(t)?;
-                finish_app(t, &[MAPP_KEYS])?;
-                AppSpec::Mapp(cfg)
-            }
-            "iftp" => {
-                if let Some((s, v)) = &transport {
-                    if s != "iftp" {
-                        return Err(v.error(format!("transport `{s}` cannot carry app `iftp`: expected iftp")));
+                    let mut can: Vec<&str> = vec![];
+                    if TCP_APPS.contains(&app) {
+                        can.extend(TcpVariant::ALL.iter().map(|v| v.name()));
                     }
-                }
-                let mut cfg = parse_iftp(t)?;
-                // tau, "the transmission time of a single packet" (seed 002 §3.1), is P x 8 over
-                // the rate of the sender's access link (the first link of the route) unless the
-                // file says otherwise: `access_rate` names the rate, `tau = "bottleneck"` takes
-                // the slowest link of the route.
-                let which = match (t.get("tau"), t.get("access_rate")) {
-                    (Some(v), Some(_)) => {
-                        return Err(v.error("give `tau` or `access_rate`, not both (both set tau)"));
-                    }
-                    (Some(v), None) => match v.string()?.as_str() {
-                        "access" => Some(false),
-                        "bottleneck" => Some(true),
-                        other => {
-                            return Err(v.error(format!(
-                                "unknown tau `{other}`: expected \"access\" or \"bottleneck\" (or give `access_rate`)"
-                            )))
-                        }
-                    },
-                    (None, Some(_)) => None,
-                    (None, None) => Some(false),
+                    can.extend(protocols::REGISTRY.iter().filter(|r| r.apps.contains(&app)).map(|r| r.transport));
+                    return Err(
+                        v.error(format!("transport `{s}` cannot carry app `{app}`: expected {}", can.join(", ")))
+                    );
                 };
-                if let (Some(bottleneck), Some(path)) = (which, router.route(from, to)) {
-                    let rates = path.iter().map(|&l| self.links[l].rate);
-                    let rate = if bottleneck { rates.min() } else { rates.into_iter().next() };
-                    if let Some(r) = rate {
-                        cfg.link_rate = r;
-                    }
-                }
-                finish_app(t, &[IFTP_KEYS])?;
-                AppSpec::Iftp(cfg)
-            }
-            other => {
-                return Err(
-                    app_v.error(format!("unknown app `{other}`: expected ftp, transfer, web, cbr, mapp or iftp"))
-                )
+                let route_rates = router
+                    .route(from, to)
+                    .map(|path| path.iter().map(|&l| self.links[l].rate).collect())
+                    .unwrap_or_default();
+                let spec = (reg.parse)(t, app, &protocols::FlowContext { route_rates })?;
+                finish_app(t, &[reg.keys])?;
+                AppSpec::Datagram(DatagramApp { spec })
             }
         };
         self.check_routes(t, from, to, &app, router)?;
@@ -627,18 +563,6 @@ fn finish_app(t: &Tbl, groups: &[&[&str]]) -> Res<()> {
     finish(t, &keys)
 }
 
-/// Largest packet accepted (payload plus headers): far above any link layer's frame, and small
-/// enough that sizes fit the simulator's 32-bit packet fields.
-const MAX_PACKET: Bytes = Bytes(1_000_000);
-
-fn packet_size(v: &Val) -> Res<Bytes> {
-    let b = v.bytes_pos()?;
-    if b > MAX_PACKET {
-        return Err(v.error(format!("{b} is larger than the {MAX_PACKET} a packet may have")));
-    }
-    Ok(b)
-}
-
 fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
     let mut s = TcpSpec::ns2_default(variant);
     if let Some(v) = t.get("packet_size") {
@@ -708,157 +632,6 @@ fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
         };
     }
     Ok(s)
-}
-
-fn parse_cbr(t: &Tbl) -> Res<CbrConfig> {
-    // ns-2 defaults: packetSize_ 210, rate_ 448Kb, random_ 0.
-    let packet_size = match t.get("packet_size") {
-        Some(v) => packet_size(&v)?,
-        None => Bytes(210),
-    };
-    let interval = match (t.get("interval"), t.get("rate")) {
-        (Some(_), Some(r)) => return Err(r.error("give `interval` or `rate`, not both")),
-        (Some(i), None) => i.dur_pos()?,
-        (None, Some(r)) => {
-            let rate = r.rate_pos()?;
-            interval_for(packet_size, rate)
-        }
-        (None, None) => interval_for(packet_size, Rate(448_000)),
-    };
-    let jitter = match t.get("jitter") {
-        Some(v) => v.bool()?,
-        None => false,
-    };
-    let max_packets = match t.get("max_packets") {
-        Some(v) => Some(v.u64()?),
-        None => None,
-    };
-    let frame_interval = match t.get("frame_interval") {
-        Some(v) => Some(v.dur_pos()?),
-        None => None,
-    };
-    Ok(CbrConfig { packet_size, interval, jitter, max_packets, frame_interval })
-}
-
-/// IFTP (seed 002): keys named after the paper's symbols; defaults are its §6.1 values.
-fn parse_iftp(t: &Tbl) -> Res<IftpConfig> {
-    let mut c = IftpConfig::default();
-    if let Some(v) = t.get("packet_size") {
-        c.packet_size = packet_size(&v)?;
-    }
-    if let Some(v) = t.get("access_rate") {
-        c.link_rate = v.rate_pos()?;
-    }
-    if let Some(v) = t.get("ssthresh") {
-        c.ssthresh = v.u32_min(1)?;
-    }
-    if let Some(v) = t.get("w_max") {
-        c.w_max = v.u32_min(1)?;
-    }
-    if let Some(v) = t.get("after_missing_thresh") {
-        c.after_missing_thresh = v.u32_min(1)?;
-    }
-    if let Some(v) = t.get("scale") {
-        c.scale = v.f64()?;
-    }
-    if let Some(v) = t.get("initial_rto") {
-        c.initial_rto = v.dur_pos()?;
-    }
-    if let Some(v) = t.get("max_backoff") {
-        c.max_backoff = v.u32_min(1)?;
-    }
-    if let Some(v) = t.get("backoff_reset") {
-        let s = v.string()?;
-        c.backoff_reset = BackoffReset::parse(&s)
-            .ok_or_else(|| v.error(format!("unknown backoff_reset `{s}`: expected after_probe, ack or never")))?;
-    }
-    if let Some(v) = t.get("min_rto") {
-        c.min_rto = v.dur()?;
-    }
-    if let Some(v) = t.get("packets") {
-        c.packets = Some(v.int_in(1, i64::MAX)? as u64);
-    }
-    c.validate().map_err(|e| match t.get(e.field) {
-        Some(v) => v.error(e.reason),
-        None => t.error(e.to_string()),
-    })?;
-    Ok(c)
-}
-
-/// MApp over UDPm (seed 000). `scales` is a preset ("kadhum2015": ten levels, "chung": seed
-/// 003's five) or a list of rates; `pacing` is "constant_size" (one `packet_size` datagram per
-/// frame, the interval changing with the scale) or "constant_rate" (one frame per `interval`,
-/// its size changing, split into datagrams of at most `packet_size`).
-fn parse_mapp(t: &Tbl) -> Res<MappConfig> {
-    let table = match t.get("scales") {
-        None => ScaleTable::kadhum2015(),
-        Some(v) if v.is_str() => match v.string()?.as_str() {
-            "kadhum2015" => ScaleTable::kadhum2015(),
-            "chung" => ScaleTable::chung_mm_app(),
-            other => {
-                return Err(
-                    v.error(format!("unknown scale table `{other}`: expected kadhum2015, chung or a list of rates"))
-                )
-            }
-        },
-        Some(v) => {
-            let rates = v
-                .strings()?
-                .iter()
-                .map(|r| Rate::parse(r).map_err(|e| v.error(e.to_string())))
-                .collect::<Res<Vec<Rate>>>()?;
-            ScaleTable::new(rates).map_err(|e| v.error(e.to_string()))?
-        }
-    };
-    let packet_size = match t.get("packet_size") {
-        Some(v) => packet_size(&v)?,
-        None => Bytes(1000), // seed 000 Table 1: "FTP/MApp packet size 1000 bytes"
-    };
-    let pacing = match t.get("pacing") {
-        None => Pacing::ConstantSize { packet_size },
-        Some(v) => match v.string()?.as_str() {
-            "constant_size" => Pacing::ConstantSize { packet_size },
-            "constant_rate" => {
-                let interval = t.req("interval")?.dur_pos()?;
-                Pacing::ConstantRate { interval, max_datagram: packet_size }
-            }
-            other => return Err(v.error(format!("unknown pacing `{other}`: expected constant_size or constant_rate"))),
-        },
-    };
-    if matches!(pacing, Pacing::ConstantSize { .. }) {
-        if let Some(v) = t.get("interval") {
-            return Err(v.error("`interval` applies to pacing = \"constant_rate\" only"));
-        }
-    }
-    let mut cfg = MappConfig { table, pacing, ..MappConfig::default() };
-    if let Some(v) = t.get("jitter") {
-        cfg.jitter = v.bool()?;
-    }
-    if let Some(v) = t.get("ecn") {
-        cfg.ect = v.bool()?;
-    }
-    if let Some(v) = t.get("multimedia_tag") {
-        cfg.multimedia_tag = v.bool()?;
-    }
-    if let Some(v) = t.get("initial_rtt") {
-        cfg.initial_rtt = v.dur_pos()?;
-    }
-    if let Some(v) = t.get("toi_alpha") {
-        cfg.toi_alpha = v.f64()?;
-    }
-    if let Some(v) = t.get("idle_limit") {
-        cfg.idle_limit = v.u32_min(1)?;
-    }
-    if let Some(v) = t.get("reassembly_window") {
-        cfg.reassembly_window = v.u32_min(1)?;
-    }
-    cfg.validate().map_err(|e| t.error(e.to_string()))?;
-    Ok(cfg)
-}
-
-/// ns-2 CBR_Traffic: interval_ = packetSize_ x 8 / rate_ (cbr_traffic.cc `init`).
-fn interval_for(size: Bytes, rate: Rate) -> Dur {
-    Dur::from_secs_f64(size.bits() as f64 / rate.as_bps_f64())
 }
 
 fn parse_queue(v: &Val) -> Res<QueueSpec> {

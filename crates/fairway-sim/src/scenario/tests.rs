@@ -83,12 +83,12 @@ fn the_good_scenario_parses_into_what_it_says() {
         }
         a => panic!("{a:?}"),
     }
-    match &sc.flows[1].app {
-        AppSpec::Cbr(c) => {
+    match sc.flows[1].app.config::<CbrConfig>() {
+        Some(c) => {
             assert_eq!(c.packet_size, Bytes(500));
             assert_eq!(c.interval, Dur::from_millis(5));
         }
-        a => panic!("{a:?}"),
+        None => panic!("not cbr"),
     }
     // Default monitoring: the core link r1-r2, both directions.
     let names: Vec<String> = sc.monitor.links.iter().map(|l| sc.link_name(*l)).collect();
@@ -387,9 +387,9 @@ delay = "1ms"
 #[test]
 fn cbr_rate_gives_the_interval_like_ns2() {
     let sc = with("interval = \"5ms\"", "rate = \"800kb\"").unwrap();
-    match &sc.flows[1].app {
-        AppSpec::Cbr(c) => assert_eq!(c.interval, Dur::from_millis(5)),
-        a => panic!("{a:?}"),
+    match sc.flows[1].app.config::<CbrConfig>() {
+        Some(c) => assert_eq!(c.interval, Dur::from_millis(5)),
+        None => panic!("not cbr"),
     }
     let e = with("interval = \"5ms\"", "interval = \"5ms\"\nrate = \"1Mb\"").unwrap_err();
     assert!(e.message.contains("not both"), "{e}");
@@ -484,15 +484,15 @@ fn mapp_flows_parse_with_presets_lists_and_pacing() {
     assert_eq!(sc.field, "flow[1].interval");
     let text = GOOD.replacen("app = \"cbr\"", "app = \"mapp\"\nscales = \"chung\"\npacing = \"constant_rate\"", 1);
     let sc = parse(&text).unwrap();
-    match &sc.flows[1].app {
-        AppSpec::Mapp(c) => {
+    match sc.flows[1].app.config::<MappConfig>() {
+        Some(c) => {
             assert_eq!(c.table.rates().len(), 5);
             assert_eq!(c.table.rate(4), Rate(1_100_000));
             assert!(
                 matches!(c.pacing, Pacing::ConstantRate { interval, max_datagram } if interval == Dur::from_millis(5) && max_datagram == Bytes(500))
             );
         }
-        a => panic!("{a:?}"),
+        None => panic!("not mapp"),
     }
     assert_eq!(sc.flows[1].transport(), "udpm");
     assert_eq!(sc.flows[1].class(), "udp");
@@ -527,15 +527,15 @@ fn iftp_flows_take_the_papers_parameters_and_their_access_rate() {
         1,
     );
     let sc = parse(&text).unwrap();
-    match &sc.flows[1].app {
-        AppSpec::Iftp(c) => {
+    match sc.flows[1].app.config::<IftpConfig>() {
+        Some(c) => {
             assert_eq!((c.ssthresh, c.w_max, c.after_missing_thresh), (32, 50, 3));
             assert_eq!(c.scale, 1.5);
             assert_eq!(c.packets, Some(300));
             // tau comes from the first link of the route, a -> r1 at 10 Mb/s.
             assert_eq!(c.link_rate, Rate(10_000_000));
         }
-        a => panic!("{a:?}"),
+        None => panic!("not iftp"),
     }
     assert_eq!(sc.flows[1].transport(), "iftp");
     let e = parse(&text.replace("scale = 1.5", "scale = -1.0")).unwrap_err();
@@ -543,27 +543,27 @@ fn iftp_flows_take_the_papers_parameters_and_their_access_rate() {
     let e = parse(&text.replace("scale = 1.5", "w_max = 0")).unwrap_err();
     assert_eq!(e.field, "flow[1].w_max");
     let sc = parse(&text.replace("scale = 1.5", "access_rate = \"1Mb\"")).unwrap();
-    assert!(matches!(&sc.flows[1].app, AppSpec::Iftp(c) if c.link_rate == Rate(1_000_000)));
+    assert!(matches!(sc.flows[1].app.config::<IftpConfig>(), Some(c) if c.link_rate == Rate(1_000_000)));
     // `tau = "bottleneck"`: the slowest link of the route, r1 -> r2 at 2 Mb/s.
     let sc = parse(&text.replace("scale = 1.5", "tau = \"bottleneck\"")).unwrap();
-    assert!(matches!(&sc.flows[1].app, AppSpec::Iftp(c) if c.link_rate == Rate(2_000_000)));
+    assert!(matches!(sc.flows[1].app.config::<IftpConfig>(), Some(c) if c.link_rate == Rate(2_000_000)));
     let sc = parse(&text.replace("scale = 1.5", "tau = \"access\"")).unwrap();
-    assert!(matches!(&sc.flows[1].app, AppSpec::Iftp(c) if c.link_rate == Rate(10_000_000)));
+    assert!(matches!(sc.flows[1].app.config::<IftpConfig>(), Some(c) if c.link_rate == Rate(10_000_000)));
     let e = parse(&text.replace("scale = 1.5", "tau = \"8ms\"")).unwrap_err();
     assert_eq!(e.field, "flow[1].tau");
     let e = parse(&text.replace("scale = 1.5", "tau = \"access\"\naccess_rate = \"1Mb\"")).unwrap_err();
     assert_eq!(e.field, "flow[1].tau");
     // The backoff rule and the timer's minimum.
-    match &sc.flows[1].app {
-        AppSpec::Iftp(c) => assert_eq!((c.backoff_reset, c.min_rto), (BackoffReset::AfterProbe, Dur::ZERO)),
-        a => panic!("{a:?}"),
+    match sc.flows[1].app.config::<IftpConfig>() {
+        Some(c) => assert_eq!((c.backoff_reset, c.min_rto), (BackoffReset::AfterProbe, Dur::ZERO)),
+        None => panic!("not iftp"),
     }
     let sc = parse(&text.replace("scale = 1.5", "backoff_reset = \"never\"\nmin_rto = \"200ms\"")).unwrap();
-    match &sc.flows[1].app {
-        AppSpec::Iftp(c) => {
+    match sc.flows[1].app.config::<IftpConfig>() {
+        Some(c) => {
             assert_eq!((c.backoff_reset, c.min_rto), (BackoffReset::Never, Dur::from_millis(200)))
         }
-        a => panic!("{a:?}"),
+        None => panic!("not iftp"),
     }
     let e = parse(&text.replace("scale = 1.5", "backoff_reset = \"sometimes\"")).unwrap_err();
     assert_eq!(e.field, "flow[1].backoff_reset");
@@ -585,4 +585,37 @@ fn phase_effect_remedies_parse_per_flow_and_reject_bad_values() {
     // `overhead` is TCP's (ns-2 `overhead_`); a CBR has `jitter` and `send_jitter`.
     let e = with("interval = \"5ms\"", "interval = \"5ms\"\noverhead = \"1ms\"").unwrap_err();
     assert_eq!(e.field, "flow[1].overhead");
+}
+
+#[test]
+fn apps_and_transports_that_do_not_go_together_are_named() {
+    // A datagram app on another datagram transport: the transports that carry it.
+    let e = with("app = \"cbr\"", "app = \"cbr\"\ntransport = \"iftp\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].transport");
+    assert!(e.message.contains("transport `iftp` cannot carry app `cbr`: expected udp"), "{e}");
+    // A TCP app on a datagram transport that does not carry it: the TCP variants.
+    let e = with("app = \"ftp\"", "app = \"ftp\"\ntransport = \"udpm\"").unwrap_err();
+    assert!(e.message.contains("cannot carry app `ftp`: expected newreno, reno, tahoe"), "{e}");
+    // A TCP variant under a datagram app.
+    let e = with("app = \"cbr\"", "app = \"cbr\"\ntransport = \"reno\"").unwrap_err();
+    assert!(e.message.contains("transport `reno` cannot carry app `cbr`: expected udp"), "{e}");
+    // Names nobody registered: every app is listed.
+    let e = with("app = \"cbr\"", "app = \"video-ish\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].app");
+    assert!(e.message.contains("expected ftp, transfer, web, cbr, mapp, iftp"), "{e}");
+    let e = with("app = \"cbr\"", "app = \"cbr\"\ntransport = \"carrier-pigeon\"").unwrap_err();
+    assert!(e.message.contains("unknown transport `carrier-pigeon`"), "{e}");
+    // The defaults: an app's own transport, named in the summary's terms.
+    let sc = parse(GOOD).unwrap();
+    assert_eq!((sc.flows[1].app.name(), sc.flows[1].transport()), ("cbr", "udp"));
+    let sc = with("app = \"cbr\"", "app = \"cbr\"\ntransport = \"udp\"").unwrap();
+    assert_eq!(sc.flows[1].transport(), "udp");
+}
+
+#[test]
+fn a_protocols_keys_are_its_own() {
+    // IFTP's keys on a CBR flow are unknown there, and the message lists CBR's.
+    let e = with("interval = \"5ms\"", "interval = \"5ms\"\nw_max = 3").unwrap_err();
+    assert_eq!(e.field, "flow[1].w_max");
+    assert!(e.message.contains("frame_interval"), "{e}");
 }

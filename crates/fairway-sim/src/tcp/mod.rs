@@ -74,6 +74,14 @@ impl TcpVariant {
             TcpVariant::NewReno => "newreno",
         }
     }
+
+    /// Every variant, as scenario files name them in this order.
+    pub const ALL: [TcpVariant; 3] = [TcpVariant::NewReno, TcpVariant::Reno, TcpVariant::Tahoe];
+
+    /// The variant a scenario's `transport` names.
+    pub fn parse(name: &str) -> Option<TcpVariant> {
+        TcpVariant::ALL.into_iter().find(|v| v.name() == name)
+    }
 }
 
 /// Sender parameters. `Default` gives ns-2 2.35's `Agent/TCP` defaults.

@@ -9,6 +9,7 @@ use super::{
     at_source, est, per_source, pooled_delay, share_ratio, slot_ratio, Kind, Results, PAPER_TABLE1, PAPER_TABLE2,
     PAPER_TABLE3, PAPER_TABLE4,
 };
+use crate::results::IftpSummary;
 
 /// "almost equal" (§6.1): the smaller within 20% of the larger. §6.4 calls bandwidths 26% apart
 /// (0.156 and 0.212 Mb/s) only "relatively close", so "almost equal" is tighter than that.
@@ -159,7 +160,9 @@ fn fig6(c: &mut Claims, r: &Results) {
     let to = |k: Kind| est(&r.fig6, &[], |s| per_source(s, k, |f| f.timeouts as f64)).mean;
     let fr = est(&r.fig6, &[], |s| per_source(s, Kind::Tcp, |f| f.fast_retransmits as f64)).mean;
     let reacts = est(&r.fig6, &[], |s| {
-        per_source(s, Kind::Iftp, |f| f.iftp.as_ref().map_or(f64::NAN, |x| (x.losses_detected + x.timeouts) as f64))
+        per_source(s, Kind::Iftp, |f| {
+            f.report::<IftpSummary>().map_or(f64::NAN, |x| (x.losses_detected + x.timeouts) as f64)
+        })
     })
     .mean;
     let inside = ratio.mean <= ALMOST_EQUAL && ratio.mean >= 1.0 / ALMOST_EQUAL;
@@ -199,7 +202,7 @@ emulates would",
 fn table1(c: &mut Claims, r: &Runs) {
     let g = |name: &str, sd: bool| {
         est(r, &[], |s| {
-            let x = s.flows.iter().find(|f| f.name == name).and_then(|f| f.iftp.as_ref());
+            let x = s.flows.iter().find(|f| f.name == name).and_then(|f| f.report::<IftpSummary>());
             1e3 * x.and_then(|x| if sd { x.gap_sd_s } else { x.mean_gap_s }).unwrap_or(f64::NAN)
         })
     };

@@ -11,6 +11,7 @@ use super::{
     est, per_source, share_ratio, slot_ratio, Kind, Results, PAPER_TABLE2, PAPER_TABLE3, PAPER_TABLE4, TABLE2_READINGS,
 };
 use crate::output::svg::{stack, Plot, Series, Style};
+use crate::results::IftpSummary;
 
 fn rate_mbps(r: &str) -> f64 {
     fairway_core::Rate::parse(r).map_or(f64::NAN, |x| x.0 as f64 / 1e6)
@@ -147,7 +148,7 @@ run plus rounding.\n"
             let at = [("flow.udp.rate", rate)];
             let ev_i = est(runs, &at, |x| {
                 per_source(x, Kind::Iftp, |f| {
-                    f.iftp.as_ref().map_or(f64::NAN, |i| (i.losses_detected + i.timeouts) as f64)
+                    f.report::<IftpSummary>().map_or(f64::NAN, |i| (i.losses_detected + i.timeouts) as f64)
                 })
             });
             let ev_t = est(runs, &at, |x| per_source(x, Kind::Tcp, |f| (f.fast_retransmits + f.timeouts) as f64));

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use super::stats::Estimate;
 use super::{run_grid, ReproduceError, ReproduceOptions, Runs};
-use crate::results::RunResult;
+use crate::results::{MappSummary, RunResult};
 
 pub const PAPER: &str = "kadhum2015";
 
@@ -149,7 +149,7 @@ pub fn measure(media: Media, r: &RunResult) -> Metrics {
         tcp_cwnd_max_after: max_of(&cwnd[from.min(cwnd.len())..]),
         tcp_near_zero: near_zero,
         media_cv: w.sd / w.mean,
-        mean_scale: mf.mapp.as_ref().map_or(f64::NAN, |x| x.mean_scale),
+        mean_scale: mf.report::<MappSummary>().map_or(f64::NAN, |x| x.mean_scale),
     }
 }
 
