@@ -142,6 +142,39 @@ proc fw_cbr_flow {name src dst psize how value start} {
     return $cbr
 }
 
+# TFRC flow: Agent/TFRC -> Agent/TFRCSink at ns-2's defaults, packetSize_ psize. `app` is ftp
+# (SndrType_ 0, the default infinite sender, started by an FTP) or {cbr <rate>} (SndrType_ 1: the
+# agent sends what a CBR of packetSize_ psize at <rate> hands it, no faster than allowed).
+# TFRCSink's bytes_ counts what arrives on the wire (packetSize_ + headersize_ 32 per packet).
+proc fw_tfrc_flow {name src dst psize start app} {
+    global ns fw
+    set tfrc [new Agent/TFRC]
+    set sink [new Agent/TFRCSink]
+    $tfrc set packetSize_ $psize
+    $ns attach-agent $src $tfrc
+    $ns attach-agent $dst $sink
+    $ns connect $tfrc $sink
+    switch -- [lindex $app 0] {
+        ftp {
+            set a [new Application/FTP]
+            $a attach-agent $tfrc
+            $ns at $start "$a start"
+        }
+        cbr {
+            $tfrc set SndrType_ 1
+            set a [new Application/Traffic/CBR]
+            $a set packetSize_ $psize
+            $a set random_ 0
+            $a set rate_ [lindex $app 1]
+            $a attach-agent $tfrc
+            $ns at $start "$a start"
+        }
+        default { error "fw_tfrc_flow: unknown app '$app'" }
+    }
+    lappend fw(flows) [list tfrc $name $tfrc $sink $psize]
+    return $tfrc
+}
+
 # In-order packets delivered by a TCPSink, from its bytes_.
 # ns-2.35's one-way TCP (syn_ true, the default) sends seqno 0 as a 40-byte
 # "SYN" (tcpip_base_hdr_size_, no payload); every later segment is
@@ -198,6 +231,11 @@ proc fw_finish {} {
             append j ", \"packet_size\": $psize, \"hdr_bytes\": $hdr, \"syn\": [expr {$syn ? "true" : "false"}]"
             append j ", \"sent_pkts\": [$tcp set ndatapack_], \"retx_pkts\": [$tcp set nrexmitpack_]"
             append j ", \"highest_ack\": [$tcp set ack_], \"cwnd_end\": [fw_jfloat [$tcp set cwnd_]]}"
+        } elseif {$kind == "tfrc"} {
+            foreach {kind name tfrc sink psize} $f break
+            set j "{\"name\": [fw_jstr $name], \"class\": \"udp\", \"transport\": \"tfrc\""
+            append j ", \"recv_bytes\": [$sink set bytes_], \"packet_size\": $psize"
+            append j ", \"sent_pkts\": [$tfrc set ndatapack_], \"rate_end_Bps\": [fw_jfloat [$tfrc set rate_]]}"
         } else {
             foreach {kind name udp lm psize cbr} $f break
             set j "{\"name\": [fw_jstr $name], \"class\": \"udp\", \"recv_bytes\": [$lm set bytes_], \"recv_pkts\": [$lm set npkts_]"

@@ -20,6 +20,8 @@ use fairway_core::{Bytes, Time};
 pub struct Arrival {
     /// Congestion Experienced: a queue marked it (RFC 3168).
     pub ce: bool,
+    /// Its size on the wire (what the sender's [`Transmit`] said).
+    pub size: Bytes,
     /// The application bytes it carries (in struct mode what the sender's [`Transmit`] said; in
     /// wire mode the endpoint reads it from the bytes).
     pub payload: Bytes,

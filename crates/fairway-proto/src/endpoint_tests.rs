@@ -40,14 +40,14 @@ where
     loop {
         while let Some(t) = s.poll_transmit(now) {
             trace.push((now, true, t.size));
-            let a = Arrival { ce: false, payload: t.payload };
+            let a = Arrival { ce: false, size: t.size, payload: t.payload };
             let m = if wire { Err(bytes_of(&s, &t)) } else { Ok(t.msg) };
             heap.push(Reverse((now + delay, flying.len())));
             flying.push(Some(Carried::Fwd(m, a)));
         }
         while let Some(t) = r.poll_transmit(now) {
             trace.push((now, false, t.size));
-            let a = Arrival { ce: false, payload: t.payload };
+            let a = Arrival { ce: false, size: t.size, payload: t.payload };
             let m = if wire { Err(bytes_of(&r, &t)) } else { Ok(t.msg) };
             heap.push(Reverse((now + delay, flying.len())));
             flying.push(Some(Carried::Rev(m, a)));

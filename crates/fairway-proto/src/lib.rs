@@ -9,7 +9,9 @@
 //! - [`iftp`]: IFTP, the rate-based TCP emulation of seed 002 (ElAarag & Bassiouni 2002), and
 //!   the closed-form bandwidth model of its §5.
 //!
-//! TFRC and the DCCP CCIDs land here as they are built.
+//! - [`tfrc`]: TFRC (RFC 5348) and TFRC-SP (RFC 4828), with ns-2 2.35's variant beside the RFC's.
+//!
+//! The DCCP CCIDs land here as they are built.
 
 pub mod endpoint;
 #[cfg(test)]
@@ -17,6 +19,7 @@ mod endpoint_tests;
 pub mod iftp;
 pub mod mapp;
 pub mod source;
+pub mod tfrc;
 pub mod udp;
 
 pub use endpoint::{Arrival, Endpoint, Malformed, Transmit};

@@ -20,6 +20,10 @@ pub trait Source: Send {
     fn next_due(&self) -> Option<Time>;
     /// Packets handed over so far.
     fn offered(&self) -> u64;
+    /// Always has a packet while running (a transport may then ask for one as it sends).
+    fn is_greedy(&self) -> bool {
+        false
+    }
 }
 
 /// An application that always has a packet of `packet_size` ready, up to `max_packets`.
@@ -68,6 +72,10 @@ impl Source for Greedy {
 
     fn offered(&self) -> u64 {
         self.offered
+    }
+
+    fn is_greedy(&self) -> bool {
+        true
     }
 }
 

@@ -522,7 +522,7 @@ impl<'a> Sim<'a> {
                     f.mon.c.acks_recv += 1;
                     Side::Sender
                 };
-                let arrival = Arrival { ce: pkt.ce, payload: Bytes(pkt.payload as u64) };
+                let arrival = Arrival { ce: pkt.ce, size: Bytes(pkt.size as u64), payload: Bytes(pkt.payload as u64) };
                 self.with_datagram(fi, to, |d, out| d.deliver(now, to, pkt.seq, arrival, out));
             }
             PktKind::TcpData => {

@@ -98,7 +98,9 @@ fn run(cfg: MappConfig, mut link: Bottleneck, stop: Time, end: Time) -> Run {
         } else if te == Some(next) {
             let Reverse((_, id)) = heap.pop().unwrap();
             match events[id].take().unwrap() {
-                Ev::Data(b, ce) => receiver.handle_datagram(now, &b, Arrival { ce, payload: Bytes(0) }).unwrap(),
+                Ev::Data(b, ce) => receiver
+                    .handle_datagram(now, &b, Arrival { ce, size: Bytes(b.len() as u64), payload: Bytes(0) })
+                    .unwrap(),
                 Ev::Feedback(b) => sender.handle_datagram(now, &b, Arrival::default()).unwrap(),
             }
         } else if ts == Some(next) {
@@ -306,7 +308,11 @@ fn garbage_datagrams_never_panic_either_end() {
                 b[k] = rng.next_u64() as u8;
             }
             let _ = s.handle_datagram(now, &b, Arrival::default());
-            let _ = r.handle_datagram(now, &b, Arrival { ce: rng.bernoulli(0.1), payload: Bytes(0) });
+            let _ = r.handle_datagram(
+                now,
+                &b,
+                Arrival { ce: rng.bernoulli(0.1), size: Bytes(b.len() as u64), payload: Bytes(0) },
+            );
             if let Ok((Message::Data(h), p)) = Message::decode(&b) {
                 r.handle_data(now, &h, p.len(), false);
             }

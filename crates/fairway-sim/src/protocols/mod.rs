@@ -18,13 +18,16 @@ use crate::scenario::reader::{Res, Tbl, Val};
 
 mod iftp;
 mod mapp;
+mod tfrc;
 mod udp;
 
 pub use iftp::IftpSummary;
 pub use mapp::MappSummary;
+pub use tfrc::TfrcSummary;
 
 /// Every datagram transport a scenario can name: `transport = "<name>"`, or the app's default.
-pub(crate) const REGISTRY: &[Registration] = &[udp::REGISTRATION, mapp::REGISTRATION, iftp::REGISTRATION];
+pub(crate) const REGISTRY: &[Registration] =
+    &[udp::REGISTRATION, mapp::REGISTRATION, iftp::REGISTRATION, tfrc::TFRC, tfrc::TFRC_SP];
 
 /// How a scenario names a datagram transport and what it reads from a `[[flow]]` entry.
 pub(crate) struct Registration {

@@ -333,7 +333,7 @@ impl Builder {
             (app, _) => {
                 if !protocols::datagram_apps().contains(&app) && !TCP_APPS.contains(&app) {
                     let mut all = TCP_APPS.to_vec();
-                    all.extend(protocols::datagram_apps());
+                    all.extend(protocols::datagram_apps().into_iter().filter(|a| !TCP_APPS.contains(a)));
                     return Err(app_v.error(format!("unknown app `{app}`: expected {}", all.join(", "))));
                 }
                 let reg = protocols::lookup(app, transport.as_ref().map(|(s, _)| s.as_str()));

@@ -1,0 +1,63 @@
+# tfrc-mix.tcl: ns-2 twin of fairway's TFRC validation scenarios (tfrc-red, tfrc-droptail,
+# tfrc-lossy): Agent/TFRC beside Agent/TCP/Newreno through one bottleneck.
+#
+#   s0..s(n-1) --\                              /-- k0..k(n-1)
+#                 r1 ==== bottleneck ===== r2
+#   access links 10Mb, 2ms (sources) and 4ms (sinks), DropTail limit 50
+#
+#   bottleneck 1.5Mb 20ms: RED (limit 50, thresh 5, maxthresh 15, q_weight 0.002, ns-2's other
+#   defaults) or DropTail (limit 30); with <loss> > 0 an ErrorModel drops that fraction of the
+#   packets that leave r1 towards r2 (fairway's link `loss`)
+#   flows: <ntfrc> TFRC (packetSize_ 1000, FTP) starting 0, 0.3, 0.6 ... s, then <ntcp>
+#   Agent/TCP/Newreno + TCPSink (window_ 64, packetSize_ 1000, FTP) starting 0.15, 0.45 ... s
+#
+# Usage: ns tfrc-mix.tcl <out.json> <seed> <red|droptail> <ntfrc> <ntcp> <loss> <duration_s>
+
+source [file join [file dirname [info script]] lib.tcl]
+
+set queue [lindex $argv 2]
+set ntfrc [lindex $argv 3]
+set ntcp [lindex $argv 4]
+set loss [lindex $argv 5]
+set dur [lindex $argv 6]
+set argv [lrange $argv 0 1]
+set ns [fw_init "tfrc-mix" $dur]
+
+set r1 [$ns node]
+set r2 [$ns node]
+set n [expr {$ntfrc + $ntcp}]
+for {set i 0} {$i < $n} {incr i} {
+    set s($i) [$ns node]
+    set k($i) [$ns node]
+    fw_duplex $s($i) $r1 10Mb 2ms DropTail
+    fw_duplex $k($i) $r2 10Mb 4ms DropTail
+}
+switch -- $queue {
+    red {
+        Queue/RED set thresh_ 5
+        Queue/RED set maxthresh_ 15
+        Queue/RED set q_weight_ 0.002
+        fw_duplex $r1 $r2 1.5Mb 20ms RED 50
+    }
+    droptail { fw_duplex $r1 $r2 1.5Mb 20ms DropTail 30 }
+    default { error "tfrc-mix.tcl: queue must be red or droptail, got '$queue'" }
+}
+if {$loss > 0} {
+    set em [new ErrorModel]
+    $em unit pkt
+    $em set rate_ $loss
+    $em ranvar [new RandomVariable/Uniform]
+    $em drop-target [new Agent/Null]
+    $ns link-lossmodel $em $r1 $r2
+}
+fw_monitor_link "r1->r2" $r1 $r2
+
+for {set i 0} {$i < $ntfrc} {incr i} {
+    fw_tfrc_flow "tfrc$i" $s($i) $k($i) 1000 [expr {0.3 * $i}] ftp
+}
+for {set j 0} {$j < $ntcp} {incr j} {
+    set i [expr {$ntfrc + $j}]
+    fw_tcp_flow "tcp$j" Agent/TCP/Newreno Agent/TCPSink $s($i) $k($i) 64 1000 [expr {0.15 + 0.3 * $j}]
+}
+
+fw_run
