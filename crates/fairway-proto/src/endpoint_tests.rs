@@ -10,7 +10,8 @@ use fairway_core::{Bytes, Dur, Rate, Rng, Time};
 use crate::endpoint::{Arrival, Endpoint, Transmit};
 use crate::iftp::{IftpConfig, IftpReceiver, IftpSender};
 use crate::mapp::{MappConfig, MappReceiver, MappSender};
-use crate::source::{Cbr, CbrConfig};
+use crate::source::{Cbr, CbrConfig, Greedy};
+use crate::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
 use crate::udp::{UdpReceiver, UdpSender};
 
 /// What crossed the path: (when sent, from the sender, size on the wire).
@@ -149,6 +150,36 @@ fn cbr_pair() -> (UdpSender, UdpReceiver) {
     (UdpSender::new(0, Box::new(Cbr::new(cfg, Rng::from_seed(5)))), UdpReceiver::new(0))
 }
 
+fn tfrc_pair(cfg: TfrcConfig) -> (TfrcSender, TfrcReceiver) {
+    let snd = TfrcSender::new(cfg.clone(), Box::new(Greedy::new(cfg.packet_size, Some(3_000)))).unwrap();
+    (snd, TfrcReceiver::new(cfg).unwrap())
+}
+
+fn tfrc_cbr_pair() -> (TfrcSender, TfrcReceiver) {
+    let cfg = TfrcConfig::rfc5348();
+    let cbr = CbrConfig {
+        packet_size: cfg.packet_size,
+        interval: Dur::from_millis(4),
+        jitter: true,
+        max_packets: None,
+        frame_interval: None,
+    };
+    let snd = TfrcSender::new(cfg.clone(), Box::new(Cbr::new(cbr, Rng::from_seed(6)))).unwrap();
+    (snd, TfrcReceiver::new(cfg).unwrap())
+}
+
+/// TFRC carries its times in whole microseconds and its rates as doubles: the two modes are
+/// the same to the nanosecond.
+#[test]
+fn tfrc_is_the_same_in_struct_and_wire_mode() {
+    for cfg in [TfrcConfig::rfc5348(), TfrcConfig::ns2()] {
+        let n = modes_agree(|| tfrc_pair(cfg.clone()), Dur(30 * MS), Time(3_000 * MS), Dur::ZERO);
+        assert!(n > 1_000, "{n} datagrams");
+    }
+    let n = modes_agree(tfrc_cbr_pair, Dur(30 * MS), Time(3_000 * MS), Dur::ZERO);
+    assert!(n > 500, "{n} datagrams");
+}
+
 #[test]
 fn iftp_is_the_same_in_struct_and_wire_mode() {
     // 2 s at a 60 ms RTT: slow start and beyond.
@@ -180,5 +211,10 @@ fn every_end_refuses_garbage() {
         let (s, r) = cbr_pair();
         refuses_garbage(s, seed);
         refuses_garbage(r, seed);
+        for cfg in [TfrcConfig::rfc5348(), TfrcConfig::ns2()] {
+            let (s, r) = tfrc_pair(cfg);
+            refuses_garbage(s, seed);
+            refuses_garbage(r, seed);
+        }
     }
 }

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::protocols::ProtocolReport;
-pub use crate::protocols::{IftpSummary, MappSummary};
+pub use crate::protocols::{IftpSummary, MappSummary, TfrcSummary};
 
 use fairway_core::Dur;
 

@@ -143,8 +143,9 @@ impl TfrcReceiver {
             }
             return;
         }
-        if self.rtt.is_zero() {
-            // §6.3: without an RTT estimate, a report for every packet.
+        if self.rtt.is_zero() || self.timer.is_none() {
+            // §6.3: without an RTT estimate, a report for every packet, until one that carries
+            // an estimate (whose report starts the feedback timer).
             self.report_due = true;
             return;
         }
