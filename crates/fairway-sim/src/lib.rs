@@ -11,6 +11,7 @@ mod decimal;
 pub mod events;
 pub mod fasthash;
 pub mod link;
+pub mod metrics;
 pub mod model;
 pub mod monitor;
 pub mod output;
@@ -117,6 +118,9 @@ fn collect(sim: &mut Sim, seed: u64) -> Result<RunResult, SimError> {
             recv_distinct_bytes: c.distinct_bytes,
             dropped_pkts: c.data_dropped,
             inflight_pkts: in_net[i].0,
+            pdr: (c.data_sent > 0).then(|| c.data_recv as f64 / c.data_sent as f64),
+            plr: (c.data_recv + c.data_dropped > 0)
+                .then(|| c.data_dropped as f64 / (c.data_recv + c.data_dropped) as f64),
             throughput_bps: per_s(c.distinct_bytes),
             goodput_bps: per_s(c.goodput_bytes),
             mean_delay_s: (c.delay_n > 0).then(|| c.delay_sum_s / c.delay_n as f64),
@@ -181,17 +185,35 @@ fn collect(sim: &mut Sim, seed: u64) -> Result<RunResult, SimError> {
         return Err(SimError::Conservation(problems.join("\n")));
     }
 
-    let classes = ["tcp", "udp"]
+    // "tcp" and "udp" always (the ns-2 comparison reads them), then any other class present.
+    let mut class_names = vec!["tcp", "udp"];
+    for f in &flows {
+        if !class_names.contains(&f.class) {
+            class_names.push(f.class);
+        }
+    }
+    let classes = class_names
         .into_iter()
         .map(|class| {
             let fl: Vec<&FlowSummary> = flows.iter().filter(|f| f.class == class).collect();
             let bytes: u64 = fl.iter().map(|f| f.recv_distinct_bytes).sum();
+            let sent: u64 = fl.iter().map(|f| f.sent_pkts).sum();
+            let recv: u64 = fl.iter().map(|f| f.recv_pkts).sum();
+            let dropped: u64 = fl.iter().map(|f| f.dropped_pkts).sum();
+            let delay_sum: f64 = fl.iter().filter_map(|f| f.mean_delay_s.map(|d| d * f.recv_pkts as f64)).sum();
+            let rates: Vec<f64> = fl.iter().map(|f| f.throughput_bps).collect();
             ClassSummary {
                 class,
                 flows: fl.len() as u64,
                 recv_distinct_bytes: bytes,
                 throughput_bps: if dur_s > 0.0 { bytes as f64 * 8.0 / dur_s } else { 0.0 },
-                dropped_pkts: fl.iter().map(|f| f.dropped_pkts).sum(),
+                dropped_pkts: dropped,
+                sent_pkts: sent,
+                recv_pkts: recv,
+                pdr: (sent > 0).then(|| recv as f64 / sent as f64),
+                plr: (recv + dropped > 0).then(|| dropped as f64 / (recv + dropped) as f64),
+                mean_delay_s: (recv > 0).then(|| delay_sum / recv as f64),
+                jain_index: metrics::jain(&rates),
             }
         })
         .collect();

@@ -59,6 +59,10 @@ pub struct FlowSummary {
     pub dropped_pkts: u64,
     /// Data packets still in queues or on links when the run ended.
     pub inflight_pkts: u64,
+    /// Packet delivery ratio, recv_pkts / sent_pkts, and packet loss ratio, dropped_pkts /
+    /// (recv_pkts + dropped_pkts), of data packets (seed 004 §3.1, §3.3; null before any).
+    pub pdr: Option<f64>,
+    pub plr: Option<f64>,
     /// Distinct bytes delivered x 8 over the flow's active time (start to stop or end of run).
     pub throughput_bps: f64,
     /// Application payload of distinct packets x 8 over the active time.
@@ -130,6 +134,16 @@ pub struct ClassSummary {
     /// recv_distinct_bytes x 8 / run duration.
     pub throughput_bps: f64,
     pub dropped_pkts: u64,
+    pub sent_pkts: u64,
+    pub recv_pkts: u64,
+    /// The class's packet delivery and loss ratios (its packets pooled), and its mean one-way
+    /// delay over every data packet received (seed 004 §3).
+    pub pdr: Option<f64>,
+    pub plr: Option<f64>,
+    pub mean_delay_s: Option<f64>,
+    /// Jain's fairness index of its flows' throughputs, (sum x)^2 / (n sum x^2) (RFC 5166
+    /// §2.3): 1 when all are equal, 1/n when one takes all.
+    pub jain_index: Option<f64>,
 }
 
 /// One throughput bin of one flow.

@@ -88,7 +88,8 @@ fn fairway(path: &Path, seed: u64) -> Measure {
     let link = s.links.iter().find(|l| l.name == "r1->r2").unwrap();
     Measure {
         tcp_bytes: class("tcp"),
-        udp_bytes: class("udp"),
+        // ns-2's twins report TFRC's bytes with the UDP flows: every class but TCP.
+        udp_bytes: s.classes.iter().filter(|c| c.class != "tcp").map(|c| c.recv_distinct_bytes as f64).sum(),
         // ns-2 counts its ErrorModel's losses among the link's drops.
         drops: (link.drops_pkts + link.lost_pkts) as f64,
         early_drops: link.early_drops_pkts as f64,

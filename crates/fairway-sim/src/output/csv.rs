@@ -96,6 +96,52 @@ pub fn flows_csv(res: &RunResult, sc: &Scenario) -> String {
     s
 }
 
+/// Per traffic class and bin: bin_start_s, bin_end_s, class, flows (those active in the bin),
+/// throughput_bps (their distinct bytes), jain_index (Jain's fairness index of their throughputs
+/// in the bin, RFC 5166 §2.3; empty when none delivered anything).
+pub fn classes_csv(res: &RunResult, sc: &Scenario) -> String {
+    let mut s = String::from("bin_start_s,bin_end_s,class,flows,throughput_bps,jain_index\n");
+    let bin = res.bin.0;
+    let end = (res.summary.duration_s * 1e9).round() as u64;
+    let nbins = res.flow_bins.iter().map(Vec::len).max().unwrap_or(0);
+    let classes: Vec<&str> = res.summary.classes.iter().map(|c| c.class).collect();
+    let mut rates = vec![];
+    for k in 0..nbins {
+        let t0 = k as u64 * bin;
+        let t1 = ((k as u64 + 1) * bin).min(end);
+        let width = (t1 - t0) as f64 / 1e9;
+        for class in &classes {
+            rates.clear();
+            let mut bytes = 0u64;
+            for (fi, bins) in res.flow_bins.iter().enumerate() {
+                let f = &sc.flows[fi];
+                let stop = f.stop.map_or(end, |t| t.0);
+                if f.class() != *class || f.start.0 >= t1 || stop <= t0 {
+                    continue;
+                }
+                let b = bins.get(k).map_or(0, |b| b.distinct_bytes);
+                bytes += b;
+                rates.push(if width > 0.0 { b as f64 * 8.0 / width } else { 0.0 });
+            }
+            secs(&mut s, t0);
+            s.push(',');
+            secs(&mut s, t1);
+            s.push(',');
+            s.push_str(class);
+            s.push(',');
+            uint(&mut s, rates.len() as u64);
+            s.push(',');
+            fixed(&mut s, if width > 0.0 { bytes as f64 * 8.0 / width } else { 0.0 }, 1);
+            s.push(',');
+            if let Some(j) = crate::metrics::jain(&rates) {
+                fixed(&mut s, j, 6);
+            }
+            s.push('\n');
+        }
+    }
+    s
+}
+
 /// Per monitored link and sample: time_s, link, queue_pkts, queue_bytes, avg_queue_pkts, and
 /// cumulative arrivals, departures (packets and bytes), drops (all, early, forced, overflow) and
 /// marks.

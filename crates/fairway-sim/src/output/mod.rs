@@ -33,6 +33,7 @@ pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<P
                 write("flows.csv", csv::flows_csv(res, sc).into_bytes())?,
                 write("queue.csv", csv::queue_csv(res, sc).into_bytes())?,
                 write("links.csv", csv::links_csv(res).into_bytes())?,
+                write("classes.csv", csv::classes_csv(res, sc).into_bytes())?,
             ];
             if !res.scale_logs.is_empty() {
                 v.push(write("scale.csv", csv::scale_csv(res, sc).into_bytes())?);
@@ -56,7 +57,7 @@ pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<P
         (tables.join(), others)
     });
     let tables = tables.map_err(|_| io::Error::other("building the CSV files failed"))??;
-    // summary.json, flows.csv, queue.csv, links.csv [, scale.csv], then the plots.
+    // summary.json, flows.csv, queue.csv, links.csv, classes.csv [, scale.csv], then the plots.
     let mut others = others?;
     let plots = others.split_off(1);
     Ok(others.into_iter().chain(tables).chain(plots).collect())

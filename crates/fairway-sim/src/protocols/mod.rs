@@ -92,6 +92,10 @@ pub trait DatagramSpec: Debug + Send + Sync {
     fn app(&self) -> &'static str;
     /// The transport (summary `transport`).
     fn transport(&self) -> &'static str;
+    /// The traffic class the summary groups it in.
+    fn class(&self) -> &'static str {
+        "udp"
+    }
     /// Settings that depend on the route: every flow of a `count` group is parsed on its own.
     fn per_route(&self) -> bool {
         false

@@ -189,6 +189,11 @@ impl DatagramSpec for TfrcSpec {
         }
     }
 
+    /// Its own class: seed 004 compares TFRC with TCP and with UDP.
+    fn class(&self) -> &'static str {
+        "tfrc"
+    }
+
     fn transport(&self) -> &'static str {
         if self.sp {
             "tfrc-sp"

@@ -103,10 +103,11 @@ impl FlowSpec {
             _ => self.tcp().map_or("udp", |t| t.sender.variant.name()),
         }
     }
-    /// "tcp" or "udp": the traffic class the ns-2 comparison groups by.
+    /// The traffic class the summary groups by: "tcp", "udp" (unresponsive or self-paced
+    /// datagrams: CBR, MApp, IFTP) or "tfrc".
     pub fn class(&self) -> &'static str {
         match &self.app {
-            AppSpec::Datagram(_) => "udp",
+            AppSpec::Datagram(d) => d.spec.class(),
             AppSpec::Ftp { .. } | AppSpec::Transfer { .. } | AppSpec::Web { .. } => "tcp",
         }
     }
