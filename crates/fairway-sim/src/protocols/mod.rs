@@ -18,6 +18,7 @@ use crate::scenario::reader::{Res, Tbl, Val};
 
 mod iftp;
 mod mapp;
+mod sources;
 mod tfrc;
 mod udp;
 

@@ -1,25 +1,23 @@
 //! `transport = "tfrc"` and `"tfrc-sp"`: TFRC (RFC 5348) and TFRC-SP (RFC 4828) carrying a
 //! greedy application (`app = "ftp"`, ns-2's default infinite sender) or one that sets its own
-//! pace (`app = "cbr"`: the sender is application-limited, sending min(app rate, allowed rate)
-//! and queueing the rest, as ns-2's SndrType_ 1). `flavor = "ns2"` gives ns-2 2.35's Agent/TFRC
+//! pace (`cbr`, `voip`, `video`: the sender is application-limited, sending min(app rate,
+//! allowed rate) and queueing the rest, as ns-2's SndrType_ 1). `flavor = "ns2"` gives ns-2 2.35's Agent/TFRC
 //! and Agent/TFRCSink (docs/semantics.md, "TFRC"); the other keys override single settings.
 
 use std::any::Any;
 use std::sync::Arc;
 
-use fairway_core::Rng;
-use fairway_proto::source::{Cbr, CbrConfig, Greedy, Source};
 use fairway_proto::tfrc::{Flavor, RtoRule, SpConfig, TfrcConfig, TfrcReceiver, TfrcSender};
 use serde::Serialize;
 
-use super::udp::parse_cbr;
+use super::sources::{parse_source, SourceSpec};
 use super::{packet_size, Build, DatagramSpec, FlowContext, ProtocolReport, Registration, ReportContext};
 use crate::datagram::{DatagramFlow, FlowDriver, Probe};
 use crate::scenario::reader::{Res, Tbl};
 
-pub(crate) const TFRC: Registration = Registration { transport: "tfrc", apps: &["ftp", "cbr"], keys: KEYS, parse };
-pub(crate) const TFRC_SP: Registration =
-    Registration { transport: "tfrc-sp", apps: &["ftp", "cbr"], keys: KEYS, parse: parse_sp };
+const APPS: &[&str] = &["ftp", "cbr", "voip", "video"];
+pub(crate) const TFRC: Registration = Registration { transport: "tfrc", apps: APPS, keys: KEYS, parse };
+pub(crate) const TFRC_SP: Registration = Registration { transport: "tfrc-sp", apps: APPS, keys: KEYS, parse: parse_sp };
 
 const KEYS: &[&str] = &[
     "flavor",
@@ -37,25 +35,23 @@ const KEYS: &[&str] = &[
     "nominal_size",
     "sp_header",
     "min_interval",
-    "max_packets",
-    // app = "cbr"
+    // the application's (sources.rs)
     "interval",
     "rate",
     "jitter",
+    "max_packets",
     "frame_interval",
+    "frame_rate",
+    "talk_spurts",
+    "on_mean",
+    "off_mean",
 ];
-
-/// What the application is.
-#[derive(Debug, Clone)]
-enum App {
-    Greedy { max_packets: Option<u64> },
-    Cbr(CbrConfig),
-}
 
 #[derive(Debug, Clone)]
 struct TfrcSpec {
     cfg: TfrcConfig,
-    app: App,
+    app: &'static str,
+    source: SourceSpec,
     sp: bool,
 }
 
@@ -97,28 +93,10 @@ fn parse_any(t: &Tbl, app: &str, _ctx: &FlowContext, sp: bool) -> Res<Arc<dyn Da
         None => Flavor::Rfc5348,
     };
     let mut cfg = TfrcConfig::for_flavor(flavor);
-    let app = match app {
-        "cbr" => {
-            let c = parse_cbr(t)?;
-            cfg.packet_size = c.packet_size;
-            App::Cbr(c)
-        }
-        _ => {
-            for k in ["interval", "rate", "jitter", "frame_interval"] {
-                if let Some(v) = t.get(k) {
-                    return Err(v.error(format!("`{k}` sets a CBR application's pace; app = \"ftp\" is greedy")));
-                }
-            }
-            if let Some(v) = t.get("packet_size") {
-                cfg.packet_size = packet_size(&v)?;
-            }
-            let max_packets = match t.get("max_packets") {
-                Some(v) => Some(v.int_in(1, i64::MAX)? as u64),
-                None => None,
-            };
-            App::Greedy { max_packets }
-        }
-    };
+    let app = APPS.iter().copied().find(|a| *a == app).expect("a registered app");
+    let source = parse_source(t, app)?;
+    // s is the application's packet size.
+    cfg.packet_size = source.packet_size();
     if let Some(v) = t.get("header_size") {
         cfg.header_size = v.bytes()?;
     }
@@ -176,17 +154,14 @@ fn parse_any(t: &Tbl, app: &str, _ctx: &FlowContext, sp: bool) -> Res<Arc<dyn Da
         Some(v) => v.error(e.reason),
         None => t.error(e.to_string()),
     })?;
-    Ok(Arc::new(TfrcSpec { cfg, app, sp }))
+    Ok(Arc::new(TfrcSpec { cfg, app, source, sp }))
 }
 
 impl Probe for TfrcSender {}
 
 impl DatagramSpec for TfrcSpec {
     fn app(&self) -> &'static str {
-        match self.app {
-            App::Greedy { .. } => "ftp",
-            App::Cbr(_) => "cbr",
-        }
+        self.app
     }
 
     /// Its own class: seed 004 compares TFRC with TCP and with UDP.
@@ -204,10 +179,7 @@ impl DatagramSpec for TfrcSpec {
 
     fn build(&self, b: &Build) -> Result<Box<dyn FlowDriver>, String> {
         let cfg = TfrcConfig { flow: b.flow, ..self.cfg.clone() };
-        let source: Box<dyn Source> = match &self.app {
-            App::Greedy { max_packets } => Box::new(Greedy::new(cfg.packet_size, *max_packets)),
-            App::Cbr(c) => Box::new(Cbr::new(c.clone(), Rng::stream(b.seed, &format!("cbr:{}", b.name)))),
-        };
+        let source = self.source.build(b.seed, b.name);
         let snd = TfrcSender::new(cfg.clone(), source).map_err(|e| e.to_string())?;
         let rcv = TfrcReceiver::new(cfg).map_err(|e| e.to_string())?;
         Ok(Box::new(TfrcFlow::new(snd, rcv, b.wire)))

@@ -602,7 +602,7 @@ fn apps_and_transports_that_do_not_go_together_are_named() {
     // Names nobody registered: every app is listed.
     let e = with("app = \"cbr\"", "app = \"video-ish\"").unwrap_err();
     assert_eq!(e.field, "flow[1].app");
-    assert!(e.message.contains("expected ftp, transfer, web, cbr, mapp, iftp"), "{e}");
+    assert!(e.message.contains("expected ftp, transfer, web, cbr, voip, video, mapp, iftp"), "{e}");
     let e = with("app = \"cbr\"", "app = \"cbr\"\ntransport = \"carrier-pigeon\"").unwrap_err();
     assert!(e.message.contains("unknown transport `carrier-pigeon`"), "{e}");
     // The defaults: an app's own transport, named in the summary's terms.
@@ -618,4 +618,48 @@ fn a_protocols_keys_are_its_own() {
     let e = with("interval = \"5ms\"", "interval = \"5ms\"\nw_max = 3").unwrap_err();
     assert_eq!(e.field, "flow[1].w_max");
     assert!(e.message.contains("frame_interval"), "{e}");
+}
+
+/// GOOD with its CBR flow replaced by one flow with `keys`.
+fn datagram_flow(keys: &str) -> Result<Scenario, ScenarioError> {
+    let head = &GOOD[..GOOD.find("[[flow]]\nname = \"cbr\"").expect("GOOD's CBR flow")];
+    parse(&format!("{head}[[flow]]\nname = \"d\"\nfrom = \"a\"\nto = \"b\"\n{keys}\n"))
+}
+
+#[test]
+fn voip_and_video_are_sources_for_any_datagram_transport() {
+    // Seed 004's VoIP by default: 84 kb/s of 160-byte packets, 15.24 ms apart, over UDP.
+    let sc = datagram_flow("app = \"voip\"").unwrap();
+    let d = &sc.flows[1];
+    let c = d.app.config::<CbrConfig>().unwrap();
+    assert_eq!(c.packet_size, Bytes(160));
+    assert!((c.interval.as_secs_f64() - 160.0 * 8.0 / 84_000.0).abs() < 1e-9);
+    assert_eq!((d.app.name(), d.transport(), d.class()), ("voip", "udp", "udp"));
+    // Over TFRC, in talk spurts; over TFRC-SP.
+    let sc = datagram_flow("app = \"voip\"\ntransport = \"tfrc\"\ntalk_spurts = true\non_mean = \"800ms\"").unwrap();
+    assert_eq!((sc.flows[1].transport(), sc.flows[1].class()), ("tfrc", "tfrc"));
+    let sc = datagram_flow("app = \"voip\"\ntransport = \"tfrc-sp\"").unwrap();
+    assert_eq!(sc.flows[1].transport(), "tfrc-sp");
+    // Spurt keys need talk_spurts; frames are video's.
+    let e = datagram_flow("app = \"voip\"\non_mean = \"800ms\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].on_mean");
+    let e = datagram_flow("app = \"voip\"\nframe_rate = 25").unwrap_err();
+    assert_eq!(e.field, "flow[1].frame_rate");
+    let e = datagram_flow("app = \"cbr\"\ntalk_spurts = true").unwrap_err();
+    assert_eq!(e.field, "flow[1].talk_spurts");
+    // Video: a rate is required; frame_rate gives frames.
+    let e = datagram_flow("app = \"video\"").unwrap_err();
+    assert!(e.message.contains("needs its `rate`"), "{e}");
+    let sc = datagram_flow("app = \"video\"\nrate = \"2.5Mb\"\nframe_rate = 25").unwrap();
+    let c = sc.flows[1].app.config::<CbrConfig>().unwrap();
+    assert_eq!((c.packet_size, c.frame_interval), (Bytes(1000), Some(Dur::from_millis(40))));
+    assert!((c.interval.as_secs_f64() - 0.0032).abs() < 1e-12, "1000 B at 2.5 Mb/s");
+    let e = datagram_flow("app = \"video\"\nrate = \"1Mb\"\nframe_rate = 25\nframe_interval = \"40ms\"").unwrap_err();
+    assert!(e.message.contains("not both"), "{e}");
+    // A greedy app over TFRC takes no pace.
+    let e = datagram_flow("app = \"ftp\"\ntransport = \"tfrc\"\nrate = \"1Mb\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].rate");
+    // UDP carries no greedy app.
+    let e = datagram_flow("app = \"ftp\"\ntransport = \"udp\"").unwrap_err();
+    assert!(e.message.contains("cannot carry app `ftp`"), "{e}");
 }
