@@ -166,7 +166,7 @@ fn reproduce_runs_from_any_directory_and_names_every_paper() {
     let run_in = |dir: &Path, args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_fairway")).args(args).current_dir(dir).output().expect("run fairway")
     };
-    for paper in ["kadhum2015", "elaarag2002"] {
+    for paper in ["kadhum2015", "elaarag2002", "janani-tfrc"] {
         let o = run_in(&elsewhere, &["reproduce", paper, "--reps", "2", "--out", "r"]);
         assert!(o.status.success(), "{paper}: {}", String::from_utf8_lossy(&o.stderr));
         for f in ["report.md", "claims.csv"] {
@@ -179,7 +179,7 @@ fn reproduce_runs_from_any_directory_and_names_every_paper() {
     // --help lists the five papers, those to come with their issue.
     let o = run_in(&elsewhere, &["reproduce", "--help"]);
     let help = String::from_utf8_lossy(&o.stdout);
-    for needle in ["kadhum2015", "dccp-ns2", "elaarag2002", "chung-dcbt", "janani-tfrc", "issue 11"] {
+    for needle in ["kadhum2015", "dccp-ns2", "elaarag2002", "chung-dcbt", "janani-tfrc", "issue 13"] {
         assert!(help.contains(needle), "--help lacks {needle}:\n{help}");
     }
     // An unknown name lists them all; a paper still to come says so; both are input errors.

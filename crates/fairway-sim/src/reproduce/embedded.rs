@@ -30,6 +30,23 @@ pub const FILES: &[(&str, &[(&str, &str)])] = &[
             ("extended", include_str!("../../../../scenarios/elaarag2002/extended.toml")),
         ],
     ),
+    (
+        "janani-tfrc",
+        &[
+            ("videoconf-tcp", include_str!("../../../../scenarios/janani-tfrc/videoconf-tcp.toml")),
+            ("videoconf-tcp-greedy", include_str!("../../../../scenarios/janani-tfrc/videoconf-tcp-greedy.toml")),
+            ("videoconf-udp", include_str!("../../../../scenarios/janani-tfrc/videoconf-udp.toml")),
+            ("videoconf-udp-greedy", include_str!("../../../../scenarios/janani-tfrc/videoconf-udp-greedy.toml")),
+            ("videostream-tcp", include_str!("../../../../scenarios/janani-tfrc/videostream-tcp.toml")),
+            ("videostream-tcp-greedy", include_str!("../../../../scenarios/janani-tfrc/videostream-tcp-greedy.toml")),
+            ("videostream-udp", include_str!("../../../../scenarios/janani-tfrc/videostream-udp.toml")),
+            ("videostream-udp-greedy", include_str!("../../../../scenarios/janani-tfrc/videostream-udp-greedy.toml")),
+            ("voip-tcp", include_str!("../../../../scenarios/janani-tfrc/voip-tcp.toml")),
+            ("voip-tcp-greedy", include_str!("../../../../scenarios/janani-tfrc/voip-tcp-greedy.toml")),
+            ("voip-udp", include_str!("../../../../scenarios/janani-tfrc/voip-udp.toml")),
+            ("voip-udp-greedy", include_str!("../../../../scenarios/janani-tfrc/voip-udp-greedy.toml")),
+        ],
+    ),
     // Validation scenarios a report shows beside a paper's (checked against ns-2 by the
     // validation suite).
     (

@@ -6,6 +6,7 @@
 pub mod claims;
 pub mod elaarag2002;
 mod embedded;
+pub mod janani_tfrc;
 pub mod kadhum2015;
 pub mod stats;
 
@@ -68,7 +69,7 @@ pub const PAPERS: &[Paper] = &[
         name: "janani-tfrc",
         seed: "004",
         title: "Janani & Chenna Reddy: TFRC vs TCP vs UDP for VoIP and video",
-        status: Status::Planned { issue: 11 },
+        status: Status::Ready,
     },
 ];
 
@@ -80,7 +81,7 @@ Papers (seed file in shared/seeds/):
   dccp-ns2     seed 001  TCP vs DCCP CCID2 and CCID3 in ns-2           (to come: issue 14)
   elaarag2002  seed 002  IFTP, TCP emulated by the inter-packet gap
   chung-dcbt   seed 003  RED, CBT and Dynamic-CBT with MM_APP/MPEG_APP (to come: issue 13)
-  janani-tfrc  seed 004  TFRC vs TCP vs UDP for VoIP and video          (to come: issue 11)
+  janani-tfrc  seed 004  TFRC vs TCP vs UDP for VoIP and video, wired
 
 Writes DIR/report.md (the counts of claims by verdict first), DIR/claims.csv
 (claim,source,paper,fairway,band,verdict) and each experiment's runs beside them.
@@ -157,6 +158,7 @@ pub fn reproduce(
     match name {
         "kadhum2015" => kadhum2015::reproduce(opts, progress),
         "elaarag2002" => elaarag2002::reproduce(opts, progress),
+        "janani-tfrc" => janani_tfrc::reproduce(opts, progress),
         other => Err(ReproduceError::Unknown(other.to_string())),
     }
 }
@@ -253,9 +255,22 @@ pub fn run_grid(
     keep: bool,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Runs, ReproduceError> {
-    progress(stem);
     let (file, text) = scenario_text(opts, paper, stem)?;
-    let sweep = points_of_text(&file, &with_seeds(&text, &opts.seeds()))?;
+    run_text(opts, stem, &file, &text, keep, progress)
+}
+
+/// Runs the scenario `text` (read from `file`) over the seeds into `<out>/<label>/`.
+pub fn run_text(
+    opts: &ReproduceOptions,
+    label: &str,
+    file: &str,
+    text: &str,
+    keep: bool,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Runs, ReproduceError> {
+    let stem = label;
+    progress(stem);
+    let sweep = points_of_text(file, &with_seeds(text, &opts.seeds()))?;
     let out = opts.out.join(stem);
     let jobs = crate::sweep::default_jobs();
     let fail = |e: String| ReproduceError::Run(stem.to_string(), SimError::App(stem.to_string(), e));
@@ -347,8 +362,8 @@ mod tests {
         for p in PAPERS {
             assert!(e.contains(p.name), "{e}");
         }
-        let e = reproduce("janani-tfrc", &o, &mut |_| {}).unwrap_err().to_string();
-        assert!(e.contains("issue 11") && e.contains("elaarag2002") && e.contains("kadhum2015"), "{e}");
+        let e = reproduce("chung-dcbt", &o, &mut |_| {}).unwrap_err().to_string();
+        assert!(e.contains("issue 13") && e.contains("elaarag2002") && e.contains("janani-tfrc"), "{e}");
         assert!(!o.out.exists(), "nothing written for a name that cannot run");
     }
 
