@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """fairway beside ns-2: wall time, peak memory and delivered throughput on the same scenarios.
 
-    python3 bench/bench.py [--reps N] [--only mid,large,series,sweep] [--with-ns2-large]
+    python3 bench/bench.py [--reps N] [--only mid,large,series,tfrc,sweep] [--with-ns2-large]
                            [--skip-ns2] [--with-ns3] [--seed S] [--out bench/results.md]
 
 Builds fairway once (cargo build --release -p fairway-cli) and runs a private copy of the binary,
@@ -18,6 +18,8 @@ Scenarios (fairway file / ns-2 twin):
            (ns-2 skips N = 10000: its route computation grows as nodes cubed); then fairway on
            N = 10 and N = 10000 back to back, max(--reps, 5) times, for the ratio of their times
            per packet under the same load on the machine
+  tfrc     scenarios/bench/tfrc-100.toml / validation/tfrc-mix.tcl (arguments from the file's
+           header): 100 TFRC flows (ns-2 flavour) and 10 NewReno, beside ns-2's Agent/TFRC
   sweep    `fairway sweep` over seeds 1-4 of mid, with --jobs 1 and --jobs 2 (and nproc)
 
 With --with-ns3, mid also runs in ns-3 (validation/ns3/dumbbell-mid.cc, built by its build.sh when
@@ -194,9 +196,10 @@ def run_fairway(exe, toml, seed, tmp):
                 duration_s=s["duration_s"],
                 pkts=sum(f["recv_distinct_pkts"] for f in s["flows"]),
                 tcp_mbps=cls["tcp"]["throughput_bps"] / 1e6 if "tcp" in cls else 0.0,
-                udp_mbps=cls["udp"]["throughput_bps"] / 1e6 if "udp" in cls else 0.0,
+                # Every class but TCP (udp, tfrc), as the ns-2 twins report them.
+                udp_mbps=sum(c["throughput_bps"] for k, c in cls.items() if k != "tcp") / 1e6,
                 tcp_bytes=cls.get("tcp", {}).get("recv_distinct_bytes", 0),
-                udp_bytes=cls.get("udp", {}).get("recv_distinct_bytes", 0),
+                udp_bytes=sum(c["recv_distinct_bytes"] for k, c in cls.items() if k != "tcp"),
             )
         except (OSError, ValueError, KeyError) as e:
             m.update(rc=-1, err=f"reading summary.json: {e}")
@@ -277,7 +280,20 @@ def scenario_list(only, with_ns2_large):
             out.append(dict(name=name, group="series",
                             toml=os.path.join(ROOT, "scenarios", "bench", f"{name}.toml"),
                             ns2=(dumbbell, gen_scenarios.ns2_args(name)), skip=skip, n_tcp=n))
+    if "tfrc" in only:
+        for name in ["tfrc-100"]:
+            toml = os.path.join(ROOT, "scenarios", "bench", f"{name}.toml")
+            out.append(dict(name=name, group="tfrc", toml=toml, ns2=twin_of(toml), skip=None, n_tcp=10))
     return out
+
+
+def twin_of(toml):
+    """The twin a scenario names in its header: `# ns-2 twin: ns <tcl> out.json SEED <args>`."""
+    for line in open(toml):
+        if line.startswith("# ns-2 twin: ns "):
+            words = line.split()[4:]
+            return (os.path.join(ROOT, words[0]), words[3:])
+    raise SystemExit(f"{toml} names no `# ns-2 twin: ns ...` line")
 
 
 def check_scenario_files(notes):
@@ -388,7 +404,7 @@ def machine():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=3, help="repetitions per tool (default 3)")
-    ap.add_argument("--only", default="mid,large,series,sweep",
+    ap.add_argument("--only", default="mid,large,series,tfrc,sweep",
                     help="comma-separated subset of mid,large,series,sweep (default all)")
     ap.add_argument("--with-ns2-large", action="store_true",
                     help="also run ns-2 on large (once; about 5 minutes and 1 GB)")
@@ -400,9 +416,9 @@ def main():
                     help="Markdown report (default bench/results.md of the repository)")
     a = ap.parse_args()
     only = [s.strip() for s in a.only.split(",") if s.strip()]
-    bad = [s for s in only if s not in ("mid", "large", "series", "sweep")]
+    bad = [s for s in only if s not in ("mid", "large", "series", "tfrc", "sweep")]
     if bad or a.reps < 1 or a.seed < 1:
-        ap.error(f"--only takes mid,large,series,sweep (got {bad})" if bad
+        ap.error(f"--only takes mid,large,series,tfrc,sweep (got {bad})" if bad
                  else "--reps and --seed must be at least 1")
 
     notes = []
@@ -569,7 +585,7 @@ def report(results, pairs, sweep, raw, notes, mach, commit, digest, a):
     L.append(f"- fairway: commit {commit}, binary sha256 {digest}")
     L.append(f"- ns-2: Debian's ns 2.35")
     L.append(f"- command: `python3 bench/bench.py --reps {a.reps}"
-             + (f" --only {a.only}" if a.only != "mid,large,series,sweep" else "")
+             + (f" --only {a.only}" if a.only != "mid,large,series,tfrc,sweep" else "")
              + (" --with-ns2-large" if a.with_ns2_large else "")
              + (" --skip-ns2" if a.skip_ns2 else "")
              + (" --with-ns3" if a.with_ns3 else "")

@@ -233,8 +233,11 @@ proc fw_finish {} {
             append j ", \"highest_ack\": [$tcp set ack_], \"cwnd_end\": [fw_jfloat [$tcp set cwnd_]]}"
         } elseif {$kind == "tfrc"} {
             foreach {kind name tfrc sink psize} $f break
+            # Every data packet is packetSize_ + headersize_ on the wire (useHeaders_, the default).
+            set wire [expr {$psize + [$tfrc set headersize_]}]
+            set rbytes [$sink set bytes_]
             set j "{\"name\": [fw_jstr $name], \"class\": \"udp\", \"transport\": \"tfrc\""
-            append j ", \"recv_bytes\": [$sink set bytes_], \"packet_size\": $psize"
+            append j ", \"recv_bytes\": $rbytes, \"recv_pkts\": [expr {$rbytes / $wire}], \"packet_size\": $psize"
             append j ", \"sent_pkts\": [$tfrc set ndatapack_], \"rate_end_Bps\": [fw_jfloat [$tfrc set rate_]]}"
         } else {
             foreach {kind name udp lm psize cbr} $f break

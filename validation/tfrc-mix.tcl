@@ -10,8 +10,12 @@
 #   packets that leave r1 towards r2 (fairway's link `loss`)
 #   flows: <ntfrc> TFRC (packetSize_ 1000, FTP) starting 0, 0.3, 0.6 ... s, then <ntcp>
 #   Agent/TCP/Newreno + TCPSink (window_ 64, packetSize_ 1000, FTP) starting 0.15, 0.45 ... s
+#   (the spacing is the optional <stagger> argument)
 #
 # Usage: ns tfrc-mix.tcl <out.json> <seed> <red|droptail> <ntfrc> <ntcp> <loss> <duration_s>
+#            [<bottleneck rate> <droptail limit> <stagger s>]   (defaults 1.5Mb, 30 and 0.3: flow i
+#            starts at i x stagger, TCP flow j at stagger/2 + j x stagger; the benchmark's larger
+#            set-up, scenarios/bench/tfrc-*.toml, names its own)
 
 source [file join [file dirname [info script]] lib.tcl]
 
@@ -20,6 +24,16 @@ set ntfrc [lindex $argv 3]
 set ntcp [lindex $argv 4]
 set loss [lindex $argv 5]
 set dur [lindex $argv 6]
+set bw 1.5Mb
+set dtlimit 30
+set stagger 0.3
+if {[llength $argv] >= 9} {
+    set bw [lindex $argv 7]
+    set dtlimit [lindex $argv 8]
+}
+if {[llength $argv] >= 10} {
+    set stagger [lindex $argv 9]
+}
 set argv [lrange $argv 0 1]
 set ns [fw_init "tfrc-mix" $dur]
 
@@ -37,9 +51,9 @@ switch -- $queue {
         Queue/RED set thresh_ 5
         Queue/RED set maxthresh_ 15
         Queue/RED set q_weight_ 0.002
-        fw_duplex $r1 $r2 1.5Mb 20ms RED 50
+        fw_duplex $r1 $r2 $bw 20ms RED 50
     }
-    droptail { fw_duplex $r1 $r2 1.5Mb 20ms DropTail 30 }
+    droptail { fw_duplex $r1 $r2 $bw 20ms DropTail $dtlimit }
     default { error "tfrc-mix.tcl: queue must be red or droptail, got '$queue'" }
 }
 if {$loss > 0} {
@@ -53,11 +67,11 @@ if {$loss > 0} {
 fw_monitor_link "r1->r2" $r1 $r2
 
 for {set i 0} {$i < $ntfrc} {incr i} {
-    fw_tfrc_flow "tfrc$i" $s($i) $k($i) 1000 [expr {0.3 * $i}] ftp
+    fw_tfrc_flow "tfrc$i" $s($i) $k($i) 1000 [expr {$stagger * $i}] ftp
 }
 for {set j 0} {$j < $ntcp} {incr j} {
     set i [expr {$ntfrc + $j}]
-    fw_tcp_flow "tcp$j" Agent/TCP/Newreno Agent/TCPSink $s($i) $k($i) 64 1000 [expr {0.15 + 0.3 * $j}]
+    fw_tcp_flow "tcp$j" Agent/TCP/Newreno Agent/TCPSink $s($i) $k($i) 64 1000 [expr {$stagger / 2.0 + $stagger * $j}]
 }
 
 fw_run
