@@ -45,7 +45,7 @@ impl DropTailParams {
 /// `repr(C)`, in this order: what an arrival to an empty queue reads and counts (the number
 /// waiting, the limit, the arrival and departure counts) comes first, in 56 bytes, so that a
 /// simulator can keep it in one cache line with the little else such an arrival needs
-/// (fairway-sim's `LinkState`); the drop counts, the buffer and its byte count after.
+/// (fairway-engine's `LinkState`); the drop counts, the buffer and its byte count after.
 #[derive(Debug, Clone)]
 #[repr(C)]
 pub struct DropTail {

@@ -49,7 +49,9 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use fairway_core::Time;
-use fairway_sim::{output, parse_scenario_file, sweep, RunOptions};
+use fairway_engine::RunOptions;
+use fairway_report::output;
+use fairway_scenario::{parse_scenario_file, sweep};
 
 #[derive(Parser)]
 #[command(name = "fairway", version, about = "TCP-friendly multimedia over UDP: simulate, compare, reproduce")]
@@ -98,7 +100,7 @@ enum Cmd {
     },
     /// Run a paper's experiments over several seeds; write report.md and claims.csv, every claim
     /// of the paper beside fairway's value with a band and a verdict.
-    #[command(after_help = fairway_sim::reproduce::HELP)]
+    #[command(after_help = fairway_report::reproduce::HELP)]
     Reproduce {
         /// Which paper (listed below).
         name: String,
@@ -112,7 +114,7 @@ enum Cmd {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Independent runs (seeds) per experiment point.
-        #[arg(long, default_value_t = fairway_sim::reproduce::DEFAULT_REPS as u64, value_parser = clap::value_parser!(u64).range(2..=1000))]
+        #[arg(long, default_value_t = fairway_report::reproduce::DEFAULT_REPS as u64, value_parser = clap::value_parser!(u64).range(2..=1000))]
         reps: u64,
     },
 }
@@ -216,7 +218,7 @@ fn run_sweep(file: &Path, out: Option<PathBuf>, jobs: Option<u64>, quiet: bool) 
             let _ = std::io::stderr().flush();
         }
     };
-    let (res, failed) = match sweep::run_sweep(&sw, &out, jobs, &mut progress) {
+    let (res, failed) = match sweep::run_sweep(&sw, &out, jobs, output::write_point, &mut progress) {
         Ok(res) => (res, None),
         Err(SweepError::Failed { failed, result }) => (*result, Some(failed)),
         Err(e) => return Err(anyhow::Error::new(e).context("the sweep failed").into()),
@@ -275,8 +277,8 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Res
         }
     };
     // The command ends soon after the run (see below): the simulator's state is left to the exit.
-    let opts = RunOptions { seed, leave_state: true };
-    let res = fairway_sim::run(&sc, &opts, &mut progress).context("the run failed")?;
+    let opts = RunOptions { seed, leave_state: true, ..Default::default() };
+    let res = fairway_engine::run(&sc, &opts, &mut progress).context("the run failed")?;
     if shown {
         eprintln!();
     }
@@ -313,7 +315,7 @@ fn reproduce(
     seed: u64,
     reps: u64,
 ) -> Result<(), Failure> {
-    use fairway_sim::reproduce::{self, ReproduceError, ReproduceOptions};
+    use fairway_report::reproduce::{self, ReproduceError, ReproduceOptions};
     let out = out.unwrap_or_else(|| PathBuf::from("out").join(name));
     let opts = ReproduceOptions { scenarios, out, first_seed: seed, reps: reps as usize };
     let started = Instant::now();
@@ -337,7 +339,7 @@ fn model_iftp(
     out: Option<PathBuf>,
 ) -> Result<(), Failure> {
     use fairway_core::{Bytes, Dur, Rate};
-    use fairway_sim::model::{iftp_model, IftpModelParams};
+    use fairway_report::iftp_model::{iftp_model, IftpModelParams};
     let bad = |flag: &str, e: fairway_core::UnitError| Failure::Input(format!("{flag}: {e}"));
     let p = IftpModelParams {
         packet_size: Bytes::parse(packet_size).map_err(|e| bad("--packet-size", e))?,

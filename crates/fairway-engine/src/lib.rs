@@ -1,0 +1,253 @@
+//! fairway-engine: a deterministic packet-level simulator that follows ns-2's semantics where
+//! results depend on them (see docs/semantics.md). It runs a [`Scenario`] (the checked model of
+//! a scenario file; fairway-scenario reads the files) and gathers its [`RunResult`]
+//! (fairway-report writes it out):
+//!
+//! ```text
+//! scenario file --fairway-scenario--> Scenario --run--> RunResult --fairway-report--> summary.json, csv, svg
+//! ```
+
+pub mod apps;
+pub mod datagram;
+pub mod decimal;
+pub mod events;
+pub mod fasthash;
+pub mod link;
+pub mod metrics;
+pub mod monitor;
+pub mod packet;
+mod prefetch;
+pub mod protocol;
+pub mod results;
+pub mod routing;
+pub mod scenario;
+pub mod sim;
+pub mod tcp;
+
+use fairway_core::Time;
+
+pub use results::{RunResult, Summary};
+pub use scenario::Scenario;
+
+use results::{ClassSummary, FlowSummary, LinkSummary, SUMMARY_SCHEMA};
+use scenario::{AppSpec, QueueSpec};
+use sim::Sim;
+
+/// Why a run failed after its scenario was accepted.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("link {0}: {1}")]
+    Param(String, fairway_aqm::ParamError),
+    #[error("flow {0}: no route")]
+    NoRoute(String),
+    #[error("flow {0}: {1}")]
+    App(String, String),
+    /// Wire mode: an endpoint refused its own peer's bytes (encode and decode disagree).
+    #[error("flow {0}: {1} of its own datagrams did not decode (a fairway bug; please report it with the scenario)")]
+    Wire(String, u64),
+    /// A packet was created or lost without being counted: a simulator bug.
+    #[error("conservation violated (a fairway bug; please report it with the scenario):\n{0}")]
+    Conservation(String),
+}
+
+/// How to run a scenario.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Overrides the scenario's seed.
+    pub seed: Option<u64>,
+    /// Leaves the simulator's state unfreed when the run ends, for a process that exits once
+    /// it has the results and returns all its memory at once: with 10 000 flows the state is
+    /// tens of thousands of small allocations, ~4 ms to free one by one.
+    pub leave_state: bool,
+    /// In flight from which a link's further packets wait in its FIFO instead of holding events
+    /// of their own (`None`: the engine's choice). A test varies it to show that this changes
+    /// no result.
+    #[doc(hidden)]
+    pub behind_from: Option<u64>,
+}
+
+/// Runs a checked scenario to its end and gathers its results. `progress` receives the
+/// simulated time reached, now and then.
+pub fn run(sc: &Scenario, opts: &RunOptions, progress: &mut dyn FnMut(Time)) -> Result<RunResult, SimError> {
+    let seed = opts.seed.unwrap_or(sc.seed);
+    let mut sim = Sim::new(sc, seed)?;
+    if let Some(b) = opts.behind_from {
+        sim.behind_from = b;
+    }
+    sim.run(progress);
+    let res = collect(&mut sim, seed);
+    if opts.leave_state {
+        std::mem::forget(sim);
+    }
+    res
+}
+
+/// Gathers the results of a finished run; takes the per-bin rows out of `sim` rather than
+/// copying them.
+fn collect(sim: &mut Sim, seed: u64) -> Result<RunResult, SimError> {
+    let sc = sim.sc;
+    let end = sim.end();
+    let dur_s = end.as_secs_f64();
+    let in_net = sim.in_network();
+    let mut problems = vec![];
+
+    let mut flows = Vec::with_capacity(sc.flows.len());
+    for (i, f) in sc.flows.iter().enumerate() {
+        let c = sim.flow_counters(i);
+        if let Err(e) = c.check(in_net[i].0, in_net[i].1) {
+            problems.push(format!("flow {}: {e}", f.name));
+        }
+        let refused = sim.malformed(i);
+        if refused > 0 {
+            return Err(SimError::Wire(f.name.clone(), refused));
+        }
+        let stop = f.stop.unwrap_or(end).min(end);
+        let active = (stop - f.start).as_secs_f64();
+        let per_s = |bytes: u64| if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 };
+        let tcp = sim.tcp_stats(i).unwrap_or_default();
+        let web = sim.web_stats(i);
+        flows.push(FlowSummary {
+            name: f.name.clone(),
+            group: f.group.clone(),
+            kind: f.app.name(),
+            transport: f.transport(),
+            class: f.class(),
+            from: sc.node_name(f.from).to_string(),
+            to: sc.node_name(f.to).to_string(),
+            start_s: f.start.as_secs_f64(),
+            stop_s: stop.as_secs_f64(),
+            sent_pkts: c.data_sent,
+            sent_bytes: c.data_sent_bytes,
+            recv_pkts: c.data_recv,
+            recv_bytes: c.data_recv_bytes,
+            recv_distinct_pkts: c.distinct,
+            recv_distinct_bytes: c.distinct_bytes,
+            dropped_pkts: c.data_dropped,
+            inflight_pkts: in_net[i].0,
+            pdr: (c.data_sent > 0).then(|| c.data_recv as f64 / c.data_sent as f64),
+            plr: (c.data_recv + c.data_dropped > 0)
+                .then(|| c.data_dropped as f64 / (c.data_recv + c.data_dropped) as f64),
+            throughput_bps: per_s(c.distinct_bytes),
+            goodput_bps: per_s(c.goodput_bytes),
+            mean_delay_s: (c.delay_n > 0).then(|| c.delay_sum_s / c.delay_n as f64),
+            jitter_s: (c.jitter_n > 0).then(|| c.jitter_sum_s / c.jitter_n as f64),
+            delay_sd_s: (c.delay_n > 1).then(|| {
+                let n = c.delay_n as f64;
+                let mean = c.delay_sum_s / n;
+                (c.delay_sq_sum_s2 / n - mean * mean).max(0.0).sqrt()
+            }),
+            acks_sent_pkts: c.acks_sent,
+            acks_dropped_pkts: c.acks_dropped,
+            retransmits_pkts: tcp.retransmits,
+            timeouts: tcp.timeouts,
+            fast_retransmits: tcp.fast_retransmits,
+            ecn_reductions: tcp.ecn_reductions,
+            sessions_started: web.map_or(0, |w| w.started),
+            sessions_completed: web.map_or(0, |w| w.completed),
+            mean_session_s: web.and_then(|w| w.mean_session()).map(|d| d.as_secs_f64()),
+            completion_s: match f.app {
+                AppSpec::Transfer { .. } => sim.done_at(i).map(|t| t.as_secs_f64()),
+                _ => None,
+            },
+            protocol: match (&f.app, sim.driver(i)) {
+                (AppSpec::Datagram(d), Some(drv)) => {
+                    d.spec.report(drv, &protocol::ReportContext { start: f.start, stop, end })
+                }
+                _ => None,
+            },
+        });
+    }
+
+    let monitored: Vec<bool> = (0..sc.links.len()).map(|l| sc.monitor.links.contains(&l)).collect();
+    let mut links = Vec::with_capacity(sc.links.len());
+    for (l, spec) in sc.links.iter().enumerate() {
+        let chk = sim.link_check(l);
+        if let Err(e) = chk.check() {
+            problems.push(format!("link {}: {e}", sc.link_name(l)));
+        }
+        let link = &sim.links[l];
+        let (mean_q, mean_avg) = link.integ.means(end);
+        let s = chk.stats;
+        links.push(LinkSummary {
+            name: sc.link_name(l),
+            queue: spec.queue.kind(),
+            rate_bps: spec.rate.0,
+            delay_s: spec.delay.as_secs_f64(),
+            monitored: monitored[l],
+            arrivals_pkts: s.arrivals_pkts,
+            departures_pkts: s.departures_pkts,
+            drops_pkts: s.drops(),
+            early_drops_pkts: s.early_drops,
+            forced_drops_pkts: s.forced_drops,
+            overflow_drops_pkts: s.overflow_drops,
+            marks_pkts: s.marks,
+            lost_pkts: chk.lost,
+            mean_queue_pkts: mean_q,
+            mean_avg_queue_pkts: matches!(spec.queue, QueueSpec::Red(_)).then_some(mean_avg),
+            utilization: if dur_s > 0.0 { (link.busy.as_secs_f64() / dur_s).min(1.0) } else { 0.0 },
+        });
+    }
+    if !problems.is_empty() {
+        return Err(SimError::Conservation(problems.join("\n")));
+    }
+
+    // "tcp" and "udp" always (the ns-2 comparison reads them), then any other class present.
+    let mut class_names = vec!["tcp", "udp"];
+    for f in &flows {
+        if !class_names.contains(&f.class) {
+            class_names.push(f.class);
+        }
+    }
+    let classes = class_names
+        .into_iter()
+        .map(|class| {
+            let fl: Vec<&FlowSummary> = flows.iter().filter(|f| f.class == class).collect();
+            let bytes: u64 = fl.iter().map(|f| f.recv_distinct_bytes).sum();
+            let sent: u64 = fl.iter().map(|f| f.sent_pkts).sum();
+            let recv: u64 = fl.iter().map(|f| f.recv_pkts).sum();
+            let dropped: u64 = fl.iter().map(|f| f.dropped_pkts).sum();
+            let delay_sum: f64 = fl.iter().filter_map(|f| f.mean_delay_s.map(|d| d * f.recv_pkts as f64)).sum();
+            let rates: Vec<f64> = fl.iter().map(|f| f.throughput_bps).collect();
+            ClassSummary {
+                class,
+                flows: fl.len() as u64,
+                recv_distinct_bytes: bytes,
+                throughput_bps: if dur_s > 0.0 { bytes as f64 * 8.0 / dur_s } else { 0.0 },
+                dropped_pkts: dropped,
+                sent_pkts: sent,
+                recv_pkts: recv,
+                pdr: (sent > 0).then(|| recv as f64 / sent as f64),
+                plr: (recv + dropped > 0).then(|| dropped as f64 / (recv + dropped) as f64),
+                mean_delay_s: (recv > 0).then(|| delay_sum / recv as f64),
+                jain_index: metrics::jain(&rates),
+            }
+        })
+        .collect();
+
+    let shown: Vec<LinkSummary> = links
+        .iter()
+        .filter(|l| l.monitored || l.drops_pkts > 0 || l.marks_pkts > 0 || l.lost_pkts > 0)
+        .cloned()
+        .collect();
+    let summary = Summary {
+        schema: SUMMARY_SCHEMA,
+        scenario: sc.name.clone(),
+        seed,
+        wire: sc.wire,
+        duration_s: dur_s,
+        events: sim.events,
+        flows,
+        links_omitted: (links.len() - shown.len()) as u64,
+        links: shown,
+        classes,
+    };
+    let flow_bins = (0..sc.flows.len()).map(|i| sim.take_flow_bins(i)).collect();
+    let queue_samples = sc.monitor.links.iter().copied().zip(sim.queue_samples.iter().cloned()).collect();
+    let scale_logs = (0..sc.flows.len())
+        .filter_map(|i| {
+            let log = sim.driver(i)?.scale_log()?;
+            Some((i, log.iter().map(|(t, s)| (t.as_secs_f64(), *s)).collect()))
+        })
+        .collect();
+    Ok(RunResult { summary, all_links: links, bin: sc.monitor.bin, flow_bins, queue_samples, scale_logs })
+}

@@ -1,0 +1,93 @@
+//! What the engine needs of a datagram protocol's settings for one flow: to build the flow's two
+//! endpoints behind a [`FlowDriver`], and to add the protocol's own fields to its summary. The
+//! protocols themselves, their scenario keys and their registry are in fairway-scenario.
+
+use std::any::Any;
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use fairway_core::Time;
+use serde::Serialize;
+
+use crate::datagram::FlowDriver;
+
+/// What a flow's endpoints are built from.
+pub struct Build<'a> {
+    /// The flow's index in the scenario (its id in the protocol's messages).
+    pub flow: u32,
+    /// The flow's name: random streams are named after it.
+    pub name: &'a str,
+    pub seed: u64,
+    /// Carry bytes rather than typed messages (the scenario's `wire`).
+    pub wire: bool,
+}
+
+/// When the flow ran, for the summary.
+pub struct ReportContext {
+    pub start: Time,
+    /// When its application stopped (or the run ended, if earlier).
+    pub stop: Time,
+    pub end: Time,
+}
+
+/// A datagram flow as the scenario gave it: a protocol's checked settings.
+pub trait DatagramSpec: Debug + Send + Sync {
+    /// The application (summary `kind`).
+    fn app(&self) -> &'static str;
+    /// The transport (summary `transport`).
+    fn transport(&self) -> &'static str;
+    /// The traffic class the summary groups it in.
+    fn class(&self) -> &'static str {
+        "udp"
+    }
+    /// Settings that depend on the route: every flow of a `count` group is parsed on its own.
+    fn per_route(&self) -> bool {
+        false
+    }
+    /// The flow's two endpoints, ready to start.
+    fn build(&self, b: &Build) -> Result<Box<dyn FlowDriver>, String>;
+    /// What the protocol adds to the flow's summary, under its own name.
+    fn report(&self, _drv: &dyn FlowDriver, _ctx: &ReportContext) -> Option<ProtocolReport> {
+        None
+    }
+    /// The protocol's own configuration (for tests and tools that inspect a scenario).
+    fn config(&self) -> &dyn Any;
+}
+
+/// A protocol's part of a flow's summary: `"<name>": { ... }` in summary.json.
+#[derive(Debug, Clone)]
+pub struct ProtocolReport {
+    pub name: &'static str,
+    pub report: Arc<dyn Report>,
+}
+
+impl ProtocolReport {
+    pub fn new<T: Report>(name: &'static str, report: T) -> ProtocolReport {
+        ProtocolReport { name, report: Arc::new(report) }
+    }
+}
+
+/// A summary a protocol writes: serialisable, and readable again as its type.
+pub trait Report: Debug + Send + Sync + 'static {
+    fn json(&self) -> serde_json::Value;
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<T: Serialize + Debug + Send + Sync + 'static> Report for T {
+    fn json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl Serialize for ProtocolReport {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(1))?;
+        m.serialize_entry(self.name, &self.report.json())?;
+        m.end()
+    }
+}

@@ -1,0 +1,210 @@
+//! What a run produces: the summary (schema `fairway.summary/1`) and the time series behind
+//! flows.csv and queue.csv. Every number carries its unit in its name.
+
+use serde::Serialize;
+
+use crate::protocol::ProtocolReport;
+
+use fairway_core::Dur;
+
+pub const SUMMARY_SCHEMA: &str = "fairway.summary/1";
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub schema: &'static str,
+    pub scenario: String,
+    pub seed: u64,
+    /// The run carried datagrams as bytes (the scenario's `wire = true`); left out when not.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub wire: bool,
+    pub duration_s: f64,
+    /// Events the simulator processed.
+    pub events: u64,
+    pub flows: Vec<FlowSummary>,
+    /// The monitored links and every link that dropped, marked or lost a packet; the others
+    /// (uncongested access links, thousands of them on large topologies) are in links.csv only.
+    pub links: Vec<LinkSummary>,
+    /// Links left out of `links` (all of them are in links.csv).
+    pub links_omitted: u64,
+    /// Per traffic class ("tcp", "udp"): the sums the ns-2 comparison uses.
+    pub classes: Vec<ClassSummary>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FlowSummary {
+    pub name: String,
+    /// The `[[flow]]` entry it came from.
+    pub group: String,
+    /// The application: ftp, transfer, web or cbr.
+    pub kind: &'static str,
+    /// newreno, reno or udp.
+    pub transport: &'static str,
+    /// tcp or udp.
+    pub class: &'static str,
+    pub from: String,
+    pub to: String,
+    pub start_s: f64,
+    pub stop_s: f64,
+    /// Data packets the source put on the wire, retransmissions included.
+    pub sent_pkts: u64,
+    pub sent_bytes: u64,
+    /// Data packets that reached the sink, duplicates included.
+    pub recv_pkts: u64,
+    pub recv_bytes: u64,
+    /// Distinct data packets that reached the sink (duplicates excluded), sized on the wire.
+    pub recv_distinct_pkts: u64,
+    pub recv_distinct_bytes: u64,
+    /// Data packets dropped by queues on the way.
+    pub dropped_pkts: u64,
+    /// Data packets still in queues or on links when the run ended.
+    pub inflight_pkts: u64,
+    /// Packet delivery ratio, recv_pkts / sent_pkts, and packet loss ratio, dropped_pkts /
+    /// (recv_pkts + dropped_pkts), of data packets (seed 004 §3.1, §3.3; null before any).
+    pub pdr: Option<f64>,
+    pub plr: Option<f64>,
+    /// Distinct bytes delivered x 8 over the flow's active time (start to stop or end of run).
+    pub throughput_bps: f64,
+    /// Application payload of distinct packets x 8 over the active time.
+    pub goodput_bps: f64,
+    /// Mean one-way delay of data packets reaching the sink (null if none arrived).
+    pub mean_delay_s: Option<f64>,
+    /// Mean absolute difference of consecutive one-way delays (RFC 3550 §6.4.1's D, averaged).
+    pub jitter_s: Option<f64>,
+    /// Standard deviation of the one-way delay (what seed 002 §6.3 calls delay jitter).
+    pub delay_sd_s: Option<f64>,
+    /// TCP only: acknowledgements sent by the sink and dropped on the way back.
+    pub acks_sent_pkts: u64,
+    pub acks_dropped_pkts: u64,
+    pub retransmits_pkts: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub ecn_reductions: u64,
+    /// Web flows: sessions started and completed, and the mean completion time.
+    pub sessions_started: u64,
+    pub sessions_completed: u64,
+    pub mean_session_s: Option<f64>,
+    /// Finite transfers: when the last packet was acknowledged (null if it was not).
+    pub completion_s: Option<f64>,
+    /// What the flow's datagram protocol reports of itself, under its name: "mapp" (seed 000's
+    /// media scaling), "iftp" (seed 002), ... (see each module of `protocols`).
+    #[serde(flatten)]
+    pub protocol: Option<ProtocolReport>,
+}
+
+impl FlowSummary {
+    /// The protocol's report, if the flow's protocol writes a `T` (`MappSummary`,
+    /// `IftpSummary`, ...).
+    pub fn report<T: 'static>(&self) -> Option<&T> {
+        self.protocol.as_ref()?.report.as_any().downcast_ref()
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LinkSummary {
+    /// "from->to".
+    pub name: String,
+    pub queue: &'static str,
+    pub rate_bps: u64,
+    pub delay_s: f64,
+    /// Whether queue.csv samples this link over time.
+    pub monitored: bool,
+    pub arrivals_pkts: u64,
+    pub departures_pkts: u64,
+    pub drops_pkts: u64,
+    pub early_drops_pkts: u64,
+    pub forced_drops_pkts: u64,
+    pub overflow_drops_pkts: u64,
+    pub marks_pkts: u64,
+    /// Packets the link's random loss model took on the wire.
+    pub lost_pkts: u64,
+    /// Time-average of the packets waiting (not counting the one on the wire).
+    pub mean_queue_pkts: f64,
+    /// Time-average of the discipline's smoothed queue (RED's ave_), null for DropTail.
+    pub mean_avg_queue_pkts: Option<f64>,
+    /// Fraction of the run the transmitter was busy.
+    pub utilization: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ClassSummary {
+    pub class: &'static str,
+    pub flows: u64,
+    pub recv_distinct_bytes: u64,
+    /// recv_distinct_bytes x 8 / run duration.
+    pub throughput_bps: f64,
+    pub dropped_pkts: u64,
+    pub sent_pkts: u64,
+    pub recv_pkts: u64,
+    /// The class's packet delivery and loss ratios (its packets pooled), and its mean one-way
+    /// delay over every data packet received (seed 004 §3).
+    pub pdr: Option<f64>,
+    pub plr: Option<f64>,
+    pub mean_delay_s: Option<f64>,
+    /// Jain's fairness index of its flows' throughputs, (sum x)^2 / (n sum x^2) (RFC 5166
+    /// §2.3): 1 when all are equal, 1/n when one takes all.
+    pub jain_index: Option<f64>,
+}
+
+/// One throughput bin of one flow.
+#[derive(Debug, Clone, Copy)]
+pub struct BinRow {
+    pub sent_pkts: u32,
+    pub recv_pkts: u32,
+    pub dropped_pkts: u32,
+    pub distinct_bytes: u64,
+    pub goodput_bytes: u64,
+    pub delay_sum_s: f64,
+    pub delay_n: u32,
+    /// Congestion window at the end of the bin, in packets (NaN when not a single TCP sender).
+    pub cwnd_pkts: f32,
+    /// MApp: the sender's scale at the end of the bin (NaN for other flows).
+    pub scale: f32,
+}
+
+impl Default for BinRow {
+    fn default() -> Self {
+        BinRow {
+            sent_pkts: 0,
+            recv_pkts: 0,
+            dropped_pkts: 0,
+            distinct_bytes: 0,
+            goodput_bytes: 0,
+            delay_sum_s: 0.0,
+            delay_n: 0,
+            cwnd_pkts: f32::NAN,
+            scale: f32::NAN,
+        }
+    }
+}
+
+/// One sample of one link's queue; counters are cumulative since the start.
+#[derive(Debug, Clone, Copy)]
+pub struct QueueRow {
+    pub t_s: f64,
+    pub queue_pkts: u32,
+    pub queue_bytes: u64,
+    pub avg_queue_pkts: f64,
+    pub arrivals_pkts: u64,
+    pub departures_pkts: u64,
+    pub departures_bytes: u64,
+    pub drops_pkts: u64,
+    pub early_drops_pkts: u64,
+    pub forced_drops_pkts: u64,
+    pub overflow_drops_pkts: u64,
+    pub marks_pkts: u64,
+}
+
+/// Everything a run produced.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    pub summary: Summary,
+    /// Every link, in scenario order (links.csv).
+    pub all_links: Vec<LinkSummary>,
+    pub bin: Dur,
+    /// Per flow (scenario order), per bin.
+    pub flow_bins: Vec<Vec<BinRow>>,
+    /// Per monitored link: (link index, samples).
+    pub queue_samples: Vec<(usize, Vec<QueueRow>)>,
+    /// Per MApp flow: (flow index, [(time s, scale)]) at every change of the sender's scale.
+    pub scale_logs: Vec<(usize, Vec<(f64, u8)>)>,
+}

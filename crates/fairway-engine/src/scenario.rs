@@ -1,0 +1,206 @@
+//! The scenario model: what a scenario file says, checked and typed.
+//!
+//! fairway-scenario's parser turns TOML into a [`Scenario`]; every check that can be made before
+//! running (units, ranges, names, routes) is made there, so the engine gets only scenarios it can
+//! run. The file format is documented in docs/scenarios.md.
+
+use fairway_aqm::{DropTailParams, RedParams};
+use std::sync::Arc;
+
+use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
+
+pub use crate::protocol::DatagramSpec;
+pub use crate::tcp::{SinkConfig, TcpConfig, TcpVariant};
+pub use fairway_proto::iftp::{BackoffReset, IftpConfig};
+pub use fairway_proto::mapp::{MappConfig, Pacing, ScaleTable};
+pub use fairway_proto::source::CbrConfig;
+
+/// A scenario, checked.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    pub duration: Dur,
+    pub seed: u64,
+    /// Wire mode: datagram protocols exchange their encoded bytes, each end decoding what
+    /// arrives as it would from a socket, rather than typed messages.
+    pub wire: bool,
+    /// Node names; a `NodeId` indexes this list.
+    pub nodes: Vec<String>,
+    /// Simplex links; a duplex link in the file gives two.
+    pub links: Vec<LinkSpec>,
+    pub flows: Vec<FlowSpec>,
+    pub monitor: MonitorSpec,
+}
+
+#[derive(Debug, Clone)]
+pub struct LinkSpec {
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate: Rate,
+    pub delay: Dur,
+    pub queue: QueueSpec,
+    /// Probability that a packet is lost on the wire after serialisation (a Bernoulli loss
+    /// model, like an ns-2 ErrorModel on the link); 0 = none.
+    pub loss: f64,
+}
+
+#[derive(Debug, Clone)]
+pub enum QueueSpec {
+    DropTail(DropTailParams),
+    /// Boxed: RED's parameters are several times the size of DropTail's, which large
+    /// topologies use on their thousands of access links.
+    Red(Box<RedParams>),
+}
+
+impl QueueSpec {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            QueueSpec::DropTail(_) => "droptail",
+            QueueSpec::Red(_) => "red",
+        }
+    }
+}
+
+/// A traffic flow between two nodes.
+#[derive(Debug, Clone)]
+pub struct FlowSpec {
+    pub name: String,
+    /// The `[[flow]]` entry it came from (flows declared with `count = N` share it).
+    pub group: String,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub start: Time,
+    /// When the application stops offering data; `None` = the end of the run.
+    pub stop: Option<Time>,
+    /// Each data packet waits at its source a uniform random time in [0, send_jitter) before it
+    /// enters the first link, in order (a packet never overtakes the one before it): the random
+    /// host processing time that breaks phase effects (Floyd & Jacobson 1992). 0 = none.
+    pub send_jitter: Dur,
+    pub app: AppSpec,
+}
+
+impl FlowSpec {
+    /// The TCP settings of a flow carried by TCP.
+    pub fn tcp(&self) -> Option<&TcpSpec> {
+        match &self.app {
+            AppSpec::Ftp { tcp } | AppSpec::Transfer { tcp, .. } | AppSpec::Web { tcp, .. } => Some(tcp),
+            AppSpec::Datagram(_) => None,
+        }
+    }
+
+    pub fn transport(&self) -> &'static str {
+        match &self.app {
+            AppSpec::Datagram(d) => d.spec.transport(),
+            _ => self.tcp().map_or("udp", |t| t.sender.variant.name()),
+        }
+    }
+    /// The traffic class the summary groups by: "tcp", "udp" (unresponsive or self-paced
+    /// datagrams: CBR, MApp, IFTP) or "tfrc".
+    pub fn class(&self) -> &'static str {
+        match &self.app {
+            AppSpec::Datagram(d) => d.spec.class(),
+            AppSpec::Ftp { .. } | AppSpec::Transfer { .. } | AppSpec::Web { .. } => "tcp",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum AppSpec {
+    /// FTP: an unlimited TCP transfer (ns-2 Application/FTP).
+    Ftp { tcp: TcpSpec },
+    /// A TCP transfer of a fixed size, then the flow is done.
+    Transfer { tcp: TcpSpec, size: Bytes },
+    /// Web-like sessions (seed 000 §4.2): Poisson arrivals, each a TCP transfer of a
+    /// Pareto-distributed size.
+    Web { tcp: TcpSpec, interarrival: Dur, mean_size: Bytes, shape: f64 },
+    /// An application over a datagram transport (CBR over UDP, MApp over UDPm, IFTP, ...):
+    /// one of the protocols of `protocols::REGISTRY`.
+    Datagram(DatagramApp),
+}
+
+/// A datagram protocol's settings for one flow, as its module parsed them.
+#[derive(Debug, Clone)]
+pub struct DatagramApp {
+    pub spec: Arc<dyn DatagramSpec>,
+}
+
+impl DatagramApp {
+    /// The protocol's configuration, if it is a `T` (CbrConfig for CBR over UDP, MappConfig,
+    /// IftpConfig).
+    pub fn config<T: 'static>(&self) -> Option<&T> {
+        self.spec.config().downcast_ref()
+    }
+}
+
+impl AppSpec {
+    /// Settings that depend on the route: each flow of a `count` group is parsed on its own.
+    pub fn per_route(&self) -> bool {
+        matches!(self, AppSpec::Datagram(d) if d.spec.per_route())
+    }
+
+    /// The configuration of a datagram app, if it is a `T`.
+    pub fn config<T: 'static>(&self) -> Option<&T> {
+        match self {
+            AppSpec::Datagram(d) => d.config(),
+            _ => None,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            AppSpec::Ftp { .. } => "ftp",
+            AppSpec::Transfer { .. } => "transfer",
+            AppSpec::Web { .. } => "web",
+            AppSpec::Datagram(d) => d.spec.app(),
+        }
+    }
+}
+
+/// TCP settings: the sender's and the sink's configurations, named after ns-2's Agent/TCP and
+/// Agent/TCPSink variables; defaults are ns-2 2.35's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TcpSpec {
+    pub sender: TcpConfig,
+    /// `delayed_ack: None` acks every packet (ns-2 TCPSink); `Some(interval)` is TCPSink/DelAck.
+    pub sink: SinkConfig,
+}
+
+impl TcpSpec {
+    pub fn ns2_default(variant: TcpVariant) -> TcpSpec {
+        TcpSpec { sender: TcpConfig::new(variant), sink: SinkConfig::default() }
+    }
+}
+
+/// What to record and how finely.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MonitorSpec {
+    /// Width of the throughput bins in flows.csv and the throughput plot.
+    pub bin: Dur,
+    /// Sampling interval of queue.csv.
+    pub queue_interval: Dur,
+    /// Links whose queue is sampled over time (indices into `Scenario::links`).
+    pub links: Vec<usize>,
+}
+
+impl Scenario {
+    pub fn node_name(&self, n: NodeId) -> &str {
+        &self.nodes[n.index()]
+    }
+
+    /// "from->to" for a link index. (Concatenated rather than `format!`ted: results name every
+    /// link, and a topology may have tens of thousands.)
+    pub fn link_name(&self, l: usize) -> String {
+        let s = &self.links[l];
+        let (a, b) = (self.node_name(s.from), self.node_name(s.to));
+        let mut name = String::with_capacity(a.len() + 2 + b.len());
+        name.push_str(a);
+        name.push_str("->");
+        name.push_str(b);
+        name
+    }
+
+    pub fn flow_index(&self, name: &str) -> Option<usize> {
+        self.flows.iter().position(|f| f.name == name)
+    }
+}

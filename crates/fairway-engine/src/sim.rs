@@ -1,0 +1,985 @@
+//! The event loop: links, agents and applications of one scenario, run to its end.
+//!
+//! Semantics follow ns-2 where results depend on them (DESIGN.md, "Simulation semantics"):
+//! a packet arriving at a link is offered to the queue discipline; if the transmitter is idle
+//! the head is taken at once (ns-2 Queue::recv); when serialisation ends the packet propagates
+//! for the link's delay and the next one is taken (ns-2 LinkDelay + Queue::resume). Routing is
+//! static, per flow; nodes forward in zero time.
+
+use fairway_aqm::{PacketMeta, Qdisc, QueueDiscipline, Verdict};
+use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rng, Time};
+
+use fairway_proto::Arrival;
+
+use crate::apps::WebSessions;
+pub(crate) use crate::datagram::Side;
+use crate::datagram::{FlowDriver, Outgoing};
+use crate::events::EventQueue;
+use crate::link::{InFlight, LinkEnd, LinkState, BEHIND_FROM};
+use crate::monitor::{FlowCounters, FlowMonitor, LinkCheck};
+use crate::packet::{Arena, Packet, PktKind};
+use crate::prefetch::{prefetch, prefetch_lines};
+use crate::results::{BinRow, QueueRow};
+use crate::routing::Router;
+use crate::scenario::{AppSpec, QueueSpec, Scenario};
+use crate::tcp::{TcpAck, TcpSegment, TcpSender, TcpSenderStats, TcpSink};
+use crate::SimError;
+
+/// Marks the end of a route in the flat route table.
+const END_OF_ROUTE: u32 = u32::MAX;
+
+/// In an arrival event's next hop, marks the last hop; the other bits are then the packet's
+/// flow (see [`Ev::Arrive`]). Links and flows number fewer than 2^31.
+const LAST_HOP: u32 = 1 << 31;
+
+/// What happens next. Small and `Copy`: the event queue moves these around.
+#[derive(Debug, Clone, Copy, Default)]
+enum Ev {
+    /// A packet reaches the far end of a link: (link, packet, next), where next is the link
+    /// it takes next or, at its last hop, [`LAST_HOP`] | its flow. Next is looked up in the
+    /// route when the packet is admitted, so that the loop can prefetch the next link, or the
+    /// flow's state, an event ahead, and the arrival need not wait for the route table (at
+    /// thousands of flows, these were cache misses the arrival waited for). It costs nothing in
+    /// size: an event is padded to 16 bytes anyway.
+    Arrive(u32, u32, u32),
+    /// An agent's timer, valid only while `gen` matches (re-armed timers leave stale entries).
+    Timer {
+        flow: u32,
+        conn: u32,
+        side: Side,
+        gen: u32,
+    },
+    /// A data packet's source host delay is over: it enters the first link (`send_jitter`).
+    Release(u32),
+    FlowStart(u32),
+    FlowStop(u32),
+    WebSession(u32),
+    #[default]
+    QueueSample,
+    BinEnd(u32),
+}
+
+/// A timer slot: at most one live heap entry per agent timer.
+#[derive(Debug, Default, Clone, Copy)]
+struct TimerSlot {
+    armed: Option<Time>,
+    gen: u32,
+}
+
+struct TcpConn {
+    snd: TcpSender,
+    sink: TcpSink,
+    timers: [TimerSlot; 2],
+    started: Time,
+}
+
+/// A datagram protocol's flow (CBR, MApp, IFTP): its endpoints and a timer slot per end.
+struct DatagramRt {
+    drv: Box<dyn FlowDriver>,
+    timers: [TimerSlot; 2],
+}
+
+/// A flow's `send_jitter`: the delay's bound, its stream, and when the last packet left (so
+/// that none overtakes another).
+struct SendJitter {
+    max: Dur,
+    rng: Rng,
+    last: Time,
+}
+
+enum AppRt {
+    Tcp {
+        /// Connections opened so far (the first is [`FlowRt::conn0`]).
+        opened: u32,
+        /// The connections after the first (web sessions), in order; `None` once finished.
+        more: Vec<Option<Box<TcpConn>>>,
+        web: Option<WebSessions>,
+        /// Stats of connections already finished (web sessions).
+        closed: TcpSenderStats,
+        /// The flow's stream for per-connection draws (the tick phase).
+        rng: Rng,
+        done_at: Option<Time>,
+    },
+    Datagram(DatagramRt),
+}
+
+/// A flow's state. `repr(C)` keeps the order, for runs with tens of thousands of flows, where
+/// each cache line of a flow is a miss: the routes, the first connection and the sender's
+/// counters fill the first line (all an acknowledgement and the segments it releases touch),
+/// the receiver's counters the next two.
+#[repr(C, align(64))]
+struct FlowRt {
+    fwd: u32,
+    rev: u32,
+    /// A TCP flow's first connection (its only one unless it is a web flow), here rather than in
+    /// [`AppRt::Tcp`], with the counters, since every segment and acknowledgement needs it.
+    conn0: Option<Box<TcpConn>>,
+    mon: FlowMonitor,
+    app: AppRt,
+}
+
+impl FlowRt {
+    fn conn_mut(&mut self, ci: usize) -> Option<&mut TcpConn> {
+        if ci == 0 {
+            return self.conn0.as_deref_mut();
+        }
+        match &mut self.app {
+            AppRt::Tcp { more, .. } => more.get_mut(ci - 1).and_then(|c| c.as_deref_mut()),
+            AppRt::Datagram(_) => None,
+        }
+    }
+
+    /// The open connections of a TCP flow.
+    fn conns(&self) -> impl Iterator<Item = &TcpConn> {
+        let more = match &self.app {
+            AppRt::Tcp { more, .. } => &more[..],
+            _ => &[],
+        };
+        self.conn0.as_deref().into_iter().chain(more.iter().flatten().map(|c| &**c))
+    }
+}
+
+pub struct Sim<'a> {
+    pub(crate) sc: &'a Scenario,
+    now: Time,
+    end: Time,
+    q: EventQueue<Ev>,
+    arena: Arena,
+    pub(crate) links: Vec<LinkState>,
+    /// Per link, what arrivals at its far end update.
+    ends: Vec<LinkEnd>,
+    /// Every route, flat: a route is the links of its hops followed by [`END_OF_ROUTE`]; a packet
+    /// holds where its route starts.
+    routes: Vec<u32>,
+    flows: Vec<FlowRt>,
+    pub(crate) events: u64,
+    bin: Dur,
+    nbins: usize,
+    pub(crate) queue_samples: Vec<Vec<QueueRow>>,
+    scratch_segs: Vec<crate::tcp::TcpSegment>,
+    scratch_acks: Vec<TcpAck>,
+    scratch_out: Vec<Outgoing>,
+    /// Per flow, its `send_jitter` if it has one; empty when no flow has (then a data packet
+    /// goes straight to its first link).
+    jitter: Vec<Option<SendJitter>>,
+    /// In flight from which a link's further packets wait in its FIFO ([`BEHIND_FROM`]; tests
+    /// vary it to show that this changes no result).
+    pub(crate) behind_from: u64,
+}
+
+impl<'a> Sim<'a> {
+    /// Builds the network of a checked scenario. `seed` overrides the scenario's.
+    pub fn new(sc: &'a Scenario, seed: u64) -> Result<Sim<'a>, SimError> {
+        // Far beyond what memory holds (a link's state alone is hundreds of bytes).
+        assert!(sc.links.len() < LAST_HOP as usize && sc.flows.len() < LAST_HOP as usize, "2^31 links or flows");
+        let mut links = Vec::with_capacity(sc.links.len());
+        for (i, l) in sc.links.iter().enumerate() {
+            let name = || sc.link_name(i);
+            let qdisc = match &l.queue {
+                QueueSpec::DropTail(p) => {
+                    Qdisc::DropTail(fairway_aqm::DropTail::new(*p).map_err(|e| SimError::Param(name(), e))?)
+                }
+                QueueSpec::Red(p) => Qdisc::Red(Box::new(
+                    fairway_aqm::Red::new(**p, l.rate, l.delay).map_err(|e| SimError::Param(name(), e))?,
+                )),
+            };
+            links.push(LinkState::new(l, qdisc, seed, name));
+        }
+        let pairs: Vec<_> = sc.links.iter().map(|l| (l.from, l.to)).collect();
+        let mut router = Router::new(sc.nodes.len(), &pairs);
+        // Reserved: with thousands of flows, growing these by doubling copied megabytes.
+        let mut routes = Vec::with_capacity(sc.flows.len() * 8);
+        let mut flows = Vec::with_capacity(sc.flows.len());
+        let nbins = (sc.duration.0.div_ceil(sc.monitor.bin.0)).max(1) as usize;
+        let mut path = vec![];
+        for f in &sc.flows {
+            let mut route = |a, b| -> Result<u32, SimError> {
+                path.clear();
+                if !router.route_into(a, b, &mut path) {
+                    return Err(SimError::NoRoute(f.name.clone()));
+                }
+                let start = routes.len() as u32;
+                routes.extend(path.iter().map(|&l| l as u32));
+                routes.push(END_OF_ROUTE);
+                Ok(start)
+            };
+            let fwd = route(f.from, f.to)?;
+            let rev = route(f.to, f.from).unwrap_or(u32::MAX);
+            let fi = flows.len() as u32;
+            let bad = |e: String| SimError::App(f.name.clone(), e);
+            let datagram =
+                |drv: Box<dyn FlowDriver>| AppRt::Datagram(DatagramRt { drv, timers: [TimerSlot::default(); 2] });
+            let app = match &f.app {
+                AppSpec::Datagram(d) => {
+                    let b = crate::protocol::Build { flow: fi, name: &f.name, seed, wire: sc.wire };
+                    datagram(d.spec.build(&b).map_err(bad)?)
+                }
+                AppSpec::Web { interarrival, mean_size, shape, .. } => AppRt::Tcp {
+                    opened: 0,
+                    more: vec![],
+                    web: Some(WebSessions::new(
+                        *interarrival,
+                        *mean_size,
+                        *shape,
+                        Rng::stream(seed, &format!("web:{}", f.name)),
+                    )),
+                    closed: TcpSenderStats::default(),
+                    rng: Rng::stream(seed, &format!("tcp:{}", f.name)),
+                    done_at: None,
+                },
+                AppSpec::Ftp { .. } | AppSpec::Transfer { .. } => AppRt::Tcp {
+                    opened: 0,
+                    more: vec![],
+                    web: None,
+                    closed: TcpSenderStats::default(),
+                    rng: Rng::stream(seed, &format!("tcp:{}", f.name)),
+                    done_at: None,
+                },
+            };
+            flows.push(FlowRt { fwd, rev, conn0: None, mon: FlowMonitor::new(nbins), app });
+        }
+        let jitter = if sc.flows.iter().any(|f| !f.send_jitter.is_zero()) {
+            sc.flows
+                .iter()
+                .map(|f| {
+                    (!f.send_jitter.is_zero()).then(|| SendJitter {
+                        max: f.send_jitter,
+                        rng: Rng::stream(seed, &format!("send_jitter:{}", f.name)),
+                        last: Time::ZERO,
+                    })
+                })
+                .collect()
+        } else {
+            vec![]
+        };
+        Ok(Sim {
+            sc,
+            now: Time::ZERO,
+            end: Time(sc.duration.0),
+            q: EventQueue::default(),
+            arena: Arena::default(),
+            ends: vec![LinkEnd::default(); links.len()],
+            links,
+            routes,
+            flows,
+            events: 0,
+            bin: sc.monitor.bin,
+            nbins,
+            queue_samples: vec![Vec::new(); sc.monitor.links.len()],
+            scratch_segs: vec![],
+            scratch_acks: vec![],
+            scratch_out: vec![],
+            jitter,
+            behind_from: BEHIND_FROM,
+        })
+    }
+
+    /// Runs to the end of the scenario. `progress` is called now and then with the simulated
+    /// time reached.
+    pub fn run(&mut self, progress: &mut dyn FnMut(Time)) {
+        for (i, f) in self.sc.flows.iter().enumerate() {
+            self.q.push(f.start, Ev::FlowStart(i as u32));
+            if let Some(stop) = f.stop {
+                self.q.push(stop, Ev::FlowStop(i as u32));
+            }
+        }
+        if !self.queue_samples.is_empty() {
+            self.q.push(Time::ZERO, Ev::QueueSample);
+        }
+        self.q.push((Time::ZERO + self.bin).min(self.end), Ev::BinEnd(0));
+        // The run covers [0, end): like ns-2's `$ns at $end "finish"`, scheduled before the
+        // run, nothing else happens at `end` itself but the last samples.
+        while let Some(t) = self.q.peek_time() {
+            if t > self.end {
+                break;
+            }
+            let (t, ev) = self.q.pop().expect("peeked");
+            if t == self.end && !matches!(ev, Ev::QueueSample | Ev::BinEnd(_)) {
+                continue;
+            }
+            self.now = t;
+            self.events += 1;
+            if self.events & 0xFFFF == 0 {
+                progress(t);
+            }
+            // With thousands of flows, the link end and the packet of the next arrival are
+            // rarely in cache: ask for them now, so that fetching them overlaps this event's work.
+            if let Some(&Ev::Arrive(l, p, next)) = self.q.peek_hint() {
+                if let Some(end) = self.ends.get(l as usize) {
+                    prefetch(end);
+                }
+                if let Some(pkt) = self.arena.try_get(PacketRef(p)) {
+                    prefetch(pkt);
+                }
+                if next & LAST_HOP == 0 {
+                    // The two lines an idle DropTail hop touches (see `LinkState`).
+                    if let Some(link) = self.links.get(next as usize) {
+                        prefetch_lines(link, 2);
+                    }
+                } else if let Some(f) = self.flows.get((next & !LAST_HOP) as usize) {
+                    // The flow's routes, counters and first connection (see `FlowRt`).
+                    prefetch_lines(f, 3);
+                }
+            }
+            self.dispatch(ev);
+        }
+        self.now = self.end;
+        for link in &mut self.links {
+            link.advance(self.end);
+        }
+        for f in &mut self.flows {
+            f.mon.finish();
+        }
+        progress(self.end);
+    }
+
+    fn dispatch(&mut self, ev: Ev) {
+        match ev {
+            Ev::Arrive(l, p, next) => self.arrive(l as usize, PacketRef(p), next),
+            Ev::Timer { flow, conn, side, gen } => self.timer(flow as usize, conn as usize, side, gen),
+            Ev::Release(p) => self.release(PacketRef(p)),
+            Ev::FlowStart(f) => self.flow_start(f as usize),
+            Ev::FlowStop(f) => self.flow_stop(f as usize),
+            Ev::WebSession(f) => self.web_session(f as usize),
+            Ev::QueueSample => self.queue_sample(),
+            Ev::BinEnd(k) => self.bin_end(k as usize),
+        }
+    }
+
+    // ---- links -------------------------------------------------------------------------
+
+    /// A packet is offered to link `l`'s queue.
+    fn link_arrival(&mut self, l: usize, p: PacketRef) {
+        let now = self.now;
+        let pkt = self.arena.get(p);
+        let size = Bytes(pkt.size as u64);
+        let meta = PacketMeta { size, ecn_capable: pkt.ect, flow: FlowId(pkt.flow) };
+        let link = &mut self.links[l];
+        link.advance(now);
+        if link.free_at < now {
+            // An idle transmitter takes the next packet when it arrives.
+            link.free_at = now;
+        }
+        let idle = link.free_at == now && link.qdisc.is_empty();
+        let verdict = match idle.then(|| link.qdisc.pass_through(&meta)).flatten() {
+            // Straight to the wire, the queue staying empty (DropTail).
+            Some(v) => {
+                if v == Verdict::Enqueue {
+                    let d = link.tx_time(size);
+                    link.free_at = now + d;
+                    link.busy += d;
+                }
+                v
+            }
+            None => {
+                link.integrate(now);
+                let v = link.qdisc.enqueue(now, &meta, p, &mut link.rng);
+                if v == Verdict::Enqueue || v == Verdict::EnqueueMarked {
+                    // Taken at once if the transmitter is free (ns-2 Queue::recv: enque, then
+                    // deque when not blocked).
+                    link.idle_noted = false;
+                    if link.free_at <= now {
+                        link.advance(now);
+                    }
+                }
+                link.observe();
+                v
+            }
+        };
+        if let Verdict::Drop(_) = verdict {
+            self.drop_packet(p);
+            return;
+        }
+        let pkt = self.arena.get_mut(p);
+        pkt.ce |= verdict == Verdict::EnqueueMarked;
+        pkt.hop += 1;
+        let next = match self.routes[(pkt.route + pkt.hop) as usize] {
+            END_OF_ROUTE => LAST_HOP | pkt.flow,
+            link => link,
+        };
+        let link = &mut self.links[l];
+        let at = link.admit(now, size);
+        // The loss model draws in the order packets take the wire, as if at the end of each
+        // serialisation.
+        let lost = link.lossy && link.loss_rng.bernoulli(link.loss);
+        let seq = self.q.reserve();
+        let end = &mut self.ends[l];
+        if end.behind == 0 && (end.inflight as u64) < self.behind_from {
+            self.q.push_reserved(at, seq, Ev::Arrive(l as u32, p.0, next));
+        } else {
+            link.push_behind(InFlight { at, seq, pkt: p, next });
+            end.behind += 1;
+        }
+        end.inflight += 1;
+        if lost {
+            self.arena.get_mut(p).lost = true;
+        }
+    }
+
+    fn arrive(&mut self, l: usize, p: PacketRef, next: u32) {
+        let end = &mut self.ends[l];
+        end.inflight -= 1;
+        // Those in flight with an event of their own are the ones not behind. When the last of
+        // them is in, the first of those behind is next.
+        if end.behind > 0 && end.inflight == end.behind {
+            end.behind -= 1;
+            let f = self.links[l].pop_behind().expect("the FIFO holds `behind` packets");
+            self.q.push_reserved(f.at, f.seq, Ev::Arrive(l as u32, f.pkt.0, f.next));
+        }
+        let pkt = self.arena.get_mut(p);
+        if pkt.lost {
+            // The link's loss model: serialised, but it never arrives.
+            self.links[l].lost += 1;
+            self.drop_packet(p);
+            return;
+        }
+        end.delivered += 1;
+        if next & LAST_HOP == 0 {
+            self.link_arrival(next as usize, p);
+        } else {
+            let pkt = *self.arena.get(p);
+            self.arena.free(p);
+            self.deliver(pkt);
+        }
+    }
+
+    /// A queue refused packet `p`: count it against its flow (the queue counts it too).
+    fn drop_packet(&mut self, p: PacketRef) {
+        let pkt = *self.arena.get(p);
+        self.arena.free(p);
+        let b = self.bin_index(self.now);
+        let f = &mut self.flows[pkt.flow as usize];
+        if pkt.kind.is_data() {
+            f.mon.data_dropped(b);
+        } else {
+            f.mon.c.acks_dropped += 1;
+        }
+        if let AppRt::Datagram(d) = &mut f.app {
+            let from = if pkt.kind.is_data() { Side::Sender } else { Side::Sink };
+            d.drv.forget(from, pkt.seq);
+        }
+    }
+
+    /// Puts a new packet on the first link of its route.
+    fn inject(&mut self, pkt: Packet) {
+        let first = self.routes[pkt.route as usize] as usize;
+        let p = self.arena.alloc(pkt);
+        self.link_arrival(first, p);
+    }
+
+    /// A data packet leaves its source: at once, or after the flow's `send_jitter` delay.
+    /// (Acknowledgements and feedback use [`inject`](Self::inject): the delay models the
+    /// sender's host.)
+    fn inject_data(&mut self, pkt: Packet) {
+        if self.jitter.is_empty() {
+            self.inject(pkt);
+        } else {
+            let p = self.arena.alloc(pkt);
+            self.hold_or_send(p);
+        }
+    }
+
+    /// Floyd & Jacobson's random host processing time: a uniform delay in [0, send_jitter), no
+    /// earlier than the flow's previous packet left (the host sends in order).
+    fn hold_or_send(&mut self, p: PacketRef) {
+        let fi = self.arena.get(p).flow as usize;
+        match &mut self.jitter[fi] {
+            Some(j) => {
+                let at = (self.now + Dur(j.rng.below(j.max.0))).max(j.last);
+                j.last = at;
+                self.q.push(at, Ev::Release(p.0));
+            }
+            None => self.release(p),
+        }
+    }
+
+    /// A packet enters the first link of its route.
+    fn release(&mut self, p: PacketRef) {
+        let pkt = self.arena.get(p);
+        let first = self.routes[pkt.route as usize] as usize;
+        self.link_arrival(first, p);
+    }
+
+    fn bin_index(&self, t: Time) -> usize {
+        ((t.0 / self.bin.0) as usize).min(self.nbins - 1)
+    }
+
+    // ---- delivery to agents ------------------------------------------------------------
+
+    fn deliver(&mut self, pkt: Packet) {
+        let now = self.now;
+        let b = self.bin_index(now);
+        let fi = pkt.flow as usize;
+        match pkt.kind {
+            PktKind::Datagram | PktKind::Feedback => {
+                let f = &mut self.flows[fi];
+                let to = if pkt.kind == PktKind::Datagram {
+                    f.mon.arrival(b, &pkt, now, true);
+                    Side::Sink
+                } else {
+                    f.mon.c.acks_recv += 1;
+                    Side::Sender
+                };
+                let arrival = Arrival { ce: pkt.ce, size: Bytes(pkt.size as u64), payload: Bytes(pkt.payload as u64) };
+                self.with_datagram(fi, to, |d, out| d.deliver(now, to, pkt.seq, arrival, out));
+            }
+            PktKind::TcpData => {
+                let f = &mut self.flows[fi];
+                let seg = TcpSegment {
+                    seq: pkt.seq,
+                    size: Bytes(pkt.size as u64),
+                    ect: pkt.ect,
+                    cwr: pkt.cwr,
+                    ece: pkt.ece,
+                    syn: pkt.syn,
+                    retransmit: false,
+                    sent_at: pkt.sent_at,
+                };
+                let new = match f.conn_mut(pkt.conn as usize) {
+                    Some(c) => c.sink.on_segment(now, &seg, pkt.ce),
+                    // The session finished; a late duplicate still counts as an arrival.
+                    None => false,
+                };
+                f.mon.arrival(b, &pkt, now, new);
+                self.drain_sink(fi, pkt.conn as usize);
+            }
+            PktKind::TcpAck => {
+                let f = &mut self.flows[fi];
+                f.mon.c.acks_recv += 1;
+                if let Some(c) = f.conn_mut(pkt.conn as usize) {
+                    c.snd.on_ack(
+                        now,
+                        &TcpAck { ackno: pkt.ack, ece: pkt.ece, ts_echo: pkt.sent_at, size: Bytes(pkt.size as u64) },
+                    );
+                    self.drain_sender(fi, pkt.conn as usize);
+                }
+            }
+        }
+    }
+
+    // ---- TCP connections ----------------------------------------------------------------
+
+    fn open_conn(&mut self, fi: usize, packets: Option<u64>) {
+        let Some(spec) = self.sc.flows[fi].tcp() else { return };
+        let mut cfg = spec.sender.clone();
+        // ns-2 starts each agent's tick clock at a random phase (boot_time_); draw it from the
+        // flow's own stream so connections do not share tick boundaries.
+        let AppRt::Tcp { rng, .. } = &mut self.flows[fi].app else { return };
+        cfg.tick_phase = Dur::from_nanos(rng.below(cfg.tick.0.max(1)));
+        if !cfg.overhead.is_zero() {
+            // The connection's own stream for its `overhead` delays (drawn only when used, so
+            // that runs without it keep their bytes).
+            cfg.overhead_seed = rng.next_u64();
+        }
+        let mut snd = TcpSender::new(cfg);
+        let sink = TcpSink::new(spec.sink.clone());
+        snd.send(self.now, packets);
+        let conn = Box::new(TcpConn { snd, sink, timers: [TimerSlot::default(); 2], started: self.now });
+        let f = &mut self.flows[fi];
+        let AppRt::Tcp { opened, more, .. } = &mut f.app else { return };
+        let ci = *opened as usize;
+        *opened += 1;
+        if ci == 0 {
+            f.conn0 = Some(conn);
+        } else {
+            more.push(Some(conn));
+        }
+        self.drain_sender(fi, ci);
+    }
+
+    fn conn(&mut self, fi: usize, ci: usize) -> Option<&mut TcpConn> {
+        self.flows[fi].conn_mut(ci)
+    }
+
+    /// Sends what the sender allows, re-arms its timer, and closes a finished transfer.
+    fn drain_sender(&mut self, fi: usize, ci: usize) {
+        let now = self.now;
+        let mut segs = std::mem::take(&mut self.scratch_segs);
+        let Some(c) = self.conn(fi, ci) else { return };
+        while let Some(s) = c.snd.poll_transmit(now) {
+            segs.push(s);
+        }
+        let deadline = c.snd.poll_timeout();
+        let done = c.snd.is_done();
+        // From the connection, already in cache, rather than from the scenario's flow, which at
+        // thousands of flows is not.
+        let payload = c.snd.config().packet_size.0 as u32;
+        let arm = arm_timer(&mut c.timers[0], deadline);
+        if let Some((at, gen)) = arm {
+            self.q.push(at, Ev::Timer { flow: fi as u32, conn: ci as u32, side: Side::Sender, gen });
+        }
+        let route = self.flows[fi].fwd;
+        let b = self.bin_index(now);
+        for s in segs.drain(..) {
+            self.flows[fi].mon.sent(b, s.size.0);
+            let payload = if s.syn { 0 } else { payload };
+            self.inject_data(Packet {
+                seq: s.seq,
+                ect: s.ect,
+                ece: s.ece,
+                cwr: s.cwr,
+                syn: s.syn,
+                ..Packet::new(fi, ci, PktKind::TcpData, s.size.0 as u32, payload, route, now)
+            });
+        }
+        self.scratch_segs = segs;
+        if done {
+            self.close_conn(fi, ci);
+        }
+    }
+
+    fn drain_sink(&mut self, fi: usize, ci: usize) {
+        let now = self.now;
+        let mut acks = std::mem::take(&mut self.scratch_acks);
+        let Some(c) = self.conn(fi, ci) else { return };
+        while let Some(a) = c.sink.poll_transmit(now) {
+            acks.push(a);
+        }
+        let deadline = c.sink.poll_timeout();
+        let arm = arm_timer(&mut c.timers[1], deadline);
+        if let Some((at, gen)) = arm {
+            self.q.push(at, Ev::Timer { flow: fi as u32, conn: ci as u32, side: Side::Sink, gen });
+        }
+        let route = self.flows[fi].rev;
+        for a in acks.drain(..) {
+            self.flows[fi].mon.c.acks_sent += 1;
+            self.inject(Packet {
+                ack: a.ackno,
+                ece: a.ece,
+                ..Packet::new(fi, ci, PktKind::TcpAck, a.size.0 as u32, 0, route, a.ts_echo)
+            });
+        }
+        self.scratch_acks = acks;
+    }
+
+    /// Calls the datagram flow `fi` (a call that ends by draining end `side`), then re-arms that
+    /// end's timer and sends what it handed over: data through the flow's `send_jitter`,
+    /// feedback at once.
+    fn with_datagram(
+        &mut self,
+        fi: usize,
+        side: Side,
+        call: impl FnOnce(&mut dyn FlowDriver, &mut Vec<Outgoing>) -> Option<Time>,
+    ) {
+        let now = self.now;
+        let AppRt::Datagram(d) = &mut self.flows[fi].app else { return };
+        let mut out = std::mem::take(&mut self.scratch_out);
+        let deadline = call(&mut *d.drv, &mut out);
+        if let Some((at, gen)) = arm_timer(&mut d.timers[side as usize], deadline) {
+            self.q.push(at, Ev::Timer { flow: fi as u32, conn: 0, side, gen });
+        }
+        let b = self.bin_index(now);
+        for Outgoing { size, payload, ect, token } in out.drain(..) {
+            let f = &mut self.flows[fi];
+            match side {
+                Side::Sender => {
+                    f.mon.sent(b, size as u64);
+                    let route = f.fwd;
+                    self.inject_data(Packet {
+                        seq: token,
+                        ect,
+                        ..Packet::new(fi, 0, PktKind::Datagram, size, payload, route, now)
+                    });
+                }
+                Side::Sink => {
+                    f.mon.c.acks_sent += 1;
+                    let route = f.rev;
+                    self.inject(Packet {
+                        seq: token,
+                        ect,
+                        ..Packet::new(fi, 0, PktKind::Feedback, size, payload, route, now)
+                    });
+                }
+            }
+        }
+        self.scratch_out = out;
+    }
+
+    fn close_conn(&mut self, fi: usize, ci: usize) {
+        let now = self.now;
+        let f = &mut self.flows[fi];
+        let AppRt::Tcp { more, web, closed, done_at, .. } = &mut f.app else { return };
+        let slot = if ci == 0 { Some(&mut f.conn0) } else { more.get_mut(ci - 1) };
+        let Some(c) = slot.and_then(|c| c.take()) else { return };
+        add_stats(closed, &c.snd.stats());
+        match web {
+            Some(w) => w.completed(now - c.started),
+            None => *done_at = Some(now),
+        }
+    }
+
+    fn timer(&mut self, fi: usize, ci: usize, side: Side, gen: u32) {
+        let now = self.now;
+        if let AppRt::Datagram(d) = &mut self.flows[fi].app {
+            let slot = &mut d.timers[side as usize];
+            if slot.gen != gen || slot.armed.is_none() {
+                return; // superseded
+            }
+            slot.armed = None;
+            self.with_datagram(fi, side, |d, out| d.timeout(now, side, out));
+            return;
+        }
+        let Some(c) = self.conn(fi, ci) else { return };
+        let slot = &mut c.timers[side as usize];
+        if slot.gen != gen || slot.armed.is_none() {
+            return; // superseded
+        }
+        slot.armed = None;
+        match side {
+            Side::Sender => {
+                if c.snd.poll_timeout().is_some_and(|d| d <= now) {
+                    c.snd.on_timeout(now);
+                }
+                self.drain_sender(fi, ci);
+            }
+            Side::Sink => {
+                if c.sink.poll_timeout().is_some_and(|d| d <= now) {
+                    c.sink.on_timeout(now);
+                }
+                self.drain_sink(fi, ci);
+            }
+        }
+    }
+
+    // ---- applications -------------------------------------------------------------------
+
+    fn flow_start(&mut self, fi: usize) {
+        match &self.sc.flows[fi].app {
+            AppSpec::Ftp { .. } => self.open_conn(fi, None),
+            AppSpec::Transfer { tcp, size } => {
+                let pkts = size.0.div_ceil(tcp.sender.packet_size.0).max(1);
+                self.open_conn(fi, Some(pkts));
+            }
+            AppSpec::Web { .. } => {
+                if let AppRt::Tcp { web: Some(w), .. } = &mut self.flows[fi].app {
+                    w.running = true;
+                    let next = self.now + w.next_gap();
+                    self.q.push(next, Ev::WebSession(fi as u32));
+                }
+            }
+            AppSpec::Datagram(_) => {
+                let now = self.now;
+                self.with_datagram(fi, Side::Sender, |d, out| d.start(now, out));
+            }
+        }
+    }
+
+    fn flow_stop(&mut self, fi: usize) {
+        let now = self.now;
+        let f = &mut self.flows[fi];
+        match &mut f.app {
+            AppRt::Datagram(d) => d.drv.stop(now),
+            AppRt::Tcp { more, web, .. } => {
+                if let Some(w) = web {
+                    w.running = false;
+                }
+                // The application stops offering data; what was handed to TCP is still sent.
+                for c in f.conn0.iter_mut().chain(more.iter_mut().flatten()) {
+                    c.snd.stop(now);
+                }
+            }
+        }
+    }
+
+    fn web_session(&mut self, fi: usize) {
+        let AppRt::Tcp { web: Some(w), .. } = &mut self.flows[fi].app else { return };
+        if !w.running {
+            return;
+        }
+        let bytes = w.next_size();
+        let gap = w.next_gap();
+        w.started += 1;
+        self.q.push(self.now + gap, Ev::WebSession(fi as u32));
+        let Some(pkt_size) = self.sc.flows[fi].tcp().map(|t| t.sender.packet_size.0) else { return };
+        let pkts = bytes.0.div_ceil(pkt_size).max(1);
+        self.open_conn(fi, Some(pkts));
+    }
+
+    // ---- monitoring ---------------------------------------------------------------------
+
+    fn queue_sample(&mut self) {
+        let t = self.now;
+        for (k, &l) in self.sc.monitor.links.iter().enumerate() {
+            self.links[l].advance(t);
+            let link = &self.links[l];
+            let s = link.qdisc.stats();
+            self.queue_samples[k].push(QueueRow {
+                t_s: t.as_secs_f64(),
+                queue_pkts: link.qdisc.len() as u32,
+                queue_bytes: link.qdisc.bytes().0,
+                avg_queue_pkts: link.qdisc.average_pkts().unwrap_or(f64::NAN),
+                arrivals_pkts: s.arrivals_pkts,
+                departures_pkts: s.departures_pkts,
+                departures_bytes: s.departures_bytes,
+                drops_pkts: s.drops(),
+                early_drops_pkts: s.early_drops,
+                forced_drops_pkts: s.forced_drops,
+                overflow_drops_pkts: s.overflow_drops,
+                marks_pkts: s.marks,
+            });
+        }
+        let next = t + self.sc.monitor.queue_interval;
+        if next <= self.end {
+            self.q.push(next, Ev::QueueSample);
+        }
+    }
+
+    fn bin_end(&mut self, k: usize) {
+        for f in &mut self.flows {
+            if let (AppRt::Tcp { web: None, .. }, Some(row)) = (&f.app, f.mon.row_mut(k)) {
+                row.cwnd_pkts = match &f.conn0 {
+                    Some(c) => c.snd.cwnd() as f32,
+                    None => f32::NAN,
+                };
+            } else if let Some(row) = f.mon.row_mut(k) {
+                row.cwnd_pkts = f32::NAN;
+                if let Some(s) = match &f.app {
+                    AppRt::Datagram(d) => d.drv.scale(),
+                    AppRt::Tcp { .. } => None,
+                } {
+                    row.scale = s as f32;
+                }
+            }
+        }
+        // Bin k + 1 ends at (k + 2) x bin, or at the end of the run for the last, shorter one.
+        if k + 1 < self.nbins {
+            let next = (Time::ZERO + self.bin.saturating_mul(k as u64 + 2)).min(self.end);
+            self.q.push(next, Ev::BinEnd(k as u32 + 1));
+        }
+    }
+
+    // ---- end of run ---------------------------------------------------------------------
+
+    /// Per flow: (data, acks) packets still in queues or on links.
+    pub(crate) fn in_network(&self) -> Vec<(u64, u64)> {
+        let mut v = vec![(0u64, 0u64); self.flows.len()];
+        for p in self.arena.live() {
+            if p.kind.is_data() {
+                v[p.flow as usize].0 += 1;
+            } else {
+                v[p.flow as usize].1 += 1;
+            }
+        }
+        v
+    }
+
+    pub(crate) fn flow_counters(&self, fi: usize) -> &FlowCounters {
+        &self.flows[fi].mon.c
+    }
+
+    /// The flow's per-bin rows, taken: the run must have ended.
+    pub(crate) fn take_flow_bins(&mut self, fi: usize) -> Vec<BinRow> {
+        self.flows[fi].mon.take_rows()
+    }
+
+    /// TCP sender statistics summed over the flow's connections, open and closed.
+    pub(crate) fn tcp_stats(&self, fi: usize) -> Option<TcpSenderStats> {
+        let f = &self.flows[fi];
+        let AppRt::Tcp { closed, .. } = &f.app else { return None };
+        let mut s = *closed;
+        for c in f.conns() {
+            add_stats(&mut s, &c.snd.stats());
+        }
+        Some(s)
+    }
+
+    pub(crate) fn web_stats(&self, fi: usize) -> Option<&WebSessions> {
+        match &self.flows[fi].app {
+            AppRt::Tcp { web: Some(w), .. } => Some(w),
+            _ => None,
+        }
+    }
+
+    /// A datagram flow's endpoints (`None` for TCP flows).
+    pub(crate) fn driver(&self, fi: usize) -> Option<&dyn FlowDriver> {
+        match &self.flows[fi].app {
+            AppRt::Datagram(d) => Some(&*d.drv),
+            AppRt::Tcp { .. } => None,
+        }
+    }
+
+    /// Wire mode: datagrams of flow `fi` that their receiving end refused.
+    pub(crate) fn malformed(&self, fi: usize) -> u64 {
+        match &self.flows[fi].app {
+            AppRt::Datagram(d) => d.drv.malformed(),
+            AppRt::Tcp { .. } => 0,
+        }
+    }
+
+    pub(crate) fn done_at(&self, fi: usize) -> Option<Time> {
+        match &self.flows[fi].app {
+            AppRt::Tcp { done_at, .. } => *done_at,
+            AppRt::Datagram(_) => None,
+        }
+    }
+
+    pub(crate) fn link_check(&self, l: usize) -> LinkCheck {
+        let link = &self.links[l];
+        LinkCheck {
+            stats: *link.qdisc.stats(),
+            waiting: link.qdisc.len() as u64,
+            // The FIFO holds the waiting packets too.
+            on_wire: self.ends[l].inflight as u64 - link.qdisc.len() as u64,
+            delivered: self.ends[l].delivered,
+            lost: link.lost,
+        }
+    }
+
+    pub(crate) fn end(&self) -> Time {
+        self.end
+    }
+}
+
+fn add_stats(a: &mut TcpSenderStats, b: &TcpSenderStats) {
+    a.segments_sent += b.segments_sent;
+    a.bytes_sent += b.bytes_sent;
+    a.retransmits += b.retransmits;
+    a.timeouts += b.timeouts;
+    a.fast_retransmits += b.fast_retransmits;
+    a.partial_ack_retransmits += b.partial_ack_retransmits;
+    a.ecn_reductions += b.ecn_reductions;
+    a.acks_received += b.acks_received;
+    a.acks_ignored += b.acks_ignored;
+}
+
+/// Keeps one heap entry per timer: a new entry only when the deadline moves earlier (or the
+/// timer was idle). A later deadline is picked up when the earlier entry fires.
+fn arm_timer(slot: &mut TimerSlot, deadline: Option<Time>) -> Option<(Time, u32)> {
+    let d = deadline?;
+    match slot.armed {
+        Some(a) if a <= d => None,
+        _ => {
+            slot.gen = slot.gen.wrapping_add(1);
+            slot.armed = Some(d);
+            Some((d, slot.gen))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// The layout `FlowRt`'s comment describes: the routes, the first connection and the
+    /// sender's counters (`FlowMonitor` puts them first, after its bin number) in the first
+    /// cache line; the receiver's counters and the bin's delay sum within the next two.
+    /// An arrival carries its next link at no cost in size (see [`Ev::Arrive`]): the timer
+    /// event is as big.
+    #[test]
+    fn an_event_is_sixteen_bytes() {
+        assert_eq!(size_of::<Ev>(), 16);
+    }
+
+    #[test]
+    fn a_flows_hot_fields_fit_three_cache_lines() {
+        assert_eq!(std::mem::align_of::<FlowRt>(), 64);
+        assert!(offset_of!(FlowRt, conn0) + size_of::<Option<Box<TcpConn>>>() <= offset_of!(FlowRt, mon));
+        let counters = offset_of!(FlowRt, mon) + offset_of!(FlowMonitor, c);
+        let senders_end = counters + offset_of!(FlowCounters, acks_dropped) + size_of::<u64>();
+        assert!(senders_end <= 64, "the sender's counters end at byte {senders_end}");
+        // The bin's delay sum follows the counters (monitor.rs checks that).
+        let receivers_end = counters + size_of::<FlowCounters>() + size_of::<f64>();
+        assert!(receivers_end <= 3 * 64, "the receiver's counters end at byte {receivers_end}");
+    }
+}

@@ -1,0 +1,7 @@
+//! fairway-report: what a run writes ([`output`]: summary.json, CSV files, SVG plots, the short
+//! table), `fairway model iftp`'s tables ([`iftp_model`]), and the seed papers' reproductions
+//! with their claims ([`reproduce`]).
+
+pub mod iftp_model;
+pub mod output;
+pub mod reproduce;

@@ -1,0 +1,15 @@
+//! fairway-scenario: scenario files. [`parse_scenario`] reads a TOML scenario into the engine's
+//! checked model ([`fairway_engine::Scenario`]), naming the file, line and field of anything it
+//! cannot accept; [`protocols`] holds the datagram protocols' scenario keys, one module each,
+//! registered in one place; [`sweep`] expands a file's `[sweep]` grid and runs its points.
+
+pub mod parse;
+#[cfg(test)]
+mod parse_tests;
+pub mod protocols;
+pub mod reader;
+pub mod sweep;
+
+pub use fairway_engine::scenario;
+pub use parse::{parse_scenario, parse_scenario_file};
+pub use reader::ScenarioError;

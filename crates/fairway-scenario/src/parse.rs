@@ -1,0 +1,719 @@
+//! Scenario files (TOML) to [`Scenario`]. The format is documented in docs/scenarios.md.
+
+use std::path::Path;
+
+use fairway_aqm::{DropTailParams, Limit, RedParams};
+use fairway_core::{Dur, NodeId, Rate, Time};
+use toml_edit::ImDocument;
+
+use fairway_engine::fasthash::FastMap;
+use fairway_engine::routing::Router;
+use fairway_engine::scenario::*;
+
+use crate::protocols::{self, packet_size, MAX_PACKET};
+use crate::reader::{Place, Res, ScenarioError, Source, Tbl, Val};
+
+const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "wire", "link", "flow", "monitor", "sweep"];
+const LINK_KEYS: &[&str] = &["between", "from", "to", "rate", "delay", "queue", "loss", "count"];
+const FLOW_KEYS_COMMON: &[&str] = &["name", "app", "transport", "from", "to", "start", "stop", "count", "send_jitter"];
+const TCP_KEYS: &[&str] = &[
+    "packet_size",
+    "window",
+    "ssthresh",
+    "window_init",
+    "max_cwnd",
+    "max_burst",
+    "dupack_thresh",
+    "ecn",
+    "tick",
+    "min_rto",
+    "max_rto",
+    "initial_rto",
+    "overhead",
+    "delayed_ack",
+    "header_size",
+    "ack_size",
+];
+/// The apps TCP carries.
+const TCP_APPS: &[&str] = &["ftp", "transfer", "web"];
+const MONITOR_KEYS: &[&str] = &["bin", "queue_interval", "links"];
+const DROPTAIL_KEYS: &[&str] = &["kind", "limit"];
+const RED_KEYS: &[&str] = &[
+    "kind",
+    "limit",
+    "thresh",
+    "maxthresh",
+    "q_weight",
+    "linterm",
+    "gentle",
+    "wait",
+    "mean_pktsize",
+    "idle_pktsize",
+    "bytes",
+    "queue_in_bytes",
+    "ecn",
+    "mark_p",
+    "use_mark_p",
+    "targetdelay",
+];
+
+/// Reads and checks a scenario file.
+pub fn parse_scenario_file(path: &Path) -> Result<Scenario, ScenarioError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: file.clone(),
+        line: 0,
+        col: 0,
+        field: String::new(),
+        message: format!("cannot read the file: {e}"),
+    })?;
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scenario");
+    parse_scenario(&file, &text, stem)
+}
+
+/// Parses and checks scenario text. `file` names it in errors; `default_name` is used when the
+/// file has no `name`.
+pub fn parse_scenario(file: &str, text: &str, default_name: &str) -> Result<Scenario, ScenarioError> {
+    let src = Source { file, text };
+    let doc = ImDocument::parse(text).map_err(|e| {
+        let msg = e.message().trim().to_string();
+        src.error(e.span(), "", format!("not valid TOML: {msg}"))
+    })?;
+    let root = Tbl::root(&src, doc.as_table(), Some(0..0));
+    Builder::default().build(&root, default_name)
+}
+
+#[derive(Default)]
+struct Builder {
+    nodes: Vec<String>,
+    node_ids: FastMap<String, NodeId>,
+    links: Vec<LinkSpec>,
+    /// Where each (from, to) link was declared, to report duplicates.
+    link_at: FastMap<(NodeId, NodeId), Place>,
+}
+
+impl Builder {
+    fn node(&mut self, name: String) -> NodeId {
+        if let Some(id) = self.node_ids.get(&name) {
+            return *id;
+        }
+        let id = NodeId(self.nodes.len() as u32);
+        self.nodes.push(name.clone());
+        self.node_ids.insert(name, id);
+        id
+    }
+
+    fn build(mut self, root: &Tbl, default_name: &str) -> Res<Scenario> {
+        let name = match root.get("name") {
+            Some(v) => v.name()?,
+            None => default_name.to_string(),
+        };
+        let description = match root.get("description") {
+            Some(v) => v.string()?,
+            None => String::new(),
+        };
+        let dv = root.req("duration")?;
+        let duration = dv.dur_pos()?;
+        let seed = match root.get("seed") {
+            Some(v) => v.u64()?,
+            None => 1,
+        };
+        let wire = match root.get("wire") {
+            Some(v) => v.bool()?,
+            None => false,
+        };
+
+        let links = root.req("link")?;
+        for entry in links.tables()? {
+            // A `count` group whose `{i}` is only in the node names: its first entry is read
+            // in full and the others take everything else from it (see `repeats_only`).
+            let again = repeats_only(&entry, &["between", "from", "to"]);
+            let mut first: Option<LinkProps> = None;
+            let entries = expand(&entry)?;
+            // Room for a group of thousands at once, rather than growing (and rehashing) as
+            // they come: each entry is at most two links and two new nodes.
+            self.links.reserve(2 * entries.len());
+            self.link_at.reserve(2 * entries.len());
+            self.nodes.reserve(2 * entries.len());
+            self.node_ids.reserve(2 * entries.len());
+            for (t, _) in entries {
+                match &first {
+                    Some(props) if again => self.link_again(&t, props)?,
+                    _ => first = Some(self.link(&t)?),
+                }
+            }
+        }
+
+        let mut flows = vec![];
+        let fv = root.req("flow")?;
+        let mut router = Router::new(self.nodes.len(), &self.links.iter().map(|l| (l.from, l.to)).collect::<Vec<_>>());
+        let mut flow_names: FastMap<String, Place> = FastMap::default();
+        for (gi, entry) in fv.tables()?.into_iter().enumerate() {
+            let group = match entry.get("name") {
+                Some(v) => v.string()?.replace("{i}", ""),
+                None => format!("flow{gi}"),
+            };
+            let again = repeats_only(&entry, &["name", "from", "to"]);
+            let mut first: Option<FlowSpec> = None;
+            let entries = expand(&entry)?;
+            flows.reserve(entries.len());
+            flow_names.reserve(entries.len());
+            for (t, idx) in entries {
+                let f = match &first {
+                    // Settings that come from the route (IFTP's packet time) differ from flow to flow.
+                    Some(f0) if again && !f0.app.per_route() => self.flow_again(&t, idx, gi, f0, &mut router)?,
+                    _ => self.flow(&t, idx, gi, &group, duration, &mut router)?,
+                };
+                if first.is_none() {
+                    first = Some(f.clone());
+                }
+                if let Some(prev) = flow_names.get(&f.name) {
+                    return Err(t.error(format!("flow name `{}` is already used by {}", f.name, prev.render())));
+                }
+                flow_names.insert(f.name.clone(), t.place());
+                flows.push(f);
+            }
+        }
+
+        let monitor = self.monitor(root.get("monitor"), duration)?;
+        // flows.csv keeps a row per flow per bin in memory: refuse sizes that would exhaust it.
+        let rows = (duration.0 / monitor.bin.0).saturating_add(1).saturating_mul(flows.len() as u64);
+        if rows > MAX_FLOW_ROWS {
+            let msg = format!(
+                "{} flows x {} bins of {} = {rows} rows of flows.csv; make `bin` larger (at most {MAX_FLOW_ROWS} rows)",
+                flows.len(),
+                duration.0 / monitor.bin.0,
+                monitor.bin
+            );
+            let bin = root.get("monitor").and_then(|m| m.table().ok()).and_then(|t| t.get("bin"));
+            return Err(match bin {
+                Some(b) => b.error(msg),
+                None => root.error(msg),
+            });
+        }
+        // `[sweep]` is read and checked by crate::sweep; a plain run uses the base values.
+        let _ = root.get("sweep");
+        root.finish(TOP_KEYS)?;
+        Ok(Scenario { name, description, duration, seed, wire, nodes: self.nodes, links: self.links, flows, monitor })
+    }
+
+    /// Reads a `[[link]]` entry in full; returns what a `count` group's other entries share.
+    fn link(&mut self, t: &Tbl) -> Res<LinkProps> {
+        let ends = link_ends(t)?;
+        let rate = t.req("rate")?.rate_pos()?;
+        let delay = t.req("delay")?.dur()?;
+        let loss = match t.get("loss") {
+            Some(v) => {
+                let p = v.f64()?;
+                if !(0.0..=1.0).contains(&p) {
+                    return Err(v.error(format!("{p} is not a probability (0 to 1)")));
+                }
+                p
+            }
+            None => 0.0,
+        };
+        let queue = match t.get("queue") {
+            Some(q) => parse_queue(&q)?,
+            None => QueueSpec::DropTail(DropTailParams::default()),
+        };
+        let props = LinkProps { rate, delay, queue, loss };
+        self.add_link(t, ends, &props)?;
+        let _ = t.get("count");
+        finish(t, LINK_KEYS)?;
+        Ok(props)
+    }
+
+    /// Another entry of a `count` group read by [`Builder::link`]: its own ends, the rest as
+    /// `props`.
+    fn link_again(&mut self, t: &Tbl, props: &LinkProps) -> Res<()> {
+        let ends = link_ends(t)?;
+        self.add_link(t, ends, props)
+    }
+
+    /// Adds the link (both directions if duplex) between nodes named `a` and `b`.
+    fn add_link(&mut self, t: &Tbl, (a, b, duplex): (String, String, bool), props: &LinkProps) -> Res<()> {
+        let from = self.node(a);
+        let to = self.node(b);
+        let dirs = [(from, to), (to, from)];
+        for &key in &dirs[..if duplex { 2 } else { 1 }] {
+            if let Some(prev) = self.link_at.get(&key) {
+                return Err(t.error(format!(
+                    "a link from `{}` to `{}` is already declared at {}",
+                    self.nodes[key.0.index()],
+                    self.nodes[key.1.index()],
+                    prev.render()
+                )));
+            }
+            self.link_at.insert(key, t.place());
+            let LinkProps { rate, delay, ref queue, loss } = *props;
+            self.links.push(LinkSpec { from: key.0, to: key.1, rate, delay, queue: queue.clone(), loss });
+        }
+        Ok(())
+    }
+
+    fn flow(
+        &mut self,
+        t: &Tbl,
+        idx: Option<u64>,
+        gi: usize,
+        group: &str,
+        duration: Dur,
+        router: &mut Router,
+    ) -> Res<FlowSpec> {
+        let _ = t.get("count");
+        let name = flow_name(t, idx, gi)?;
+        let app_v = t.req("app")?;
+        let app_name = app_v.string()?;
+        let (from, to) = self.flow_ends(t)?;
+        let start = match t.get("start") {
+            Some(v) => v.time()?,
+            None => Time::ZERO,
+        };
+        if start.0 >= duration.0 {
+            return Err(t
+                .req("start")?
+                .error(format!("starts at {start}, at or after the end of the run ({duration})")));
+        }
+        let stop = match t.get("stop") {
+            Some(v) => {
+                let s = v.time()?;
+                if s <= start {
+                    return Err(v.error(format!("stops at {s}, not after it starts ({start})")));
+                }
+                Some(s)
+            }
+            None => None,
+        };
+        // A random host delay before each data packet (docs/semantics.md, phase effects).
+        let send_jitter = match t.get("send_jitter") {
+            Some(v) => v.dur()?,
+            None => Dur::ZERO,
+        };
+        let transport_v = t.get("transport");
+        let transport = match &transport_v {
+            Some(v) => Some((v.string()?, v)),
+            None => None,
+        };
+        let tcp_variant = |default: TcpVariant| -> Res<TcpVariant> {
+            Ok(transport.as_ref().and_then(|(s, _)| TcpVariant::parse(s)).unwrap_or(default))
+        };
+        // TCP's apps over TCP (the default); everything else through the datagram registry.
+        let over_tcp = match &transport {
+            None => true,
+            Some((s, _)) => TcpVariant::parse(s).is_some(),
+        };
+        let app = match (app_name.as_str(), over_tcp) {
+            ("ftp", true) => {
+                let tcp = parse_tcp(t, tcp_variant(TcpVariant::NewReno)?)?;
+                finish_app(t, &[TCP_KEYS])?;
+                AppSpec::Ftp { tcp }
+            }
+            ("transfer", true) => {
+                let tcp = parse_tcp(t, tcp_variant(TcpVariant::NewReno)?)?;
+                let size = t.req("size")?.bytes_pos()?;
+                finish_app(t, &[TCP_KEYS, &["size"]])?;
+                AppSpec::Transfer { tcp, size }
+            }
+            ("web", true) => {
+                let tcp = parse_tcp(t, tcp_variant(TcpVariant::NewReno)?)?;
+                let interarrival = t.req("interarrival")?.dur_pos()?;
+                let mean_size = t.req("mean_size")?.bytes_pos()?;
+                let shape = match t.get("shape") {
+                    Some(v) => {
+                        let s = v.f64()?;
+                        if s <= 1.0 {
+                            return Err(v.error(format!("{s}: a Pareto shape must be above 1 for the mean to exist")));
+                        }
+                        s
+                    }
+                    None => 1.5,
+                };
+                finish_app(t, &[TCP_KEYS, &["interarrival", "mean_size", "shape"]])?;
+                AppSpec::Web { tcp, interarrival, mean_size, shape }
+            }
+            (app, _) => {
+                if !protocols::datagram_apps().contains(&app) && !TCP_APPS.contains(&app) {
+                    let mut all = TCP_APPS.to_vec();
+                    all.extend(protocols::datagram_apps().into_iter().filter(|a| !TCP_APPS.contains(a)));
+                    return Err(app_v.error(format!("unknown app `{app}`: expected {}", all.join(", "))));
+                }
+                let reg = protocols::lookup(app, transport.as_ref().map(|(s, _)| s.as_str()));
+                let Some(reg) = reg.filter(|r| r.apps.contains(&app)) else {
+                    let (s, v) = transport.as_ref().expect("an app's default transport is registered and carries it");
+                    let known = TcpVariant::parse(s).is_some() || reg.is_some();
+                    if !known {
+                        return Err(v.error(format!("unknown transport `{s}` for app `{app}`")));
+                    }
+                    let mut can: Vec<&str> = vec![];
+                    if TCP_APPS.contains(&app) {
+                        can.extend(TcpVariant::ALL.iter().map(|v| v.name()));
+                    }
+                    can.extend(protocols::REGISTRY.iter().filter(|r| r.apps.contains(&app)).map(|r| r.transport));
+                    return Err(
+                        v.error(format!("transport `{s}` cannot carry app `{app}`: expected {}", can.join(", ")))
+                    );
+                };
+                let route_rates = router
+                    .route(from, to)
+                    .map(|path| path.iter().map(|&l| self.links[l].rate).collect())
+                    .unwrap_or_default();
+                let spec = (reg.parse)(t, app, &protocols::FlowContext { route_rates })?;
+                finish_app(t, &[reg.keys])?;
+                AppSpec::Datagram(DatagramApp { spec })
+            }
+        };
+        self.check_routes(t, from, to, &app, router)?;
+        Ok(FlowSpec { name, group: group.to_string(), from, to, start, stop, send_jitter, app })
+    }
+
+    /// Another entry of a `count` group whose first entry gave `first`: its own name and ends,
+    /// the rest as `first`.
+    fn flow_again(&self, t: &Tbl, idx: Option<u64>, gi: usize, first: &FlowSpec, router: &mut Router) -> Res<FlowSpec> {
+        let name = flow_name(t, idx, gi)?;
+        let (from, to) = self.flow_ends(t)?;
+        self.check_routes(t, from, to, &first.app, router)?;
+        Ok(FlowSpec { name, from, to, ..first.clone() })
+    }
+
+    /// A flow's two ends, which must be nodes on links, and different.
+    fn flow_ends(&self, t: &Tbl) -> Res<(NodeId, NodeId)> {
+        let end = |key: &str| -> Res<NodeId> {
+            let v = t.req(key)?;
+            let n = v.name()?;
+            self.node_ids.get(&n).copied().ok_or_else(|| v.error(format!("node `{n}` is not on any link")))
+        };
+        let from = end("from")?;
+        let to = end("to")?;
+        if from == to {
+            return Err(t.error("a flow from a node to itself"));
+        }
+        Ok((from, to))
+    }
+
+    /// Both directions need a route: data one way, acknowledgements (or nothing) the other.
+    fn check_routes(&self, t: &Tbl, from: NodeId, to: NodeId, app: &AppSpec, router: &mut Router) -> Res<()> {
+        if !router.reachable(from, to) {
+            return Err(t.error(format!(
+                "no route from `{}` to `{}`",
+                self.nodes[from.index()],
+                self.nodes[to.index()]
+            )));
+        }
+        if app.name() != "cbr" && !router.reachable(to, from) {
+            return Err(t.error(format!(
+                "no route back from `{}` to `{}` for the receiver's feedback",
+                self.nodes[to.index()],
+                self.nodes[from.index()]
+            )));
+        }
+        Ok(())
+    }
+
+    fn monitor(&self, v: Option<Val>, duration: Dur) -> Res<MonitorSpec> {
+        let mut m = MonitorSpec {
+            bin: Dur::from_millis(100).min(duration),
+            queue_interval: Dur::from_millis(10).min(duration),
+            links: vec![],
+        };
+        let mut explicit = None;
+        if let Some(v) = v {
+            let t = v.table()?;
+            // At most ten million samples per series: finer is a typo, not a plan.
+            let fine = |val: &Val, d: Dur| -> Res<Dur> {
+                if duration.0 / d.0 > 10_000_000 {
+                    return Err(val.error(format!("{d} gives more than ten million samples in {duration}")));
+                }
+                Ok(d)
+            };
+            if let Some(b) = t.get("bin") {
+                m.bin = fine(&b, b.dur_pos()?)?;
+            }
+            if let Some(b) = t.get("queue_interval") {
+                m.queue_interval = fine(&b, b.dur_pos()?)?;
+            }
+            if let Some(l) = t.get("links") {
+                let mut idx = vec![];
+                for name in l.strings()? {
+                    let ends = name.split_once("->");
+                    let found = self.links.iter().position(|s| {
+                        ends.is_some_and(|(a, b)| self.nodes[s.from.index()] == a && self.nodes[s.to.index()] == b)
+                    });
+                    match found {
+                        Some(i) => idx.push(i),
+                        None => return Err(l.error(format!("no link `{name}` (write links as \"from->to\")"))),
+                    }
+                }
+                explicit = Some(idx);
+            }
+            finish(&t, MONITOR_KEYS)?;
+        }
+        m.links = match explicit {
+            Some(i) => i,
+            None => {
+                // Default: the core, i.e. links between nodes that are not stubs (a stub has a
+                // single neighbour: a host on its access link).
+                let mut pairs: Vec<(NodeId, NodeId)> =
+                    self.links.iter().flat_map(|l| [(l.from, l.to), (l.to, l.from)]).collect();
+                pairs.sort_unstable();
+                pairs.dedup();
+                let mut neighbours = vec![0usize; self.nodes.len()];
+                for (a, _) in pairs {
+                    neighbours[a.index()] += 1;
+                }
+                let core = |n: NodeId| neighbours[n.index()] > 1;
+                let links: Vec<usize> =
+                    (0..self.links.len()).filter(|i| core(self.links[*i].from) && core(self.links[*i].to)).collect();
+                if links.is_empty() {
+                    (0..self.links.len()).collect()
+                } else {
+                    links
+                }
+            }
+        };
+        Ok(m)
+    }
+}
+
+/// A flow's name: as written, or in a `count` group with the index in place of `{i}` (or
+/// appended when there is no `{i}`); `flow<group>` or `flow<group>-<index>` when none is given.
+fn flow_name(t: &Tbl, idx: Option<u64>, gi: usize) -> Res<String> {
+    Ok(match t.get("name") {
+        Some(v) => match idx {
+            Some(i) if !v.raw_string()?.contains("{i}") => format!("{}{i}", v.name()?),
+            _ => v.name()?,
+        },
+        None => match idx {
+            Some(i) => format!("flow{gi}-{i}"),
+            None => format!("flow{gi}"),
+        },
+    })
+}
+
+/// What the entries of a `count = N` link group share: all but their ends.
+struct LinkProps {
+    rate: Rate,
+    delay: Dur,
+    queue: QueueSpec,
+    loss: f64,
+}
+
+/// A link entry's two node names and whether it is duplex, checked.
+fn link_ends(t: &Tbl) -> Res<(String, String, bool)> {
+    let (a, b, duplex) = match (t.get("between"), t.get("from"), t.get("to")) {
+        (Some(v), None, None) => {
+            let ends = v.strings()?;
+            if ends.len() != 2 {
+                return Err(v.error("expected two node names, e.g. [\"r1\", \"r2\"]"));
+            }
+            let [a, b]: [String; 2] = ends.try_into().expect("two ends");
+            (a, b, true)
+        }
+        (None, Some(f), Some(to)) => (f.name()?, to.name()?, false),
+        (Some(v), _, _) => return Err(v.error("give either `between` (duplex) or `from` and `to` (simplex), not both")),
+        _ => return Err(t.error("a link needs `between = [\"a\", \"b\"]` (duplex) or `from` and `to` (simplex)")),
+    };
+    if a == b {
+        return Err(t.error(format!("a link from `{a}` to itself")));
+    }
+    for n in [&a, &b] {
+        if n.contains("->") {
+            return Err(t.error(format!("node name `{n}` must not contain `->`")));
+        }
+    }
+    Ok((a, b, duplex))
+}
+
+/// Whether the entries of `t`'s `count` group differ only in `keys`: `{i}` appears nowhere
+/// else. Its first entry is then read in full and the others copy all but those keys from it.
+/// Every check that could fail for a later entry and not the first involves `{i}`, so the
+/// copies fail the same checks, with the same messages, as reading each entry in full would.
+/// With ten thousand flows, reading every entry in full was most of the time spent reading the
+/// scenario.
+fn repeats_only(t: &Tbl, keys: &[&str]) -> bool {
+    t.has("count") && t.keys_mentioning("{i}").iter().all(|k| keys.contains(k))
+}
+
+/// Largest number of flows.csv rows (flows x bins) a scenario may ask for.
+const MAX_FLOW_ROWS: u64 = 20_000_000;
+
+/// Largest `count` accepted: a typo such as `count = 1000000000` should be an error, not a
+/// run that exhausts memory.
+const MAX_COUNT: i64 = 1_000_000;
+
+/// The entries an array element stands for: itself, or `count` copies with `{i}` (0 to N-1)
+/// substituted in its strings.
+fn expand<'a>(t: &Tbl<'a>) -> Res<Vec<(Tbl<'a>, Option<u64>)>> {
+    match t.get("count") {
+        None => Ok(vec![(t.instance_plain(), None)]),
+        Some(v) => {
+            let n = v.int_in(1, MAX_COUNT)? as u64;
+            Ok((0..n).map(|i| (t.instance(i), Some(i))).collect())
+        }
+    }
+}
+
+fn finish(t: &Tbl, keys: &[&str]) -> Res<()> {
+    t.finish(keys)
+}
+
+fn finish_app(t: &Tbl, groups: &[&[&str]]) -> Res<()> {
+    let mut keys: Vec<&str> = FLOW_KEYS_COMMON.to_vec();
+    for g in groups {
+        keys.extend_from_slice(g);
+    }
+    finish(t, &keys)
+}
+
+fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
+    let mut s = TcpSpec::ns2_default(variant);
+    if let Some(v) = t.get("packet_size") {
+        s.sender.packet_size = packet_size(&v)?;
+    }
+    if let Some(v) = t.get("header_size") {
+        let h = v.bytes()?;
+        if h > MAX_PACKET {
+            return Err(v.error(format!("{h} is larger than the {MAX_PACKET} a packet may have")));
+        }
+        s.sender.header_size = h;
+    }
+    if let Some(v) = t.get("ack_size") {
+        s.sink.ack_size = packet_size(&v)?;
+    }
+    if let Some(v) = t.get("window") {
+        s.sender.window = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("window_init") {
+        s.sender.window_init = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("ssthresh") {
+        // ns-2 sets the initial ssthresh_ to window_; seed 002 §6.1 gives TCP its own (32).
+        s.sender.initial_ssthresh = Some(v.u32_min(1)?);
+    }
+    if let Some(v) = t.get("max_cwnd") {
+        s.sender.max_cwnd = v.u32_min(0)?;
+    }
+    if let Some(v) = t.get("max_burst") {
+        s.sender.max_burst = v.u32_min(0)?;
+    }
+    if let Some(v) = t.get("dupack_thresh") {
+        s.sender.dupack_thresh = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("ecn") {
+        s.sender.ecn = v.bool()?;
+    }
+    if let Some(v) = t.get("tick") {
+        s.sender.tick = v.dur_pos()?;
+    }
+    if let Some(v) = t.get("min_rto") {
+        s.sender.min_rto = v.dur()?;
+    }
+    if let Some(v) = t.get("max_rto") {
+        s.sender.max_rto = v.dur_pos()?;
+    }
+    if let Some(v) = t.get("initial_rto") {
+        s.sender.initial_rto = v.dur_pos()?;
+    }
+    if let Some(v) = t.get("overhead") {
+        // ns-2 `overhead_`: a random wait before new data is sent (docs/semantics.md, phase
+        // effects).
+        s.sender.overhead = v.dur()?;
+    }
+    if s.sender.min_rto > s.sender.max_rto {
+        return Err(t
+            .req("min_rto")?
+            .error(format!("min_rto {} is above max_rto {}", s.sender.min_rto, s.sender.max_rto)));
+    }
+    if let Some(v) = t.get("delayed_ack") {
+        s.sink.delayed_ack = if v.is_str() {
+            Some(v.dur_pos()?)
+        } else if v.bool()? {
+            Some(Dur::from_millis(100)) // ns-2 Agent/TCPSink/DelAck interval_ default
+        } else {
+            None
+        };
+    }
+    Ok(s)
+}
+
+fn parse_queue(v: &Val) -> Res<QueueSpec> {
+    let (kind, t) = if v.is_str() {
+        (v.string()?, None)
+    } else {
+        let t = v.table()?;
+        let k = t.req("kind")?.string()?;
+        (k, Some(t))
+    };
+    match kind.as_str() {
+        "droptail" => {
+            let mut p = DropTailParams::default();
+            if let Some(t) = &t {
+                if let Some(l) = t.get("limit") {
+                    p.limit = if l.is_str() { Limit::Bytes(l.bytes_pos()?) } else { Limit::Packets(l.u32_min(1)?) };
+                }
+                p.validate().map_err(|e| v.error(e.to_string()))?;
+            }
+            if let Some(t) = t {
+                finish(&t, DROPTAIL_KEYS)?;
+            }
+            Ok(QueueSpec::DropTail(p))
+        }
+        "red" => {
+            let p = match &t {
+                Some(t) => parse_red(t)?,
+                None => RedParams::default(),
+            };
+            if let Some(t) = t {
+                finish(&t, RED_KEYS)?;
+            }
+            Ok(QueueSpec::Red(Box::new(p)))
+        }
+        other => Err(v.error(format!("unknown queue kind `{other}`: expected droptail or red"))),
+    }
+}
+
+/// RED's keys are ns-2's variable names without the trailing underscore; what is not given
+/// keeps ns-2 2.35's default (`RedParams::default`).
+fn parse_red(t: &Tbl) -> Res<RedParams> {
+    let mut p = RedParams::default();
+    if let Some(v) = t.get("limit") {
+        p.limit = v.u32_min(1)?;
+    }
+    for (key, field) in [
+        ("thresh", &mut p.thresh),
+        ("maxthresh", &mut p.maxthresh),
+        ("q_weight", &mut p.q_weight),
+        ("linterm", &mut p.linterm),
+        ("mark_p", &mut p.mark_p),
+    ] {
+        if let Some(v) = t.get(key) {
+            *field = v.f64()?;
+        }
+    }
+    for (key, field) in [
+        ("gentle", &mut p.gentle),
+        ("wait", &mut p.wait),
+        ("bytes", &mut p.bytes),
+        ("queue_in_bytes", &mut p.queue_in_bytes),
+        ("ecn", &mut p.ecn),
+        ("use_mark_p", &mut p.use_mark_p),
+    ] {
+        if let Some(v) = t.get(key) {
+            *field = v.bool()?;
+        }
+    }
+    if let Some(v) = t.get("mean_pktsize") {
+        p.mean_pktsize = v.bytes_pos()?;
+    }
+    if let Some(v) = t.get("idle_pktsize") {
+        p.idle_pktsize = v.bytes_pos()?;
+    }
+    if let Some(v) = t.get("targetdelay") {
+        p.targetdelay = v.dur_pos()?;
+    }
+    // The same checks RED makes when built, reported at the offending key.
+    p.validate().map_err(|e| match t.get(e.field) {
+        Some(v) => v.error(e.reason),
+        None => t.error(format!("{}: {}", e.field, e.reason)),
+    })?;
+    Ok(p)
+}

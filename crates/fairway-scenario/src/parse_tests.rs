@@ -1,0 +1,668 @@
+//! Scenario checks: each bad input is an error naming the file, line and field; no input panics.
+
+use crate::parse::parse_scenario;
+use crate::ScenarioError;
+use fairway_core::{Bytes, Dur, Rate};
+use fairway_engine::scenario::*;
+
+const GOOD: &str = r#"
+duration = "10s"
+seed = 3
+
+[[link]]
+between = ["a", "r1"]
+rate = "10Mb"
+delay = "1ms"
+
+[[link]]
+between = ["r1", "r2"]
+rate = "2Mb"
+delay = "10ms"
+queue = { kind = "red", limit = 20, thresh = 5, maxthresh = 10, q_weight = 0.002 }
+
+[[link]]
+between = ["b", "r2"]
+rate = "10Mb"
+delay = "1ms"
+
+[[flow]]
+name = "ftp"
+app = "ftp"
+from = "a"
+to = "b"
+window = 15
+
+[[flow]]
+name = "cbr"
+app = "cbr"
+from = "a"
+to = "b"
+start = "1s"
+packet_size = "500B"
+interval = "5ms"
+"#;
+
+fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    parse_scenario("test.toml", text, "test")
+}
+
+/// Replaces the first occurrence of `from` in GOOD (which must exist) and parses.
+fn with(from: &str, to: &str) -> Result<Scenario, ScenarioError> {
+    assert!(GOOD.contains(from), "test bug: {from:?} not in GOOD");
+    parse(&GOOD.replacen(from, to, 1))
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).expect("needle") + 1
+}
+
+#[test]
+fn the_good_scenario_parses_into_what_it_says() {
+    let sc = parse(GOOD).unwrap();
+    assert_eq!(sc.name, "test");
+    assert_eq!(sc.seed, 3);
+    assert_eq!(sc.duration, Dur::from_secs(10));
+    assert_eq!(sc.nodes, vec!["a", "r1", "r2", "b"]);
+    assert_eq!(sc.links.len(), 6);
+    let bottleneck = &sc.links[2];
+    assert_eq!(sc.link_name(2), "r1->r2");
+    assert_eq!(bottleneck.rate, Rate(2_000_000));
+    match &bottleneck.queue {
+        QueueSpec::Red(p) => {
+            assert_eq!(p.limit, 20);
+            assert_eq!(p.thresh, 5.0);
+            assert_eq!(p.maxthresh, 10.0);
+            assert_eq!(p.q_weight, 0.002);
+            assert!(p.bytes && p.queue_in_bytes && p.gentle, "unset RED knobs keep ns-2's defaults");
+        }
+        q => panic!("expected RED, got {q:?}"),
+    }
+    let ftp = &sc.flows[0];
+    match &ftp.app {
+        AppSpec::Ftp { tcp } => {
+            assert_eq!(tcp.sender.window, 15);
+            assert_eq!(tcp.sender.variant, TcpVariant::NewReno);
+            assert_eq!(tcp.sender.packet_size, Bytes(1000));
+        }
+        a => panic!("{a:?}"),
+    }
+    match sc.flows[1].app.config::<CbrConfig>() {
+        Some(c) => {
+            assert_eq!(c.packet_size, Bytes(500));
+            assert_eq!(c.interval, Dur::from_millis(5));
+        }
+        None => panic!("not cbr"),
+    }
+    // Default monitoring: the core link r1-r2, both directions.
+    let names: Vec<String> = sc.monitor.links.iter().map(|l| sc.link_name(*l)).collect();
+    assert_eq!(names, vec!["r1->r2", "r2->r1"]);
+}
+
+#[test]
+fn unknown_key_names_file_line_and_field_and_suggests() {
+    let text = GOOD.replacen("window = 15", "windw = 15", 1);
+    let e = parse(&text).unwrap_err();
+    assert_eq!(e.file, "test.toml");
+    assert_eq!(e.line, line_of(&text, "windw"));
+    assert_eq!(e.field, "flow[0].windw");
+    assert!(e.message.contains("unknown key") && e.message.contains("`window`"), "{e}");
+    assert!(e.to_string().starts_with(&format!("test.toml:{}:", e.line)));
+}
+
+#[test]
+fn unknown_red_key_is_reported_inside_the_inline_table() {
+    let e = with("q_weight = 0.002", "qweight = 0.002").unwrap_err();
+    assert_eq!(e.field, "link[1].queue.qweight");
+    assert!(e.message.contains("did you mean `q_weight`"), "{e}");
+}
+
+#[test]
+fn a_key_that_does_not_apply_to_the_app_is_an_error() {
+    let e = with("window = 15", "interval = \"5ms\"").unwrap_err();
+    assert_eq!(e.field, "flow[0].interval");
+}
+
+#[test]
+fn bad_unit() {
+    let text = GOOD.replacen("rate = \"2Mb\"", "rate = \"2 parsecs\"", 1);
+    let e = parse(&text).unwrap_err();
+    assert_eq!(e.field, "link[1].rate");
+    assert_eq!(e.line, line_of(&text, "parsecs"));
+    assert!(e.message.contains("parsecs"), "{e}");
+}
+
+#[test]
+fn negative_and_zero_rates() {
+    let e = with("rate = \"2Mb\"", "rate = \"-2Mb\"").unwrap_err();
+    assert!(e.message.contains("negative"), "{e}");
+    let e = with("rate = \"2Mb\"", "rate = \"0Mb\"").unwrap_err();
+    assert!(e.message.contains("greater than zero"), "{e}");
+    let e = with("rate = \"2Mb\"", "rate = -5").unwrap_err();
+    assert_eq!(e.field, "link[1].rate");
+    let e = with("interval = \"5ms\"", "interval = \"0s\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].interval");
+}
+
+#[test]
+fn min_th_above_max_th() {
+    let text = GOOD.replacen("thresh = 5, maxthresh = 10", "thresh = 12, maxthresh = 10", 1);
+    let e = parse(&text).unwrap_err();
+    assert_eq!(e.field, "link[1].queue.thresh");
+    assert_eq!(e.line, line_of(&text, "thresh = 12"));
+    assert!(e.message.contains("maxthresh"), "{e}");
+}
+
+#[test]
+fn flow_without_a_route() {
+    // A link island: x-y is not connected to the rest.
+    let text = format!(
+        "{GOOD}\n[[link]]\nbetween = [\"x\", \"y\"]\nrate = \"1Mb\"\ndelay = \"1ms\"\n\n[[flow]]\nname = \"lost\"\napp = \"ftp\"\nfrom = \"a\"\nto = \"x\"\n"
+    );
+    let e = parse(&text).unwrap_err();
+    assert_eq!(e.field, "flow[2]");
+    assert!(e.message.contains("no route"), "{e}");
+    assert_eq!(e.line, line_of(&text, "name = \"lost\"") - 1);
+}
+
+#[test]
+fn one_way_link_has_no_route_back_for_acks() {
+    let text = r#"
+duration = "1s"
+[[link]]
+from = "a"
+to = "b"
+rate = "1Mb"
+delay = "1ms"
+[[flow]]
+name = "udp-ok"
+app = "cbr"
+from = "a"
+to = "b"
+[[flow]]
+name = "tcp-bad"
+app = "ftp"
+from = "a"
+to = "b"
+"#;
+    let e = parse(text).unwrap_err();
+    assert_eq!(e.field, "flow[1]");
+    assert!(e.message.contains("no route back"), "{e}");
+}
+
+#[test]
+fn unknown_node_app_and_transport() {
+    let e = with("to = \"b\"", "to = \"nowhere\"").unwrap_err();
+    assert!(e.message.contains("`nowhere` is not on any link"), "{e}");
+    let e = with("app = \"ftp\"", "app = \"bittorrent\"").unwrap_err();
+    assert_eq!(e.field, "flow[0].app");
+    let e = with("app = \"cbr\"", "app = \"cbr\"\ntransport = \"newreno\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].transport");
+    let e = with("app = \"ftp\"", "app = \"ftp\"\ntransport = \"udp\"").unwrap_err();
+    assert_eq!(e.field, "flow[0].transport");
+}
+
+#[test]
+fn missing_duration_and_bad_toml() {
+    let e = with("duration = \"10s\"", "").unwrap_err();
+    assert_eq!(e.field, "duration");
+    let e = parse("duration = \"10s\"\n[[link]\n").unwrap_err();
+    assert_eq!(e.line, 2);
+    assert!(e.message.contains("not valid TOML"), "{e}");
+}
+
+#[test]
+fn times_must_make_sense() {
+    let e = with("start = \"1s\"", "start = \"11s\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].start");
+    let e = with("start = \"1s\"", "start = \"2s\"\nstop = \"1s\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].stop");
+}
+
+#[test]
+fn duplicate_names_and_links() {
+    let e = with("name = \"cbr\"", "name = \"ftp\"").unwrap_err();
+    assert!(e.message.contains("already used"), "{e}");
+    let text = format!("{GOOD}\n[[link]]\nbetween = [\"r2\", \"r1\"]\nrate = \"1Mb\"\ndelay = \"1ms\"\n");
+    let e = parse(&text).unwrap_err();
+    assert!(e.message.contains("already declared"), "{e}");
+}
+
+#[test]
+fn count_expands_links_and_flows_with_the_index() {
+    let text = r#"
+duration = "1s"
+[[link]]
+between = ["r1", "r2"]
+rate = "10Mb"
+delay = "1ms"
+[[link]]
+count = 3
+between = ["s{i}", "r1"]
+rate = "100Mb"
+delay = "1ms"
+[[link]]
+count = 3
+between = ["d{i}", "r2"]
+rate = "100Mb"
+delay = "1ms"
+[[flow]]
+count = 3
+name = "tcp"
+app = "ftp"
+from = "s{i}"
+to = "d{i}"
+"#;
+    let sc = parse(text).unwrap();
+    assert_eq!(sc.links.len(), 14);
+    let names: Vec<&str> = sc.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, vec!["tcp0", "tcp1", "tcp2"]);
+    assert!(sc.flows.iter().all(|f| f.group == "tcp"));
+    assert_eq!(sc.node_name(sc.flows[2].from), "s2");
+    assert_eq!(sc.node_name(sc.flows[2].to), "d2");
+    let e = parse(&text.replacen("count = 3\nname", "count = 0\nname", 1)).unwrap_err();
+    assert_eq!(e.field, "flow[0].count");
+}
+
+/// A `count` group whose `{i}` is only in names is read once and copied (parse.rs,
+/// `repeats_only`); the copies must be exactly the entries written out one by one.
+#[test]
+fn count_groups_read_like_their_entries_written_out() {
+    const CORE: &str = r#"
+duration = "2s"
+[[link]]
+between = ["r1", "r2"]
+rate = "10Mb"
+delay = "1ms"
+queue = { kind = "red", limit = 30, thresh = 5, maxthresh = 15 }
+"#;
+    let link = |i: &str| {
+        format!(
+            "[[link]]\nbetween = [\"s{i}\", \"r1\"]\nrate = \"100Mb\"\ndelay = \"2ms\"\nloss = 0.01\n\
+             queue = {{ kind = \"droptail\", limit = 7 }}\n"
+        )
+    };
+    // Simplex, a group each way.
+    let sink = |i: &str| format!("[[link]]\nfrom = \"r2\"\nto = \"d{i}\"\nrate = \"100Mb\"\ndelay = \"3ms\"\n");
+    let back = |i: &str| format!("[[link]]\nfrom = \"d{i}\"\nto = \"r2\"\nrate = \"1Mb\"\ndelay = \"3ms\"\n");
+    let tcp = |i: &str| {
+        format!(
+            "[[flow]]\nname = \"tcp{i}\"\napp = \"ftp\"\ntransport = \"reno\"\nfrom = \"s{i}\"\nto = \"d{i}\"\n\
+             start = \"0.5s\"\nstop = \"1.5s\"\nwindow = 33\npacket_size = \"700B\"\n"
+        )
+    };
+    // In the group, the name has no `{i}`: the index is appended.
+    let cbr = |i: &str, name: &str| {
+        format!("[[flow]]\nname = \"{name}\"\napp = \"cbr\"\nfrom = \"d{i}\"\nto = \"s{i}\"\nrate = \"300kb\"\njitter = true\n")
+    };
+    let counted = |entry: String| {
+        entry.replace("[[link]]\n", "[[link]]\ncount = 3\n").replace("[[flow]]\n", "[[flow]]\ncount = 3\n")
+    };
+    let grouped = format!(
+        "{CORE}{}{}{}{}{}",
+        counted(link("{i}")),
+        counted(sink("{i}")),
+        counted(back("{i}")),
+        counted(tcp("{i}")),
+        counted(cbr("{i}", "cbr"))
+    );
+    let mut written = CORE.to_string();
+    for i in ["0", "1", "2"] {
+        written += &link(i);
+    }
+    for i in ["0", "1", "2"] {
+        written += &sink(i);
+    }
+    for i in ["0", "1", "2"] {
+        written += &back(i);
+    }
+    for i in ["0", "1", "2"] {
+        written += &tcp(i);
+    }
+    for i in ["0", "1", "2"] {
+        written += &cbr(i, &format!("cbr{i}"));
+    }
+    let a = parse(&grouped).unwrap();
+    let b = parse(&written).unwrap();
+    assert_eq!(a.nodes, b.nodes);
+    assert_eq!(a.links.len(), 2 + 3 * 2 + 3 * 2);
+    assert_eq!(format!("{:?}", a.links), format!("{:?}", b.links));
+    // A group of three and three groups of one differ in `group` only.
+    let ungrouped = |sc: &Scenario| -> Vec<String> {
+        sc.flows.iter().map(|f| format!("{:?}", FlowSpec { group: String::new(), ..f.clone() })).collect()
+    };
+    assert_eq!(a.flows.len(), 6);
+    assert_eq!(ungrouped(&a), ungrouped(&b));
+    // With `{i}` in a value that is not a name, the group is read entry by entry and each entry
+    // gets its own value.
+    let per_entry = parse(&grouped.replace("start = \"0.5s\"", "start = \"0.{i}s\"")).unwrap();
+    let starts: Vec<f64> = per_entry.flows[..3].iter().map(|f| f.start.as_secs_f64()).collect();
+    assert_eq!(starts, vec![0.0, 0.1, 0.2]);
+}
+
+/// The checks that a later entry of a `count` group can fail and its first entry pass are
+/// made for every entry, and their errors name that entry.
+#[test]
+fn count_group_errors_name_the_entry() {
+    const LINKS: &str = r#"
+duration = "1s"
+[[link]]
+between = ["r1", "r2"]
+rate = "10Mb"
+delay = "1ms"
+[[link]]
+between = ["s2", "r1"]
+rate = "10Mb"
+delay = "1ms"
+[[link]]
+count = 3
+between = ["s{i}", "r1"]
+rate = "100Mb"
+delay = "1ms"
+[[link]]
+count = 3
+between = ["d{i}", "r2"]
+rate = "100Mb"
+delay = "1ms"
+"#;
+    let e = parse(LINKS).unwrap_err();
+    assert!(e.message.contains("from `s2` to `r1` is already declared at link[1]"), "{e}");
+    assert_eq!(e.field, "link[2](i=2)");
+    let links = LINKS.replace("between = [\"s2\", \"r1\"]", "between = [\"x\", \"r1\"]");
+    let flows = |count: u32, name: &str, to: &str| {
+        format!(
+            "{links}[[flow]]\nname = \"tcp1\"\napp = \"cbr\"\nfrom = \"x\"\nto = \"d0\"\nrate = \"1Mb\"\n\
+             [[flow]]\ncount = {count}\nname = \"{name}\"\napp = \"ftp\"\nfrom = \"s{{i}}\"\nto = \"{to}\"\n"
+        )
+    };
+    parse(&flows(3, "tcp{i}-", "d{i}")).unwrap();
+    let e = parse(&flows(4, "tcp{i}-", "d{i}")).unwrap_err();
+    assert_eq!(e.field, "flow[1](i=3).from");
+    assert!(e.message.contains("node `s3` is not on any link"), "{e}");
+    let e = parse(&flows(3, "tcp{i}-", "s1")).unwrap_err();
+    assert_eq!(e.field, "flow[1](i=1)");
+    assert!(e.message.contains("from a node to itself"), "{e}");
+    // A name without `{i}` gets the index appended: the second entry is `tcp1`, taken.
+    let e = parse(&flows(3, "tcp", "d{i}")).unwrap_err();
+    assert_eq!(e.field, "flow[1](i=1)");
+    assert!(e.message.contains("flow name `tcp1` is already used by flow[0]"), "{e}");
+}
+
+#[test]
+fn cbr_rate_gives_the_interval_like_ns2() {
+    let sc = with("interval = \"5ms\"", "rate = \"800kb\"").unwrap();
+    match sc.flows[1].app.config::<CbrConfig>() {
+        Some(c) => assert_eq!(c.interval, Dur::from_millis(5)),
+        None => panic!("not cbr"),
+    }
+    let e = with("interval = \"5ms\"", "interval = \"5ms\"\nrate = \"1Mb\"").unwrap_err();
+    assert!(e.message.contains("not both"), "{e}");
+}
+
+#[test]
+fn monitor_links_must_exist() {
+    let e = parse(&format!("{GOOD}\n[monitor]\nlinks = [\"r1->b\"]\n")).unwrap_err();
+    assert_eq!(e.field, "monitor.links");
+    let sc = parse(&format!("{GOOD}\n[monitor]\nlinks = [\"r2->r1\"]\nbin = \"1s\"\n")).unwrap();
+    assert_eq!(sc.monitor.links.len(), 1);
+    assert_eq!(sc.monitor.bin, Dur::from_secs(1));
+}
+
+#[test]
+fn web_shape_must_give_a_mean() {
+    let text =
+        GOOD.replacen("app = \"ftp\"", "app = \"web\"\ninterarrival = \"45ms\"\nmean_size = \"10KB\"\nshape = 0.9", 1);
+    let e = parse(&text).unwrap_err();
+    assert_eq!(e.field, "flow[0].shape");
+}
+
+/// No input makes the parser panic: mangle the good scenario in many deterministic ways
+/// (truncate, delete a byte, duplicate a line, swap a value's type) and parse each.
+#[test]
+fn no_mangled_input_panics() {
+    let mut rng = fairway_core::Rng::from_seed(11);
+    let bytes = GOOD.as_bytes();
+    let mut tried = 0;
+    for _ in 0..3000 {
+        let mut v = bytes.to_vec();
+        match rng.below(5) {
+            0 => v.truncate(rng.below(v.len() as u64) as usize),
+            1 => {
+                let i = rng.below(v.len() as u64) as usize;
+                v.remove(i);
+            }
+            2 => {
+                let i = rng.below(v.len() as u64) as usize;
+                let c = b"\"=[]{}.,-0123456789ax\n#"[rng.below(23) as usize];
+                v.insert(i, c);
+            }
+            3 => {
+                let lines: Vec<&str> = GOOD.lines().collect();
+                let i = rng.below(lines.len() as u64) as usize;
+                let mut l = lines.clone();
+                l.insert(i, lines[i]);
+                v = l.join("\n").into_bytes();
+            }
+            _ => {
+                let i = rng.below(v.len() as u64) as usize;
+                v[i] = b"0\"ts-"[rng.below(5) as usize];
+            }
+        }
+        if let Ok(text) = String::from_utf8(v) {
+            let _ = parse(&text);
+            tried += 1;
+        }
+    }
+    assert!(tried > 2500);
+    // Extreme numbers are errors, not panics.
+    for bad in ["rate = 1e300", "rate = \"1e300Mb\"", "delay = 1e300", "rate = -0.0"] {
+        let _ = with("rate = \"2Mb\"", bad);
+    }
+    let _ = with("window = 15", "window = 99999999999999");
+    let _ = with("window = 15", "window = -1");
+}
+
+#[test]
+fn sizes_that_would_exhaust_memory_are_refused() {
+    let e = with("packet_size = \"500B\"", "packet_size = \"2GB\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].packet_size");
+    let e = parse(&format!("{GOOD}\n[monitor]\nbin = \"1ns\"\n")).unwrap_err();
+    assert_eq!(e.field, "monitor.bin");
+}
+
+#[test]
+fn unknown_top_level_key_and_section() {
+    let e = with("seed = 3", "seed = 3\ndurration = \"5s\"").unwrap_err();
+    assert_eq!(e.field, "durration");
+    assert!(e.message.contains("did you mean `duration`"), "{e}");
+    let e = parse(&format!("{GOOD}\n[monitr]\nbin = \"1s\"\n")).unwrap_err();
+    assert_eq!(e.field, "monitr");
+    let e = parse(&format!("{GOOD}\n[monitor]\nbins = \"1s\"\n")).unwrap_err();
+    assert_eq!(e.field, "monitor.bins");
+}
+
+#[test]
+fn mapp_flows_parse_with_presets_lists_and_pacing() {
+    let sc = with("app = \"cbr\"", "app = \"mapp\"\nscales = \"chung\"").unwrap_err();
+    // packet_size 500B and interval 5ms remain in the flow: `interval` needs constant_rate.
+    assert_eq!(sc.field, "flow[1].interval");
+    let text = GOOD.replacen("app = \"cbr\"", "app = \"mapp\"\nscales = \"chung\"\npacing = \"constant_rate\"", 1);
+    let sc = parse(&text).unwrap();
+    match sc.flows[1].app.config::<MappConfig>() {
+        Some(c) => {
+            assert_eq!(c.table.rates().len(), 5);
+            assert_eq!(c.table.rate(4), Rate(1_100_000));
+            assert!(
+                matches!(c.pacing, Pacing::ConstantRate { interval, max_datagram } if interval == Dur::from_millis(5) && max_datagram == Bytes(500))
+            );
+        }
+        None => panic!("not mapp"),
+    }
+    assert_eq!(sc.flows[1].transport(), "udpm");
+    assert_eq!(sc.flows[1].class(), "udp");
+    let text = GOOD.replacen(
+        "app = \"cbr\"\nfrom = \"a\"\nto = \"b\"\nstart = \"1s\"\npacket_size = \"500B\"\ninterval = \"5ms\"",
+        "app = \"mapp\"\nfrom = \"a\"\nto = \"b\"\nscales = [\"100kb\", \"50kb\"]",
+        1,
+    );
+    let e = parse(&text).unwrap_err();
+    assert_eq!(e.field, "flow[1].scales");
+    let e = parse(&text.replace("[\"100kb\", \"50kb\"]", "\"nine\"")).unwrap_err();
+    assert!(e.message.contains("unknown scale table"), "{e}");
+    let e = parse(&text.replace("scales = [\"100kb\", \"50kb\"]", "transport = \"udp\"")).unwrap_err();
+    assert_eq!(e.field, "flow[1].transport");
+}
+
+#[test]
+fn link_loss_must_be_a_probability() {
+    let e = with("delay = \"10ms\"", "delay = \"10ms\"\nloss = 1.5").unwrap_err();
+    assert_eq!(e.field, "link[1].loss");
+    let sc = with("delay = \"10ms\"", "delay = \"10ms\"\nloss = 0.01").unwrap();
+    assert_eq!(sc.links[2].loss, 0.01);
+    assert_eq!(sc.links[3].loss, 0.01, "a duplex link's loss applies to both directions");
+    assert_eq!(sc.links[0].loss, 0.0);
+}
+
+#[test]
+fn iftp_flows_take_the_papers_parameters_and_their_access_rate() {
+    let text = GOOD.replacen(
+        "app = \"cbr\"\nfrom = \"a\"\nto = \"b\"\nstart = \"1s\"\npacket_size = \"500B\"\ninterval = \"5ms\"",
+        "app = \"iftp\"\nfrom = \"a\"\nto = \"b\"\nscale = 1.5\npackets = 300",
+        1,
+    );
+    let sc = parse(&text).unwrap();
+    match sc.flows[1].app.config::<IftpConfig>() {
+        Some(c) => {
+            assert_eq!((c.ssthresh, c.w_max, c.after_missing_thresh), (32, 50, 3));
+            assert_eq!(c.scale, 1.5);
+            assert_eq!(c.packets, Some(300));
+            // tau comes from the first link of the route, a -> r1 at 10 Mb/s.
+            assert_eq!(c.link_rate, Rate(10_000_000));
+        }
+        None => panic!("not iftp"),
+    }
+    assert_eq!(sc.flows[1].transport(), "iftp");
+    let e = parse(&text.replace("scale = 1.5", "scale = -1.0")).unwrap_err();
+    assert_eq!(e.field, "flow[1].scale");
+    let e = parse(&text.replace("scale = 1.5", "w_max = 0")).unwrap_err();
+    assert_eq!(e.field, "flow[1].w_max");
+    let sc = parse(&text.replace("scale = 1.5", "access_rate = \"1Mb\"")).unwrap();
+    assert!(matches!(sc.flows[1].app.config::<IftpConfig>(), Some(c) if c.link_rate == Rate(1_000_000)));
+    // `tau = "bottleneck"`: the slowest link of the route, r1 -> r2 at 2 Mb/s.
+    let sc = parse(&text.replace("scale = 1.5", "tau = \"bottleneck\"")).unwrap();
+    assert!(matches!(sc.flows[1].app.config::<IftpConfig>(), Some(c) if c.link_rate == Rate(2_000_000)));
+    let sc = parse(&text.replace("scale = 1.5", "tau = \"access\"")).unwrap();
+    assert!(matches!(sc.flows[1].app.config::<IftpConfig>(), Some(c) if c.link_rate == Rate(10_000_000)));
+    let e = parse(&text.replace("scale = 1.5", "tau = \"8ms\"")).unwrap_err();
+    assert_eq!(e.field, "flow[1].tau");
+    let e = parse(&text.replace("scale = 1.5", "tau = \"access\"\naccess_rate = \"1Mb\"")).unwrap_err();
+    assert_eq!(e.field, "flow[1].tau");
+    // The backoff rule and the timer's minimum.
+    match sc.flows[1].app.config::<IftpConfig>() {
+        Some(c) => assert_eq!((c.backoff_reset, c.min_rto), (BackoffReset::AfterProbe, Dur::ZERO)),
+        None => panic!("not iftp"),
+    }
+    let sc = parse(&text.replace("scale = 1.5", "backoff_reset = \"never\"\nmin_rto = \"200ms\"")).unwrap();
+    match sc.flows[1].app.config::<IftpConfig>() {
+        Some(c) => {
+            assert_eq!((c.backoff_reset, c.min_rto), (BackoffReset::Never, Dur::from_millis(200)))
+        }
+        None => panic!("not iftp"),
+    }
+    let e = parse(&text.replace("scale = 1.5", "backoff_reset = \"sometimes\"")).unwrap_err();
+    assert_eq!(e.field, "flow[1].backoff_reset");
+}
+
+#[test]
+fn phase_effect_remedies_parse_per_flow_and_reject_bad_values() {
+    let sc = with("window = 15", "window = 15\noverhead = \"8ms\"\nsend_jitter = \"2ms\"").unwrap();
+    let ftp = &sc.flows[0];
+    assert_eq!(ftp.send_jitter, Dur::from_millis(2));
+    assert_eq!(ftp.tcp().unwrap().sender.overhead, Dur::from_millis(8));
+    assert_eq!(sc.flows[1].send_jitter, Dur::ZERO, "off unless asked");
+    let sc = with("interval = \"5ms\"", "interval = \"5ms\"\nsend_jitter = \"1ms\"").unwrap();
+    assert_eq!(sc.flows[1].send_jitter, Dur::from_millis(1), "any flow may have it");
+    let e = with("window = 15", "window = 15\nsend_jitter = \"-1ms\"").unwrap_err();
+    assert_eq!(e.field, "flow[0].send_jitter");
+    let e = with("window = 15", "window = 15\noverhead = \"soon\"").unwrap_err();
+    assert_eq!(e.field, "flow[0].overhead");
+    // `overhead` is TCP's (ns-2 `overhead_`); a CBR has `jitter` and `send_jitter`.
+    let e = with("interval = \"5ms\"", "interval = \"5ms\"\noverhead = \"1ms\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].overhead");
+}
+
+#[test]
+fn apps_and_transports_that_do_not_go_together_are_named() {
+    // A datagram app on another datagram transport: the transports that carry it.
+    let e = with("app = \"cbr\"", "app = \"cbr\"\ntransport = \"iftp\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].transport");
+    assert!(e.message.contains("transport `iftp` cannot carry app `cbr`: expected udp"), "{e}");
+    // A TCP app on a datagram transport that does not carry it: the TCP variants.
+    let e = with("app = \"ftp\"", "app = \"ftp\"\ntransport = \"udpm\"").unwrap_err();
+    assert!(e.message.contains("cannot carry app `ftp`: expected newreno, reno, tahoe"), "{e}");
+    // A TCP variant under a datagram app.
+    let e = with("app = \"cbr\"", "app = \"cbr\"\ntransport = \"reno\"").unwrap_err();
+    assert!(e.message.contains("transport `reno` cannot carry app `cbr`: expected udp"), "{e}");
+    // Names nobody registered: every app is listed.
+    let e = with("app = \"cbr\"", "app = \"video-ish\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].app");
+    assert!(e.message.contains("expected ftp, transfer, web, cbr, voip, video, mapp, iftp"), "{e}");
+    let e = with("app = \"cbr\"", "app = \"cbr\"\ntransport = \"carrier-pigeon\"").unwrap_err();
+    assert!(e.message.contains("unknown transport `carrier-pigeon`"), "{e}");
+    // The defaults: an app's own transport, named in the summary's terms.
+    let sc = parse(GOOD).unwrap();
+    assert_eq!((sc.flows[1].app.name(), sc.flows[1].transport()), ("cbr", "udp"));
+    let sc = with("app = \"cbr\"", "app = \"cbr\"\ntransport = \"udp\"").unwrap();
+    assert_eq!(sc.flows[1].transport(), "udp");
+}
+
+#[test]
+fn a_protocols_keys_are_its_own() {
+    // IFTP's keys on a CBR flow are unknown there, and the message lists CBR's.
+    let e = with("interval = \"5ms\"", "interval = \"5ms\"\nw_max = 3").unwrap_err();
+    assert_eq!(e.field, "flow[1].w_max");
+    assert!(e.message.contains("frame_interval"), "{e}");
+}
+
+/// GOOD with its CBR flow replaced by one flow with `keys`.
+fn datagram_flow(keys: &str) -> Result<Scenario, ScenarioError> {
+    let head = &GOOD[..GOOD.find("[[flow]]\nname = \"cbr\"").expect("GOOD's CBR flow")];
+    parse(&format!("{head}[[flow]]\nname = \"d\"\nfrom = \"a\"\nto = \"b\"\n{keys}\n"))
+}
+
+#[test]
+fn voip_and_video_are_sources_for_any_datagram_transport() {
+    // Seed 004's VoIP by default: 84 kb/s of 160-byte packets, 15.24 ms apart, over UDP.
+    let sc = datagram_flow("app = \"voip\"").unwrap();
+    let d = &sc.flows[1];
+    let c = d.app.config::<CbrConfig>().unwrap();
+    assert_eq!(c.packet_size, Bytes(160));
+    assert!((c.interval.as_secs_f64() - 160.0 * 8.0 / 84_000.0).abs() < 1e-9);
+    assert_eq!((d.app.name(), d.transport(), d.class()), ("voip", "udp", "udp"));
+    // Over TFRC, in talk spurts; over TFRC-SP.
+    let sc = datagram_flow("app = \"voip\"\ntransport = \"tfrc\"\ntalk_spurts = true\non_mean = \"800ms\"").unwrap();
+    assert_eq!((sc.flows[1].transport(), sc.flows[1].class()), ("tfrc", "tfrc"));
+    let sc = datagram_flow("app = \"voip\"\ntransport = \"tfrc-sp\"").unwrap();
+    assert_eq!(sc.flows[1].transport(), "tfrc-sp");
+    // Spurt keys need talk_spurts; frames are video's.
+    let e = datagram_flow("app = \"voip\"\non_mean = \"800ms\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].on_mean");
+    let e = datagram_flow("app = \"voip\"\nframe_rate = 25").unwrap_err();
+    assert_eq!(e.field, "flow[1].frame_rate");
+    let e = datagram_flow("app = \"cbr\"\ntalk_spurts = true").unwrap_err();
+    assert_eq!(e.field, "flow[1].talk_spurts");
+    // Video: a rate is required; frame_rate gives frames.
+    let e = datagram_flow("app = \"video\"").unwrap_err();
+    assert!(e.message.contains("needs its `rate`"), "{e}");
+    let sc = datagram_flow("app = \"video\"\nrate = \"2.5Mb\"\nframe_rate = 25").unwrap();
+    let c = sc.flows[1].app.config::<CbrConfig>().unwrap();
+    assert_eq!((c.packet_size, c.frame_interval), (Bytes(1000), Some(Dur::from_millis(40))));
+    assert!((c.interval.as_secs_f64() - 0.0032).abs() < 1e-12, "1000 B at 2.5 Mb/s");
+    let e = datagram_flow("app = \"video\"\nrate = \"1Mb\"\nframe_rate = 25\nframe_interval = \"40ms\"").unwrap_err();
+    assert!(e.message.contains("not both"), "{e}");
+    // A greedy app over TFRC takes no pace.
+    let e = datagram_flow("app = \"ftp\"\ntransport = \"tfrc\"\nrate = \"1Mb\"").unwrap_err();
+    assert_eq!(e.field, "flow[1].rate");
+    // UDP carries no greedy app.
+    let e = datagram_flow("app = \"ftp\"\ntransport = \"udp\"").unwrap_err();
+    assert!(e.message.contains("cannot carry app `ftp`"), "{e}");
+}

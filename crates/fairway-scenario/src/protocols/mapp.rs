@@ -1,0 +1,186 @@
+//! `transport = "udpm"`, `app = "mapp"`: seed 000's media-scaling application over UDPm, with
+//! seed 003 §5's receiver rule. `scales` is a preset ("kadhum2015": ten levels, "chung": seed
+//! 003's five) or a list of rates; `pacing` is "constant_size" (one `packet_size` datagram per
+//! frame, the interval changing with the scale) or "constant_rate" (one frame per `interval`, its
+//! size changing, split into datagrams of at most `packet_size`).
+
+use std::any::Any;
+use std::sync::Arc;
+
+use fairway_core::{Bytes, Rate, Rng, Time};
+use fairway_proto::mapp::{MappConfig, MappReceiver, MappSender, Pacing, ScaleTable};
+use serde::Serialize;
+
+use super::{packet_size, Build, DatagramSpec, FlowContext, ProtocolReport, Registration, ReportContext};
+use crate::reader::{Res, Tbl};
+use fairway_engine::datagram::{DatagramFlow, FlowDriver};
+
+pub(crate) const REGISTRATION: Registration =
+    Registration { transport: "udpm", apps: &["mapp"], keys: MAPP_KEYS, parse };
+
+const MAPP_KEYS: &[&str] = &[
+    "scales",
+    "pacing",
+    "packet_size",
+    "interval",
+    "jitter",
+    "ecn",
+    "multimedia_tag",
+    "initial_rtt",
+    "toi_alpha",
+    "idle_limit",
+    "reassembly_window",
+];
+
+#[derive(Debug, Clone)]
+struct MappSpec {
+    cfg: MappConfig,
+}
+
+type MappFlow = DatagramFlow<MappSender, MappReceiver>;
+
+/// What MApp's two ends saw.
+#[derive(Debug, Clone, Serialize)]
+pub struct MappSummary {
+    pub final_scale: u8,
+    /// The sender's scale averaged over the flow's active time.
+    pub mean_scale: f64,
+    /// Scale changes as the sender applied them.
+    pub scale_decreases: u64,
+    pub scale_increases: u64,
+    /// Receive timeouts (seed 003 §5's TOI) at the receiver.
+    pub receiver_timeouts: u64,
+    /// Datagrams the receiver found missing (sequence gaps) and found CE-marked.
+    pub lost_pkts_seen: u64,
+    pub marked_pkts_seen: u64,
+    pub frames_complete: u64,
+    pub frames_lost: u64,
+    pub feedback_sent: u64,
+}
+
+fn parse(t: &Tbl, _app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
+    let table = match t.get("scales") {
+        None => ScaleTable::kadhum2015(),
+        Some(v) if v.is_str() => match v.string()?.as_str() {
+            "kadhum2015" => ScaleTable::kadhum2015(),
+            "chung" => ScaleTable::chung_mm_app(),
+            other => {
+                return Err(
+                    v.error(format!("unknown scale table `{other}`: expected kadhum2015, chung or a list of rates"))
+                )
+            }
+        },
+        Some(v) => {
+            let rates = v
+                .strings()?
+                .iter()
+                .map(|r| Rate::parse(r).map_err(|e| v.error(e.to_string())))
+                .collect::<Res<Vec<Rate>>>()?;
+            ScaleTable::new(rates).map_err(|e| v.error(e.to_string()))?
+        }
+    };
+    let packet_size = match t.get("packet_size") {
+        Some(v) => packet_size(&v)?,
+        None => Bytes(1000), // seed 000 Table 1: "FTP/MApp packet size 1000 bytes"
+    };
+    let pacing = match t.get("pacing") {
+        None => Pacing::ConstantSize { packet_size },
+        Some(v) => match v.string()?.as_str() {
+            "constant_size" => Pacing::ConstantSize { packet_size },
+            "constant_rate" => {
+                let interval = t.req("interval")?.dur_pos()?;
+                Pacing::ConstantRate { interval, max_datagram: packet_size }
+            }
+            other => return Err(v.error(format!("unknown pacing `{other}`: expected constant_size or constant_rate"))),
+        },
+    };
+    if matches!(pacing, Pacing::ConstantSize { .. }) {
+        if let Some(v) = t.get("interval") {
+            return Err(v.error("`interval` applies to pacing = \"constant_rate\" only"));
+        }
+    }
+    let mut cfg = MappConfig { table, pacing, ..MappConfig::default() };
+    if let Some(v) = t.get("jitter") {
+        cfg.jitter = v.bool()?;
+    }
+    if let Some(v) = t.get("ecn") {
+        cfg.ect = v.bool()?;
+    }
+    if let Some(v) = t.get("multimedia_tag") {
+        cfg.multimedia_tag = v.bool()?;
+    }
+    if let Some(v) = t.get("initial_rtt") {
+        cfg.initial_rtt = v.dur_pos()?;
+    }
+    if let Some(v) = t.get("toi_alpha") {
+        cfg.toi_alpha = v.f64()?;
+    }
+    if let Some(v) = t.get("idle_limit") {
+        cfg.idle_limit = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("reassembly_window") {
+        cfg.reassembly_window = v.u32_min(1)?;
+    }
+    cfg.validate().map_err(|e| t.error(e.to_string()))?;
+    Ok(Arc::new(MappSpec { cfg }))
+}
+
+impl DatagramSpec for MappSpec {
+    fn app(&self) -> &'static str {
+        "mapp"
+    }
+
+    fn transport(&self) -> &'static str {
+        "udpm"
+    }
+
+    fn build(&self, b: &Build) -> Result<Box<dyn FlowDriver>, String> {
+        let cfg = MappConfig { flow: b.flow, ..self.cfg.clone() };
+        let rng = Rng::stream(b.seed, &format!("mapp:{}", b.name));
+        let snd = MappSender::new(cfg.clone(), rng).map_err(|e| e.to_string())?;
+        let rcv = MappReceiver::new(cfg).map_err(|e| e.to_string())?;
+        // The sender's scale goes into every throughput bin and scale.csv.
+        Ok(Box::new(MappFlow::new(snd, rcv, b.wire).with_scale(MappSender::scale, MappSender::scale_log)))
+    }
+
+    fn report(&self, drv: &dyn FlowDriver, ctx: &ReportContext) -> Option<ProtocolReport> {
+        let m = drv.as_any().downcast_ref::<MappFlow>()?;
+        let (log, rcv) = (m.snd.scale_log(), m.rcv.stats());
+        Some(ProtocolReport::new(
+            "mapp",
+            MappSummary {
+                final_scale: log.last().map_or(0, |(_, s)| *s),
+                mean_scale: time_weighted_mean(log, ctx.start, ctx.stop),
+                scale_decreases: log.windows(2).filter(|w| w[1].1 < w[0].1).count() as u64,
+                scale_increases: log.windows(2).filter(|w| w[1].1 > w[0].1).count() as u64,
+                receiver_timeouts: rcv.timeouts,
+                lost_pkts_seen: rcv.lost,
+                marked_pkts_seen: rcv.marked,
+                frames_complete: rcv.frames_complete,
+                frames_lost: rcv.frames_lost,
+                feedback_sent: rcv.feedback_sent,
+            },
+        ))
+    }
+
+    fn config(&self) -> &dyn Any {
+        &self.cfg
+    }
+}
+
+/// The mean of a step function given by (time, value) changes, over [from, to].
+fn time_weighted_mean(log: &[(Time, u8)], from: Time, to: Time) -> f64 {
+    let span = (to - from).as_secs_f64();
+    if span <= 0.0 || log.is_empty() {
+        return log.last().map_or(0.0, |(_, s)| *s as f64);
+    }
+    let mut area = 0.0;
+    for (i, (t, v)) in log.iter().enumerate() {
+        let a = (*t).max(from);
+        let b = log.get(i + 1).map_or(to, |(n, _)| *n).min(to);
+        if b > a {
+            area += *v as f64 * (b - a).as_secs_f64();
+        }
+    }
+    area / span
+}

@@ -1,0 +1,78 @@
+//! The datagram protocols a scenario can name, registered in one place ([`REGISTRY`]). Each
+//! protocol's module holds all fairway knows of it beside its endpoints (fairway-proto): its
+//! scenario keys, their parsing and checking, how to build its two endpoints for a flow, and
+//! what it adds to the flow's summary. The engine's run loop names none of them (it drives a
+//! `FlowDriver`); a new protocol is a module here and one line in [`REGISTRY`].
+//!
+//! TCP is not among them: its agents live in the engine (`tcp/`), as ns-2's do.
+
+use std::sync::Arc;
+
+use fairway_core::{Bytes, Rate};
+pub use fairway_engine::protocol::{Build, DatagramSpec, ProtocolReport, Report, ReportContext};
+
+use crate::reader::{Res, Tbl, Val};
+
+mod iftp;
+mod mapp;
+mod sources;
+mod tfrc;
+mod udp;
+
+pub use iftp::IftpSummary;
+pub use mapp::MappSummary;
+pub use tfrc::TfrcSummary;
+
+/// Every datagram transport a scenario can name: `transport = "<name>"`, or the app's default.
+pub(crate) const REGISTRY: &[Registration] =
+    &[udp::REGISTRATION, mapp::REGISTRATION, iftp::REGISTRATION, tfrc::TFRC, tfrc::TFRC_SP];
+
+/// How a scenario names a datagram transport and what it reads from a `[[flow]]` entry.
+pub(crate) struct Registration {
+    /// `transport = "<name>"`.
+    pub transport: &'static str,
+    /// The apps it carries; a flow with one of these apps and no `transport` gets this one if it
+    /// is the first registration to list the app.
+    pub apps: &'static [&'static str],
+    /// The keys it reads beside the common ones (name, app, from, ...).
+    pub keys: &'static [&'static str],
+    /// Reads the flow's keys; `app` is one of `apps`.
+    pub parse: fn(t: &Tbl, app: &str, ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>>,
+}
+
+/// What parsing a flow may need beside its own keys.
+pub(crate) struct FlowContext {
+    /// The rates of the links of the flow's route, source first.
+    pub route_rates: Vec<Rate>,
+}
+
+/// The registration for `transport`, or the default transport of `app`.
+pub(crate) fn lookup(app: &str, transport: Option<&str>) -> Option<&'static Registration> {
+    match transport {
+        Some(t) => REGISTRY.iter().find(|r| r.transport == t),
+        None => REGISTRY.iter().find(|r| r.apps.contains(&app)),
+    }
+}
+
+/// The apps some datagram transport carries, in registry order, each once.
+pub(crate) fn datagram_apps() -> Vec<&'static str> {
+    let mut apps: Vec<&'static str> = vec![];
+    for a in REGISTRY.iter().flat_map(|r| r.apps) {
+        if !apps.contains(a) {
+            apps.push(a);
+        }
+    }
+    apps
+}
+
+/// Largest packet accepted (payload plus headers): far above any link layer's frame, and small
+/// enough that sizes fit the simulator's 32-bit packet fields.
+pub(crate) const MAX_PACKET: Bytes = Bytes(1_000_000);
+
+pub(crate) fn packet_size(v: &Val) -> Res<Bytes> {
+    let b = v.bytes_pos()?;
+    if b > MAX_PACKET {
+        return Err(v.error(format!("{b} is larger than the {MAX_PACKET} a packet may have")));
+    }
+    Ok(b)
+}

@@ -1,0 +1,189 @@
+//! The applications a datagram transport carries, as a scenario names them: `cbr` (ns-2's
+//! CBR), `voip` (seed 004's voice: 84 kb/s of 160 B packets, optionally in talk spurts) and
+//! `video` (a rate and packet size, optionally in frames), plus `ftp` (greedy) for transports
+//! that pace themselves.
+
+use fairway_core::{Bytes, Dur, Rate, Rng};
+use fairway_proto::source::{Cbr, CbrConfig, Greedy, OnOff, Source};
+
+use super::packet_size;
+use crate::reader::{Res, Tbl};
+
+/// Every key a source may read (each app rejects the others').
+pub(crate) const SOURCE_KEYS: &[&str] = &[
+    "packet_size",
+    "interval",
+    "rate",
+    "jitter",
+    "max_packets",
+    "frame_interval",
+    "frame_rate",
+    "talk_spurts",
+    "on_mean",
+    "off_mean",
+];
+
+/// An application's settings.
+#[derive(Debug, Clone)]
+pub(crate) enum SourceSpec {
+    Greedy {
+        packet_size: Bytes,
+        max_packets: Option<u64>,
+    },
+    Cbr(CbrConfig),
+    /// A CBR on and off for exponential times of these means (talk spurts).
+    OnOff {
+        cbr: CbrConfig,
+        on_mean: Dur,
+        off_mean: Dur,
+    },
+}
+
+impl SourceSpec {
+    /// Its packets' size.
+    pub fn packet_size(&self) -> Bytes {
+        match self {
+            SourceSpec::Greedy { packet_size, .. } => *packet_size,
+            SourceSpec::Cbr(c) | SourceSpec::OnOff { cbr: c, .. } => c.packet_size,
+        }
+    }
+
+    /// The CBR inside, if any.
+    pub fn cbr(&self) -> Option<&CbrConfig> {
+        match self {
+            SourceSpec::Greedy { .. } => None,
+            SourceSpec::Cbr(c) | SourceSpec::OnOff { cbr: c, .. } => Some(c),
+        }
+    }
+
+    /// The source of flow `name`, its random streams named after the flow.
+    pub fn build(&self, seed: u64, name: &str) -> Box<dyn Source> {
+        match self {
+            SourceSpec::Greedy { packet_size, max_packets } => Box::new(Greedy::new(*packet_size, *max_packets)),
+            SourceSpec::Cbr(c) => Box::new(Cbr::new(c.clone(), Rng::stream(seed, &format!("cbr:{name}")))),
+            SourceSpec::OnOff { cbr, on_mean, off_mean } => Box::new(OnOff::new(
+                Cbr::new(cbr.clone(), Rng::stream(seed, &format!("cbr:{name}"))),
+                *on_mean,
+                *off_mean,
+                Rng::stream(seed, &format!("spurts:{name}")),
+            )),
+        }
+    }
+}
+
+/// Rejects `keys` for `app`.
+fn not_for(t: &Tbl, app: &str, keys: &[&str]) -> Res<()> {
+    for k in keys {
+        if let Some(v) = t.get(k) {
+            return Err(v.error(format!("`{k}` does not apply to app = \"{app}\"")));
+        }
+    }
+    Ok(())
+}
+
+/// Reads the keys of `app` (one of ftp, cbr, voip, video).
+pub(crate) fn parse_source(t: &Tbl, app: &str) -> Res<SourceSpec> {
+    match app {
+        "ftp" => {
+            not_for(
+                t,
+                app,
+                &["interval", "rate", "jitter", "frame_interval", "frame_rate", "talk_spurts", "on_mean", "off_mean"],
+            )?;
+            let packet_size = match t.get("packet_size") {
+                Some(v) => packet_size(&v)?,
+                None => Bytes(1000),
+            };
+            let max_packets = match t.get("max_packets") {
+                Some(v) => Some(v.int_in(1, i64::MAX)? as u64),
+                None => None,
+            };
+            Ok(SourceSpec::Greedy { packet_size, max_packets })
+        }
+        "cbr" => {
+            not_for(t, app, &["frame_rate", "talk_spurts", "on_mean", "off_mean"])?;
+            // ns-2 defaults: packetSize_ 210, rate_ 448Kb, random_ 0.
+            Ok(SourceSpec::Cbr(parse_cbr(t, Bytes(210), Rate(448_000))?))
+        }
+        "voip" => {
+            not_for(t, app, &["frame_interval", "frame_rate"])?;
+            // Seed 004 §5: VoIP at 84 kb/s in 160-byte packets.
+            let cbr = parse_cbr(t, Bytes(160), Rate(84_000))?;
+            let spurts = match t.get("talk_spurts") {
+                Some(v) => v.bool()?,
+                None => false,
+            };
+            if !spurts {
+                not_for(t, "voip without talk_spurts", &["on_mean", "off_mean"])?;
+                return Ok(SourceSpec::Cbr(cbr));
+            }
+            // Brady's on and off means for conversational speech (1.0 s and 1.35 s).
+            let on_mean = match t.get("on_mean") {
+                Some(v) => v.dur_pos()?,
+                None => Dur::from_millis(1000),
+            };
+            let off_mean = match t.get("off_mean") {
+                Some(v) => v.dur_pos()?,
+                None => Dur::from_millis(1350),
+            };
+            Ok(SourceSpec::OnOff { cbr, on_mean, off_mean })
+        }
+        "video" => {
+            not_for(t, app, &["talk_spurts", "on_mean", "off_mean"])?;
+            if !t.has("rate") && !t.has("interval") {
+                return Err(t.error("app = \"video\" needs its `rate`"));
+            }
+            let mut cbr = parse_cbr(t, Bytes(1000), Rate(0))?;
+            // Frames: every 1/frame_rate, the packets the rate accumulated (`frame_interval`
+            // names the interval directly).
+            if let Some(v) = t.get("frame_rate") {
+                if t.has("frame_interval") {
+                    return Err(v.error("give `frame_rate` or `frame_interval`, not both"));
+                }
+                let fps = v.f64()?;
+                if !(fps > 0.0 && fps.is_finite()) {
+                    return Err(v.error(format!("{fps} frames a second")));
+                }
+                cbr.frame_interval = Some(Dur::from_secs_f64(1.0 / fps));
+            }
+            Ok(SourceSpec::Cbr(cbr))
+        }
+        other => unreachable!("the registry lists no app `{other}` for datagram transports"),
+    }
+}
+
+/// ns-2's CBR keys: packetSize_, interval_ or rate_, random_, maxpkts_ (and fairway's frames),
+/// with the given defaults.
+pub(crate) fn parse_cbr(t: &Tbl, default_size: Bytes, default_rate: Rate) -> Res<CbrConfig> {
+    let packet_size = match t.get("packet_size") {
+        Some(v) => packet_size(&v)?,
+        None => default_size,
+    };
+    let interval = match (t.get("interval"), t.get("rate")) {
+        (Some(_), Some(r)) => return Err(r.error("give `interval` or `rate`, not both")),
+        (Some(i), None) => i.dur_pos()?,
+        (None, Some(r)) => {
+            let rate = r.rate_pos()?;
+            interval_for(packet_size, rate)
+        }
+        (None, None) => interval_for(packet_size, default_rate),
+    };
+    let jitter = match t.get("jitter") {
+        Some(v) => v.bool()?,
+        None => false,
+    };
+    let max_packets = match t.get("max_packets") {
+        Some(v) => Some(v.u64()?),
+        None => None,
+    };
+    let frame_interval = match t.get("frame_interval") {
+        Some(v) => Some(v.dur_pos()?),
+        None => None,
+    };
+    Ok(CbrConfig { packet_size, interval, jitter, max_packets, frame_interval })
+}
+
+/// ns-2 CBR_Traffic: interval_ = packetSize_ x 8 / rate_ (cbr_traffic.cc `init`).
+fn interval_for(size: Bytes, rate: Rate) -> Dur {
+    Dur::from_secs_f64(size.bits() as f64 / rate.as_bps_f64())
+}

@@ -1,0 +1,386 @@
+//! Parameter sweeps: a `[sweep]` table in a scenario file gives lists of candidate values for
+//! any of the file's values, and the grid is their cartesian product (the first key varies
+//! slowest). The format is documented in docs/scenarios.md ("Sweeps").
+//!
+//! ```text
+//! file --load_sweep--> Sweep { points: base file with each point's values set, each checked
+//!                              by parse_scenario }
+//!      --run_sweep--> <out>/<label>/ (a normal results folder per point) and <out>/sweep.csv
+//! ```
+//!
+//! Every point is checked, exactly as a scenario file is, before any point runs. Points run on a
+//! fixed pool of worker threads pulling indices from a shared counter; results are gathered by
+//! index and written in point order, so the output bytes do not depend on scheduling or on the
+//! number of workers.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::ops::Range;
+use std::path::Path;
+
+use toml_edit::{DocumentMut, ImDocument, Item, Table, TableLike, Value};
+
+use fairway_engine::Scenario;
+
+use crate::reader::Source;
+use crate::{parse_scenario, ScenarioError};
+
+mod path;
+mod run;
+
+use path::{parse_path, resolve, set_value, Seg};
+pub use run::*;
+
+/// Largest number of points a sweep may have: a typo such as `seed = [1, 2, ..., 100000]` times
+/// another long list should be an error, not a run that never ends.
+pub const MAX_POINTS: usize = 100_000;
+
+/// The name of the combined CSV in a sweep's output folder.
+pub const SWEEP_CSV: &str = "sweep.csv";
+
+/// A sweep: the grid of a scenario file's `[sweep]` table, every point checked.
+#[derive(Debug, Clone)]
+pub struct Sweep {
+    /// The file, as it is named in errors.
+    pub file: String,
+    /// The base scenario's name (every point keeps it).
+    pub name: String,
+    /// The swept keys, as written in `[sweep]`, in order.
+    pub keys: Vec<String>,
+    /// The points in grid order (the first key varies slowest).
+    pub points: Vec<Point>,
+}
+
+/// One point of a sweep.
+#[derive(Debug, Clone)]
+pub struct Point {
+    pub index: usize,
+    /// One value per key, as written (strings without their quotes).
+    pub values: Vec<String>,
+    /// The point's folder name: `<index>_<key>=<value>_...`, file-name safe and deterministic.
+    pub label: String,
+    pub scenario: Scenario,
+    /// The point as a scenario file of its own: the base with its values set, without
+    /// `[sweep]`. Written as `scenario.toml` in the point's folder.
+    pub text: String,
+}
+
+impl Sweep {
+    /// "flow.udp.rate = 0.3Mb, seed = 2": the values of a point, for messages.
+    pub fn describe(&self, point: usize) -> String {
+        describe(&self.keys, &self.points[point].values)
+    }
+}
+
+fn describe(keys: &[String], values: &[String]) -> String {
+    if keys.is_empty() {
+        return "the base values".to_string();
+    }
+    keys.iter().zip(values).map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", ")
+}
+
+/// Whether a scenario text has a `[sweep]` table (false if it is not valid TOML).
+pub fn has_sweep(text: &str) -> bool {
+    ImDocument::parse(text).map(|d| d.as_table().contains_key("sweep")).unwrap_or(false)
+}
+
+/// Reads a scenario file and checks its sweep and every point of it. A file without `[sweep]`
+/// is a sweep of one point.
+pub fn load_sweep(path: &Path) -> Result<Sweep, ScenarioError> {
+    let file = path.display().to_string();
+    let text = fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: file.clone(),
+        line: 0,
+        col: 0,
+        field: String::new(),
+        message: format!("cannot read the file: {e}"),
+    })?;
+    points_of_text(&file, &text)
+}
+
+/// [`load_sweep`] on text: `file` names it in errors and, without a `name` key, gives the
+/// scenario's name (its file stem).
+pub fn points_of_text(file: &str, text: &str) -> Result<Sweep, ScenarioError> {
+    let stem = Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("scenario");
+    // The base values must form a scenario too: it is what `fairway run` runs.
+    parse_scenario(file, text, stem)?;
+    let src = Source { file, text };
+    let im = ImDocument::parse(text).map_err(|e| {
+        let msg = e.message().trim().to_string();
+        src.error(e.span(), "", format!("not valid TOML: {msg}"))
+    })?;
+    let doc: DocumentMut = im.clone().into_mut();
+    let axes = axes(&src, im.as_table(), doc.as_table())?;
+
+    let total = axes.iter().try_fold(1usize, |n, a| n.checked_mul(a.values.len())).filter(|n| *n <= MAX_POINTS);
+    let Some(total) = total else {
+        let sizes: Vec<String> = axes.iter().map(|a| a.values.len().to_string()).collect();
+        let n = axes.iter().fold(1u128, |n, a| n.saturating_mul(a.values.len() as u128));
+        let at = im.as_table().key("sweep").and_then(|k| k.span());
+        let msg = format!("{} = {n} points; a sweep has at most {MAX_POINTS}", sizes.join(" x "));
+        return Err(src.error(at, "sweep", msg));
+    };
+
+    let keys: Vec<String> = axes.iter().map(|a| a.key.clone()).collect();
+    let width = (total.max(1) - 1).to_string().len();
+    let mut points = Vec::with_capacity(total);
+    let mut first_err: Option<ScenarioError> = None;
+    let mut invalid = 0usize;
+    for index in 0..total {
+        // Mixed radix, the last key fastest.
+        let mut choice = vec![0; axes.len()];
+        let mut rest = index;
+        for (k, a) in axes.iter().enumerate().rev() {
+            choice[k] = rest % a.values.len();
+            rest /= a.values.len();
+        }
+        let mut d = doc.clone();
+        for (a, &c) in axes.iter().zip(&choice) {
+            set_value(d.as_item_mut(), &a.steps, &a.values[c]).map_err(|m| a.error(&src, m))?;
+        }
+        let values: Vec<String> = axes.iter().zip(&choice).map(|(a, &c)| written(&a.values[c])).collect();
+        // Checked with `[sweep]` still in place (the parser ignores it), so that lines in errors
+        // are the file's own.
+        let scenario = match parse_scenario(file, &d.to_string(), stem) {
+            Ok(sc) => sc,
+            Err(e) => {
+                invalid += 1;
+                if first_err.is_none() {
+                    first_err = Some(point_error(&src, &axes, &choice, index, &keys, &values, e));
+                }
+                continue;
+            }
+        };
+        if first_err.is_some() {
+            continue;
+        }
+        let root = d.as_table_mut();
+        root.remove("sweep");
+        if !root.contains_key("name") {
+            root.insert("name", toml_edit::value(scenario.name.clone()));
+        }
+        let mut text = format!("# {file}, sweep point {index}: {}\n", describe(&keys, &values));
+        text.push_str(&d.to_string());
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        let label = label(index, width, &keys, &values);
+        points.push(Point { index, values, label, scenario, text });
+    }
+    if let Some(mut e) = first_err {
+        if invalid > 1 {
+            e.message.push_str(&format!(" ({invalid} of {total} points are invalid)"));
+        }
+        return Err(e);
+    }
+    let name = points.first().map_or_else(|| stem.to_string(), |p| p.scenario.name.clone());
+    Ok(Sweep { file: file.to_string(), name, keys, points })
+}
+
+/// One swept key: where it points and its candidate values.
+struct Axis {
+    key: String,
+    key_span: Option<Range<usize>>,
+    /// The resolved place: keys and indices from the document's root.
+    steps: Vec<Seg>,
+    /// The place as the parser names fields (`flow[1].rate`), to recognise its errors.
+    field: String,
+    values: Vec<Value>,
+    value_spans: Vec<Option<Range<usize>>>,
+}
+
+impl Axis {
+    fn error(&self, src: &Source, message: impl Into<String>) -> ScenarioError {
+        src.error(self.key_span.clone(), &sweep_field(&self.key), message)
+    }
+}
+
+fn sweep_field(key: &str) -> String {
+    if key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        format!("sweep.{key}")
+    } else {
+        format!("sweep.\"{key}\"")
+    }
+}
+
+/// The swept keys of `[sweep]`, checked and resolved against the file. `im` gives positions,
+/// `doc` the values (the same text, so the two walk alike).
+fn axes(src: &Source, im: &Table, doc: &Table) -> Result<Vec<Axis>, ScenarioError> {
+    let (Some((key, im_item)), Some(doc_item)) = (im.get_key_value("sweep"), doc.get("sweep")) else {
+        return Ok(vec![]);
+    };
+    let (Some(im_t), Some(doc_t)) = (im_item.as_table_like(), doc_item.as_table_like()) else {
+        return Err(src.error(
+            key.span(),
+            "sweep",
+            "`sweep` must be a table of lists, e.g. [sweep] with seed = [1, 2, 3]",
+        ));
+    };
+    let (mut im_leaves, mut doc_leaves) = (vec![], vec![]);
+    flatten(im_t, "", &mut im_leaves);
+    flatten(doc_t, "", &mut doc_leaves);
+    let mut out: Vec<Axis> = vec![];
+    for ((key, key_span, im_item), (_, _, doc_item)) in im_leaves.into_iter().zip(doc_leaves) {
+        let err = |m: String| src.error(key_span.clone(), &sweep_field(&key), m);
+        let (Some(im_arr), Some(doc_arr)) = (im_item.as_array(), doc_item.as_array()) else {
+            return Err(err("expected a list of candidate values, e.g. [1, 2, 3]".into()));
+        };
+        if doc_arr.is_empty() {
+            return Err(err("an empty list gives no points".into()));
+        }
+        let segs = parse_path(&key).map_err(|m| {
+            err(format!(
+                "{m}; a sweep key is a path to a value of this file, e.g. `seed`, `link[2].rate`, `flow.udp.rate`"
+            ))
+        })?;
+        if matches!(segs.first(), Some(Seg::Key(k)) if k == "sweep") {
+            return Err(err("`sweep` cannot sweep itself".into()));
+        }
+        let (steps, field) = resolve(im, &segs).map_err(err)?;
+        if let Some(prev) = out.iter().find(|a| a.field == field) {
+            return Err(err(format!("`{key}` and `{}` are the same value ({field})", prev.key)));
+        }
+        out.push(Axis {
+            key,
+            key_span,
+            steps,
+            field,
+            values: doc_arr.iter().cloned().collect(),
+            value_spans: im_arr.iter().map(|v| v.span()).collect(),
+        });
+    }
+    Ok(out)
+}
+
+/// The leaves of the sweep table: `"flow.udp.rate" = [...]` and the dotted form
+/// `flow.udp.rate = [...]` both give the key `flow.udp.rate`.
+fn flatten<'a>(t: &'a dyn TableLike, prefix: &str, out: &mut Vec<(String, Option<Range<usize>>, &'a Item)>) {
+    for (k, item) in t.iter() {
+        let path = if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
+        match item.as_table_like() {
+            Some(sub) => flatten(sub, &path, out),
+            None => {
+                let span = t.get_key_value(k).and_then(|(key, _)| key.span()).or_else(|| item.span());
+                out.push((path, span, item));
+            }
+        }
+    }
+}
+/// A value as the user wrote it: strings without their quotes, anything else in TOML.
+fn written(v: &Value) -> String {
+    match v.as_str() {
+        Some(s) => s.to_string(),
+        None => v.clone().decorated("", "").to_string().trim().to_string(),
+    }
+}
+
+/// An invalid point: the parser's error, prefixed with the point's values. If the error is
+/// about a swept value, it points at that candidate in `[sweep]`.
+fn point_error(
+    src: &Source,
+    axes: &[Axis],
+    choice: &[usize],
+    index: usize,
+    keys: &[String],
+    values: &[String],
+    e: ScenarioError,
+) -> ScenarioError {
+    let field = strip_count_instances(&e.field);
+    let about = axes.iter().zip(choice).find(|(a, _)| {
+        field == a.field || field.starts_with(&format!("{}.", a.field)) || field.starts_with(&format!("{}[", a.field))
+    });
+    let (line, col) = match about {
+        Some((a, &c)) => a.value_spans[c].clone().map_or((e.line, e.col), |s| src.line_col(s.start)),
+        None => (e.line, e.col),
+    };
+    let inner = if e.field.is_empty() { e.message } else { format!("{}: {}", e.field, e.message) };
+    ScenarioError {
+        file: e.file,
+        line,
+        col,
+        field: String::new(),
+        message: format!("sweep point {index} ({}): {inner}", describe(keys, values)),
+    }
+}
+
+/// `flow[1](i=3).rate` (an entry of a `count` group) as `flow[1].rate`.
+fn strip_count_instances(field: &str) -> String {
+    let mut out = String::with_capacity(field.len());
+    let mut rest = field;
+    while let Some(at) = rest.find("(i=") {
+        out.push_str(&rest[..at]);
+        rest = rest[at..].find(')').map_or("", |end| &rest[at + end + 1..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `<index>_<key>=<value>_...`: ASCII letters, digits and `-_.+=` only; the index (zero-padded
+/// so that folders sort in point order) keeps labels unique.
+fn label(index: usize, width: usize, keys: &[String], values: &[String]) -> String {
+    fn safe(s: &str, max: usize) -> String {
+        let mut out = String::new();
+        for c in s.replace("->", "-").chars().filter(|c| !matches!(c, '[' | ']' | '"' | '\'')) {
+            let c = if c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '+') { c } else { '_' };
+            if !(c == '_' && (out.is_empty() || out.ends_with('_'))) {
+                out.push(c);
+            }
+        }
+        out.truncate(max);
+        out.trim_end_matches('_').to_string()
+    }
+    let mut s = format!("{index:0width$}");
+    for (k, v) in keys.iter().zip(values) {
+        let _ = write!(s, "_{}={}", safe(k, 40), safe(v, 40));
+    }
+    s.truncate(200);
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run::csv_field;
+    use super::*;
+
+    #[test]
+    fn paths_parse_into_keys_and_indices() {
+        use Seg::*;
+        assert_eq!(parse_path("seed").unwrap(), vec![Key("seed".into())]);
+        assert_eq!(
+            parse_path("link[2].queue.limit").unwrap(),
+            vec![Key("link".into()), Index(2), Key("queue".into()), Key("limit".into())]
+        );
+        assert_eq!(
+            parse_path("flow.\"my.flow\".rate").unwrap(),
+            vec![Key("flow".into()), Key("my.flow".into()), Key("rate".into())]
+        );
+        assert_eq!(parse_path("monitor.links[0]").unwrap(), vec![Key("monitor".into()), Key("links".into()), Index(0)]);
+        for bad in ["", "link[x].rate", "link[2", "a..b", "a.", "a b", "\"open"] {
+            assert!(parse_path(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn count_instances_are_stripped_from_fields() {
+        assert_eq!(strip_count_instances("flow[1](i=3).rate"), "flow[1].rate");
+        assert_eq!(strip_count_instances("link[0].queue.thresh"), "link[0].queue.thresh");
+    }
+
+    #[test]
+    fn labels_are_file_name_safe_and_sorted_by_index() {
+        let keys = vec!["link[2].rate".to_string(), "flow.udp.rate".to_string()];
+        let values = vec!["1.5 Mb/s".to_string(), "0.3Mb".to_string()];
+        assert_eq!(label(3, 2, &keys, &values), "03_link2.rate=1.5_Mb_s_flow.udp.rate=0.3Mb");
+        assert_eq!(label(1, 1, &["monitor.links[0]".to_string()], &["r1->r2".to_string()]), "1_monitor.links0=r1-r2");
+        assert_eq!(label(0, 1, &[], &[]), "0");
+        let queue = vec!["{ kind = \"red\", q_weight = 0.002 }".to_string()];
+        assert_eq!(label(7, 1, &["link[2].queue".to_string()], &queue), "7_link2.queue=kind_red_q_weight_0.002");
+    }
+
+    #[test]
+    fn csv_fields_with_commas_or_quotes_are_quoted() {
+        assert_eq!(csv_field("0.3Mb"), "0.3Mb");
+        assert_eq!(csv_field("[1, 2]"), "\"[1, 2]\"");
+        assert_eq!(csv_field("a\"b"), "\"a\"\"b\"");
+    }
+}

@@ -1,0 +1,300 @@
+//! Running a sweep's points on a pool of workers and gathering their results in point order;
+//! sweep.csv and the terminal table.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use super::{Sweep, SWEEP_CSV};
+use fairway_engine::results::{RunResult, Summary};
+use fairway_engine::{RunOptions, Scenario};
+
+/// Writes one point's results into its folder (fairway-report's `output::write_all`, for one).
+pub type PointWriter = fn(&RunResult, &Scenario, &Path) -> std::io::Result<()>;
+
+/// How to run a sweep.
+#[derive(Debug, Clone)]
+pub struct SweepOptions {
+    /// Worker threads (at least one; never more than the points).
+    pub jobs: usize,
+    /// Keep every point's whole [`RunResult`] (time series included) in the result, not only its
+    /// summary.
+    pub keep_runs: bool,
+    /// What each point's folder gets beside its scenario.toml.
+    pub write: PointWriter,
+}
+
+/// Writes nothing beside a point's scenario.toml.
+pub fn write_nothing(_: &RunResult, _: &Scenario, _: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+impl Default for SweepOptions {
+    fn default() -> Self {
+        SweepOptions { jobs: default_jobs(), keep_runs: false, write: write_nothing }
+    }
+}
+
+/// The default number of workers: the cores available.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// What one point gave.
+#[derive(Debug)]
+pub struct PointRun {
+    /// Its results folder.
+    pub dir: PathBuf,
+    /// Its summary, or why it failed (the run or writing its folder).
+    pub outcome: Result<Summary, String>,
+    /// The whole result, with [`SweepOptions::keep_runs`].
+    pub run: Option<RunResult>,
+}
+
+/// What a sweep gave, in point order.
+#[derive(Debug)]
+pub struct SweepResult {
+    /// `<out>/sweep.csv`.
+    pub csv: PathBuf,
+    pub points: Vec<PointRun>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    #[error("{}: {source}", .path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    /// Some points failed; the others finished and sweep.csv holds their rows.
+    #[error("{} of {} sweep points failed:\n{}", .failed.len(), .result.points.len(), .failed.join("\n"))]
+    Failed { failed: Vec<String>, result: Box<SweepResult> },
+}
+
+/// Runs every point of a sweep on `jobs` worker threads, writes each point's results folder in
+/// `out` (its scenario.toml, then what `write` writes) and the combined `out/sweep.csv`.
+/// `progress(done, total)` is called on this thread after each point. See [`run_sweep_with`].
+pub fn run_sweep(
+    s: &Sweep,
+    out: &Path,
+    jobs: usize,
+    write: PointWriter,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<SweepResult, SweepError> {
+    run_sweep_with(s, out, &SweepOptions { jobs, keep_runs: false, write }, progress)
+}
+
+/// Runs a sweep. A point whose run fails does not stop the others: they finish, sweep.csv is
+/// written without the failed points' rows, and the result is [`SweepError::Failed`] naming
+/// each failed point's values (it carries the whole result too).
+pub fn run_sweep_with(
+    s: &Sweep,
+    out: &Path,
+    opts: &SweepOptions,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<SweepResult, SweepError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| SweepError::Io { path, source }
+    };
+    fs::create_dir_all(out).map_err(io(out))?;
+    let n = s.points.len();
+    let jobs = opts.jobs.clamp(1, n.max(1));
+    let next = AtomicUsize::new(0);
+    let mut slots: Vec<Option<PointRun>> = (0..n).map(|_| None).collect();
+    progress(0, n);
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel();
+        for _ in 0..jobs {
+            let (tx, next) = (tx.clone(), &next);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n || tx.send((i, run_point(s, i, out, opts))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut done = 0;
+        for (i, r) in rx {
+            slots[i] = Some(r);
+            done += 1;
+            progress(done, n);
+        }
+    });
+    let points: Vec<PointRun> = slots
+        .into_iter()
+        .zip(&s.points)
+        .map(|(r, p)| {
+            // Every index is taken by exactly one worker, which always sends its result.
+            r.unwrap_or_else(|| PointRun {
+                dir: out.join(&p.label),
+                outcome: Err("not run (a worker stopped early)".into()),
+                run: None,
+            })
+        })
+        .collect();
+    let csv = out.join(SWEEP_CSV);
+    fs::write(&csv, sweep_csv(s, &points)).map_err(io(&csv))?;
+    let failed: Vec<String> = points
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.outcome.as_ref().err().map(|e| format!("  point {i} ({}): {e}", s.describe(i))))
+        .collect();
+    let result = SweepResult { csv, points };
+    if failed.is_empty() {
+        Ok(result)
+    } else {
+        Err(SweepError::Failed { failed, result: Box::new(result) })
+    }
+}
+
+/// Runs one point and writes its folder: `scenario.toml` first (so a failed point can be
+/// rerun alone), then the normal results.
+fn run_point(s: &Sweep, i: usize, out: &Path, opts: &SweepOptions) -> PointRun {
+    let keep = opts.keep_runs;
+    let p = &s.points[i];
+    let dir = out.join(&p.label);
+    let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<RunResult, String> {
+        let written = |e: std::io::Error| format!("writing {}: {e}", dir.display());
+        fs::create_dir_all(&dir).map_err(written)?;
+        fs::write(dir.join("scenario.toml"), &p.text).map_err(written)?;
+        let res = fairway_engine::run(&p.scenario, &RunOptions::default(), &mut |_| {}).map_err(|e| e.to_string())?;
+        (opts.write)(&res, &p.scenario, &dir).map_err(written)?;
+        Ok(res)
+    }))
+    .unwrap_or_else(|panic| {
+        let msg = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(format!("the simulator panicked (a fairway bug; please report it with the scenario): {msg}"))
+    });
+    match outcome {
+        Ok(res) if keep => PointRun { dir, outcome: Ok(res.summary.clone()), run: Some(res) },
+        Ok(res) => PointRun { dir, outcome: Ok(res.summary), run: None },
+        Err(e) => PointRun { dir, outcome: Err(e), run: None },
+    }
+}
+
+/// The combined CSV: one row per point per flow, with the point's values and the first
+/// monitored link's totals. Failed points have no rows.
+pub fn sweep_csv(s: &Sweep, runs: &[PointRun]) -> String {
+    let mut out = String::from("point");
+    for k in &s.keys {
+        out.push(',');
+        out.push_str(&csv_field(k));
+    }
+    out.push_str(
+        ",flow,group,class,kind,sent_pkts,recv_pkts,recv_distinct_pkts,dropped_pkts,throughput_bps,goodput_bps,mean_delay_s,jitter_s,link,link_drops_pkts,link_utilization,link_mean_queue_pkts\n",
+    );
+    let opt = |v: Option<f64>| v.filter(|v| v.is_finite()).map_or(String::new(), |v| format!("{v:.6}"));
+    for (p, r) in s.points.iter().zip(runs) {
+        let Ok(sum) = &r.outcome else { continue };
+        let values: String = p.values.iter().map(|v| format!(",{}", csv_field(v))).collect();
+        let link = match sum.links.iter().find(|l| l.monitored) {
+            Some(l) => format!("{},{},{:.6},{:.4}", csv_field(&l.name), l.drops_pkts, l.utilization, l.mean_queue_pkts),
+            None => ",,,".to_string(),
+        };
+        for f in &sum.flows {
+            let _ = writeln!(
+                out,
+                "{}{values},{},{},{},{},{},{},{},{},{:.1},{:.1},{},{},{link}",
+                p.index,
+                csv_field(&f.name),
+                csv_field(&f.group),
+                f.class,
+                f.kind,
+                f.sent_pkts,
+                f.recv_pkts,
+                f.recv_distinct_pkts,
+                f.dropped_pkts,
+                f.throughput_bps,
+                f.goodput_bps,
+                opt(f.mean_delay_s),
+                opt(f.jitter_s),
+            );
+        }
+    }
+    out
+}
+
+/// A short table for the terminal: per point its values, each traffic class's delivered
+/// throughput and the first monitored link's drops and utilisation.
+pub fn table(s: &Sweep, res: &SweepResult) -> String {
+    let ok = || res.points.iter().filter_map(|p| p.outcome.as_ref().ok());
+    let classes: Vec<&str> = ["tcp", "udp"]
+        .into_iter()
+        .filter(|c| ok().any(|sum| sum.classes.iter().any(|k| k.class == *c && k.flows > 0)))
+        .collect();
+    // The first monitored link of each point (as in sweep.csv); named in the header when it is
+    // the same link throughout.
+    let first = |sum: &Summary| sum.links.iter().find(|l| l.monitored).cloned();
+    let mut names: Vec<String> = ok().filter_map(first).map(|l| l.name).collect();
+    names.dedup();
+    let mut head: Vec<String> = std::iter::once("point".to_string()).chain(s.keys.iter().cloned()).collect();
+    head.extend(classes.iter().map(|c| format!("{c} Mb/s")));
+    match names.as_slice() {
+        [] => {}
+        [one] => head.extend([format!("{one} drops"), "util".into()]),
+        _ => head.extend(["link".into(), "drops".into(), "util".into()]),
+    }
+    let mut rows = vec![head];
+    for (p, r) in s.points.iter().zip(&res.points) {
+        let mut row: Vec<String> = std::iter::once(p.index.to_string()).chain(p.values.iter().cloned()).collect();
+        match &r.outcome {
+            Ok(sum) => {
+                for c in &classes {
+                    let bps = sum.classes.iter().find(|k| k.class == *c).map_or(0.0, |k| k.throughput_bps);
+                    row.push(format!("{:.3}", bps / 1e6));
+                }
+                if let Some(l) = first(sum) {
+                    if names.len() > 1 {
+                        row.push(l.name);
+                    }
+                    row.push(l.drops_pkts.to_string());
+                    row.push(format!("{:.2}", l.utilization));
+                }
+            }
+            Err(_) => row.push("failed".into()),
+        }
+        rows.push(row);
+    }
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let width: Vec<usize> =
+        (0..cols).map(|c| rows.iter().filter_map(|r| r.get(c)).map(|v| v.chars().count()).max().unwrap_or(0)).collect();
+    let mut out = String::new();
+    for r in rows {
+        let line: Vec<String> = r.iter().zip(&width).map(|(v, w)| format!("{v:<w$}")).collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// `[#########.....]  7/18 points  0:12 elapsed  ETA 0:19`: one line of progress.
+pub fn progress_line(done: usize, total: usize, elapsed: std::time::Duration) -> String {
+    let clock = |s: f64| {
+        let s = s.round() as u64;
+        if s >= 3600 {
+            format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+        } else {
+            format!("{}:{:02}", s / 60, s % 60)
+        }
+    };
+    let frac = if total == 0 { 1.0 } else { done as f64 / total as f64 };
+    let n = (frac * 30.0) as usize;
+    let el = elapsed.as_secs_f64();
+    let eta = if done == 0 { "--".to_string() } else { clock(el / done as f64 * (total - done) as f64) };
+    format!("[{}{}] {done}/{total} points  {} elapsed  ETA {eta}   ", "#".repeat(n), ".".repeat(30 - n), clock(el))
+}
+
+/// A CSV field, quoted (RFC 4180) when it holds a comma, a quote, a line break or edge spaces.
+pub(super) fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) || s.trim() != s {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
