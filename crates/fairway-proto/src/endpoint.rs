@@ -52,6 +52,8 @@ pub trait Endpoint {
     type In;
     /// What it sends to its peer.
     type Out;
+    /// Its counters and state for a run's summary.
+    type Stats;
 
     /// The application starts (a sender's first packet, at once or at its first timer).
     fn start(&mut self, _now: Time) {}
@@ -74,6 +76,9 @@ pub trait Endpoint {
     /// When to call [`handle_timeout`](Self::handle_timeout) or poll again; `None` while there is
     /// nothing to wait for. A stopped endpoint returns `None`.
     fn poll_timeout(&self) -> Option<Time>;
+
+    /// Its counters and state now.
+    fn stats(&self) -> Self::Stats;
 
     /// Writes a message as it goes on the wire, `t.size` bytes in all.
     fn encode(&self, t: &Transmit<Self::Out>, out: &mut Vec<u8>);

@@ -31,6 +31,12 @@ pub struct UdpData {
     pub sent_at: Time,
 }
 
+/// Counters of a UDP sender.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct UdpSenderStats {
+    pub sent: u64,
+}
+
 /// The sending end: whatever its application hands over, at once.
 pub struct UdpSender {
     flow: u32,
@@ -49,11 +55,6 @@ impl UdpSender {
         UdpSender { flow, source, running: false, due: false, sent: 0 }
     }
 
-    /// Packets sent so far.
-    pub fn sent(&self) -> u64 {
-        self.sent
-    }
-
     /// Writes `d` as it goes on the wire, `size` bytes (at least the header).
     pub fn encode_data(d: &UdpData, size: Bytes, out: &mut Vec<u8>) {
         let start = out.len();
@@ -70,6 +71,7 @@ impl Endpoint for UdpSender {
     /// Nothing comes back to a UDP sender.
     type In = ();
     type Out = UdpData;
+    type Stats = UdpSenderStats;
 
     fn start(&mut self, now: Time) {
         if !self.running {
@@ -114,6 +116,10 @@ impl Endpoint for UdpSender {
         self.source.next_due().filter(|_| self.running)
     }
 
+    fn stats(&self) -> UdpSenderStats {
+        UdpSenderStats { sent: self.sent }
+    }
+
     fn encode(&self, t: &Transmit<UdpData>, out: &mut Vec<u8>) {
         UdpSender::encode_data(&t.msg, t.size, out);
     }
@@ -143,15 +149,12 @@ impl UdpReceiver {
     pub fn new(flow: u32) -> UdpReceiver {
         UdpReceiver { flow, stats: UdpReceiverStats::default() }
     }
-
-    pub fn stats(&self) -> UdpReceiverStats {
-        self.stats
-    }
 }
 
 impl Endpoint for UdpReceiver {
     type In = UdpData;
     type Out = ();
+    type Stats = UdpReceiverStats;
 
     fn handle(&mut self, _now: Time, d: &UdpData, _arrival: Arrival) {
         if d.flow != self.flow {
@@ -194,6 +197,10 @@ impl Endpoint for UdpReceiver {
 
     fn poll_timeout(&self) -> Option<Time> {
         None
+    }
+
+    fn stats(&self) -> UdpReceiverStats {
+        self.stats
     }
 
     fn encode(&self, _t: &Transmit<()>, _out: &mut Vec<u8>) {}

@@ -87,15 +87,12 @@ impl IftpReceiver {
     pub fn flow(&self) -> u32 {
         self.flow
     }
-
-    pub fn stats(&self) -> IftpReceiverStats {
-        self.stats
-    }
 }
 
 impl Endpoint for IftpReceiver {
     type In = IftpData;
     type Out = IftpAck;
+    type Stats = IftpReceiverStats;
 
     /// A data packet: [`handle_data`](IftpReceiver::handle_data).
     fn handle(&mut self, now: Time, d: &IftpData, _arrival: Arrival) {
@@ -129,6 +126,10 @@ impl Endpoint for IftpReceiver {
     }
 
     /// Writes an ACK as it goes on the wire: the header, then zeros up to its size.
+    fn stats(&self) -> IftpReceiverStats {
+        self.stats
+    }
+
     fn encode(&self, t: &Transmit<IftpAck>, out: &mut Vec<u8>) {
         let start = out.len();
         AckHeader::from_ack(&t.msg).encode(out);

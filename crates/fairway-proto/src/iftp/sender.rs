@@ -581,10 +581,6 @@ impl IftpSender {
         self.next
     }
 
-    pub fn stats(&self) -> IftpSenderStats {
-        self.stats
-    }
-
     pub fn config(&self) -> &IftpConfig {
         &self.cfg
     }
@@ -628,6 +624,7 @@ impl IftpSender {
 impl Endpoint for IftpSender {
     type In = IftpAck;
     type Out = IftpData;
+    type Stats = IftpSenderStats;
 
     /// Starts sending. seed 002 §4: "The Internet friendly scheme starts by setting n to 1. It
     /// sends one packet and waits for its ACK to arrive to set the initial value of the round trip
@@ -736,6 +733,10 @@ impl Endpoint for IftpSender {
     }
 
     /// Writes `d` as it goes on the wire: the header, then zeros up to the packet size.
+    fn stats(&self) -> IftpSenderStats {
+        self.stats
+    }
+
     fn encode(&self, t: &Transmit<IftpData>, out: &mut Vec<u8>) {
         let start = out.len();
         DataHeader::from_data(&t.msg).encode(out);

@@ -297,10 +297,6 @@ impl MappReceiver {
         !self.active
     }
 
-    pub fn stats(&self) -> ReceiverStats {
-        ReceiverStats { frames_complete: self.reassembly.complete(), frames_lost: self.reassembly.lost(), ..self.stats }
-    }
-
     pub fn config(&self) -> &MappConfig {
         &self.cfg
     }
@@ -309,6 +305,7 @@ impl MappReceiver {
 impl Endpoint for MappReceiver {
     type In = DataHeader;
     type Out = Feedback;
+    type Stats = ReceiverStats;
 
     /// A data datagram: [`handle_data`](MappReceiver::handle_data).
     fn handle(&mut self, now: Time, h: &DataHeader, arrival: Arrival) {
@@ -364,6 +361,10 @@ impl Endpoint for MappReceiver {
     }
 
     /// Writes feedback as it goes on the wire ([`FEEDBACK_LEN`] bytes).
+    fn stats(&self) -> ReceiverStats {
+        ReceiverStats { frames_complete: self.reassembly.complete(), frames_lost: self.reassembly.lost(), ..self.stats }
+    }
+
     fn encode(&self, t: &Transmit<Feedback>, out: &mut Vec<u8>) {
         t.msg.encode(out);
     }

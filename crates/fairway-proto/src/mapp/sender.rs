@@ -195,10 +195,6 @@ impl MappSender {
         self.srtt
     }
 
-    pub fn stats(&self) -> SenderStats {
-        self.stats
-    }
-
     pub fn config(&self) -> &MappConfig {
         &self.cfg
     }
@@ -207,6 +203,7 @@ impl MappSender {
 impl Endpoint for MappSender {
     type In = Feedback;
     type Out = DataHeader;
+    type Stats = SenderStats;
 
     /// Starts sending: the first frame is due at once, at scale 0 (seed 000 §2.2: "the
     /// multimedia source (sender) starts its transmission rate that is mapped to scale 0"; ns-2
@@ -300,6 +297,10 @@ impl Endpoint for MappSender {
     }
 
     /// Writes a datagram as it goes on the wire: its header, then zero bytes up to its size.
+    fn stats(&self) -> SenderStats {
+        self.stats
+    }
+
     fn encode(&self, t: &Transmit<DataHeader>, out: &mut Vec<u8>) {
         let start = out.len();
         t.msg.encode(out);

@@ -78,10 +78,6 @@ impl TfrcReceiver {
         })
     }
 
-    pub fn stats(&self) -> TfrcReceiverStats {
-        self.stats
-    }
-
     /// The loss event rate now.
     pub fn loss_event_rate(&self, now: Time) -> f64 {
         self.hist.loss_event_rate(now, self.rtt)
@@ -270,6 +266,7 @@ pub(super) fn ns2_throughput(s: f64, r: f64, p: f64, t_rto: f64, b: f64) -> f64 
 impl Endpoint for TfrcReceiver {
     type In = TfrcData;
     type Out = TfrcFeedback;
+    type Stats = TfrcReceiverStats;
 
     fn handle(&mut self, now: Time, d: &TfrcData, arrival: Arrival) {
         self.handle_data(now, d, arrival.payload, arrival.ce);
@@ -307,6 +304,10 @@ impl Endpoint for TfrcReceiver {
 
     fn poll_timeout(&self) -> Option<Time> {
         self.timer
+    }
+
+    fn stats(&self) -> TfrcReceiverStats {
+        self.stats
     }
 
     fn encode(&self, t: &Transmit<TfrcFeedback>, out: &mut Vec<u8>) {

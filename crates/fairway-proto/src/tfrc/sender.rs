@@ -174,17 +174,6 @@ impl TfrcSender {
         &self.cfg
     }
 
-    pub fn stats(&self) -> TfrcSenderStats {
-        TfrcSenderStats {
-            backlog: self.backlog,
-            rate: self.x,
-            x_bps: self.x_bps,
-            p: self.p,
-            rtt: self.r.map(Dur::from_secs_f64),
-            ..self.stats
-        }
-    }
-
     /// The allowed sending rate X, bytes per second.
     pub fn rate(&self) -> f64 {
         self.x
@@ -600,6 +589,7 @@ impl TfrcSender {
 impl Endpoint for TfrcSender {
     type In = TfrcFeedback;
     type Out = TfrcData;
+    type Stats = TfrcSenderStats;
 
     fn start(&mut self, now: Time) {
         if self.running {
@@ -681,6 +671,17 @@ impl Endpoint for TfrcSender {
         let send = if self.ns2() || self.has_data() { Some(self.next_send) } else { None };
         let app = if self.source.is_greedy() { None } else { self.source.next_due() };
         [send, app, self.nofeedback_at].into_iter().flatten().filter(|&t| t != Time(u64::MAX)).min()
+    }
+
+    fn stats(&self) -> TfrcSenderStats {
+        TfrcSenderStats {
+            backlog: self.backlog,
+            rate: self.x,
+            x_bps: self.x_bps,
+            p: self.p,
+            rtt: self.r.map(Dur::from_secs_f64),
+            ..self.stats
+        }
     }
 
     fn encode(&self, t: &Transmit<TfrcData>, out: &mut Vec<u8>) {

@@ -5,6 +5,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 use fairway_proto::iftp::{BackoffReset, IftpConfig, IftpReceiver, IftpSender};
+use fairway_proto::Endpoint;
 use serde::Serialize;
 
 use super::{packet_size, Build, DatagramSpec, FlowContext, ProtocolReport, Registration, ReportContext};

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use fairway_core::{Bytes, Rate, Rng, Time};
 use fairway_proto::mapp::{MappConfig, MappReceiver, MappSender, Pacing, ScaleTable};
+use fairway_proto::Endpoint;
 use serde::Serialize;
 
 use super::{packet_size, Build, DatagramSpec, FlowContext, ProtocolReport, Registration, ReportContext};

@@ -8,6 +8,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 use fairway_proto::tfrc::{Flavor, RtoRule, SpConfig, TfrcConfig, TfrcReceiver, TfrcSender};
+use fairway_proto::Endpoint;
 use serde::Serialize;
 
 use super::sources::{parse_source, SourceSpec};
