@@ -37,6 +37,7 @@ macro_rules! eprint {
 }
 
 mod hugepages;
+mod interrupt;
 
 #[global_allocator]
 static ALLOC: hugepages::HugePageAlloc = hugepages::HugePageAlloc;
@@ -51,6 +52,7 @@ use clap::{Parser, Subcommand};
 use fairway_core::Time;
 use fairway_engine::RunOptions;
 use fairway_report::output;
+use fairway_report::output::folder::Staged;
 use fairway_scenario::{parse_scenario_file, sweep};
 
 #[derive(Parser)]
@@ -149,6 +151,7 @@ enum ModelCmd {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    interrupt::install();
     let result = match cli.cmd {
         Cmd::Run { file, out, seed, quiet } => run(&file, out, seed, quiet),
         Cmd::Check { file } => check(&file),
@@ -159,6 +162,7 @@ fn main() -> ExitCode {
         }
     };
     match result {
+        Ok(()) if interrupt::interrupted() => ExitCode::from(interrupt::EXIT_INTERRUPTED),
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Input(msg)) => {
             eprintln!("error: {msg}");
@@ -168,6 +172,10 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
+        Err(Failure::Interrupted(msg)) => {
+            eprintln!("{msg}");
+            ExitCode::from(interrupt::EXIT_INTERRUPTED)
+        }
     }
 }
 
@@ -175,6 +183,8 @@ enum Failure {
     /// The user's input is wrong (exit code 2).
     Input(String),
     Other(anyhow::Error),
+    /// A signal stopped the command before it had anything whole to write (exit code 130).
+    Interrupted(String),
 }
 
 impl From<anyhow::Error> for Failure {
@@ -209,6 +219,7 @@ fn run_sweep(file: &Path, out: Option<PathBuf>, jobs: Option<u64>, quiet: bool) 
     use sweep::SweepError;
     let sw = sweep::load_sweep(file).map_err(|e| Failure::Input(e.to_string()))?;
     let out = out.unwrap_or_else(|| PathBuf::from("out").join(format!("{}-sweep", sw.name)));
+    let staged = Staged::begin(&out).map_err(|e| Failure::Input(e.to_string()))?;
     let jobs = jobs.map_or_else(sweep::default_jobs, |j| j as usize);
     let started = Instant::now();
     let show = !quiet && std::io::stderr().is_terminal();
@@ -218,13 +229,29 @@ fn run_sweep(file: &Path, out: Option<PathBuf>, jobs: Option<u64>, quiet: bool) 
             let _ = std::io::stderr().flush();
         }
     };
-    let (res, failed) = match sweep::run_sweep(&sw, &out, jobs, output::write_point, &mut progress) {
+    let opts = sweep::SweepOptions {
+        jobs,
+        keep_runs: false,
+        write: output::write_point,
+        interrupt: Some(&interrupt::INTERRUPTED),
+    };
+    let (res, failed) = match sweep::run_sweep_with(&sw, staged.dir(), &opts, &mut progress) {
         Ok(res) => (res, None),
         Err(SweepError::Failed { failed, result }) => (*result, Some(failed)),
         Err(e) => return Err(anyhow::Error::new(e).context("the sweep failed").into()),
     };
     if show {
         eprintln!();
+    }
+    staged.commit().context("the sweep's results are complete but could not take their folder's place")?;
+    if res.interrupted {
+        let done = res.points.iter().filter(|p| p.outcome.is_ok()).count();
+        eprintln!(
+            "interrupted: {done} of {} points ended; {}/{} has their rows, the others are left out",
+            sw.points.len(),
+            out.display(),
+            sweep::SWEEP_CSV
+        );
     }
     if !quiet {
         print!("{}", sweep::table(&sw, &res));
@@ -255,6 +282,8 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Res
         );
     }
     let out = out.unwrap_or_else(|| PathBuf::from("out").join(&sc.name));
+    // The folder is checked (and its hidden twin made) before the run, not after it.
+    let staged = Staged::begin(&out).map_err(|e| Failure::Input(e.to_string()))?;
     let started = Instant::now();
     let show = !quiet && std::io::stderr().is_terminal();
     let total = sc.duration.as_secs_f64();
@@ -277,14 +306,23 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Res
         }
     };
     // The command ends soon after the run (see below): the simulator's state is left to the exit.
-    let opts = RunOptions { seed, leave_state: true, ..Default::default() };
+    let opts = RunOptions { seed, leave_state: true, interrupt: Some(&interrupt::INTERRUPTED), ..Default::default() };
     let res = fairway_engine::run(&sc, &opts, &mut progress).context("the run failed")?;
     if shown {
         eprintln!();
     }
     let wall = started.elapsed().as_secs_f64();
-    let written =
-        output::write_all(&res, &sc, &out).with_context(|| format!("writing results to {}", out.display()))?;
+    if !res.summary.complete {
+        eprintln!(
+            "interrupted at {} s of {} s simulated: writing the results so far (summary.json says \"complete\": false)",
+            res.summary.duration_s, total
+        );
+    }
+    let kept = if out.exists() { "; the earlier results there are unchanged" } else { "" };
+    let written = output::write_all(&res, &sc, staged.dir())
+        .map_err(anyhow::Error::new)
+        .and_then(|w| staged.commit().map(|_| w).map_err(anyhow::Error::new))
+        .with_context(|| format!("writing results to {}{kept}", out.display()))?;
     if !quiet {
         let s = &res.summary;
         println!(
@@ -316,15 +354,28 @@ fn reproduce(
     reps: u64,
 ) -> Result<(), Failure> {
     use fairway_report::reproduce::{self, ReproduceError, ReproduceOptions};
+    reproduce::check_ready(name).map_err(|e| Failure::Input(e.to_string()))?;
     let out = out.unwrap_or_else(|| PathBuf::from("out").join(name));
-    let opts = ReproduceOptions { scenarios, out, first_seed: seed, reps: reps as usize };
+    let staged = Staged::begin(&out).map_err(|e| Failure::Input(e.to_string()))?;
+    let opts = ReproduceOptions {
+        scenarios,
+        out: staged.dir().to_path_buf(),
+        first_seed: seed,
+        reps: reps as usize,
+        interrupt: Some(&interrupt::INTERRUPTED),
+    };
     let started = Instant::now();
+    let kept =
+        if out.exists() { format!("; the earlier report in {} is unchanged", out.display()) } else { String::new() };
     let report = reproduce::reproduce(name, &opts, &mut |stem| eprintln!("  running {stem}")).map_err(|e| match e {
         ReproduceError::Unknown(_) | ReproduceError::Planned(..) | ReproduceError::Scenario(_) => {
             Failure::Input(e.to_string())
         }
-        other => Failure::Other(anyhow::Error::new(other)),
+        ReproduceError::Interrupted(_) => Failure::Interrupted(format!("{e}: nothing written{kept}")),
+        other => Failure::Other(anyhow::Error::new(other).context(format!("the reproduction failed{kept}"))),
     })?;
+    let report = out.join(report.strip_prefix(staged.dir()).unwrap_or(&report));
+    staged.commit().context("the report is complete but could not take its folder's place")?;
     println!("report: {} ({:.1} s)", report.display(), started.elapsed().as_secs_f64());
     Ok(())
 }
@@ -351,7 +402,7 @@ fn model_iftp(
     };
     p.validate().map_err(Failure::Input)?;
     let out = out.unwrap_or_else(|| PathBuf::from("out").join("model-iftp"));
-    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let staged = Staged::begin(&out).map_err(|e| Failure::Input(e.to_string()))?;
     let m = iftp_model(&p);
     for (name, body) in [
         ("iftp-model-by-size.csv", &m.by_size_csv),
@@ -359,8 +410,10 @@ fn model_iftp(
         ("iftp-model-fig3.svg", &m.figure3_svg),
         ("iftp-model-by-loss.svg", &m.loss_svg),
     ] {
-        std::fs::write(out.join(name), body).with_context(|| format!("writing {}", out.join(name).display()))?;
+        let path = staged.dir().join(name);
+        std::fs::write(&path, body).with_context(|| format!("writing {}", out.join(name).display()))?;
     }
+    staged.commit().context("the model's tables could not take their folder's place")?;
     print!("{}", m.summary);
     println!("tables and plots in {}/", out.display());
     Ok(())

@@ -24,6 +24,8 @@ pub mod scenario;
 pub mod sim;
 pub mod tcp;
 
+use std::sync::atomic::AtomicBool;
+
 use fairway_core::Time;
 
 pub use results::{RunResult, Summary};
@@ -64,6 +66,9 @@ pub struct RunOptions {
     /// no result.
     #[doc(hidden)]
     pub behind_from: Option<u64>,
+    /// Set (by a signal handler, say) to stop the run at the simulated time reached; the
+    /// results then cover the run up to that time and say they are not complete.
+    pub interrupt: Option<&'static AtomicBool>,
 }
 
 /// Runs a checked scenario to its end and gathers its results. `progress` receives the
@@ -74,8 +79,8 @@ pub fn run(sc: &Scenario, opts: &RunOptions, progress: &mut dyn FnMut(Time)) -> 
     if let Some(b) = opts.behind_from {
         sim.behind_from = b;
     }
-    sim.run(progress);
-    let res = collect(&mut sim, seed);
+    let complete = sim.run(progress, opts.interrupt);
+    let res = collect(&mut sim, seed, complete);
     if opts.leave_state {
         std::mem::forget(sim);
     }
@@ -84,7 +89,7 @@ pub fn run(sc: &Scenario, opts: &RunOptions, progress: &mut dyn FnMut(Time)) -> 
 
 /// Gathers the results of a finished run; takes the per-bin rows out of `sim` rather than
 /// copying them.
-fn collect(sim: &mut Sim, seed: u64) -> Result<RunResult, SimError> {
+fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimError> {
     let sc = sim.sc;
     let end = sim.end();
     let dur_s = end.as_secs_f64();
@@ -235,6 +240,8 @@ fn collect(sim: &mut Sim, seed: u64) -> Result<RunResult, SimError> {
         seed,
         wire: sc.wire,
         duration_s: dur_s,
+        complete,
+        scenario_duration_s: (!complete).then(|| sc.duration.as_secs_f64()),
         events: sim.events,
         flows,
         links_omitted: (links.len() - shown.len()) as u64,

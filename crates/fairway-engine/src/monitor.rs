@@ -163,6 +163,12 @@ impl FlowMonitor {
         self.rows.get_mut(k)
     }
 
+    /// Keeps the first `nbins` rows: the run ended early, in bin `nbins - 1` (the current bin
+    /// is never a later one).
+    pub fn truncate(&mut self, nbins: usize) {
+        self.rows.truncate(nbins);
+    }
+
     /// Closes the current bin: call once the run has ended, before reading the rows.
     pub fn finish(&mut self) {
         self.close_bin();

@@ -17,7 +17,14 @@ pub struct Summary {
     /// The run carried datagrams as bytes (the scenario's `wire = true`); left out when not.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub wire: bool,
+    /// The simulated time the results cover: the scenario's duration, or less when the run was
+    /// interrupted.
     pub duration_s: f64,
+    /// false when the run was interrupted at `duration_s`, before the scenario's end.
+    pub complete: bool,
+    /// The scenario's duration, when the run stopped before it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scenario_duration_s: Option<f64>,
     /// Events the simulator processed.
     pub events: u64,
     pub flows: Vec<FlowSummary>,

@@ -6,6 +6,8 @@
 //! for the link's delay and the next one is taken (ns-2 LinkDelay + Queue::resume). Routing is
 //! static, per flow; nodes forward in zero time.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use fairway_aqm::{PacketMeta, Qdisc, QueueDiscipline, Verdict};
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rng, Time};
 
@@ -275,8 +277,11 @@ impl<'a> Sim<'a> {
     }
 
     /// Runs to the end of the scenario. `progress` is called now and then with the simulated
-    /// time reached.
-    pub fn run(&mut self, progress: &mut dyn FnMut(Time)) {
+    /// time reached. When `interrupt` is set (checked as often as `progress` is called), the run
+    /// stops at the time reached, which becomes its end: the results cover [0, that time).
+    /// Returns whether the run reached the scenario's end.
+    pub fn run(&mut self, progress: &mut dyn FnMut(Time), interrupt: Option<&AtomicBool>) -> bool {
+        let mut complete = true;
         for (i, f) in self.sc.flows.iter().enumerate() {
             self.q.push(f.start, Ev::FlowStart(i as u32));
             if let Some(stop) = f.stop {
@@ -300,6 +305,13 @@ impl<'a> Sim<'a> {
             self.now = t;
             self.events += 1;
             if self.events & 0xFFFF == 0 {
+                if interrupt.is_some_and(|i| i.load(Ordering::Relaxed)) {
+                    // The event popped is left undone, like every other at or after `t`.
+                    self.events -= 1;
+                    self.stop_early(t);
+                    complete = false;
+                    break;
+                }
                 progress(t);
             }
             // With thousands of flows, the link end and the packet of the next arrival are
@@ -331,6 +343,18 @@ impl<'a> Sim<'a> {
             f.mon.finish();
         }
         progress(self.end);
+        complete
+    }
+
+    /// Makes `t` the end of the run: the bins after the one holding `t` are dropped.
+    fn stop_early(&mut self, t: Time) {
+        self.end = t;
+        self.nbins = self.bin_index(t) + 1;
+        for f in &mut self.flows {
+            f.mon.truncate(self.nbins);
+        }
+        // The windows and scales of the last, shorter bin, as at any bin's end.
+        self.bin_end(self.nbins - 1);
     }
 
     fn dispatch(&mut self, ev: Ev) {

@@ -2,6 +2,7 @@
 //! `fairway run` prints. Files are written so that the same run gives the same bytes.
 
 pub mod csv;
+pub mod folder;
 pub mod plots;
 pub mod svg;
 pub mod table;

@@ -17,6 +17,8 @@ use toml_edit::{value, Array, DocumentMut, Item, Table};
 use crate::output::svg::{Plot, Series, Style};
 use fairway_engine::results::{QueueRow, RunResult, Summary};
 use fairway_engine::SimError;
+use std::sync::atomic::AtomicBool;
+
 use fairway_scenario::sweep::{points_of_text, run_sweep_with, Sweep, SweepOptions};
 use fairway_scenario::ScenarioError;
 
@@ -109,12 +111,15 @@ pub struct ReproduceOptions {
     pub first_seed: u64,
     /// Independent runs per experiment point (DESIGN.md asks for at least five).
     pub reps: usize,
+    /// Set to stop: the experiment running is abandoned and the reproduction ends with
+    /// [`ReproduceError::Interrupted`].
+    pub interrupt: Option<&'static AtomicBool>,
 }
 
 impl ReproduceOptions {
     /// The built-in scenarios, seeds 1 to 5.
     pub fn new(out: PathBuf) -> ReproduceOptions {
-        ReproduceOptions { scenarios: None, out, first_seed: 1, reps: DEFAULT_REPS }
+        ReproduceOptions { scenarios: None, out, first_seed: 1, reps: DEFAULT_REPS, interrupt: None }
     }
 
     pub fn seeds(&self) -> Vec<u64> {
@@ -137,10 +142,21 @@ pub enum ReproduceError {
     Run(String, SimError),
     #[error("writing {0}: {1}")]
     Io(PathBuf, std::io::Error),
+    #[error("interrupted during {0}")]
+    Interrupted(String),
 }
 
 fn ready() -> String {
     PAPERS.iter().filter(|p| p.status == Status::Ready).map(|p| p.name).collect::<Vec<_>>().join(", ")
+}
+
+/// Whether `name` is a paper that can be reproduced now.
+pub fn check_ready(name: &str) -> Result<(), ReproduceError> {
+    let paper = PAPERS.iter().find(|p| p.name == name).ok_or_else(|| ReproduceError::Unknown(name.to_string()))?;
+    if let Status::Planned { issue } = paper.status {
+        return Err(ReproduceError::Planned(name.to_string(), issue));
+    }
+    Ok(())
 }
 
 /// Runs the reproduction `name`; returns the path of the report written. `progress` hears
@@ -150,10 +166,7 @@ pub fn reproduce(
     opts: &ReproduceOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<PathBuf, ReproduceError> {
-    let paper = PAPERS.iter().find(|p| p.name == name).ok_or_else(|| ReproduceError::Unknown(name.to_string()))?;
-    if let Status::Planned { issue } = paper.status {
-        return Err(ReproduceError::Planned(name.to_string(), issue));
-    }
+    check_ready(name)?;
     std::fs::create_dir_all(&opts.out).map_err(|e| ReproduceError::Io(opts.out.clone(), e))?;
     match name {
         "kadhum2015" => kadhum2015::reproduce(opts, progress),
@@ -277,10 +290,13 @@ pub fn run_text(
     let res = run_sweep_with(
         &sweep,
         &out,
-        &SweepOptions { jobs, keep_runs: keep, write: crate::output::write_point },
+        &SweepOptions { jobs, keep_runs: keep, write: crate::output::write_point, interrupt: opts.interrupt },
         &mut |_, _| {},
     )
     .map_err(|e| fail(e.to_string()))?;
+    if res.interrupted {
+        return Err(ReproduceError::Interrupted(stem.to_string()));
+    }
     let mut summaries = Vec::with_capacity(res.points.len());
     let mut results = Vec::with_capacity(res.points.len());
     for p in res.points {

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use super::{Sweep, SWEEP_CSV};
@@ -25,6 +25,9 @@ pub struct SweepOptions {
     pub keep_runs: bool,
     /// What each point's folder gets beside its scenario.toml.
     pub write: PointWriter,
+    /// Set to stop the sweep: no further point starts, and the points running stop where they
+    /// are and are left out (their folders keep only scenario.toml).
+    pub interrupt: Option<&'static AtomicBool>,
 }
 
 /// Writes nothing beside a point's scenario.toml.
@@ -34,7 +37,7 @@ pub fn write_nothing(_: &RunResult, _: &Scenario, _: &Path) -> std::io::Result<(
 
 impl Default for SweepOptions {
     fn default() -> Self {
-        SweepOptions { jobs: default_jobs(), keep_runs: false, write: write_nothing }
+        SweepOptions { jobs: default_jobs(), keep_runs: false, write: write_nothing, interrupt: None }
     }
 }
 
@@ -52,6 +55,8 @@ pub struct PointRun {
     pub outcome: Result<Summary, String>,
     /// The whole result, with [`SweepOptions::keep_runs`].
     pub run: Option<RunResult>,
+    /// The sweep was interrupted before this point ended (or began); `outcome` says which.
+    pub interrupted: bool,
 }
 
 /// What a sweep gave, in point order.
@@ -60,6 +65,8 @@ pub struct SweepResult {
     /// `<out>/sweep.csv`.
     pub csv: PathBuf,
     pub points: Vec<PointRun>,
+    /// The sweep was interrupted: some points did not run to their end.
+    pub interrupted: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -81,12 +88,13 @@ pub fn run_sweep(
     write: PointWriter,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<SweepResult, SweepError> {
-    run_sweep_with(s, out, &SweepOptions { jobs, keep_runs: false, write }, progress)
+    run_sweep_with(s, out, &SweepOptions { jobs, keep_runs: false, write, interrupt: None }, progress)
 }
 
 /// Runs a sweep. A point whose run fails does not stop the others: they finish, sweep.csv is
 /// written without the failed points' rows, and the result is [`SweepError::Failed`] naming
-/// each failed point's values (it carries the whole result too).
+/// each failed point's values (it carries the whole result too). An interrupted sweep writes
+/// sweep.csv with the points that ended; the points it left are marked `interrupted`, not failed.
 pub fn run_sweep_with(
     s: &Sweep,
     out: &Path,
@@ -108,6 +116,9 @@ pub fn run_sweep_with(
         for _ in 0..jobs {
             let (tx, next) = (tx.clone(), &next);
             scope.spawn(move || loop {
+                if opts.interrupt.is_some_and(|x| x.load(Ordering::Relaxed)) {
+                    break;
+                }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= n || tx.send((i, run_point(s, i, out, opts))).is_err() {
                     break;
@@ -126,22 +137,26 @@ pub fn run_sweep_with(
         .into_iter()
         .zip(&s.points)
         .map(|(r, p)| {
-            // Every index is taken by exactly one worker, which always sends its result.
+            // Every index is taken by exactly one worker, which always sends its result, unless
+            // the sweep was interrupted first.
             r.unwrap_or_else(|| PointRun {
                 dir: out.join(&p.label),
-                outcome: Err("not run (a worker stopped early)".into()),
+                outcome: Err("not run: the sweep was interrupted".into()),
                 run: None,
+                interrupted: true,
             })
         })
         .collect();
     let csv = out.join(SWEEP_CSV);
     fs::write(&csv, sweep_csv(s, &points)).map_err(io(&csv))?;
+    let interrupted = points.iter().any(|p| p.interrupted);
     let failed: Vec<String> = points
         .iter()
         .enumerate()
+        .filter(|(_, p)| !p.interrupted)
         .filter_map(|(i, p)| p.outcome.as_ref().err().map(|e| format!("  point {i} ({}): {e}", s.describe(i))))
         .collect();
-    let result = SweepResult { csv, points };
+    let result = SweepResult { csv, points, interrupted };
     if failed.is_empty() {
         Ok(result)
     } else {
@@ -155,11 +170,17 @@ fn run_point(s: &Sweep, i: usize, out: &Path, opts: &SweepOptions) -> PointRun {
     let keep = opts.keep_runs;
     let p = &s.points[i];
     let dir = out.join(&p.label);
+    let mut interrupted = false;
     let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<RunResult, String> {
         let written = |e: std::io::Error| format!("writing {}: {e}", dir.display());
         fs::create_dir_all(&dir).map_err(written)?;
         fs::write(dir.join("scenario.toml"), &p.text).map_err(written)?;
-        let res = fairway_engine::run(&p.scenario, &RunOptions::default(), &mut |_| {}).map_err(|e| e.to_string())?;
+        let run_opts = RunOptions { interrupt: opts.interrupt, ..Default::default() };
+        let res = fairway_engine::run(&p.scenario, &run_opts, &mut |_| {}).map_err(|e| e.to_string())?;
+        if !res.summary.complete {
+            interrupted = true;
+            return Err(format!("interrupted at {} s of {}", res.summary.duration_s, p.scenario.duration));
+        }
         (opts.write)(&res, &p.scenario, &dir).map_err(written)?;
         Ok(res)
     }))
@@ -172,9 +193,9 @@ fn run_point(s: &Sweep, i: usize, out: &Path, opts: &SweepOptions) -> PointRun {
         Err(format!("the simulator panicked (a fairway bug; please report it with the scenario): {msg}"))
     });
     match outcome {
-        Ok(res) if keep => PointRun { dir, outcome: Ok(res.summary.clone()), run: Some(res) },
-        Ok(res) => PointRun { dir, outcome: Ok(res.summary), run: None },
-        Err(e) => PointRun { dir, outcome: Err(e), run: None },
+        Ok(res) if keep => PointRun { dir, outcome: Ok(res.summary.clone()), run: Some(res), interrupted: false },
+        Ok(res) => PointRun { dir, outcome: Ok(res.summary), run: None, interrupted: false },
+        Err(e) => PointRun { dir, outcome: Err(e), run: None, interrupted },
     }
 }
 
@@ -257,6 +278,7 @@ pub fn table(s: &Sweep, res: &SweepResult) -> String {
                     row.push(format!("{:.2}", l.utilization));
                 }
             }
+            Err(_) if r.interrupted => row.push("interrupted".into()),
             Err(_) => row.push("failed".into()),
         }
         rows.push(row);

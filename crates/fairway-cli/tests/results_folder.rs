@@ -1,0 +1,226 @@
+//! Issue 12's failures replayed as a user meets them: a rerun into the same folder, an --out that
+//! cannot be written, Ctrl-C during a run and during a sweep, a disk that fills while writing.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn fairway(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fairway")).args(args).current_dir(repo()).output().expect("run fairway")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fairway-folder-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// One bottleneck, `flows` greedy TCP flows: long enough at `duration` that a signal comes
+/// while it runs.
+fn dumbbell(duration: &str, flows: u32) -> String {
+    format!(
+        r#"name = "long"
+duration = "{duration}"
+[[link]]
+between = ["s{{i}}", "r1"]
+count = {flows}
+rate = "100Mb"
+delay = "1ms"
+[[link]]
+between = ["r1", "r2"]
+rate = "50Mb"
+delay = "10ms"
+queue = {{ kind = "droptail", limit = 100 }}
+[[link]]
+between = ["r2", "d"]
+rate = "100Mb"
+delay = "1ms"
+[[flow]]
+name = "tcp{{i}}"
+count = {flows}
+app = "ftp"
+transport = "newreno"
+from = "s{{i}}"
+to = "d"
+[monitor]
+bin = "1s"
+queue_interval = "100ms"
+"#
+    )
+}
+
+/// Sends SIGINT to `child` once `wait` has passed, then waits at most 60 s for it to end.
+fn interrupt_after(mut child: Child, wait: Duration) -> Output {
+    std::thread::sleep(wait);
+    assert!(child.try_wait().unwrap().is_none(), "the command ended before the signal; make the scenario longer");
+    let pid = child.id().to_string();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("no exit within 60 s of SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_fairway"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start fairway")
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn ctrl_c_writes_the_run_so_far_marked_incomplete_and_exits_130() {
+    let dir = tmp("sigint");
+    let file = dir.join("long.toml");
+    fs::write(&file, dumbbell("100000s", 20)).unwrap();
+    let out = dir.join("res");
+    let o = interrupt_after(
+        spawn(&["run", "-q", file.to_str().unwrap(), "--out", out.to_str().unwrap()]),
+        Duration::from_millis(1500),
+    );
+    assert_eq!(o.status.code(), Some(130), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("interrupted at"), "{err}");
+    let s = json(&out.join("summary.json"));
+    assert_eq!(s["complete"], false);
+    assert_eq!(s["scenario_duration_s"], 100000.0);
+    let stopped = s["duration_s"].as_f64().unwrap();
+    assert!(stopped > 0.0 && stopped < 100000.0, "{stopped}");
+    // flows.csv ends at the stop: its last bin is the shorter one holding it.
+    let csv = fs::read_to_string(out.join("flows.csv")).unwrap();
+    let last = csv.lines().last().unwrap();
+    let t_end: f64 = last.split(',').nth(1).unwrap().parse().unwrap();
+    assert!((t_end - stopped).abs() < 1e-6, "last bin ends at {t_end}, the run at {stopped}");
+    assert_eq!(csv.lines().count() - 1, 20 * (stopped.ceil() as usize), "one row per flow per bin up to the stop");
+    // What was delivered is there: 50 Mb/s shared by 20 flows for `stopped` seconds.
+    let delivered: u64 =
+        s["flows"].as_array().unwrap().iter().map(|f| f["recv_distinct_bytes"].as_u64().unwrap()).sum();
+    let capacity = 50e6 / 8.0 * stopped;
+    assert!(delivered as f64 > 0.5 * capacity && (delivered as f64) < capacity, "{delivered} of {capacity}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn ctrl_c_during_a_sweep_keeps_the_points_done_in_sweep_csv() {
+    let dir = tmp("sweep-sigint");
+    let file = dir.join("grid.toml");
+    // Two short points, then two that would take hours.
+    let grid = "\n[sweep]\nduration = [\"1s\", \"2s\", \"100000s\", \"100000s\"]\n";
+    fs::write(&file, dumbbell("1s", 4) + grid).unwrap();
+    let out = dir.join("sweep");
+    let o = interrupt_after(
+        spawn(&["sweep", "-q", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "-j", "1"]),
+        Duration::from_millis(1500),
+    );
+    assert_eq!(o.status.code(), Some(130), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("interrupted: 2 of 4 points ended"), "{err}");
+    let csv = fs::read_to_string(out.join("sweep.csv")).unwrap();
+    let points: Vec<&str> = csv.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(points, ["0", "0", "0", "0", "1", "1", "1", "1"], "{csv}");
+    assert!(out.join("0_duration=1s/summary.json").is_file());
+    assert!(!out.join("2_duration=100000s/summary.json").exists(), "the point stopped is left out");
+    assert!(out.join("2_duration=100000s/scenario.toml").is_file(), "and can be rerun alone");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_rerun_replaces_the_folder_and_leaves_nothing_stale() {
+    let dir = tmp("rerun");
+    let out = dir.join("res");
+    let o = fairway(&["run", "-q", "scenarios/kadhum2015/mapp-ftp-red-packets.toml", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.join("scale.csv").is_file(), "a MApp run writes scale.csv");
+    let o = fairway(&["run", "-q", "scenarios/kadhum2015/cbr-ftp-red-packets.toml", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!out.join("scale.csv").exists(), "the earlier run's scale.csv is gone");
+    assert_eq!(json(&out.join("summary.json"))["scenario"], "kadhum2015-cbr-ftp-red-packets");
+    assert_eq!(fs::read_dir(&dir).unwrap().count(), 1, "no hidden folder is left beside it");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_out_that_cannot_be_written_is_refused_before_the_run() {
+    let dir = tmp("badout");
+    let file = dir.join("long.toml");
+    // Hours of simulation: the refusal must come before it.
+    fs::write(&file, dumbbell("100000s", 20)).unwrap();
+    let plain = dir.join("plain");
+    fs::write(&plain, "x").unwrap();
+    let mine = dir.join("thesis");
+    fs::create_dir(&mine).unwrap();
+    fs::write(mine.join("chapter1.tex"), "precious").unwrap();
+    for (out, needle) in [(&plain, "is a file"), (&mine, "did not write")] {
+        let started = Instant::now();
+        let o = fairway(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains(needle), "{o:?}");
+        assert!(started.elapsed() < Duration::from_secs(10), "refused only after running");
+    }
+    assert_eq!(fs::read_to_string(mine.join("chapter1.tex")).unwrap(), "precious");
+    assert_eq!(fs::read_dir(&dir).unwrap().count(), 3, "nothing was created");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A disk that fills while the results are written: the error says so and the earlier results
+/// stay whole. Needs root for a small tmpfs (CI runs as root).
+#[test]
+fn a_full_disk_leaves_the_earlier_results_whole() {
+    let dir = tmp("fulldisk");
+    let mnt = dir.join("mnt");
+    fs::create_dir(&mnt).unwrap();
+    let mounted = Command::new("mount").args(["-t", "tmpfs", "-o", "size=256k", "tmpfs"]).arg(&mnt).status();
+    if !mounted.is_ok_and(|s| s.success()) {
+        // SAFETY: geteuid has no preconditions.
+        assert_ne!(unsafe { libc_geteuid() }, 0, "root could not mount a tmpfs");
+        eprintln!("skipped: mounting a tmpfs needs root");
+        return;
+    }
+    let out = mnt.join("res");
+    let small = dir.join("small.toml");
+    fs::write(&small, dumbbell("2s", 1)).unwrap();
+    let big = dir.join("big.toml");
+    fs::write(&big, dumbbell("200s", 20)).unwrap();
+    let o = fairway(&["run", "-q", small.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let before: Vec<(PathBuf, Vec<u8>)> = walk(&out);
+    let o2 = fairway(&["run", "-q", big.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let after = walk(&out);
+    let leftovers = fs::read_dir(&mnt).unwrap().count();
+    let _ = Command::new("umount").arg(&mnt).status();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o2.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o2.stderr);
+    assert!(err.contains("the earlier results there are unchanged") && err.contains("No space left"), "{err}");
+    assert_eq!(before, after, "the earlier results are byte for byte as they were");
+    assert_eq!(leftovers, 1, "the half-written folder is removed");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+fn walk(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut v: Vec<(PathBuf, Vec<u8>)> =
+        fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).map(|p| (p.clone(), fs::read(&p).unwrap())).collect();
+    v.sort();
+    v
+}
+
+extern "C" {
+    #[link_name = "geteuid"]
+    fn libc_geteuid() -> u32;
+}
