@@ -53,7 +53,7 @@ use fairway_core::Time;
 use fairway_engine::RunOptions;
 use fairway_report::output;
 use fairway_report::output::folder::Staged;
-use fairway_scenario::{parse_scenario_file, sweep};
+use fairway_scenario::{parse_scenario_file_warn, sweep};
 
 #[derive(Parser)]
 #[command(name = "fairway", version, about = "TCP-friendly multimedia over UDP: simulate, compare, reproduce")]
@@ -193,8 +193,17 @@ impl From<anyhow::Error> for Failure {
     }
 }
 
+/// Reads and checks a scenario file and prints its warnings.
+fn load(file: &Path) -> Result<fairway_engine::Scenario, Failure> {
+    let (sc, warnings) = parse_scenario_file_warn(file).map_err(|e| Failure::Input(e.to_string()))?;
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(sc)
+}
+
 fn check(file: &Path) -> Result<(), Failure> {
-    let sc = parse_scenario_file(file).map_err(|e| Failure::Input(e.to_string()))?;
+    let sc = load(file)?;
     let sweep =
         if has_sweep(file) { Some(sweep::load_sweep(file).map_err(|e| Failure::Input(e.to_string()))?) } else { None };
     println!(
@@ -274,7 +283,7 @@ fn run_sweep(file: &Path, out: Option<PathBuf>, jobs: Option<u64>, quiet: bool) 
 }
 
 fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Result<(), Failure> {
-    let sc = parse_scenario_file(file).map_err(|e| Failure::Input(e.to_string()))?;
+    let sc = load(file)?;
     if !quiet && has_sweep(file) {
         eprintln!(
             "note: {} has a [sweep] table, ignored here: this runs its base values (`fairway sweep` runs the grid)",

@@ -11,5 +11,5 @@ pub mod reader;
 pub mod sweep;
 
 pub use fairway_engine::scenario;
-pub use parse::{parse_scenario, parse_scenario_file};
+pub use parse::{parse_scenario, parse_scenario_file, parse_scenario_file_warn, parse_scenario_warn};
 pub use reader::ScenarioError;

@@ -59,6 +59,12 @@ const RED_KEYS: &[&str] = &[
 
 /// Reads and checks a scenario file.
 pub fn parse_scenario_file(path: &Path) -> Result<Scenario, ScenarioError> {
+    parse_scenario_file_warn(path).map(|(sc, _)| sc)
+}
+
+/// Reads and checks a scenario file; also returns the warnings: settings that are valid but
+/// likely not what was meant, each located like an error (docs/scenarios.md, "Warnings").
+pub fn parse_scenario_file_warn(path: &Path) -> Result<(Scenario, Vec<ScenarioError>), ScenarioError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
         file: file.clone(),
@@ -68,19 +74,42 @@ pub fn parse_scenario_file(path: &Path) -> Result<Scenario, ScenarioError> {
         message: format!("cannot read the file: {e}"),
     })?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scenario");
-    parse_scenario(&file, &text, stem)
+    parse_scenario_warn(&file, &text, stem)
 }
 
 /// Parses and checks scenario text. `file` names it in errors; `default_name` is used when the
 /// file has no `name`.
 pub fn parse_scenario(file: &str, text: &str, default_name: &str) -> Result<Scenario, ScenarioError> {
+    parse_scenario_warn(file, text, default_name).map(|(sc, _)| sc)
+}
+
+/// [`parse_scenario`], with the warnings.
+pub fn parse_scenario_warn(
+    file: &str,
+    text: &str,
+    default_name: &str,
+) -> Result<(Scenario, Vec<ScenarioError>), ScenarioError> {
     let src = Source { file, text };
     let doc = ImDocument::parse(text).map_err(|e| {
         let msg = e.message().trim().to_string();
         src.error(e.span(), "", format!("not valid TOML: {msg}"))
     })?;
     let root = Tbl::root(&src, doc.as_table(), Some(0..0));
-    Builder::default().build(&root, default_name)
+    let mut b = Builder::default();
+    let sc = b.build(&root, default_name)?;
+    Ok((sc, b.warnings))
+}
+
+/// What one `[[flow]]` entry of greedy TCP flows can put in flight through its bottleneck.
+struct WindowUse {
+    /// Where to point a warning (its message is set when there is one).
+    at: ScenarioError,
+    link: usize,
+    /// The entry's windows summed, in packets.
+    windows: u64,
+    bdp: f64,
+    rtt: f64,
+    rate: Rate,
 }
 
 #[derive(Default)]
@@ -90,6 +119,7 @@ struct Builder {
     links: Vec<LinkSpec>,
     /// Where each (from, to) link was declared, to report duplicates.
     link_at: FastMap<(NodeId, NodeId), Place>,
+    warnings: Vec<ScenarioError>,
 }
 
 impl Builder {
@@ -103,7 +133,7 @@ impl Builder {
         id
     }
 
-    fn build(mut self, root: &Tbl, default_name: &str) -> Res<Scenario> {
+    fn build(&mut self, root: &Tbl, default_name: &str) -> Res<Scenario> {
         let name = match root.get("name") {
             Some(v) => v.name()?,
             None => default_name.to_string(),
@@ -148,6 +178,7 @@ impl Builder {
         let fv = root.req("flow")?;
         let mut router = Router::new(self.nodes.len(), &self.links.iter().map(|l| (l.from, l.to)).collect::<Vec<_>>());
         let mut flow_names: FastMap<String, Place> = FastMap::default();
+        let mut window_uses = vec![];
         for (gi, entry) in fv.tables()?.into_iter().enumerate() {
             let group = match entry.get("name") {
                 Some(v) => v.string()?.replace("{i}", ""),
@@ -156,6 +187,7 @@ impl Builder {
             let again = repeats_only(&entry, &["name", "from", "to"]);
             let mut first: Option<FlowSpec> = None;
             let entries = expand(&entry)?;
+            let n_entries = entries.len() as u64;
             flows.reserve(entries.len());
             flow_names.reserve(entries.len());
             for (t, idx) in entries {
@@ -165,6 +197,7 @@ impl Builder {
                     _ => self.flow(&t, idx, gi, &group, duration, &mut router)?,
                 };
                 if first.is_none() {
+                    window_uses.extend(self.window_use(&t, &f, n_entries, &mut router));
                     first = Some(f.clone());
                 }
                 if let Some(prev) = flow_names.get(&f.name) {
@@ -175,6 +208,7 @@ impl Builder {
             }
         }
 
+        self.warn_windows(window_uses);
         let monitor = self.monitor(root.get("monitor"), duration)?;
         // flows.csv keeps a row per flow per bin in memory: refuse sizes that would exhaust it.
         let rows = (duration.0 / monitor.bin.0).saturating_add(1).saturating_mul(flows.len() as u64);
@@ -194,7 +228,112 @@ impl Builder {
         // `[sweep]` is read and checked by crate::sweep; a plain run uses the base values.
         let _ = root.get("sweep");
         root.finish(TOP_KEYS)?;
-        Ok(Scenario { name, description, duration, seed, wire, nodes: self.nodes, links: self.links, flows, monitor })
+        let (nodes, links) = (std::mem::take(&mut self.nodes), std::mem::take(&mut self.links));
+        Ok(Scenario { name, description, duration, seed, wire, nodes, links, flows, monitor })
+    }
+
+    /// What RED derives from the link (ns-2's automatic thresholds and weight come from its rate
+    /// and delay) is checked here, as the run would, and located at the queue; settings that
+    /// are valid but defeat RED are warned of.
+    fn check_red(&mut self, q: &Val, p: &RedParams, rate: Rate, delay: Dur) -> Res<()> {
+        let qt = q.table().ok();
+        let at = |field: &str| qt.as_ref().and_then(|t| t.get(field));
+        let res = p.resolve(rate, delay).map_err(|e| match at(e.field) {
+            Some(v) => v.error(e.reason.clone()),
+            None => q.error(format!("{}: {}", e.field, e.reason)),
+        })?;
+        let unit = if p.queue_in_bytes { "bytes" } else { "packets" };
+        let warn = |field: &str, msg: String| match at(field) {
+            Some(v) => v.error(msg),
+            None => q.error(format!("{field}: {msg}")),
+        };
+        if res.th_min >= res.qlim as f64 {
+            self.warnings.push(warn(
+                "thresh",
+                format!(
+                    "thresh ({} {unit}) is at or above the limit ({} {unit}): the average never gets there, so RED never drops early and acts as DropTail",
+                    res.th_min, res.qlim
+                ),
+            ));
+        } else if res.th_max >= res.qlim as f64 {
+            self.warnings.push(warn(
+                "maxthresh",
+                format!(
+                    "maxthresh ({} {unit}) is at or above the limit ({} {unit}): the queue overflows before the drop probability reaches max_p",
+                    res.th_max, res.qlim
+                ),
+            ));
+        }
+        if at("bytes").is_none() && at("queue_in_bytes").is_none() {
+            self.warnings.push(q.error(
+                "RED counts in bytes here (ns-2's default: `bytes` and `queue_in_bytes` true, thresholds and limit x mean_pktsize); set both to say so, or both to false for a RED that counts packets",
+            ));
+        }
+        Ok(())
+    }
+
+    /// A `[[flow]]` entry of greedy TCP flows (`ftp`): the first flow's bottleneck, round trip
+    /// and bandwidth-delay product, for [`Builder::warn_windows`].
+    fn window_use(&self, t: &Tbl, f: &FlowSpec, flows: u64, router: &mut Router) -> Option<WindowUse> {
+        let tcp = f.tcp()?;
+        if !matches!(f.app, AppSpec::Ftp { .. }) {
+            return None;
+        }
+        let (fwd, rev) = (router.route(f.from, f.to)?, router.route(f.to, f.from)?);
+        let link = *fwd.iter().min_by_key(|&&l| self.links[l].rate.0)?;
+        let wire = (tcp.sender.packet_size.0 + tcp.sender.header_size.0) as f64 * 8.0;
+        let ack = 40.0 * 8.0;
+        // One packet's round trip with nothing queued: propagation both ways, the packet's
+        // serialisation on the way out and the ACK's on the way back.
+        let leg = |route: &[usize], bits: f64| -> f64 {
+            route.iter().map(|&l| self.links[l].delay.as_secs_f64() + bits / self.links[l].rate.0 as f64).sum()
+        };
+        let rtt = leg(&fwd, wire) + leg(&rev, ack);
+        let rate = self.links[link].rate;
+        let at = match t.get("window") {
+            Some(v) => v.error(""),
+            None => t.error(""),
+        };
+        Some(WindowUse {
+            at,
+            link,
+            windows: flows * tcp.sender.window as u64,
+            bdp: rate.0 as f64 * rtt / wire,
+            rtt,
+            rate,
+        })
+    }
+
+    /// Greedy TCP flows whose windows (ns-2's `window_`, 20 packets by default) together stay
+    /// below their bottleneck's bandwidth-delay product cannot fill it: warned when they could
+    /// use less than 90% of it, each entry's flows counted with all others through that link.
+    fn warn_windows(&mut self, uses: Vec<WindowUse>) {
+        let mut total: FastMap<usize, u64> = FastMap::default();
+        for u in &uses {
+            *total.entry(u.link).or_default() += u.windows;
+        }
+        for mut u in uses {
+            let all = total[&u.link] as f64;
+            if all < 0.9 * u.bdp {
+                u.at.message = format!(
+                    "the greedy TCP flows through {} have windows of {all} packets in all, below its bandwidth-delay product ({:.1} packets: {} over this flow's round trip of {:.1} ms): they can use at most {:.0}% of it; raise `window` if that is not meant",
+                    self.link_name(u.link),
+                    u.bdp,
+                    u.rate,
+                    u.rtt * 1e3,
+                    100.0 * all / u.bdp
+                );
+                if !u.at.field.ends_with("window") {
+                    u.at.field = format!("{}.window", u.at.field);
+                }
+                self.warnings.push(u.at);
+            }
+        }
+    }
+
+    fn link_name(&self, l: usize) -> String {
+        let link = &self.links[l];
+        format!("{}->{}", self.nodes[link.from.index()], self.nodes[link.to.index()])
     }
 
     /// Reads a `[[link]]` entry in full; returns what a `count` group's other entries share.
@@ -213,7 +352,13 @@ impl Builder {
             None => 0.0,
         };
         let queue = match t.get("queue") {
-            Some(q) => parse_queue(&q)?,
+            Some(q) => {
+                let spec = parse_queue(&q)?;
+                if let QueueSpec::Red(p) = &spec {
+                    self.check_red(&q, p, rate, delay)?;
+                }
+                spec
+            }
             None => QueueSpec::DropTail(DropTailParams::default()),
         };
         let props = LinkProps { rate, delay, queue, loss };

@@ -666,3 +666,91 @@ fn voip_and_video_are_sources_for_any_datagram_transport() {
     let e = datagram_flow("app = \"ftp\"\ntransport = \"udp\"").unwrap_err();
     assert!(e.message.contains("cannot carry app `ftp`"), "{e}");
 }
+
+fn warnings(text: &str) -> Vec<String> {
+    crate::parse::parse_scenario_warn("test.toml", text, "test")
+        .expect("valid")
+        .1
+        .iter()
+        .map(|w| w.to_string())
+        .collect()
+}
+
+const RED_GOOD: &str = r#"queue = { kind = "red", bytes = false, queue_in_bytes = false, limit = 20, thresh = 5, maxthresh = 10, q_weight = 0.002 }"#;
+const RED_IN_GOOD: &str = r#"queue = { kind = "red", limit = 20, thresh = 5, maxthresh = 10, q_weight = 0.002 }"#;
+
+#[test]
+fn check_makes_the_checks_a_run_makes_that_need_the_link() {
+    // ns-2's automatic thresh on a 1 Gb/s link is 625 packets: above maxthresh 2. The run
+    // would refuse it; the check does, at the key.
+    let text = GOOD.replacen(RED_IN_GOOD, r#"queue = { kind = "red", thresh = 0, maxthresh = 2 }"#, 1).replacen(
+        "rate = \"2Mb\"",
+        "rate = \"1Gb\"",
+        1,
+    );
+    let e = parse(&text).unwrap_err();
+    assert_eq!(e.line, line_of(&text, "maxthresh = 2"));
+    assert_eq!(e.field, "link[1].queue.thresh", "{e}");
+    assert!(e.message.contains("automatic thresh for this link is 625 packets, above maxthresh 2"), "{e}");
+}
+
+#[test]
+fn numbers_are_held_to_the_range_their_strings_are() {
+    for (from, to, needle) in [
+        ("rate = \"2Mb\"", "rate = 1e300", "1e300 is too large"),
+        ("delay = \"10ms\"", "delay = 1e300", "1e300 is too large"),
+        ("delay = \"10ms\"", "delay = 1e12", "too large"),
+        ("packet_size = \"500B\"", "packet_size = 1e300", "1e300 is too large"),
+        ("packet_size = \"500B\"", "packet_size = 500.5", "not a whole number of bytes"),
+        ("rate = \"2Mb\"", "rate = -3.0", "negative"),
+    ] {
+        let e = with(from, to).unwrap_err();
+        assert!(e.message.contains(needle), "{to}: {e}");
+        assert_eq!(e.line, line_of(&GOOD.replacen(from, to, 1), to), "{to}");
+    }
+    // In range, a bare number is the base unit, as its string would be.
+    assert_eq!(with("rate = \"2Mb\"", "rate = 2e6").unwrap().links[2].rate, Rate(2_000_000));
+    assert_eq!(with("delay = \"10ms\"", "delay = 0.01").unwrap().links[2].delay, Dur::from_millis(10));
+}
+
+#[test]
+fn a_name_cannot_leave_the_results_folder() {
+    for name in ["..", ".", "../x", "a/b"] {
+        let e = parse(&format!("name = \"{name}\"\n{GOOD}")).unwrap_err();
+        assert_eq!(e.field, "name", "{name}: {e}");
+    }
+}
+
+#[test]
+fn warnings_point_at_settings_that_defeat_what_they_set_up() {
+    // The good scenario, with RED's mode said, warns of nothing.
+    let good = GOOD.replacen(RED_IN_GOOD, RED_GOOD, 1);
+    assert_eq!(warnings(&good), Vec::<String>::new());
+    // RED's mode left to ns-2's byte-mode default.
+    let w = warnings(GOOD);
+    assert!(w.len() == 1 && w[0].contains("link[1].queue: RED counts in bytes"), "{w:?}");
+    // maxthresh at the limit: the queue overflows before max_p.
+    let w = warnings(&good.replacen("maxthresh = 10", "maxthresh = 20", 1));
+    assert!(
+        w.len() == 1 && w[0].contains("queue.maxthresh: maxthresh (20 packets) is at or above the limit (20"),
+        "{w:?}"
+    );
+    // Both thresholds above it: RED never drops early.
+    let w = warnings(&good.replacen("thresh = 5, maxthresh = 10", "thresh = 25, maxthresh = 30", 1));
+    assert!(w.len() == 1 && w[0].contains("queue.thresh: thresh (25 packets) is at or above the limit"), "{w:?}");
+    // A window far below the bottleneck's bandwidth-delay product: 2 Mb/s over the 30.05 ms
+    // round trip (24 ms of propagation, 5.8 ms of serialising a 1040-byte packet out and 0.2 ms
+    // a 40-byte ACK back) is 7.2 packets; a window of 2 fills 28% of it, 15 (the good one) all.
+    let small = good.replacen("window = 15", "window = 2", 1);
+    let w = warnings(&small);
+    assert!(w.len() == 1 && w[0].contains(&format!("test.toml:{}:", line_of(&small, "window = 2"))), "{w:?}");
+    assert!(w[0].contains("flow[0].window: the greedy TCP flows through r1->r2 have windows of 2 packets"), "{w:?}");
+    assert!(
+        w[0].contains("(7.2 packets: 2Mb/s over this flow's round trip of 30.0 ms): they can use at most 28%"),
+        "{w:?}"
+    );
+    // Four such flows together fill it (8 packets): no warning.
+    let three =
+        small.replacen("window = 2", "window = 2\ncount = 4", 1).replacen("name = \"ftp\"", "name = \"ftp{i}\"", 1);
+    assert_eq!(warnings(&three), Vec::<String>::new());
+}

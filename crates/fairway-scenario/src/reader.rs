@@ -338,6 +338,10 @@ impl<'a> Val<'a> {
         if s.is_empty() {
             return Err(self.error("must not be empty"));
         }
+        if s.chars().all(|c| c == '.') {
+            // A scenario's name is its default results folder: `..` would be the parent.
+            return Err(self.error(format!("`{s}` is not a name (it would be a folder of the path)")));
+        }
         if let Some(c) = s.chars().find(|c| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
             return Err(
                 self.error(format!("`{s}`: character `{c}` is not allowed in a name (use letters, digits, _ - .)"))
@@ -390,11 +394,9 @@ impl<'a> Val<'a> {
         Ok(v)
     }
 
-    fn unit<T>(
-        &self,
-        parse: impl Fn(&str) -> Result<T, fairway_core::UnitError>,
-        from_num: impl Fn(f64) -> Option<T>,
-    ) -> Res<T> {
+    /// A value with a unit, as a string ("10ms") or a bare number in the base unit (seconds,
+    /// b/s, bytes). Both go through the same parser, so a number is held to the same range.
+    fn unit<T>(&self, parse: impl Fn(&str) -> Result<T, fairway_core::UnitError>) -> Res<T> {
         match self.value() {
             Some(Value::String(s)) => parse(&self.subst.apply(s.value())).map_err(|e| self.error(e.to_string())),
             Some(Value::Integer(_)) | Some(Value::Float(_)) => {
@@ -402,7 +404,16 @@ impl<'a> Val<'a> {
                 if v < 0.0 {
                     return Err(self.error(format!("{v} is negative")));
                 }
-                from_num(v).ok_or_else(|| self.error(format!("{v} is not valid here")))
+                // `{v}` writes every digit (1e300 as 1 and 300 zeros): the error shows `{v:e}`.
+                parse(&format!("{v}")).map_err(|e| {
+                    self.error(match e {
+                        fairway_core::UnitError::TooLarge { .. } => format!("{v:e} is too large"),
+                        fairway_core::UnitError::Fractional { unit, .. } => {
+                            format!("{v} is not a whole number of {unit}")
+                        }
+                        e => e.to_string(),
+                    })
+                })
             }
             _ => Err(self.expected("a string with a unit")),
         }
@@ -410,7 +421,7 @@ impl<'a> Val<'a> {
 
     /// A duration: "10ms", "0.005s"; a bare number is seconds.
     pub fn dur(&self) -> Res<Dur> {
-        self.unit(Dur::parse, |v| Some(Dur::from_secs_f64(v)))
+        self.unit(Dur::parse)
     }
 
     pub fn time(&self) -> Res<Time> {
@@ -428,7 +439,7 @@ impl<'a> Val<'a> {
 
     /// A rate: "2Mb", "6 Mb/s"; a bare number is bits per second.
     pub fn rate(&self) -> Res<Rate> {
-        self.unit(Rate::parse, |v| Some(Rate(v.round() as u64)))
+        self.unit(Rate::parse)
     }
 
     /// A rate above zero.
@@ -442,7 +453,7 @@ impl<'a> Val<'a> {
 
     /// A size: "1000B", "10KB"; a bare integer is bytes.
     pub fn bytes(&self) -> Res<Bytes> {
-        self.unit(Bytes::parse, |v| (v.fract() == 0.0).then_some(Bytes(v as u64)))
+        self.unit(Bytes::parse)
     }
 
     pub fn bytes_pos(&self) -> Res<Bytes> {

@@ -145,7 +145,7 @@ impl RedParams {
 
     /// ns-2's derived values for a link of `link_rate` and `link_delay`
     /// (red.cc `command("link")`, `initialize_params()` and `reset()`).
-    pub(super) fn resolve(&self, link_rate: Rate, link_delay: Dur) -> Result<RedResolved, ParamError> {
+    pub fn resolve(&self, link_rate: Rate, link_delay: Dur) -> Result<RedResolved, ParamError> {
         self.validate()?;
         if link_rate.0 == 0 {
             return Err(ParamError::new("link_rate", "RED needs a link rate above 0 b/s"));
