@@ -124,12 +124,12 @@ impl FlowMonitor {
     fn close_bin(&mut self) {
         let (c, s) = (&self.c, &self.at_bin_start);
         let row = &mut self.rows[self.bin as usize];
-        row.sent_pkts += (c.data_sent - s.data_sent) as u32;
-        row.recv_pkts += (c.data_recv - s.data_recv) as u32;
-        row.dropped_pkts += (c.data_dropped - s.data_dropped) as u32;
+        row.sent_pkts += c.data_sent - s.data_sent;
+        row.recv_pkts += c.data_recv - s.data_recv;
+        row.dropped_pkts += c.data_dropped - s.data_dropped;
         row.distinct_bytes += c.distinct_bytes - s.distinct_bytes;
         row.goodput_bytes += c.goodput_bytes - s.goodput_bytes;
-        row.delay_n += (c.delay_n - s.delay_n) as u32;
+        row.delay_n += c.delay_n - s.delay_n;
         row.delay_sum_s += self.bin_delay_sum_s;
         self.bin_delay_sum_s = 0.0;
         self.at_bin_start = BinBase::of(&self.c);

@@ -155,13 +155,13 @@ pub struct ClassSummary {
 /// One throughput bin of one flow.
 #[derive(Debug, Clone, Copy)]
 pub struct BinRow {
-    pub sent_pkts: u32,
-    pub recv_pkts: u32,
-    pub dropped_pkts: u32,
+    pub sent_pkts: u64,
+    pub recv_pkts: u64,
+    pub dropped_pkts: u64,
     pub distinct_bytes: u64,
     pub goodput_bytes: u64,
     pub delay_sum_s: f64,
-    pub delay_n: u32,
+    pub delay_n: u64,
     /// Congestion window at the end of the bin, in packets (NaN when not a single TCP sender).
     pub cwnd_pkts: f32,
     /// MApp: the sender's scale at the end of the bin (NaN for other flows).

@@ -68,7 +68,8 @@ fn line_of(text: &str, needle: &str) -> usize {
 }
 
 fn cbr_interval(s: &Sweep, point: usize) -> Dur {
-    let app = &s.points[point].scenario.flows[0].app;
+    let sc = s.build(point).unwrap().scenario;
+    let app = &sc.flows[0].app;
     app.config::<CbrConfig>().unwrap_or_else(|| panic!("not cbr: {app:?}")).interval
 }
 
@@ -108,7 +109,7 @@ duration = ["2s"]
 "#,
     ));
     assert_eq!(s.points.len(), 1);
-    let sc = &s.points[0].scenario;
+    let sc = &s.build(0).unwrap().scenario;
     assert_eq!(sc.name, "tiny");
     assert_eq!(sc.seed, 3);
     assert_eq!(sc.duration, "2s".parse::<Dur>().unwrap());
@@ -150,7 +151,7 @@ seed = [1, 2]
     assert_eq!(got, want);
     for (i, p) in s.points.iter().enumerate() {
         assert_eq!(p.index, i);
-        assert_eq!(p.scenario.seed, p.values[1].parse::<u64>().unwrap());
+        assert_eq!(s.build(i).unwrap().scenario.seed, p.values[1].parse::<u64>().unwrap());
     }
     assert_eq!(cbr_interval(&s, 2), "10ms".parse::<Dur>().unwrap());
     assert_eq!(s.points[3].label, "3_flow.udp.rate=0.8Mb_seed=2");
@@ -160,7 +161,7 @@ seed = [1, 2]
 #[test]
 fn each_point_is_a_scenario_file_of_its_own() {
     let s = load(&dumbbell("[sweep]\n\"flow.udp.rate\" = [\"0.8Mb\"]\n"));
-    let p = &s.points[0];
+    let p = &s.build(0).unwrap();
     assert!(!p.text.contains("[sweep]"), "{}", p.text);
     let again = parse_scenario("scenario.toml", &p.text, "scenario").unwrap_or_else(|e| panic!("{e}\n{}", p.text));
     assert_eq!(again.name, "tiny");

@@ -75,11 +75,11 @@ pub fn flows_csv(res: &RunResult, sc: &Scenario) -> String {
             s.push(',');
             secs(&mut s, t1);
             s.push_str(&names);
-            uint(&mut s, b.sent_pkts as u64);
+            uint(&mut s, b.sent_pkts);
             s.push(',');
-            uint(&mut s, b.recv_pkts as u64);
+            uint(&mut s, b.recv_pkts);
             s.push(',');
-            uint(&mut s, b.dropped_pkts as u64);
+            uint(&mut s, b.dropped_pkts);
             s.push(',');
             fixed(&mut s, rate(b.distinct_bytes), 1);
             s.push(',');

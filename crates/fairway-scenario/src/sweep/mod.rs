@@ -38,7 +38,9 @@ pub const MAX_POINTS: usize = 100_000;
 /// The name of the combined CSV in a sweep's output folder.
 pub const SWEEP_CSV: &str = "sweep.csv";
 
-/// A sweep: the grid of a scenario file's `[sweep]` table, every point checked.
+/// A sweep: the grid of a scenario file's `[sweep]` table, every point checked. A point's
+/// scenario is built again when it is needed ([`Sweep::build`]), so that a sweep of 100 000
+/// points holds their values and labels, not 100 000 scenarios.
 #[derive(Debug, Clone)]
 pub struct Sweep {
     /// The file, as it is named in errors.
@@ -49,6 +51,7 @@ pub struct Sweep {
     pub keys: Vec<String>,
     /// The points in grid order (the first key varies slowest).
     pub points: Vec<Point>,
+    grid: Grid,
 }
 
 /// One point of a sweep.
@@ -59,10 +62,26 @@ pub struct Point {
     pub values: Vec<String>,
     /// The point's folder name: `<index>_<key>=<value>_...`, file-name safe and deterministic.
     pub label: String,
+}
+
+/// A point built: its scenario and its file.
+#[derive(Debug, Clone)]
+pub struct Built {
     pub scenario: Scenario,
     /// The point as a scenario file of its own: the base with its values set, without
     /// `[sweep]`. Written as `scenario.toml` in the point's folder.
     pub text: String,
+}
+
+/// What building a point needs: the file and where each key's values go.
+#[derive(Debug, Clone)]
+struct Grid {
+    stem: String,
+    /// The file without `[sweep]`: what each point copies, whatever the number of candidates.
+    doc: DocumentMut,
+    /// The file as written, to name the lines of a point's errors as they are in it.
+    full: DocumentMut,
+    axes: Vec<Axis>,
 }
 
 impl Sweep {
@@ -70,6 +89,66 @@ impl Sweep {
     pub fn describe(&self, point: usize) -> String {
         describe(&self.keys, &self.points[point].values)
     }
+
+    /// Point `i`'s scenario and file (checked when the sweep was loaded).
+    pub fn build(&self, i: usize) -> Result<Built, ScenarioError> {
+        let choice = choice(&self.grid.axes, i);
+        let values = &self.points[i].values;
+        build(&self.file, None, &self.grid, &self.keys, i, &choice, values)
+    }
+}
+
+/// The candidate of each axis at point `index`: mixed radix, the last key fastest.
+fn choice(axes: &[Axis], index: usize) -> Vec<usize> {
+    let mut choice = vec![0; axes.len()];
+    let mut rest = index;
+    for (k, a) in axes.iter().enumerate().rev() {
+        choice[k] = rest % a.values.len();
+        rest /= a.values.len();
+    }
+    choice
+}
+
+/// The base with the point's values set, parsed, and its file. Without `[sweep]`, the lines of
+/// what follows it would move: an invalid point is parsed again as written, so that the lines
+/// in its error are the file's own.
+fn build(
+    file: &str,
+    src: Option<&Source>,
+    grid: &Grid,
+    keys: &[String],
+    index: usize,
+    choice: &[usize],
+    values: &[String],
+) -> Result<Built, ScenarioError> {
+    let set = |doc: &DocumentMut| -> Result<DocumentMut, ScenarioError> {
+        let mut d = doc.clone();
+        for (a, &c) in grid.axes.iter().zip(choice) {
+            set_value(d.as_item_mut(), &a.steps, &a.values[c]).map_err(|m| match src {
+                Some(src) => a.error(src, m),
+                // Not met: the sweep was loaded, so every place was set once already.
+                None => {
+                    ScenarioError { file: file.to_string(), line: 0, col: 0, field: sweep_field(&a.key), message: m }
+                }
+            })?;
+        }
+        Ok(d)
+    };
+    let mut d = set(&grid.doc)?;
+    let scenario = match parse_scenario(file, &d.to_string(), &grid.stem) {
+        Ok(sc) => sc,
+        Err(_) => return Err(parse_scenario(file, &set(&grid.full)?.to_string(), &grid.stem).expect_err("as above")),
+    };
+    let root = d.as_table_mut();
+    if !root.contains_key("name") {
+        root.insert("name", toml_edit::value(scenario.name.clone()));
+    }
+    let mut text = format!("# {file}, sweep point {index}: {}\n", describe(keys, values));
+    text.push_str(&d.to_string());
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    Ok(Built { scenario, text })
 }
 
 fn describe(keys: &[String], values: &[String]) -> String {
@@ -123,49 +202,34 @@ pub fn points_of_text(file: &str, text: &str) -> Result<Sweep, ScenarioError> {
 
     let keys: Vec<String> = axes.iter().map(|a| a.key.clone()).collect();
     let width = (total.max(1) - 1).to_string().len();
+    let mut base = doc.clone();
+    base.as_table_mut().remove("sweep");
+    let grid = Grid { stem: stem.to_string(), doc: base, full: doc, axes };
     let mut points = Vec::with_capacity(total);
+    let mut name = None;
     let mut first_err: Option<ScenarioError> = None;
     let mut invalid = 0usize;
+    // Every point is built and checked, one at a time, and only its values are kept.
     for index in 0..total {
-        // Mixed radix, the last key fastest.
-        let mut choice = vec![0; axes.len()];
-        let mut rest = index;
-        for (k, a) in axes.iter().enumerate().rev() {
-            choice[k] = rest % a.values.len();
-            rest /= a.values.len();
-        }
-        let mut d = doc.clone();
-        for (a, &c) in axes.iter().zip(&choice) {
-            set_value(d.as_item_mut(), &a.steps, &a.values[c]).map_err(|m| a.error(&src, m))?;
-        }
-        let values: Vec<String> = axes.iter().zip(&choice).map(|(a, &c)| written(&a.values[c])).collect();
-        // Checked with `[sweep]` still in place (the parser ignores it), so that lines in errors
-        // are the file's own.
-        let scenario = match parse_scenario(file, &d.to_string(), stem) {
-            Ok(sc) => sc,
+        let choice = choice(&grid.axes, index);
+        let values: Vec<String> = grid.axes.iter().zip(&choice).map(|(a, &c)| written(&a.values[c])).collect();
+        match build(file, Some(&src), &grid, &keys, index, &choice, &values) {
+            Ok(b) => {
+                name.get_or_insert(b.scenario.name);
+            }
             Err(e) => {
                 invalid += 1;
                 if first_err.is_none() {
-                    first_err = Some(point_error(&src, &axes, &choice, index, &keys, &values, e));
+                    first_err = Some(point_error(&src, &grid.axes, &choice, index, &keys, &values, e));
                 }
                 continue;
             }
-        };
+        }
         if first_err.is_some() {
             continue;
         }
-        let root = d.as_table_mut();
-        root.remove("sweep");
-        if !root.contains_key("name") {
-            root.insert("name", toml_edit::value(scenario.name.clone()));
-        }
-        let mut text = format!("# {file}, sweep point {index}: {}\n", describe(&keys, &values));
-        text.push_str(&d.to_string());
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
         let label = label(index, width, &keys, &values);
-        points.push(Point { index, values, label, scenario, text });
+        points.push(Point { index, values, label });
     }
     if let Some(mut e) = first_err {
         if invalid > 1 {
@@ -173,11 +237,12 @@ pub fn points_of_text(file: &str, text: &str) -> Result<Sweep, ScenarioError> {
         }
         return Err(e);
     }
-    let name = points.first().map_or_else(|| stem.to_string(), |p| p.scenario.name.clone());
-    Ok(Sweep { file: file.to_string(), name, keys, points })
+    let name = name.unwrap_or_else(|| stem.to_string());
+    Ok(Sweep { file: file.to_string(), name, keys, points, grid })
 }
 
 /// One swept key: where it points and its candidate values.
+#[derive(Debug, Clone)]
 struct Axis {
     key: String,
     key_span: Option<Range<usize>>,

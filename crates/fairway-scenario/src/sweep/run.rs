@@ -173,15 +173,16 @@ fn run_point(s: &Sweep, i: usize, out: &Path, opts: &SweepOptions) -> PointRun {
     let mut interrupted = false;
     let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<RunResult, String> {
         let written = |e: std::io::Error| format!("writing {}: {e}", dir.display());
+        let b = s.build(i).map_err(|e| e.to_string())?;
         fs::create_dir_all(&dir).map_err(written)?;
-        fs::write(dir.join("scenario.toml"), &p.text).map_err(written)?;
+        fs::write(dir.join("scenario.toml"), &b.text).map_err(written)?;
         let run_opts = RunOptions { interrupt: opts.interrupt, ..Default::default() };
-        let res = fairway_engine::run(&p.scenario, &run_opts, &mut |_| {}).map_err(|e| e.to_string())?;
+        let res = fairway_engine::run(&b.scenario, &run_opts, &mut |_| {}).map_err(|e| e.to_string())?;
         if !res.summary.complete {
             interrupted = true;
-            return Err(format!("interrupted at {} s of {}", res.summary.duration_s, p.scenario.duration));
+            return Err(format!("interrupted at {} s of {}", res.summary.duration_s, b.scenario.duration));
         }
-        (opts.write)(&res, &p.scenario, &dir).map_err(written)?;
+        (opts.write)(&res, &b.scenario, &dir).map_err(written)?;
         Ok(res)
     }))
     .unwrap_or_else(|panic| {
