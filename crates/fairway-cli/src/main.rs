@@ -53,6 +53,7 @@ use fairway_core::Time;
 use fairway_engine::RunOptions;
 use fairway_report::output;
 use fairway_report::output::folder::Staged;
+use fairway_scenario::estimate::{self, Footprint};
 use fairway_scenario::{parse_scenario_file_warn, sweep};
 
 #[derive(Parser)]
@@ -193,26 +194,33 @@ impl From<anyhow::Error> for Failure {
     }
 }
 
-/// Reads and checks a scenario file and prints its warnings.
-fn load(file: &Path) -> Result<fairway_engine::Scenario, Failure> {
+/// Reads and checks a scenario file, prints its warnings and refuses a run that would not fit
+/// in this machine's memory.
+fn load(file: &Path) -> Result<(fairway_engine::Scenario, Footprint), Failure> {
     let (sc, warnings) = parse_scenario_file_warn(file).map_err(|e| Failure::Input(e.to_string()))?;
     for w in warnings {
         eprintln!("warning: {w}");
     }
-    Ok(sc)
+    let f = match estimate::available_memory() {
+        Some(avail) => estimate::fits(&sc, avail).map_err(|e| Failure::Input(format!("{}: {e}", file.display())))?,
+        None => estimate::estimate(&sc),
+    };
+    Ok((sc, f))
 }
 
 fn check(file: &Path) -> Result<(), Failure> {
-    let sc = load(file)?;
+    let (sc, f) = load(file)?;
     let sweep =
         if has_sweep(file) { Some(sweep::load_sweep(file).map_err(|e| Failure::Input(e.to_string()))?) } else { None };
     println!(
-        "{}: ok ({} nodes, {} simplex links, {} flows, {} simulated)",
+        "{}: ok ({} nodes, {} simplex links, {} flows, {} simulated; about {} of memory and {} of results)",
         file.display(),
         sc.nodes.len(),
         sc.links.len(),
         sc.flows.len(),
-        sc.duration
+        sc.duration,
+        estimate::human(f.memory()),
+        estimate::human(f.output)
     );
     if let Some(sw) = sweep {
         println!("{}: sweep ok ({} points over {})", file.display(), sw.points.len(), sw.keys.join(", "));
@@ -283,7 +291,7 @@ fn run_sweep(file: &Path, out: Option<PathBuf>, jobs: Option<u64>, quiet: bool) 
 }
 
 fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Result<(), Failure> {
-    let sc = load(file)?;
+    let (sc, _) = load(file)?;
     if !quiet && has_sweep(file) {
         eprintln!(
             "note: {} has a [sweep] table, ignored here: this runs its base values (`fairway sweep` runs the grid)",

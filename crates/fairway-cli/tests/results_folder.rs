@@ -224,3 +224,50 @@ extern "C" {
     #[link_name = "geteuid"]
     fn libc_geteuid() -> u32;
 }
+
+/// 2 000 monitored links sampled every 100 ms for 10^6 s: 2 x 10^10 samples, terabytes. check
+/// and run refuse it at once, naming the estimate and the keys; the default monitoring of the
+/// same topology fits.
+#[test]
+fn a_run_that_cannot_fit_in_memory_is_refused_before_it_starts() {
+    let dir = tmp("toobig");
+    let head = r#"duration = "1000000s"
+[[link]]
+between = ["h{i}", "r1"]
+count = 2000
+rate = "100Mb"
+delay = "1ms"
+[[link]]
+between = ["r1", "d"]
+rate = "1Gb"
+delay = "1ms"
+[[flow]]
+name = "f"
+app = "cbr"
+from = "h0"
+to = "d"
+rate = "1Mb"
+"#;
+    let links: Vec<String> = (0..2000).map(|i| format!("\"h{i}->r1\"")).collect();
+    let big = dir.join("big.toml");
+    fs::write(&big, format!("{head}[monitor]\nqueue_interval = \"100ms\"\nlinks = [{}]\n", links.join(", "))).unwrap();
+    for cmd in ["check", "run"] {
+        let started = Instant::now();
+        let o = fairway(
+            &[cmd, big.to_str().unwrap(), "--out", dir.join("o").to_str().unwrap()]
+                [..if cmd == "check" { 2 } else { 4 }],
+        );
+        assert_eq!(o.status.code(), Some(2), "{cmd}: {o:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("TB in memory") || err.contains("GB in memory"), "{cmd}: {err}");
+        assert!(err.contains("2000 links x one per 100ms") && err.contains("`monitor.queue_interval`"), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(20));
+    }
+    assert!(!dir.join("o").exists());
+    let small = dir.join("small.toml");
+    fs::write(&small, head).unwrap();
+    let o = fairway(&["check", small.to_str().unwrap()]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("of memory and"), "{o:?}");
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -3,6 +3,7 @@
 //! cannot accept; [`protocols`] holds the datagram protocols' scenario keys, one module each,
 //! registered in one place; [`sweep`] expands a file's `[sweep]` grid and runs its points.
 
+pub mod estimate;
 pub mod parse;
 #[cfg(test)]
 mod parse_tests;

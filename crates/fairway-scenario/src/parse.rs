@@ -209,7 +209,7 @@ impl Builder {
         }
 
         self.warn_windows(window_uses);
-        let monitor = self.monitor(root.get("monitor"), duration)?;
+        let monitor = self.monitor(root.get("monitor"), duration, &flows, &mut router)?;
         // flows.csv keeps a row per flow per bin in memory: refuse sizes that would exhaust it.
         let rows = (duration.0 / monitor.bin.0).saturating_add(1).saturating_mul(flows.len() as u64);
         if rows > MAX_FLOW_ROWS {
@@ -554,10 +554,14 @@ impl Builder {
         Ok(())
     }
 
-    fn monitor(&self, v: Option<Val>, duration: Dur) -> Res<MonitorSpec> {
+    fn monitor(&self, v: Option<Val>, duration: Dur, flows: &[FlowSpec], router: &mut Router) -> Res<MonitorSpec> {
+        // 100 ms bins and 10 ms queue samples, coarser for runs long enough that these would
+        // give more than DEFAULT_SAMPLES of either: memory follows the run's length only up
+        // to there.
+        let default = |fine: Dur, most: u64| fine.max(nice(Dur(duration.0.div_ceil(most.max(1))))).min(duration);
         let mut m = MonitorSpec {
-            bin: Dur::from_millis(100).min(duration),
-            queue_interval: Dur::from_millis(10).min(duration),
+            bin: default(Dur::from_millis(100), DEFAULT_SAMPLES.min(MAX_FLOW_ROWS / (flows.len() as u64).max(1))),
+            queue_interval: default(Dur::from_millis(10), DEFAULT_SAMPLES),
             links: vec![],
         };
         let mut explicit = None;
@@ -609,7 +613,17 @@ impl Builder {
                 let links: Vec<usize> =
                     (0..self.links.len()).filter(|i| core(self.links[*i].from) && core(self.links[*i].to)).collect();
                 if links.is_empty() {
-                    (0..self.links.len()).collect()
+                    // No core (hosts on one switch, or one link): the links the flows cross,
+                    // both ways, not every idle access link of a large star.
+                    let mut used = vec![false; self.links.len()];
+                    for f in flows {
+                        for (a, b) in [(f.from, f.to), (f.to, f.from)] {
+                            for l in router.route(a, b).unwrap_or_default() {
+                                used[l] = true;
+                            }
+                        }
+                    }
+                    (0..self.links.len()).filter(|&l| used[l]).collect()
                 } else {
                     links
                 }
@@ -680,6 +694,24 @@ fn repeats_only(t: &Tbl, keys: &[&str]) -> bool {
 
 /// Largest number of flows.csv rows (flows x bins) a scenario may ask for.
 const MAX_FLOW_ROWS: u64 = 20_000_000;
+/// At most this many bins, and queue samples per link, by default (docs/scenarios.md).
+const DEFAULT_SAMPLES: u64 = 1_000_000;
+
+/// The smallest of 1, 2 and 5 times a power of ten nanoseconds that is at least `d`.
+fn nice(d: Dur) -> Dur {
+    let mut p: u64 = 1;
+    loop {
+        for m in [1, 2, 5] {
+            if p.saturating_mul(m) >= d.0 {
+                return Dur(p.saturating_mul(m));
+            }
+        }
+        if p > u64::MAX / 10 {
+            return d;
+        }
+        p *= 10;
+    }
+}
 
 /// Largest `count` accepted: a typo such as `count = 1000000000` should be an error, not a
 /// run that exhausts memory.
