@@ -5,6 +5,7 @@
 //! - [`ids`]: small integer ids;
 //! - [`udpm`]: the UDPm wire format of seed 000's multimedia system.
 
+pub mod frame;
 pub mod hash;
 pub mod ids;
 pub mod rng;

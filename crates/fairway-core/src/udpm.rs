@@ -2,14 +2,16 @@
 //! Hassanein 2015, §3.2: "the modified UDP ... writing the information received from a MApp
 //! object to the header"), carried as the payload of an ordinary UDP datagram.
 //!
-//! Two message types share a 6-byte preamble; all fields are big-endian:
+//! Two message types follow fairway's preamble ([`crate::frame`]: magic, version, type,
+//! header checksum) with a flow id; all fields are big-endian:
 //!
 //! ```text
-//! preamble   version u8 (= 1) | type u8 (0 data, 1 feedback) | flow id u32
+//! preamble   "FW" | version u8 (= 2) | type u8 (0x01 data, 0x02 feedback) | checksum u16
+//!            | flow id u32
 //! data       flags u8 | scale u8 | frag index u16 | frag count u16 | seq u32 | frame u32
-//!            | send time u32 (us) | rtt u32 (us, 0 = unknown)            -> 28 bytes
+//!            | send time u32 (us) | rtt u32 (us, 0 = unknown)            -> 32 bytes
 //! feedback   scale u8 | flags u8 | echo time u32 (us) | hold u32 (us) | highest seq u32
-//!            | lost u32 | marked u32                                      -> 28 bytes
+//!            | lost u32 | marked u32                                      -> 32 bytes
 //! ```
 //!
 //! - `flags` of a data packet: bit 0 is the multimedia tag a router may classify on (seed 000 §5:
@@ -28,15 +30,16 @@
 
 use thiserror::Error;
 
-pub const VERSION: u8 = 1;
-pub const PREAMBLE_LEN: usize = 6;
-pub const DATA_HEADER_LEN: usize = 28;
-pub const FEEDBACK_LEN: usize = 28;
+use crate::frame::{self, FrameError};
+
+pub const PREAMBLE_LEN: usize = frame::PREAMBLE_LEN + 4;
+pub const DATA_HEADER_LEN: usize = 32;
+pub const FEEDBACK_LEN: usize = 32;
 /// IPv4 (20) + UDP (8) header bytes in front of every UDPm message on a real network.
 pub const IP_UDP_OVERHEAD: usize = 28;
 
-const TYPE_DATA: u8 = 0;
-const TYPE_FEEDBACK: u8 = 1;
+const TYPE_DATA: u8 = 0x01;
+const TYPE_FEEDBACK: u8 = 0x02;
 
 /// Data flag: the packet is multimedia (routers such as CBT classify on it).
 pub const FLAG_MULTIMEDIA: u8 = 0x01;
@@ -92,12 +95,8 @@ pub enum Message {
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum UdpmError {
-    #[error("datagram of {len} bytes is shorter than the {need}-byte header")]
-    Truncated { len: usize, need: usize },
-    #[error("unsupported UDPm version {0} (this is version {VERSION})")]
-    Version(u8),
-    #[error("unknown UDPm message type {0}")]
-    Type(u8),
+    #[error("not a UDPm message: {0}")]
+    Frame(#[from] FrameError),
     #[error("fragment count is zero")]
     NoFragments,
     #[error("fragment index {index} is not below the fragment count {count}")]
@@ -119,8 +118,7 @@ fn be32(b: &[u8], at: usize) -> u32 {
 impl DataHeader {
     /// Appends the header's 28 bytes to `out`.
     pub fn encode(&self, out: &mut Vec<u8>) {
-        out.push(VERSION);
-        out.push(TYPE_DATA);
+        let start = frame::begin(out, TYPE_DATA);
         out.extend_from_slice(&self.flow.to_be_bytes());
         out.push(self.flags);
         out.push(self.scale);
@@ -130,6 +128,7 @@ impl DataHeader {
         out.extend_from_slice(&self.frame.to_be_bytes());
         out.extend_from_slice(&self.send_time_us.to_be_bytes());
         out.extend_from_slice(&self.rtt_us.to_be_bytes());
+        frame::seal(out, start, DATA_HEADER_LEN);
     }
 
     pub fn is_multimedia(&self) -> bool {
@@ -140,8 +139,7 @@ impl DataHeader {
 impl Feedback {
     /// Appends the message's 28 bytes to `out`.
     pub fn encode(&self, out: &mut Vec<u8>) {
-        out.push(VERSION);
-        out.push(TYPE_FEEDBACK);
+        let start = frame::begin(out, TYPE_FEEDBACK);
         out.extend_from_slice(&self.flow.to_be_bytes());
         out.push(self.scale);
         out.push(self.flags);
@@ -150,66 +148,60 @@ impl Feedback {
         out.extend_from_slice(&self.highest_seq.to_be_bytes());
         out.extend_from_slice(&self.lost.to_be_bytes());
         out.extend_from_slice(&self.marked.to_be_bytes());
+        frame::seal(out, start, FEEDBACK_LEN);
     }
 }
 
 impl Message {
     /// Decodes a datagram. For data, returns the header and the payload after it.
     pub fn decode(b: &[u8]) -> Result<(Message, &[u8]), UdpmError> {
-        if b.len() < PREAMBLE_LEN {
-            return Err(UdpmError::Truncated { len: b.len(), need: PREAMBLE_LEN });
-        }
-        if b[0] != VERSION {
-            return Err(UdpmError::Version(b[0]));
-        }
-        let flow = be32(b, 2);
-        match b[1] {
-            TYPE_DATA => {
-                if b.len() < DATA_HEADER_LEN {
-                    return Err(UdpmError::Truncated { len: b.len(), need: DATA_HEADER_LEN });
-                }
-                let h = DataHeader {
-                    flow,
-                    flags: b[6],
-                    scale: b[7],
-                    frag_index: be16(b, 8),
-                    frag_count: be16(b, 10),
-                    seq: be32(b, 12),
-                    frame: be32(b, 16),
-                    send_time_us: be32(b, 20),
-                    rtt_us: be32(b, 24),
-                };
-                if h.flags & !DATA_FLAGS_KNOWN != 0 {
-                    return Err(UdpmError::Flags(h.flags));
-                }
-                if h.frag_count == 0 {
-                    return Err(UdpmError::NoFragments);
-                }
-                if h.frag_index >= h.frag_count {
-                    return Err(UdpmError::FragmentIndex { index: h.frag_index, count: h.frag_count });
-                }
-                Ok((Message::Data(h), &b[DATA_HEADER_LEN..]))
+        let kind = frame::open(b, |t| match t {
+            TYPE_DATA => Some(DATA_HEADER_LEN),
+            TYPE_FEEDBACK => Some(FEEDBACK_LEN),
+            _ => None,
+        })?;
+        let o = frame::PREAMBLE_LEN;
+        let flow = be32(b, o);
+        if kind == TYPE_DATA {
+            let h = DataHeader {
+                flow,
+                flags: b[o + 4],
+                scale: b[o + 5],
+                frag_index: be16(b, o + 6),
+                frag_count: be16(b, o + 8),
+                seq: be32(b, o + 10),
+                frame: be32(b, o + 14),
+                send_time_us: be32(b, o + 18),
+                rtt_us: be32(b, o + 22),
+            };
+            if h.flags & !DATA_FLAGS_KNOWN != 0 {
+                return Err(UdpmError::Flags(h.flags));
             }
-            TYPE_FEEDBACK => {
-                if b.len() != FEEDBACK_LEN {
-                    return Err(UdpmError::FeedbackLength { len: b.len() });
-                }
-                let f = Feedback {
-                    flow,
-                    scale: b[6],
-                    flags: b[7],
-                    echo_time_us: be32(b, 8),
-                    hold_us: be32(b, 12),
-                    highest_seq: be32(b, 16),
-                    lost: be32(b, 20),
-                    marked: be32(b, 24),
-                };
-                if f.flags != 0 {
-                    return Err(UdpmError::Flags(f.flags));
-                }
-                Ok((Message::Feedback(f), &b[FEEDBACK_LEN..]))
+            if h.frag_count == 0 {
+                return Err(UdpmError::NoFragments);
             }
-            t => Err(UdpmError::Type(t)),
+            if h.frag_index >= h.frag_count {
+                return Err(UdpmError::FragmentIndex { index: h.frag_index, count: h.frag_count });
+            }
+            Ok((Message::Data(h), &b[DATA_HEADER_LEN..]))
+        } else {
+            if b.len() != FEEDBACK_LEN {
+                return Err(UdpmError::FeedbackLength { len: b.len() });
+            }
+            let f = Feedback {
+                flow,
+                scale: b[o + 4],
+                flags: b[o + 5],
+                echo_time_us: be32(b, o + 6),
+                hold_us: be32(b, o + 10),
+                highest_seq: be32(b, o + 14),
+                lost: be32(b, o + 18),
+                marked: be32(b, o + 22),
+            };
+            if f.flags != 0 {
+                return Err(UdpmError::Flags(f.flags));
+            }
+            Ok((Message::Feedback(f), &b[FEEDBACK_LEN..]))
         }
     }
 }
@@ -225,7 +217,8 @@ pub fn extend_seq(last: u64, wire: u32) -> u64 {
         if cand >= last {
             cand
         } else {
-            cand + (1 << 32)
+            // Saturating: a counter at the top of u64 stays there rather than wrapping to 0.
+            cand.saturating_add(1 << 32)
         }
     } else if cand <= last {
         cand
@@ -296,10 +289,11 @@ mod tests {
     fn byte_exact_layout() {
         let mut b = vec![];
         data().encode(&mut b);
+        assert_eq!(&b[..4], [b'F', b'W', 2, 0x01], "magic, version, type");
         assert_eq!(
-            b,
+            b[6..],
             [
-                1, 0, 0xDE, 0xAD, 0xBE, 0xEF, // version, type, flow
+                0xDE, 0xAD, 0xBE, 0xEF, // flow
                 0x01, 7, 0, 2, 0, 3, // flags, scale, frag index, frag count
                 1, 2, 3, 4, 0, 0, 0, 99, // seq, frame
                 0xEE, 0x6B, 0x28, 0x00, 0, 0, 0xA2, 0x1C, // send time 4e9 us, rtt 41 500 us
@@ -309,36 +303,52 @@ mod tests {
             Feedback { flow: 1, scale: 3, flags: 0, echo_time_us: 2, hold_us: 3, highest_seq: 4, lost: 5, marked: 6 };
         let mut b = vec![];
         f.encode(&mut b);
-        assert_eq!(b, [1, 1, 0, 0, 0, 1, 3, 0, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0, 6]);
+        assert_eq!(&b[..4], [b'F', b'W', 2, 0x02]);
+        assert_eq!(b[6..], [0, 0, 0, 1, 3, 0, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0, 6]);
         assert_eq!(Message::decode(&b).unwrap().0, Message::Feedback(f));
+    }
+
+    /// `b` with byte `at` set to `v` and its checksum made right again: a well-formed header
+    /// that says something out of range.
+    fn forged(b: &[u8], at: usize, v: u8) -> Vec<u8> {
+        let mut b = b.to_vec();
+        b[at] = v;
+        let len = b.len().min(DATA_HEADER_LEN);
+        frame::seal(&mut b, 0, len);
+        b
     }
 
     #[test]
     fn malformed_datagrams_are_errors() {
         let mut good = vec![];
         data().encode(&mut good);
-        assert_eq!(Message::decode(&[]), Err(UdpmError::Truncated { len: 0, need: PREAMBLE_LEN }));
-        assert_eq!(Message::decode(&good[..20]), Err(UdpmError::Truncated { len: 20, need: DATA_HEADER_LEN }));
+        let short = |len, need| Err(UdpmError::Frame(FrameError::Short { len, need }));
+        assert_eq!(Message::decode(&[]), short(0, frame::PREAMBLE_LEN));
+        assert_eq!(Message::decode(&good[..20]), short(20, DATA_HEADER_LEN));
         let mut b = good.clone();
-        b[0] = 2;
-        assert_eq!(Message::decode(&b), Err(UdpmError::Version(2)));
+        b[2] = 1;
+        assert_eq!(Message::decode(&b), Err(UdpmError::Frame(FrameError::Version(1))));
         let mut b = good.clone();
-        b[1] = 9;
-        assert_eq!(Message::decode(&b), Err(UdpmError::Type(9)));
+        b[3] = 9;
+        assert_eq!(Message::decode(&b), Err(UdpmError::Frame(FrameError::Type(9))));
         let mut b = good.clone();
-        b[10] = 0;
-        b[11] = 0;
+        b[20] ^= 1;
+        assert!(matches!(Message::decode(&b), Err(UdpmError::Frame(FrameError::Checksum { .. }))));
+        // Sealed again, so that the range checks are what refuses them.
+        let b = forged(&forged(&good, 14, 0), 15, 0);
         assert_eq!(Message::decode(&b), Err(UdpmError::NoFragments));
-        let mut b = good.clone();
-        b[9] = 3;
-        assert_eq!(Message::decode(&b), Err(UdpmError::FragmentIndex { index: 3, count: 3 }));
-        let mut b = good.clone();
-        b[6] = 0x80;
-        assert_eq!(Message::decode(&b), Err(UdpmError::Flags(0x80)));
+        assert_eq!(Message::decode(&forged(&good, 13, 3)), Err(UdpmError::FragmentIndex { index: 3, count: 3 }));
+        assert_eq!(Message::decode(&forged(&good, 10, 0x80)), Err(UdpmError::Flags(0x80)));
         let mut fb = vec![];
         Feedback::default().encode(&mut fb);
         fb.push(0);
-        assert_eq!(Message::decode(&fb), Err(UdpmError::FeedbackLength { len: 29 }));
+        assert_eq!(Message::decode(&fb), Err(UdpmError::FeedbackLength { len: 33 }));
+    }
+
+    #[test]
+    fn sequence_extension_saturates_at_the_top() {
+        assert_eq!(extend_seq(u64::MAX, 5), u64::MAX);
+        assert_eq!(extend_seq(u64::MAX - 3, u32::MAX), u64::MAX);
     }
 
     #[test]

@@ -3,24 +3,25 @@
 //! LossMonitor) counts what arrives and sends nothing back. CBR over UDP is the unresponsive
 //! traffic every seed competes against.
 //!
-//! Wire format (fairway's; ns-2's UDP agent carries no header of its own), big-endian, 14 bytes
-//! in front of zeros up to the packet size:
+//! Wire format (fairway's; ns-2's UDP agent carries no header of its own): the preamble of
+//! [`fairway_core::frame`] (magic, version, type, header checksum), then big-endian fields, 18
+//! bytes in front of zeros up to the packet size:
 //!
 //! ```text
-//! version u8 = 1 | type u8 = 0x10 | flow u32 | seq u32 | send_time_us u32 | zeros ...
+//! "FW" | 2 | type u8 = 0x10 | checksum u16 | flow u32 | seq u32 | send_time_us u32 | zeros ...
 //! ```
 
+use fairway_core::frame;
 use fairway_core::udpm::{extend_seq, recover_time, whole_micros, wire_time_us};
 use fairway_core::{Bytes, Time};
 
 use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
 use crate::source::Source;
 
-pub const VERSION: u8 = 1;
-/// Distinct from IFTP's 0 and 1, so that neither protocol takes the other's datagrams.
+/// Distinct from the other protocols' types, so that none takes another's datagrams.
 pub const TYPE_DATA: u8 = 0x10;
 /// Bytes of the header. A packet smaller than this still carries all of it on a real socket.
-pub const HEADER_LEN: usize = 14;
+pub const HEADER_LEN: usize = frame::PREAMBLE_LEN + 12;
 
 /// One UDP packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,12 +58,11 @@ impl UdpSender {
 
     /// Writes `d` as it goes on the wire, `size` bytes (at least the header).
     pub fn encode_data(d: &UdpData, size: Bytes, out: &mut Vec<u8>) {
-        let start = out.len();
-        out.push(VERSION);
-        out.push(TYPE_DATA);
+        let start = frame::begin(out, TYPE_DATA);
         out.extend_from_slice(&d.flow.to_be_bytes());
         out.extend_from_slice(&(d.seq as u32).to_be_bytes());
         out.extend_from_slice(&wire_time_us(d.sent_at.0).to_be_bytes());
+        frame::seal(out, start, HEADER_LEN);
         out.resize(start + (size.0 as usize).max(HEADER_LEN), 0);
     }
 }
@@ -173,18 +173,12 @@ impl Endpoint for UdpReceiver {
     }
 
     fn handle_datagram(&mut self, now: Time, b: &[u8], arrival: Arrival) -> Result<(), Malformed> {
-        if b.len() < HEADER_LEN {
-            return Err(Malformed(format!(
-                "UDP packet of {} bytes is shorter than its {HEADER_LEN}-byte header",
-                b.len()
-            )));
-        }
-        if b[0] != VERSION || b[1] != TYPE_DATA {
-            return Err(Malformed(format!("not a UDP data packet (version {}, type {:#x})", b[0], b[1])));
-        }
+        frame::open(b, |t| (t == TYPE_DATA).then_some(HEADER_LEN))
+            .map_err(|e| Malformed(format!("not a UDP data packet: {e}")))?;
         let be32 = |at: usize| u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
-        let seq = extend_seq(self.stats.highest_seq.unwrap_or(0), be32(6));
-        let d = UdpData { flow: be32(2), seq, sent_at: recover_time(now, be32(10)) };
+        let o = frame::PREAMBLE_LEN;
+        let seq = extend_seq(self.stats.highest_seq.unwrap_or(0), be32(o + 4));
+        let d = UdpData { flow: be32(o), seq, sent_at: recover_time(now, be32(o + 8)) };
         self.handle(now, &d, arrival);
         Ok(())
     }
@@ -282,13 +276,14 @@ mod tests {
         let d = UdpData { flow: 1, seq: 2, sent_at: Time(3_000) };
         let mut b = vec![];
         UdpSender::encode_data(&d, Bytes(8), &mut b);
-        assert_eq!(b, [1, 0x10, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3]);
+        assert_eq!(b[..4], [b'F', b'W', 2, 0x10]);
+        assert_eq!(b[6..], [0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3]);
         b.clear();
         UdpSender::encode_data(&d, Bytes(500), &mut b);
         assert_eq!(b.len(), 500);
         let mut r = UdpReceiver::new(1);
         r.handle_datagram(Time(9_000_500), &b, Arrival::default()).unwrap();
-        assert!(r.handle_datagram(Time(9_000_500), &b[..13], Arrival::default()).is_err());
+        assert!(r.handle_datagram(Time(9_000_500), &b[..17], Arrival::default()).is_err());
         assert_eq!(r.stats().highest_seq, Some(2));
     }
 }

@@ -342,7 +342,7 @@ mod tests {
         assert_eq!(bad(|c| c.packets = Some(0)), "packets");
         let msg = IftpConfig { scale: -2.0, ..Default::default() }.validate().unwrap_err().to_string();
         assert!(msg.contains("scale") && msg.contains("-2"), "{msg}");
-        assert!(IftpConfig { scale: 0.5, packets: Some(1), packet_size: Bytes(14), ..Default::default() }
+        assert!(IftpConfig { scale: 0.5, packets: Some(1), packet_size: Bytes(18), ..Default::default() }
             .validate()
             .is_ok());
     }

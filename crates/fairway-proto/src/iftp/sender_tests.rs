@@ -675,7 +675,7 @@ fn stop_restart_and_datagrams() {
     let t = d.s.poll_transmit(Time(2_000 * MS)).unwrap();
     let p = t.msg;
     assert_eq!(p.seq, sent, "numbering goes on");
-    assert_eq!((t.size.0, t.payload.0), (1000, 1000 - 14), "the header is not the application's");
+    assert_eq!((t.size.0, t.payload.0), (1000, 1000 - 18), "the header is not the application's");
     // Bytes: the packet is the configured size and decodes; an ACK datagram is handled.
     let mut b = vec![];
     d.s.encode(&t, &mut b);

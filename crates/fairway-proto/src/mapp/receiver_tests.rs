@@ -70,9 +70,9 @@ fn first_datagram_gets_immediate_feedback_with_scale_0() {
     let mut r = receiver();
     assert_eq!(r.poll_timeout(), None);
     assert!(r.poll_transmit(ms(0)).is_none());
-    r.handle_data(ms(1000), &data(0, 900_000, 0), 972, false);
+    r.handle_data(ms(1000), &data(0, 900_000, 0), 968, false);
     let t = r.poll_transmit(ms(1010)).unwrap();
-    assert_eq!((t.size.0, t.payload.0, t.ect), (28, 0, false), "a 28-byte message, no application data");
+    assert_eq!((t.size.0, t.payload.0, t.ect), (32, 0, false), "a 32-byte message, no application data");
     assert_eq!(
         t.msg,
         Feedback {

@@ -109,7 +109,7 @@ pub enum Pacing {
     /// Seed 000 §1.3: VoIP "prefers constant packet rate", so "the data rate is changed by
     /// adjusting the size of each compressed audio frame". One frame every `interval`; the frame
     /// is rate x interval / 8 bytes on the wire, split into ceil(bytes / `max_datagram`)
-    /// datagrams of near-equal size, each with its own 28-byte header (seed 000 §3.2:
+    /// datagrams of near-equal size, each with its own 32-byte header (seed 000 §3.2:
     /// "segmentation and re-assembly").
     ConstantRate { interval: Dur, max_datagram: Bytes },
 }
@@ -180,7 +180,7 @@ impl Pacing {
         }
     }
 
-    /// Checks the pacing against a table: every datagram must hold the 28-byte header plus at
+    /// Checks the pacing against a table: every datagram must hold the 32-byte header plus at
     /// least one payload byte and fit a UDP datagram, every interval must be above zero.
     pub(crate) fn validate(&self, table: &ScaleTable) -> Result<(), MappError> {
         let min_len = DATA_HEADER_LEN as u64 + 1;
@@ -190,7 +190,7 @@ impl Pacing {
                     return Err(MappError::new(
                         "pacing.packet_size",
                         format!(
-                            "{packet_size} is outside {min_len}..={MAX_DATAGRAM} bytes (the 28-byte header, a \
+                            "{packet_size} is outside {min_len}..={MAX_DATAGRAM} bytes (the {DATA_HEADER_LEN}-byte header, a \
                              payload, and a UDP datagram's limit)"
                         ),
                     ));
@@ -231,7 +231,7 @@ impl Pacing {
                             "pacing.interval",
                             format!(
                                 "at scale {k} ({rate}) a frame every {interval} is {total}, too small for datagrams \
-                                 of at least {min_len} bytes (28-byte header and a payload)"
+                                 of at least {min_len} bytes ({DATA_HEADER_LEN}-byte header and a payload)"
                             ),
                         ));
                     }
@@ -334,8 +334,8 @@ mod tests {
             .validate(&huge)
             .unwrap_err();
         assert_eq!(e.field, "pacing.max_datagram");
-        // A 29-byte packet at 1 Tb/s would leave a zero interval.
-        let e = Pacing::ConstantSize { packet_size: Bytes(29) }.validate(&huge).unwrap_err();
+        // A 33-byte packet at 1 Tb/s would leave a zero interval.
+        let e = Pacing::ConstantSize { packet_size: Bytes(33) }.validate(&huge).unwrap_err();
         assert!(e.reason.contains("zero"), "{e}");
     }
 }

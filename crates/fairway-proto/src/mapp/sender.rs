@@ -166,6 +166,11 @@ impl MappSender {
         // Keep the schedule when woken a little late; a missed frame is not made up later.
         let next = self.next_send + gap;
         self.next_send = if next <= now { now + gap } else { next };
+        if self.next_send <= now {
+            // The clock is at its end (`now + gap` saturated): no later frame can be scheduled,
+            // and another at `now` would follow forever.
+            self.running = false;
+        }
     }
 
     /// Notes the scale in effect from `now`, if it changed.

@@ -8,6 +8,9 @@
 
 use std::collections::VecDeque;
 
+/// Packets between the oldest unresolved one and the newest that the history holds a slot for.
+const MAX_SPAN: u64 = 1 << 16;
+
 use fairway_core::{Dur, Time};
 
 /// How the history counts.
@@ -169,7 +172,18 @@ impl LossHistory {
             // Late: its hole was resolved already (or a duplicate).
             return d;
         }
-        let idx = (seq - self.base) as usize;
+        let mut idx = seq - self.base;
+        if idx > MAX_SPAN {
+            // A jump past anything a sender has in flight (a long outage, or a forged sequence
+            // number): what lies between counts as one loss, and the history goes on from this
+            // packet, rather than holding a slot for each of billions of packets.
+            self.congestion(self.base, now, rtt, round, &mut d);
+            self.window.clear();
+            self.base = seq;
+            self.before = None;
+            idx = 0;
+        }
+        let idx = idx as usize;
         while self.window.len() <= idx {
             self.window.push_back(Slot { received: false, at: now });
         }
@@ -521,5 +535,19 @@ mod tests {
         plain.seed_first_interval(100.0);
         let p = plain.loss_event_rate(Time(300 * MS), R);
         assert!((p - 2.0 / 195.0).abs() < 1e-12, "standard TFRC: 15 packets, I_0 counts: {p}");
+    }
+
+    #[test]
+    fn a_jump_past_the_span_is_one_loss_and_no_slot_per_packet() {
+        let mut h = LossHistory::new(LossConfig::default());
+        let rtt = Dur::from_millis(50);
+        h.on_packet(0, Time(1_000_000), false, rtt, 0);
+        // A forged (or outage-long) jump of 2^40 packets: one loss, a history of one slot.
+        let d = h.on_packet(1 << 40, Time(2_000_000), false, rtt, 0);
+        assert_eq!((d.lost_or_marked, h.lost_or_marked()), (1, 1));
+        assert!(h.window.len() <= 1, "{}", h.window.len());
+        // And it goes on from there.
+        h.on_packet((1 << 40) + 1, Time(3_000_000), false, rtt, 0);
+        assert_eq!(h.highest(), Some((1 << 40) + 1));
     }
 }

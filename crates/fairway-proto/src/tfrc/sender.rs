@@ -638,6 +638,11 @@ impl Endpoint for TfrcSender {
         if !self.running {
             return None;
         }
+        if now == Time::MAX && self.last_send == Some(now) {
+            // The clock is at its end: the next send time saturates to now, and the packets
+            // would follow one another forever.
+            return None;
+        }
         if self.ns2() {
             if self.datalimited && self.has_data() {
                 // tfrc.cc advanceby: new data after a dry spell goes at once; the timer keeps
@@ -657,7 +662,8 @@ impl Endpoint for TfrcSender {
         }
         let t = self.send(now)?;
         self.next_send = match self.gap() {
-            Some(g) => now + g,
+            // At least a nanosecond: a forged X_recv of 10^15 b/s must not make a zero gap.
+            Some(g) => now + g.max(Dur(1)),
             None => Time(u64::MAX),
         };
         Some(t)

@@ -1,26 +1,29 @@
 //! TFRC's byte format (fairway's: RFC 5348 §3.2 names the fields and leaves the layout to the
-//! transport). Big-endian; times on the 32-bit microsecond clock of [`fairway_core::udpm`],
+//! transport): the preamble of [`fairway_core::frame`] (magic, version, type, header checksum),
+//! then big-endian fields; times on the 32-bit microsecond clock of [`fairway_core::udpm`],
 //! sequence numbers as their low 32 bits; rates and loss rates as IEEE doubles, so that a
 //! decoded report says exactly what the typed one did.
 //!
 //! ```text
-//! data (27 B):     version u8 = 1 | type u8 = 0x20 | flow u32 | seq u32 | ts_us u32 | rtt_us u32
-//!                  | t_rto_us u32 | round u32 | flags u8 (bit 0: urgent) | payload ...
-//! feedback (34 B): version u8 = 1 | type u8 = 0x21 | flow u32 | echo_us u32 | delay_us u32
-//!                  | x_recv f64 | p f64 | loss_events u32
+//! data (31 B):     "FW" | 2 | type u8 = 0x20 | checksum u16 | flow u32 | seq u32 | ts_us u32
+//!                  | rtt_us u32 | t_rto_us u32 | round u32 | flags u8 (bit 0: urgent) | payload ...
+//! feedback (38 B): "FW" | 2 | type u8 = 0x21 | checksum u16 | flow u32 | echo_us u32
+//!                  | delay_us u32 | x_recv f64 | p f64 | loss_events u32
 //! ```
 
+use fairway_core::frame;
 use fairway_core::udpm::{extend_seq, recover_time, wire_time_us};
 use fairway_core::{Dur, Time};
 
 use super::{TfrcData, TfrcFeedback};
 use crate::endpoint::Malformed;
 
-pub const VERSION: u8 = 1;
 pub const TYPE_DATA: u8 = 0x20;
 pub const TYPE_FEEDBACK: u8 = 0x21;
-pub const DATA_LEN: usize = 27;
-pub const FEEDBACK_LEN: usize = 34;
+pub const DATA_LEN: usize = frame::PREAMBLE_LEN + 25;
+pub const FEEDBACK_LEN: usize = frame::PREAMBLE_LEN + 32;
+/// Where the fields start.
+const O: usize = frame::PREAMBLE_LEN;
 
 fn be32(b: &[u8], at: usize) -> u32 {
     u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
@@ -36,23 +39,22 @@ fn micros(d: Dur) -> u32 {
     (d.0 / 1_000).min(u32::MAX as u64) as u32
 }
 
-fn check(b: &[u8], kind: u8, len: usize, what: &str) -> Result<(), Malformed> {
-    if b.len() < 2 || b[0] != VERSION || (b[1] != TYPE_DATA && b[1] != TYPE_FEEDBACK) {
-        return Err(Malformed(format!("not a TFRC packet ({} bytes)", b.len())));
-    }
-    if b[1] != kind {
-        return Err(Malformed(format!("a TFRC packet of type {:#x} where {what} was expected", b[1])));
-    }
-    if b.len() < len {
-        return Err(Malformed(format!("TFRC {what} of {} bytes is shorter than its {len}-byte header", b.len())));
+fn check(b: &[u8], kind: u8, what: &str) -> Result<(), Malformed> {
+    let found = frame::open(b, |t| match t {
+        TYPE_DATA => Some(DATA_LEN),
+        TYPE_FEEDBACK => Some(FEEDBACK_LEN),
+        _ => None,
+    })
+    .map_err(|e| Malformed(format!("not a TFRC packet: {e}")))?;
+    if found != kind {
+        return Err(Malformed(format!("a TFRC packet of type {found:#x} where {what} was expected")));
     }
     Ok(())
 }
 
 /// Writes a data packet's header; the caller pads to the packet's size.
 pub fn encode_data(d: &TfrcData, out: &mut Vec<u8>) {
-    out.push(VERSION);
-    out.push(TYPE_DATA);
+    let start = frame::begin(out, TYPE_DATA);
     out.extend_from_slice(&d.flow.to_be_bytes());
     out.extend_from_slice(&(d.seq as u32).to_be_bytes());
     out.extend_from_slice(&wire_time_us(d.ts.0).to_be_bytes());
@@ -60,50 +62,54 @@ pub fn encode_data(d: &TfrcData, out: &mut Vec<u8>) {
     out.extend_from_slice(&micros(d.t_rto).to_be_bytes());
     out.extend_from_slice(&d.round.to_be_bytes());
     out.push(u8::from(d.urgent));
+    frame::seal(out, start, DATA_LEN);
 }
 
 /// Reads a data packet: the sequence number extended near `near`, the timestamp recovered near
 /// `now`.
 pub fn decode_data(b: &[u8], near: u64, now: Time) -> Result<TfrcData, Malformed> {
-    check(b, TYPE_DATA, DATA_LEN, "data")?;
+    check(b, TYPE_DATA, "data")?;
+    if b[O + 24] & !1 != 0 {
+        return Err(Malformed(format!("TFRC data with unknown flags {:#04x}", b[O + 24])));
+    }
     Ok(TfrcData {
-        flow: be32(b, 2),
-        seq: extend_seq(near, be32(b, 6)),
-        ts: recover_time(now, be32(b, 10)),
-        rtt: Dur::from_micros(u64::from(be32(b, 14))),
-        t_rto: Dur::from_micros(u64::from(be32(b, 18))),
-        round: be32(b, 22),
-        urgent: b[26] & 1 != 0,
+        flow: be32(b, O),
+        seq: extend_seq(near, be32(b, O + 4)),
+        ts: recover_time(now, be32(b, O + 8)),
+        rtt: Dur::from_micros(u64::from(be32(b, O + 12))),
+        t_rto: Dur::from_micros(u64::from(be32(b, O + 16))),
+        round: be32(b, O + 20),
+        urgent: b[O + 24] & 1 != 0,
     })
 }
 
 /// Writes a feedback packet.
 pub fn encode_feedback(f: &TfrcFeedback, out: &mut Vec<u8>) {
-    out.push(VERSION);
-    out.push(TYPE_FEEDBACK);
+    let start = frame::begin(out, TYPE_FEEDBACK);
     out.extend_from_slice(&f.flow.to_be_bytes());
     out.extend_from_slice(&wire_time_us(f.echo.0).to_be_bytes());
     out.extend_from_slice(&micros(f.t_delay).to_be_bytes());
     out.extend_from_slice(&f.x_recv.to_bits().to_be_bytes());
     out.extend_from_slice(&f.p.to_bits().to_be_bytes());
     out.extend_from_slice(&f.loss_events.to_be_bytes());
+    frame::seal(out, start, FEEDBACK_LEN);
 }
 
 /// Reads a feedback packet, its echo recovered near `now`.
 pub fn decode_feedback(b: &[u8], now: Time) -> Result<TfrcFeedback, Malformed> {
-    check(b, TYPE_FEEDBACK, FEEDBACK_LEN, "feedback")?;
-    let x_recv = f64::from_bits(be64(b, 14));
-    let p = f64::from_bits(be64(b, 22));
-    if !(x_recv >= 0.0 && (0.0..=1.0).contains(&p)) {
+    check(b, TYPE_FEEDBACK, "feedback")?;
+    let x_recv = f64::from_bits(be64(b, O + 12));
+    let p = f64::from_bits(be64(b, O + 20));
+    if !(x_recv >= 0.0 && x_recv.is_finite() && (0.0..=1.0).contains(&p)) {
         return Err(Malformed(format!("TFRC feedback with X_recv {x_recv} and p {p}")));
     }
     Ok(TfrcFeedback {
-        flow: be32(b, 2),
-        echo: recover_time(now, be32(b, 6)),
-        t_delay: Dur::from_micros(u64::from(be32(b, 10))),
+        flow: be32(b, O),
+        echo: recover_time(now, be32(b, O + 4)),
+        t_delay: Dur::from_micros(u64::from(be32(b, O + 8))),
         x_recv,
         p,
-        loss_events: be32(b, 30),
+        loss_events: be32(b, O + 28),
     })
 }
 
