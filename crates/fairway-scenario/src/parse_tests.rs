@@ -754,3 +754,42 @@ fn warnings_point_at_settings_that_defeat_what_they_set_up() {
         small.replacen("window = 2", "window = 2\ncount = 4", 1).replacen("name = \"ftp\"", "name = \"ftp{i}\"", 1);
     assert_eq!(warnings(&three), Vec::<String>::new());
 }
+
+#[test]
+fn a_star_of_idle_hosts_monitors_the_links_its_flows_cross_not_every_link() {
+    // Issue 12: 40 000 hosts on one switch and one flow monitored all 80 000 links (80 011 files).
+    let text = r#"duration = "10s"
+[[link]]
+between = ["h{i}", "hub"]
+count = 4000
+rate = "100Mb"
+delay = "1ms"
+[[flow]]
+name = "f"
+app = "ftp"
+from = "h0"
+to = "h1"
+"#;
+    let sc = parse(text).unwrap();
+    let names: Vec<String> = sc.monitor.links.iter().map(|&l| sc.link_name(l)).collect();
+    assert_eq!(names, ["h0->hub", "hub->h0", "h1->hub", "hub->h1"]);
+    // A dumbbell keeps its core link, both ways, as before.
+    let names: Vec<String> =
+        parse(GOOD).unwrap().monitor.links.iter().map(|&l| parse(GOOD).unwrap().link_name(l)).collect();
+    assert_eq!(names, ["r1->r2", "r2->r1"]);
+}
+
+#[test]
+fn long_runs_get_coarser_default_series_and_explicit_ones_are_kept() {
+    let long = GOOD.replacen("duration = \"10s\"", "duration = \"1000000s\"", 1);
+    let m = parse(&long).unwrap().monitor;
+    // At most a million bins and samples by default, rounded up to 1-2-5.
+    assert_eq!((m.bin, m.queue_interval), (Dur::from_secs(1), Dur::from_secs(1)));
+    let m = parse(&GOOD.replacen("duration = \"10s\"", "duration = \"30000s\"", 1)).unwrap().monitor;
+    assert_eq!((m.bin, m.queue_interval), (Dur::from_millis(100), Dur::from_millis(50)));
+    // Up to 10 000 s, the defaults are the fine ones.
+    let m = parse(GOOD).unwrap().monitor;
+    assert_eq!((m.bin, m.queue_interval), (Dur::from_millis(100), Dur::from_millis(10)));
+    let m = parse(&format!("{long}\n[monitor]\nqueue_interval = \"100ms\"\n")).unwrap().monitor;
+    assert_eq!(m.queue_interval, Dur::from_millis(100));
+}

@@ -770,3 +770,28 @@ fn random_ack_streams_never_break_the_sender() {
         }
     }
 }
+
+/// Issue 12: a forged acknowledgement of packet 0, sent again and again once the window has moved
+/// on, must never grow the window. (It is still taken as a late ACK: its echo gives an RTT
+/// sample. The sender keeps no per-packet send times to tell a forged echo from a real one.)
+#[test]
+fn a_replayed_or_forged_ack_of_packet_0_never_grows_the_window() {
+    let mut d = Driver::new(cfg(), |_| Some(R));
+    d.run_until(Time(2_000 * MS));
+    let first = d.sent[0];
+    let w = d.s.window();
+    assert!(w > 1 && d.sent.len() > 20, "the window grew on real ACKs ({w})");
+    let now = d.now;
+    for echo in [first.d.sent_at, first.at, now, Time::ZERO, Time::MAX] {
+        for _ in 0..100 {
+            d.s.handle_ack(now, &IftpAck { flow: first.d.flow, seq: 0, echo });
+            while d.s.poll_transmit(now).is_some() {}
+        }
+    }
+    assert_eq!(d.s.window(), w, "500 copies of an ACK of packet 0");
+    // An ACK of a packet beyond what was sent, or of another flow, is not taken at all.
+    let (next, acks) = (d.s.next_seq(), d.s.stats().acks);
+    d.s.handle_ack(now, &IftpAck { flow: first.d.flow, seq: next, echo: now });
+    d.s.handle_ack(now, &IftpAck { flow: first.d.flow + 1, seq: next - 1, echo: now });
+    assert_eq!((d.s.window(), d.s.stats().acks), (w, acks));
+}
