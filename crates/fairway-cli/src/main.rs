@@ -53,6 +53,7 @@ use fairway_core::Time;
 use fairway_engine::RunOptions;
 use fairway_report::output;
 use fairway_report::output::folder::Staged;
+use fairway_report::output::stream::StreamWriter;
 use fairway_scenario::estimate::{self, Footprint};
 use fairway_scenario::{parse_scenario_file_warn, sweep};
 
@@ -194,22 +195,57 @@ impl From<anyhow::Error> for Failure {
     }
 }
 
-/// Reads and checks a scenario file, prints its warnings and refuses a run that would not fit
-/// in this machine's memory.
-fn load(file: &Path) -> Result<(fairway_engine::Scenario, Footprint), Failure> {
+/// Reads and checks a scenario file and prints its warnings.
+fn load(file: &Path) -> Result<fairway_engine::Scenario, Failure> {
     let (sc, warnings) = parse_scenario_file_warn(file).map_err(|e| Failure::Input(e.to_string()))?;
     for w in warnings {
         eprintln!("warning: {w}");
     }
+    Ok(sc)
+}
+
+/// Refuses a run that would not fit in this machine's memory, or its results on the disk
+/// holding `out`; returns the estimate.
+fn fits(file: &Path, sc: &fairway_engine::Scenario, out: &Path) -> Result<Footprint, Failure> {
+    let refuse = |e: String| Failure::Input(format!("{}: {e}", file.display()));
     let f = match estimate::available_memory() {
-        Some(avail) => estimate::fits(&sc, avail).map_err(|e| Failure::Input(format!("{}: {e}", file.display())))?,
-        None => estimate::estimate(&sc),
+        Some(avail) => estimate::fits(sc, avail, true).map_err(refuse)?,
+        None => estimate::estimate(sc),
     };
-    Ok((sc, f))
+    // The nearest folder that exists: the results go below it.
+    let mut at = out.to_path_buf();
+    while !at.is_dir() {
+        if !at.pop() || at.as_os_str().is_empty() {
+            at = PathBuf::from(".");
+            break;
+        }
+    }
+    if let Some(free) = free_disk(&at) {
+        estimate::fits_disk(sc, free, &at.display().to_string()).map_err(refuse)?;
+    }
+    Ok(f)
+}
+
+/// Bytes free to an unprivileged user on the file system holding `dir`.
+#[cfg(target_os = "linux")]
+fn free_disk(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statvfs writes into the zeroed struct it is given; `c` is a valid C string.
+    unsafe {
+        let mut st: libc::statvfs = std::mem::zeroed();
+        (libc::statvfs(c.as_ptr(), &mut st) == 0).then(|| (st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn free_disk(_: &Path) -> Option<u64> {
+    None
 }
 
 fn check(file: &Path) -> Result<(), Failure> {
-    let (sc, f) = load(file)?;
+    let sc = load(file)?;
+    let f = fits(file, &sc, &PathBuf::from("out").join(&sc.name))?;
     let sweep =
         if has_sweep(file) { Some(sweep::load_sweep(file).map_err(|e| Failure::Input(e.to_string()))?) } else { None };
     println!(
@@ -219,7 +255,7 @@ fn check(file: &Path) -> Result<(), Failure> {
         sc.links.len(),
         sc.flows.len(),
         sc.duration,
-        estimate::human(f.memory()),
+        estimate::human(f.streamed_memory()),
         estimate::human(f.output)
     );
     if let Some(sw) = sweep {
@@ -291,7 +327,7 @@ fn run_sweep(file: &Path, out: Option<PathBuf>, jobs: Option<u64>, quiet: bool) 
 }
 
 fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Result<(), Failure> {
-    let (sc, _) = load(file)?;
+    let sc = load(file)?;
     if !quiet && has_sweep(file) {
         eprintln!(
             "note: {} has a [sweep] table, ignored here: this runs its base values (`fairway sweep` runs the grid)",
@@ -299,6 +335,7 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Res
         );
     }
     let out = out.unwrap_or_else(|| PathBuf::from("out").join(&sc.name));
+    fits(file, &sc, &out)?;
     // The folder is checked (and its hidden twin made) before the run, not after it.
     let staged = Staged::begin(&out).map_err(|e| Failure::Input(e.to_string()))?;
     let started = Instant::now();
@@ -324,7 +361,12 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Res
     };
     // The command ends soon after the run (see below): the simulator's state is left to the exit.
     let opts = RunOptions { seed, leave_state: true, interrupt: Some(&interrupt::INTERRUPTED), ..Default::default() };
-    let res = fairway_engine::run(&sc, &opts, &mut progress).context("the run failed")?;
+    // The time series go to their files as the run makes them (memory does not grow with the
+    // run's length).
+    let kept = if out.exists() { "; the earlier results there are unchanged" } else { "" };
+    let mut stream = StreamWriter::create(staged.dir(), &sc)
+        .with_context(|| format!("writing results to {}{kept}", out.display()))?;
+    let mut res = fairway_engine::run_into(&sc, &opts, &mut progress, &mut stream).context("the run failed")?;
     if shown {
         eprintln!();
     }
@@ -335,8 +377,9 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Res
             res.summary.duration_s, total
         );
     }
-    let kept = if out.exists() { "; the earlier results there are unchanged" } else { "" };
-    let written = output::write_all(&res, &sc, staged.dir())
+    let written = stream
+        .finish(&mut res)
+        .and_then(|streamed| output::write_after_stream(&res, &sc, staged.dir(), streamed))
         .map_err(anyhow::Error::new)
         .and_then(|w| staged.commit().map(|_| w).map_err(anyhow::Error::new))
         .with_context(|| format!("writing results to {}{kept}", out.display()))?;

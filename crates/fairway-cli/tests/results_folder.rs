@@ -179,14 +179,15 @@ fn an_out_that_cannot_be_written_is_refused_before_the_run() {
     let _ = fs::remove_dir_all(&dir);
 }
 
-/// A disk that fills while the results are written: the error says so and the earlier results
-/// stay whole. Needs root for a small tmpfs (CI runs as root).
+/// A disk too small for the results: a run that would not fit is refused before it starts; a
+/// disk that fills while a run writes (another program takes the space) ends it with the error,
+/// and either way the earlier results stay whole. Needs root for a small tmpfs (CI runs as root).
 #[test]
 fn a_full_disk_leaves_the_earlier_results_whole() {
     let dir = tmp("fulldisk");
     let mnt = dir.join("mnt");
     fs::create_dir(&mnt).unwrap();
-    let mounted = Command::new("mount").args(["-t", "tmpfs", "-o", "size=256k", "tmpfs"]).arg(&mnt).status();
+    let mounted = Command::new("mount").args(["-t", "tmpfs", "-o", "size=32m", "tmpfs"]).arg(&mnt).status();
     if !mounted.is_ok_and(|s| s.success()) {
         // SAFETY: geteuid has no preconditions.
         assert_ne!(unsafe { libc_geteuid() }, 0, "root could not mount a tmpfs");
@@ -194,22 +195,38 @@ fn a_full_disk_leaves_the_earlier_results_whole() {
         return;
     }
     let out = mnt.join("res");
-    let small = dir.join("small.toml");
-    fs::write(&small, dumbbell("2s", 1)).unwrap();
-    let big = dir.join("big.toml");
-    fs::write(&big, dumbbell("200s", 20)).unwrap();
-    let o = fairway(&["run", "-q", small.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let scenario = |name: &str, duration: &str| {
+        let p = dir.join(name);
+        fs::write(&p, dumbbell(duration, 20)).unwrap();
+        p
+    };
+    let (small, medium, big) =
+        (scenario("small.toml", "2s"), scenario("medium.toml", "3000s"), scenario("big.toml", "200000s"));
+    let run = |file: &Path| fairway(&["run", "-q", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = run(&small);
     let before: Vec<(PathBuf, Vec<u8>)> = walk(&out);
-    let o2 = fairway(&["run", "-q", big.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    let after = walk(&out);
-    let leftovers = fs::read_dir(&mnt).unwrap().count();
+    // Hundreds of megabytes of flows.csv: refused at once.
+    let refused = run(&big);
+    let after_refused = walk(&out);
+    // Tens of megabytes: it fits when it starts; then the disk fills under it.
+    let child = spawn(&["run", "-q", medium.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    std::thread::sleep(Duration::from_millis(300));
+    let _ =
+        Command::new("dd").args(["if=/dev/zero", "bs=1M"]).arg(format!("of={}", mnt.join("filler").display())).output();
+    let filled = child.wait_with_output().unwrap();
+    let after_filled = walk(&out);
+    let leftovers: Vec<_> = fs::read_dir(&mnt).unwrap().map(|e| e.unwrap().file_name()).collect();
     let _ = Command::new("umount").arg(&mnt).status();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(o2.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o2.stderr);
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("of results") && err.contains("free at"), "{err}");
+    assert_eq!(filled.status.code(), Some(1), "{}", String::from_utf8_lossy(&filled.stderr));
+    let err = String::from_utf8_lossy(&filled.stderr);
     assert!(err.contains("the earlier results there are unchanged") && err.contains("No space left"), "{err}");
-    assert_eq!(before, after, "the earlier results are byte for byte as they were");
-    assert_eq!(leftovers, 1, "the half-written folder is removed");
+    assert_eq!(before, after_refused, "the earlier results are byte for byte as they were");
+    assert_eq!(before, after_filled, "the earlier results are byte for byte as they were");
+    assert_eq!(leftovers.len(), 2, "the half-written folder is removed: {leftovers:?}");
     let _ = fs::remove_dir_all(&dir);
 }
 
@@ -225,11 +242,12 @@ extern "C" {
     fn libc_geteuid() -> u32;
 }
 
-/// 2 000 monitored links sampled every 100 ms for 10^6 s: 2 x 10^10 samples, terabytes. check
-/// and run refuse it at once, naming the estimate and the keys; the default monitoring of the
-/// same topology fits.
+/// 2 000 monitored links sampled every 100 ms for 10^6 s: 2 x 10^10 rows of queue.csv,
+/// terabytes. The series go to disk as the run goes, so memory is not the limit: the disk is.
+/// check and run refuse it at once, naming the estimate and the keys; the default monitoring of
+/// the same topology fits.
 #[test]
-fn a_run_that_cannot_fit_in_memory_is_refused_before_it_starts() {
+fn a_run_whose_results_cannot_fit_is_refused_before_it_starts() {
     let dir = tmp("toobig");
     let head = r#"duration = "1000000s"
 [[link]]
@@ -259,8 +277,8 @@ rate = "1Mb"
         );
         assert_eq!(o.status.code(), Some(2), "{cmd}: {o:?}");
         let err = String::from_utf8_lossy(&o.stderr);
-        assert!(err.contains("TB in memory") || err.contains("GB in memory"), "{cmd}: {err}");
-        assert!(err.contains("2000 links x one per 100ms") && err.contains("`monitor.queue_interval`"), "{err}");
+        assert!(err.contains("TB of results") && err.contains("free at"), "{cmd}: {err}");
+        assert!(err.contains("2000 links x one sample per 100ms") && err.contains("`monitor.queue_interval`"), "{err}");
         assert!(started.elapsed() < Duration::from_secs(20));
     }
     assert!(!dir.join("o").exists());

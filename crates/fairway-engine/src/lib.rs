@@ -28,7 +28,7 @@ use std::sync::atomic::AtomicBool;
 
 use fairway_core::Time;
 
-pub use results::{RunResult, Summary};
+pub use results::{Collector, RunResult, SeriesSink, Summary};
 pub use scenario::Scenario;
 
 use results::{ClassSummary, FlowSummary, LinkSummary, SUMMARY_SCHEMA};
@@ -71,20 +71,47 @@ pub struct RunOptions {
     pub interrupt: Option<&'static AtomicBool>,
 }
 
-/// Runs a checked scenario to its end and gathers its results. `progress` receives the
-/// simulated time reached, now and then.
+/// Runs a checked scenario to its end and gathers its results, the time series with them.
+/// `progress` receives the simulated time reached, now and then.
 pub fn run(sc: &Scenario, opts: &RunOptions, progress: &mut dyn FnMut(Time)) -> Result<RunResult, SimError> {
+    let mut all = Collector::new(sc.flows.len(), &sc.monitor.links);
+    let mut res = run_into(sc, opts, progress, &mut all)?;
+    res.flow_bins = all.flow_bins;
+    res.queue_samples = all.queue_samples;
+    Ok(res)
+}
+
+/// [`run`], with the time series handed to `sink` as they are made instead of kept: the
+/// result's `flow_bins` and `queue_samples` are empty.
+pub fn run_into(
+    sc: &Scenario,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(Time),
+    sink: &mut dyn SeriesSink,
+) -> Result<RunResult, SimError> {
     let seed = opts.seed.unwrap_or(sc.seed);
     let mut sim = Sim::new(sc, seed)?;
     if let Some(b) = opts.behind_from {
         sim.behind_from = b;
     }
-    let complete = sim.run(progress, opts.interrupt);
+    let complete = sim.run(progress, opts.interrupt, sink);
     let res = collect(&mut sim, seed, complete);
     if opts.leave_state {
         std::mem::forget(sim);
     }
     res
+}
+
+/// The traffic classes of a run's summary, in its order: "tcp" and "udp" always (the ns-2
+/// comparison reads them), then any other class its flows have, in flow order.
+pub fn class_names(sc: &Scenario) -> Vec<&'static str> {
+    let mut names = vec!["tcp", "udp"];
+    for f in &sc.flows {
+        if !names.contains(&f.class()) {
+            names.push(f.class());
+        }
+    }
+    names
 }
 
 /// Gathers the results of a finished run; takes the per-bin rows out of `sim` rather than
@@ -196,14 +223,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         return Err(SimError::Conservation(problems.join("\n")));
     }
 
-    // "tcp" and "udp" always (the ns-2 comparison reads them), then any other class present.
-    let mut class_names = vec!["tcp", "udp"];
-    for f in &flows {
-        if !class_names.contains(&f.class) {
-            class_names.push(f.class);
-        }
-    }
-    let classes = class_names
+    let classes = class_names(sc)
         .into_iter()
         .map(|class| {
             let fl: Vec<&FlowSummary> = flows.iter().filter(|f| f.class == class).collect();
@@ -248,13 +268,18 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         links: shown,
         classes,
     };
-    let flow_bins = (0..sc.flows.len()).map(|i| sim.take_flow_bins(i)).collect();
-    let queue_samples = sc.monitor.links.iter().copied().zip(sim.queue_samples.iter().cloned()).collect();
     let scale_logs = (0..sc.flows.len())
         .filter_map(|i| {
             let log = sim.driver(i)?.scale_log()?;
             Some((i, log.iter().map(|(t, s)| (t.as_secs_f64(), *s)).collect()))
         })
         .collect();
-    Ok(RunResult { summary, all_links: links, bin: sc.monitor.bin, flow_bins, queue_samples, scale_logs })
+    Ok(RunResult {
+        summary,
+        all_links: links,
+        bin: sc.monitor.bin,
+        flow_bins: vec![],
+        queue_samples: vec![],
+        scale_logs,
+    })
 }

@@ -79,11 +79,13 @@ impl FlowCounters {
 /// One flow's counters over the run and per throughput bin.
 ///
 /// A packet updates the run's counters only. A bin's row is what the counters gained during the
-/// bin, written when the flow's first event of a later bin comes or the run ends: the bins of a
-/// flow are entered in time order, each once. Only the delay sum is summed apart for the bin
-/// (a difference of two float sums is not the sum of the bin's delays, to the last bit). With
-/// tens of thousands of flows, a row of its own for every packet to update was one more cache
-/// miss per packet.
+/// bin, taken when the bin ends ([`FlowMonitor::emit`], called for every flow at every bin's
+/// end) or, if the flow's first event of the next bin comes first (an event at the boundary
+/// itself), set aside until then. Only the delay sum is summed apart for the bin (a difference of
+/// two float sums is not the sum of the bin's delays, to the last bit). With tens of thousands
+/// of flows, a row of its own for every packet to update was one more cache miss per packet.
+/// A flow holds at most two rows, whatever the run's length: the rows go to the run's
+/// [`SeriesSink`](crate::results::SeriesSink) as the bins end.
 #[derive(Debug, Clone)]
 #[repr(C)]
 pub struct FlowMonitor {
@@ -94,19 +96,28 @@ pub struct FlowMonitor {
     bin_delay_sum_s: f64,
     /// The counters when the current bin began.
     at_bin_start: BinBase,
-    rows: Vec<BinRow>,
+    /// The row of bin `bin`, as far as it was closed.
+    row: BinRow,
+    /// An earlier bin's row, closed by an event of the next bin before the bin's end was seen.
+    ended: Option<(u32, BinRow)>,
 }
 
-impl FlowMonitor {
-    /// A flow's monitor for a run of `nbins` bins.
-    pub fn new(nbins: usize) -> FlowMonitor {
+impl Default for FlowMonitor {
+    fn default() -> Self {
         FlowMonitor {
             bin: 0,
             c: FlowCounters::default(),
             bin_delay_sum_s: 0.0,
             at_bin_start: BinBase::default(),
-            rows: vec![BinRow::default(); nbins],
+            row: BinRow::default(),
+            ended: None,
         }
+    }
+}
+
+impl FlowMonitor {
+    pub fn new() -> FlowMonitor {
+        FlowMonitor::default()
     }
 
     /// Moves the counters into bin `k` (never an earlier bin than the current one).
@@ -114,6 +125,10 @@ impl FlowMonitor {
     fn enter(&mut self, k: usize) {
         if k != self.bin as usize {
             self.close_bin();
+            let row = std::mem::take(&mut self.row);
+            // Only the bin just before can be waiting: every bin's end takes its rows.
+            debug_assert!(self.ended.is_none());
+            self.ended = Some((self.bin, row));
             self.bin = k as u32;
         }
     }
@@ -123,7 +138,7 @@ impl FlowMonitor {
     #[cold]
     fn close_bin(&mut self) {
         let (c, s) = (&self.c, &self.at_bin_start);
-        let row = &mut self.rows[self.bin as usize];
+        let row = &mut self.row;
         row.sent_pkts += c.data_sent - s.data_sent;
         row.recv_pkts += c.data_recv - s.data_recv;
         row.dropped_pkts += c.data_dropped - s.data_dropped;
@@ -158,25 +173,24 @@ impl FlowMonitor {
         self.bin_delay_sum_s += d;
     }
 
-    /// The row of bin `k`, for what is set at the bin's end (the window, the scale).
-    pub fn row_mut(&mut self, k: usize) -> Option<&mut BinRow> {
-        self.rows.get_mut(k)
-    }
-
-    /// Keeps the first `nbins` rows: the run ended early, in bin `nbins - 1` (the current bin
-    /// is never a later one).
-    pub fn truncate(&mut self, nbins: usize) {
-        self.rows.truncate(nbins);
-    }
-
-    /// Closes the current bin: call once the run has ended, before reading the rows.
-    pub fn finish(&mut self) {
-        self.close_bin();
-    }
-
-    /// The rows, taken (complete once [`FlowMonitor::finish`] was called); none are left.
-    pub fn take_rows(&mut self) -> Vec<BinRow> {
-        std::mem::take(&mut self.rows)
+    /// Bin `k` has ended: its row, complete. Bins end in order, each once; a bin in which the
+    /// flow saw nothing gives an empty row.
+    pub fn emit(&mut self, k: usize) -> BinRow {
+        match self.ended {
+            Some((b, row)) if b as usize == k => {
+                self.ended = None;
+                row
+            }
+            // An earlier bin waiting means a bin's end was not seen: it cannot be.
+            Some(_) => unreachable!("bins end in order"),
+            None if self.bin as usize <= k => {
+                self.close_bin();
+                self.bin = k as u32 + 1;
+                std::mem::take(&mut self.row)
+            }
+            // The counters are in a later bin already, and this one saw nothing.
+            None => BinRow::default(),
+        }
     }
 }
 
@@ -270,9 +284,14 @@ mod tests {
     fn bin_rows_are_what_each_bin_gained() {
         // (bin, what): 0 sent, 1 arrival (new), 2 arrival (duplicate), 3 data drop.
         let events = [(0, 0), (0, 0), (0, 1), (0, 0), (0, 3), (0, 1), (2, 2), (2, 1), (2, 0), (2, 1), (4, 3)];
-        let mut m = FlowMonitor::new(5);
+        let mut m = FlowMonitor::new();
         let mut want = vec![BinRow::default(); 5];
+        let mut got = vec![];
         for (i, &(k, what)) in events.iter().enumerate() {
+            // Every bin before this event's has ended.
+            while got.len() < k {
+                got.push(m.emit(got.len()));
+            }
             let now = Time((i as u64 + 10) * 7_000_001);
             let p = packet(1000 + i as u32, i as u64);
             let w = &mut want[k];
@@ -298,15 +317,25 @@ mod tests {
                 }
             }
         }
-        m.finish();
+        got.push(m.emit(4));
         let show = |rows: &[BinRow]| format!("{rows:?}");
-        assert_eq!(show(&m.clone().take_rows()), show(&want));
+        assert_eq!(show(&got), show(&want));
         assert_eq!(m.c.data_sent, 4);
         assert_eq!(m.c.data_recv, 5);
         assert_eq!(m.c.data_dropped, 2);
-        // Finishing again adds nothing.
-        m.finish();
-        assert_eq!(show(&m.take_rows()), show(&want));
+    }
+
+    /// An event at a bin's boundary (of the next bin) can come before the bin's end is seen: the
+    /// ended bin's row waits, and the event counts in the next.
+    #[test]
+    fn an_event_at_the_boundary_counts_in_the_next_bin() {
+        let mut m = FlowMonitor::new();
+        m.sent(0, 1000);
+        m.sent(1, 1000);
+        m.sent(1, 1000);
+        assert_eq!(m.emit(0).sent_pkts, 1);
+        assert_eq!(m.emit(1).sent_pkts, 2);
+        assert_eq!(m.emit(2).sent_pkts, 0);
     }
 
     /// The layout `FlowMonitor` and the simulator's per-flow state rely on: the counters right

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::protocol::ProtocolReport;
 
-use fairway_core::Dur;
+use fairway_core::{Dur, Time};
 
 pub const SUMMARY_SCHEMA: &str = "fairway.summary/1";
 
@@ -199,6 +199,55 @@ pub struct QueueRow {
     pub forced_drops_pkts: u64,
     pub overflow_drops_pkts: u64,
     pub marks_pkts: u64,
+}
+
+/// Where a run's time series go as they are made: each bin of every flow when the bin ends,
+/// each queue sample when it is taken. A sink that writes them to files keeps a run's memory
+/// independent of its length; [`Collector`] keeps them all (the library's [`crate::run`]).
+pub trait SeriesSink {
+    /// Bin `k`, from `t0` to `t1` (the last one ends with the run), of every flow in scenario
+    /// order.
+    fn bin(&mut self, k: usize, t0: Time, t1: Time, rows: &[BinRow]);
+    /// A sample of monitored link `link` (its index in the scenario's links).
+    fn queue(&mut self, link: usize, row: &QueueRow);
+}
+
+/// Keeps every bin and sample, as [`RunResult`] holds them.
+#[derive(Debug, Clone, Default)]
+pub struct Collector {
+    pub flow_bins: Vec<Vec<BinRow>>,
+    pub queue_samples: Vec<(usize, Vec<QueueRow>)>,
+    /// Per link, its place in `queue_samples` (usize::MAX: not monitored).
+    place: Vec<usize>,
+}
+
+impl Collector {
+    /// For a run of `flows` flows monitoring `links`, in that order.
+    pub fn new(flows: usize, links: &[usize]) -> Collector {
+        let mut place = vec![usize::MAX; links.iter().max().map_or(0, |m| m + 1)];
+        for (i, &l) in links.iter().enumerate() {
+            place[l] = i;
+        }
+        Collector {
+            flow_bins: vec![Vec::new(); flows],
+            queue_samples: links.iter().map(|&l| (l, Vec::new())).collect(),
+            place,
+        }
+    }
+}
+
+impl SeriesSink for Collector {
+    fn bin(&mut self, _k: usize, _t0: Time, _t1: Time, rows: &[BinRow]) {
+        for (bins, r) in self.flow_bins.iter_mut().zip(rows) {
+            bins.push(*r);
+        }
+    }
+
+    fn queue(&mut self, link: usize, row: &QueueRow) {
+        if let Some(&i) = self.place.get(link).filter(|&&i| i != usize::MAX) {
+            self.queue_samples[i].1.push(*row);
+        }
+    }
 }
 
 /// Everything a run produced.

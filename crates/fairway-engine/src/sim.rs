@@ -21,7 +21,7 @@ use crate::link::{InFlight, LinkEnd, LinkState, BEHIND_FROM};
 use crate::monitor::{FlowCounters, FlowMonitor, LinkCheck};
 use crate::packet::{Arena, Packet, PktKind};
 use crate::prefetch::{prefetch, prefetch_lines};
-use crate::results::{BinRow, QueueRow};
+use crate::results::{BinRow, QueueRow, SeriesSink};
 use crate::routing::Router;
 use crate::scenario::{AppSpec, QueueSpec, Scenario};
 use crate::tcp::{TcpAck, TcpSegment, TcpSender, TcpSenderStats, TcpSink};
@@ -157,7 +157,12 @@ pub struct Sim<'a> {
     pub(crate) events: u64,
     bin: Dur,
     nbins: usize,
-    pub(crate) queue_samples: Vec<Vec<QueueRow>>,
+    /// The rows of the bin that just ended, and the samples just taken, for the sink.
+    bin_rows: Vec<BinRow>,
+    bin_ready: Option<(usize, Time, Time)>,
+    samples: Vec<(usize, QueueRow)>,
+    /// Bins whose rows went to the sink.
+    bins_emitted: usize,
     scratch_segs: Vec<crate::tcp::TcpSegment>,
     scratch_acks: Vec<TcpAck>,
     scratch_out: Vec<Outgoing>,
@@ -238,7 +243,7 @@ impl<'a> Sim<'a> {
                     done_at: None,
                 },
             };
-            flows.push(FlowRt { fwd, rev, conn0: None, mon: FlowMonitor::new(nbins), app });
+            flows.push(FlowRt { fwd, rev, conn0: None, mon: FlowMonitor::new(), app });
         }
         let jitter = if sc.flows.iter().any(|f| !f.send_jitter.is_zero()) {
             sc.flows
@@ -267,7 +272,10 @@ impl<'a> Sim<'a> {
             events: 0,
             bin: sc.monitor.bin,
             nbins,
-            queue_samples: vec![Vec::new(); sc.monitor.links.len()],
+            bin_rows: Vec::with_capacity(sc.flows.len()),
+            bin_ready: None,
+            samples: Vec::with_capacity(sc.monitor.links.len()),
+            bins_emitted: 0,
             scratch_segs: vec![],
             scratch_acks: vec![],
             scratch_out: vec![],
@@ -280,7 +288,12 @@ impl<'a> Sim<'a> {
     /// time reached. When `interrupt` is set (checked as often as `progress` is called), the run
     /// stops at the time reached, which becomes its end: the results cover [0, that time).
     /// Returns whether the run reached the scenario's end.
-    pub fn run(&mut self, progress: &mut dyn FnMut(Time), interrupt: Option<&AtomicBool>) -> bool {
+    pub fn run(
+        &mut self,
+        progress: &mut dyn FnMut(Time),
+        interrupt: Option<&AtomicBool>,
+        sink: &mut dyn SeriesSink,
+    ) -> bool {
         let mut complete = true;
         for (i, f) in self.sc.flows.iter().enumerate() {
             self.q.push(f.start, Ev::FlowStart(i as u32));
@@ -288,7 +301,7 @@ impl<'a> Sim<'a> {
                 self.q.push(stop, Ev::FlowStop(i as u32));
             }
         }
-        if !self.queue_samples.is_empty() {
+        if !self.sc.monitor.links.is_empty() {
             self.q.push(Time::ZERO, Ev::QueueSample);
         }
         self.q.push((Time::ZERO + self.bin).min(self.end), Ev::BinEnd(0));
@@ -308,7 +321,7 @@ impl<'a> Sim<'a> {
                 if interrupt.is_some_and(|i| i.load(Ordering::Relaxed)) {
                     // The event popped is left undone, like every other at or after `t`.
                     self.events -= 1;
-                    self.stop_early(t);
+                    self.stop_early(t, sink);
                     complete = false;
                     break;
                 }
@@ -333,28 +346,39 @@ impl<'a> Sim<'a> {
                     prefetch_lines(f, 3);
                 }
             }
+            let series = matches!(ev, Ev::BinEnd(_) | Ev::QueueSample);
             self.dispatch(ev);
+            if series {
+                self.flush(sink);
+            }
         }
         self.now = self.end;
         for link in &mut self.links {
             link.advance(self.end);
         }
-        for f in &mut self.flows {
-            f.mon.finish();
-        }
         progress(self.end);
         complete
     }
 
-    /// Makes `t` the end of the run: the bins after the one holding `t` are dropped.
-    fn stop_early(&mut self, t: Time) {
+    /// Makes `t` the end of the run: the bins up to the one holding `t` end now (a bin whose end
+    /// was due at `t` itself among them), the later ones never come.
+    fn stop_early(&mut self, t: Time, sink: &mut dyn SeriesSink) {
         self.end = t;
         self.nbins = self.bin_index(t) + 1;
-        for f in &mut self.flows {
-            f.mon.truncate(self.nbins);
+        for k in self.bins_emitted..self.nbins {
+            self.bin_end(k);
+            self.flush(sink);
         }
-        // The windows and scales of the last, shorter bin, as at any bin's end.
-        self.bin_end(self.nbins - 1);
+    }
+
+    /// Hands the bin that ended and the samples taken to the sink.
+    fn flush(&mut self, sink: &mut dyn SeriesSink) {
+        if let Some((k, t0, t1)) = self.bin_ready.take() {
+            sink.bin(k, t0, t1, &self.bin_rows);
+        }
+        for (l, row) in self.samples.drain(..) {
+            sink.queue(l, &row);
+        }
     }
 
     fn dispatch(&mut self, ev: Ev) {
@@ -823,24 +847,27 @@ impl<'a> Sim<'a> {
 
     fn queue_sample(&mut self) {
         let t = self.now;
-        for (k, &l) in self.sc.monitor.links.iter().enumerate() {
+        for &l in &self.sc.monitor.links {
             self.links[l].advance(t);
             let link = &self.links[l];
             let s = link.qdisc.stats();
-            self.queue_samples[k].push(QueueRow {
-                t_s: t.as_secs_f64(),
-                queue_pkts: link.qdisc.len() as u32,
-                queue_bytes: link.qdisc.bytes().0,
-                avg_queue_pkts: link.qdisc.average_pkts().unwrap_or(f64::NAN),
-                arrivals_pkts: s.arrivals_pkts,
-                departures_pkts: s.departures_pkts,
-                departures_bytes: s.departures_bytes,
-                drops_pkts: s.drops(),
-                early_drops_pkts: s.early_drops,
-                forced_drops_pkts: s.forced_drops,
-                overflow_drops_pkts: s.overflow_drops,
-                marks_pkts: s.marks,
-            });
+            self.samples.push((
+                l,
+                QueueRow {
+                    t_s: t.as_secs_f64(),
+                    queue_pkts: link.qdisc.len() as u32,
+                    queue_bytes: link.qdisc.bytes().0,
+                    avg_queue_pkts: link.qdisc.average_pkts().unwrap_or(f64::NAN),
+                    arrivals_pkts: s.arrivals_pkts,
+                    departures_pkts: s.departures_pkts,
+                    departures_bytes: s.departures_bytes,
+                    drops_pkts: s.drops(),
+                    early_drops_pkts: s.early_drops,
+                    forced_drops_pkts: s.forced_drops,
+                    overflow_drops_pkts: s.overflow_drops,
+                    marks_pkts: s.marks,
+                },
+            ));
         }
         let next = t + self.sc.monitor.queue_interval;
         if next <= self.end {
@@ -848,14 +875,18 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Bin `k` has ended: every flow's row, with the TCP window and the MApp scale as they are
+    /// now, is ready for the sink.
     fn bin_end(&mut self, k: usize) {
+        self.bin_rows.clear();
         for f in &mut self.flows {
-            if let (AppRt::Tcp { web: None, .. }, Some(row)) = (&f.app, f.mon.row_mut(k)) {
+            let mut row = f.mon.emit(k);
+            if let AppRt::Tcp { web: None, .. } = &f.app {
                 row.cwnd_pkts = match &f.conn0 {
                     Some(c) => c.snd.cwnd() as f32,
                     None => f32::NAN,
                 };
-            } else if let Some(row) = f.mon.row_mut(k) {
+            } else {
                 row.cwnd_pkts = f32::NAN;
                 if let Some(s) = match &f.app {
                     AppRt::Datagram(d) => d.drv.scale(),
@@ -864,7 +895,12 @@ impl<'a> Sim<'a> {
                     row.scale = s as f32;
                 }
             }
+            self.bin_rows.push(row);
         }
+        let t0 = Time::ZERO + self.bin.saturating_mul(k as u64);
+        let t1 = (Time::ZERO + self.bin.saturating_mul(k as u64 + 1)).min(self.end);
+        self.bin_ready = Some((k, t0, t1));
+        self.bins_emitted = k + 1;
         // Bin k + 1 ends at (k + 2) x bin, or at the end of the run for the last, shorter one.
         if k + 1 < self.nbins {
             let next = (Time::ZERO + self.bin.saturating_mul(k as u64 + 2)).min(self.end);
@@ -892,10 +928,6 @@ impl<'a> Sim<'a> {
     }
 
     /// The flow's per-bin rows, taken: the run must have ended.
-    pub(crate) fn take_flow_bins(&mut self, fi: usize) -> Vec<BinRow> {
-        self.flows[fi].mon.take_rows()
-    }
-
     /// TCP sender statistics summed over the flow's connections, open and closed.
     pub(crate) fn tcp_stats(&self, fi: usize) -> Option<TcpSenderStats> {
         let f = &self.flows[fi];

@@ -22,10 +22,24 @@ pub struct Footprint {
 }
 
 impl Footprint {
+    /// A run that keeps its series (the library's `run`, a sweep's points).
     pub fn memory(&self) -> u64 {
         self.bins.saturating_add(self.samples).saturating_add(self.state)
     }
+
+    /// A run that writes its series as it goes (`fairway run`): the plots' copy of them, at most
+    /// [`PLOT_ROWS`] rows each, and the state.
+    pub fn streamed_memory(&self) -> u64 {
+        let cap = |bytes: u64, row: usize| bytes.min(PLOT_ROWS * row as u64);
+        cap(self.bins, std::mem::size_of::<BinRow>())
+            .saturating_add(cap(self.samples, std::mem::size_of::<QueueRow>()))
+            .saturating_add(self.state)
+    }
 }
+
+/// Rows of each series that a streamed run keeps for its plots (fairway-report's
+/// `output::stream::PLOT_ROWS`).
+pub const PLOT_ROWS: u64 = 200_000;
 
 /// A flow's simulator state, agents and summary (TCP with its sink and its summary entry are
 /// about 1.5 KB).
@@ -101,25 +115,54 @@ pub fn human(bytes: u64) -> String {
     }
 }
 
-/// Refuses a scenario whose run would need more than `available` bytes of memory, naming the
-/// estimate, its parts and the keys that change it.
-pub fn fits(sc: &Scenario, available: u64) -> Result<Footprint, String> {
+/// Refuses a scenario whose run would need more than `available` bytes of memory (`streamed`:
+/// a run that writes its series as it goes), naming the estimate, its parts and the keys that
+/// change it.
+pub fn fits(sc: &Scenario, available: u64, streamed: bool) -> Result<Footprint, String> {
     let f = estimate(sc);
-    if f.memory() <= available {
+    let need = if streamed { f.streamed_memory() } else { f.memory() };
+    if need <= available {
         return Ok(f);
     }
+    let series = if streamed {
+        String::new()
+    } else {
+        format!(
+            "{} of flows.csv bins: {} flows x {} bins of {}; {} of queue.csv samples: {} links x one per {}; ",
+            human(f.bins),
+            sc.flows.len(),
+            sc.duration.0.div_ceil(sc.monitor.bin.0.max(1)),
+            sc.monitor.bin,
+            human(f.samples),
+            sc.monitor.links.len(),
+            sc.monitor.queue_interval,
+        )
+    };
     Err(format!(
-        "this run would hold about {} in memory ({} of flows.csv bins: {} flows x {} bins of {}; {} of queue.csv samples: {} links x one per {}; {} of state), more than the {} this machine has available; make `monitor.bin` or `monitor.queue_interval` larger, or list fewer `monitor.links`",
-        human(f.memory()),
-        human(f.bins),
+        "this run would hold about {} in memory ({series}{} of state for {} flows and {} links), more than the {} this machine has available; make `monitor.bin` or `monitor.queue_interval` larger, or list fewer `monitor.links`",
+        human(need),
+        human(f.state),
+        sc.flows.len(),
+        sc.links.len(),
+        human(available)
+    ))
+}
+
+/// Refuses a scenario whose results would not fit in `free` bytes of disk.
+pub fn fits_disk(sc: &Scenario, free: u64, place: &str) -> Result<(), String> {
+    let f = estimate(sc);
+    if f.output <= free {
+        return Ok(());
+    }
+    Err(format!(
+        "this run would write about {} of results (flows.csv: {} flows x {} bins of {}; queue.csv: {} links x one sample per {}), more than the {} free at {place}; make `monitor.bin` or `monitor.queue_interval` larger, list fewer `monitor.links`, or write elsewhere (--out)",
+        human(f.output),
         sc.flows.len(),
         sc.duration.0.div_ceil(sc.monitor.bin.0.max(1)),
         sc.monitor.bin,
-        human(f.samples),
         sc.monitor.links.len(),
         sc.monitor.queue_interval,
-        human(f.state),
-        human(available)
+        human(free)
     ))
 }
 
@@ -178,12 +221,17 @@ window = 100
         let sc = scenario("1000000s", "[monitor]\nqueue_interval = \"100ms\"\nbin = \"1s\"\n");
         let row = std::mem::size_of::<QueueRow>() as u64;
         assert_eq!(estimate(&sc).samples, 2 * 10_000_001 * row);
-        let e = fits(&sc, 1_000_000_000).unwrap_err();
+        let e = fits(&sc, 1_000_000_000, false).unwrap_err();
         assert!(e.contains("queue.csv samples: 2 links x one per 100ms"), "{e}");
         assert!(e.contains("`monitor.queue_interval`") && e.contains("than the 1.0 GB"), "{e}");
+        // Written as it goes, the series take disk, not memory: only the plots' copy is kept.
+        let f = fits(&sc, 1_000_000_000, true).unwrap();
+        assert!(f.streamed_memory() < 50_000_000, "{f:?}");
+        let e = fits_disk(&sc, 1_000_000_000, "/x").unwrap_err();
+        assert!(e.contains("more than the 1.0 GB free at /x") && e.contains("queue.csv: 2 links"), "{e}");
         // The defaults for so long a run sample once a second, and make 1 s bins: 2 x 10^6
-        // samples and 10^6 bins, which fit.
-        let f = fits(&scenario("1000000s", ""), 1_000_000_000).unwrap();
+        // samples and 10^6 bins, which fit even kept.
+        let f = fits(&scenario("1000000s", ""), 1_000_000_000, false).unwrap();
         assert_eq!(f.samples, 2 * 1_000_001 * row);
         assert_eq!(f.bins, 1_000_000 * std::mem::size_of::<BinRow>() as u64);
     }

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use fairway_engine::decimal::push_u64 as uint;
-use fairway_engine::results::RunResult;
+use fairway_engine::results::{BinRow, QueueRow, RunResult};
 use fairway_engine::scenario::Scenario;
 
 /// Appends `v` with `decimals` decimals (nothing for NaN or infinite values: a missing value).
@@ -51,130 +51,158 @@ fn secs(s: &mut String, ns: u64) {
     uint_padded(s, us % 1_000_000, 6);
 }
 
-/// Per flow and bin: bin_start_s, bin_end_s, flow, group, class, sent_pkts, recv_pkts,
-/// dropped_pkts, throughput_bps, goodput_bps, mean_delay_s, cwnd_pkts (TCP), scale (MApp).
+pub const FLOWS_HEADER: &str = "bin_start_s,bin_end_s,flow,group,class,sent_pkts,recv_pkts,dropped_pkts,throughput_bps,goodput_bps,mean_delay_s,cwnd_pkts,scale\n";
+pub const CLASSES_HEADER: &str = "bin_start_s,bin_end_s,class,flows,throughput_bps,jain_index\n";
+pub const QUEUE_HEADER: &str = "time_s,link,queue_pkts,queue_bytes,avg_queue_pkts,arrivals_pkts,departures_pkts,departures_bytes,drops_pkts,early_drops_pkts,forced_drops_pkts,overflow_drops_pkts,marks_pkts\n";
+
+/// Each flow's `,name,group,class,` for its rows of flows.csv, made once.
+pub fn flow_labels(sc: &Scenario) -> Vec<String> {
+    sc.flows.iter().map(|f| format!(",{},{},{},", f.name, f.group, f.class())).collect()
+}
+
+/// The rows of flows.csv for one bin, from `t0` to `t1` ns, one per flow (scenario order).
+pub fn flows_bin(s: &mut String, labels: &[String], t0: u64, t1: u64, rows: &[BinRow]) {
+    let width = (t1 - t0) as f64 / 1e9;
+    let rate = |bytes: u64| if width > 0.0 { bytes as f64 * 8.0 / width } else { 0.0 };
+    for (b, names) in rows.iter().zip(labels) {
+        let delay = if b.delay_n > 0 { b.delay_sum_s / b.delay_n as f64 } else { f64::NAN };
+        secs(s, t0);
+        s.push(',');
+        secs(s, t1);
+        s.push_str(names);
+        uint(s, b.sent_pkts);
+        s.push(',');
+        uint(s, b.recv_pkts);
+        s.push(',');
+        uint(s, b.dropped_pkts);
+        s.push(',');
+        fixed(s, rate(b.distinct_bytes), 1);
+        s.push(',');
+        fixed(s, rate(b.goodput_bytes), 1);
+        s.push(',');
+        fixed(s, delay, 6);
+        s.push(',');
+        fixed(s, b.cwnd_pkts as f64, 3);
+        s.push(',');
+        fixed(s, b.scale as f64, 0);
+        s.push('\n');
+    }
+}
+
+/// The rows of classes.csv for one bin: per traffic class (`classes`, in the summary's order),
+/// the flows active in the bin, their throughput and Jain's fairness index of their throughputs
+/// in the bin (RFC 5166 §2.3; empty when none delivered anything).
+pub fn classes_bin(s: &mut String, sc: &Scenario, classes: &[&str], t0: u64, t1: u64, rows: &[BinRow]) {
+    let width = (t1 - t0) as f64 / 1e9;
+    let mut rates = vec![];
+    for class in classes {
+        rates.clear();
+        let mut bytes = 0u64;
+        for (f, b) in sc.flows.iter().zip(rows) {
+            // A flow without `stop` runs to the end, which is after t0 whether or not the run
+            // was interrupted.
+            let stop = f.stop.map_or(u64::MAX, |t| t.0);
+            if f.class() != *class || f.start.0 >= t1 || stop <= t0 {
+                continue;
+            }
+            bytes += b.distinct_bytes;
+            rates.push(if width > 0.0 { b.distinct_bytes as f64 * 8.0 / width } else { 0.0 });
+        }
+        secs(s, t0);
+        s.push(',');
+        secs(s, t1);
+        s.push(',');
+        s.push_str(class);
+        s.push(',');
+        uint(s, rates.len() as u64);
+        s.push(',');
+        fixed(s, if width > 0.0 { bytes as f64 * 8.0 / width } else { 0.0 }, 1);
+        s.push(',');
+        if let Some(j) = fairway_engine::metrics::jain(&rates) {
+            fixed(s, j, 6);
+        }
+        s.push('\n');
+    }
+}
+
+/// Bin `k`'s span in ns: from k x bin to (k + 1) x bin, the last one cut at the run's end.
+fn span(res: &RunResult, k: usize) -> (u64, u64) {
+    let end = (res.summary.duration_s * 1e9).round() as u64;
+    let bin = res.bin.0;
+    (k as u64 * bin, ((k as u64 + 1) * bin).min(end))
+}
+
+/// The rows of every flow in bin `k`.
+fn bin_rows(res: &RunResult, k: usize) -> Vec<BinRow> {
+    res.flow_bins.iter().map(|b| b.get(k).copied().unwrap_or_default()).collect()
+}
+
+/// flows.csv: per bin, per flow: bin_start_s, bin_end_s, flow, group, class, sent_pkts,
+/// recv_pkts, dropped_pkts, throughput_bps, goodput_bps, mean_delay_s, cwnd_pkts (TCP), scale
+/// (MApp). In time order, as a run writes it while it runs.
 pub fn flows_csv(res: &RunResult, sc: &Scenario) -> String {
     // About 80 bytes a row; reserved, so that a file of megabytes is not copied as it grows.
     let rows: usize = res.flow_bins.iter().map(Vec::len).sum();
     let mut s = String::with_capacity(128 + rows * 96);
-    s.push_str(
-        "bin_start_s,bin_end_s,flow,group,class,sent_pkts,recv_pkts,dropped_pkts,throughput_bps,goodput_bps,mean_delay_s,cwnd_pkts,scale\n",
-    );
-    let bin = res.bin.0;
-    let end = (res.summary.duration_s * 1e9).round() as u64;
-    for (fi, bins) in res.flow_bins.iter().enumerate() {
-        let f = &sc.flows[fi];
-        let names = format!(",{},{},{},", f.name, f.group, f.class());
-        for (k, b) in bins.iter().enumerate() {
-            let t0 = k as u64 * bin;
-            let t1 = ((k as u64 + 1) * bin).min(end);
-            let width = (t1 - t0) as f64 / 1e9;
-            let rate = |bytes: u64| if width > 0.0 { bytes as f64 * 8.0 / width } else { 0.0 };
-            let delay = if b.delay_n > 0 { b.delay_sum_s / b.delay_n as f64 } else { f64::NAN };
-            secs(&mut s, t0);
-            s.push(',');
-            secs(&mut s, t1);
-            s.push_str(&names);
-            uint(&mut s, b.sent_pkts);
-            s.push(',');
-            uint(&mut s, b.recv_pkts);
-            s.push(',');
-            uint(&mut s, b.dropped_pkts);
-            s.push(',');
-            fixed(&mut s, rate(b.distinct_bytes), 1);
-            s.push(',');
-            fixed(&mut s, rate(b.goodput_bytes), 1);
-            s.push(',');
-            fixed(&mut s, delay, 6);
-            s.push(',');
-            fixed(&mut s, b.cwnd_pkts as f64, 3);
-            s.push(',');
-            fixed(&mut s, b.scale as f64, 0);
-            s.push('\n');
-        }
+    s.push_str(FLOWS_HEADER);
+    let labels = flow_labels(sc);
+    for k in 0..res.flow_bins.iter().map(Vec::len).max().unwrap_or(0) {
+        let (t0, t1) = span(res, k);
+        flows_bin(&mut s, &labels, t0, t1, &bin_rows(res, k));
     }
     s
 }
 
-/// Per traffic class and bin: bin_start_s, bin_end_s, class, flows (those active in the bin),
-/// throughput_bps (their distinct bytes), jain_index (Jain's fairness index of their throughputs
-/// in the bin, RFC 5166 §2.3; empty when none delivered anything).
+/// classes.csv: per bin, per traffic class (see [`classes_bin`]).
 pub fn classes_csv(res: &RunResult, sc: &Scenario) -> String {
-    let mut s = String::from("bin_start_s,bin_end_s,class,flows,throughput_bps,jain_index\n");
-    let bin = res.bin.0;
-    let end = (res.summary.duration_s * 1e9).round() as u64;
-    let nbins = res.flow_bins.iter().map(Vec::len).max().unwrap_or(0);
+    let mut s = String::from(CLASSES_HEADER);
     let classes: Vec<&str> = res.summary.classes.iter().map(|c| c.class).collect();
-    let mut rates = vec![];
-    for k in 0..nbins {
-        let t0 = k as u64 * bin;
-        let t1 = ((k as u64 + 1) * bin).min(end);
-        let width = (t1 - t0) as f64 / 1e9;
-        for class in &classes {
-            rates.clear();
-            let mut bytes = 0u64;
-            for (fi, bins) in res.flow_bins.iter().enumerate() {
-                let f = &sc.flows[fi];
-                let stop = f.stop.map_or(end, |t| t.0);
-                if f.class() != *class || f.start.0 >= t1 || stop <= t0 {
-                    continue;
-                }
-                let b = bins.get(k).map_or(0, |b| b.distinct_bytes);
-                bytes += b;
-                rates.push(if width > 0.0 { b as f64 * 8.0 / width } else { 0.0 });
-            }
-            secs(&mut s, t0);
-            s.push(',');
-            secs(&mut s, t1);
-            s.push(',');
-            s.push_str(class);
-            s.push(',');
-            uint(&mut s, rates.len() as u64);
-            s.push(',');
-            fixed(&mut s, if width > 0.0 { bytes as f64 * 8.0 / width } else { 0.0 }, 1);
-            s.push(',');
-            if let Some(j) = fairway_engine::metrics::jain(&rates) {
-                fixed(&mut s, j, 6);
-            }
-            s.push('\n');
-        }
+    for k in 0..res.flow_bins.iter().map(Vec::len).max().unwrap_or(0) {
+        let (t0, t1) = span(res, k);
+        classes_bin(&mut s, sc, &classes, t0, t1, &bin_rows(res, k));
     }
     s
 }
 
-/// Per monitored link and sample: time_s, link, queue_pkts, queue_bytes, avg_queue_pkts, and
-/// cumulative arrivals, departures (packets and bytes), drops (all, early, forced, overflow) and
-/// marks.
+/// One row of queue.csv: a sample of link `name`.
+pub fn queue_row(s: &mut String, name: &str, r: &QueueRow) {
+    secs(s, (r.t_s * 1e9).round() as u64);
+    s.push(',');
+    s.push_str(name);
+    for n in [r.queue_pkts as u64, r.queue_bytes] {
+        s.push(',');
+        uint(s, n);
+    }
+    s.push(',');
+    fixed(s, r.avg_queue_pkts, 4);
+    for n in [
+        r.arrivals_pkts,
+        r.departures_pkts,
+        r.departures_bytes,
+        r.drops_pkts,
+        r.early_drops_pkts,
+        r.forced_drops_pkts,
+        r.overflow_drops_pkts,
+        r.marks_pkts,
+    ] {
+        s.push(',');
+        uint(s, n);
+    }
+    s.push('\n');
+}
+
+/// queue.csv: per sample time, per monitored link: time_s, link, queue_pkts, queue_bytes,
+/// avg_queue_pkts, and cumulative arrivals, departures (packets and bytes), drops (all, early,
+/// forced, overflow) and marks. In time order, as a run writes it while it runs.
 pub fn queue_csv(res: &RunResult, sc: &Scenario) -> String {
-    let mut s = String::from(
-        "time_s,link,queue_pkts,queue_bytes,avg_queue_pkts,arrivals_pkts,departures_pkts,departures_bytes,drops_pkts,early_drops_pkts,forced_drops_pkts,overflow_drops_pkts,marks_pkts\n",
-    );
-    for (l, rows) in &res.queue_samples {
-        let name = sc.link_name(*l);
-        for r in rows {
-            secs(&mut s, (r.t_s * 1e9).round() as u64);
-            s.push(',');
-            s.push_str(&name);
-            for n in [r.queue_pkts as u64, r.queue_bytes] {
-                s.push(',');
-                uint(&mut s, n);
+    let mut s = String::from(QUEUE_HEADER);
+    let names: Vec<String> = res.queue_samples.iter().map(|(l, _)| sc.link_name(*l)).collect();
+    let n = res.queue_samples.iter().map(|(_, rows)| rows.len()).max().unwrap_or(0);
+    for i in 0..n {
+        for ((_, rows), name) in res.queue_samples.iter().zip(&names) {
+            if let Some(r) = rows.get(i) {
+                queue_row(&mut s, name, r);
             }
-            s.push(',');
-            fixed(&mut s, r.avg_queue_pkts, 4);
-            for n in [
-                r.arrivals_pkts,
-                r.departures_pkts,
-                r.departures_bytes,
-                r.drops_pkts,
-                r.early_drops_pkts,
-                r.forced_drops_pkts,
-                r.overflow_drops_pkts,
-                r.marks_pkts,
-            ] {
-                s.push(',');
-                uint(&mut s, n);
-            }
-            s.push('\n');
         }
     }
     s

@@ -4,6 +4,7 @@
 pub mod csv;
 pub mod folder;
 pub mod plots;
+pub mod stream;
 pub mod svg;
 pub mod table;
 
@@ -62,6 +63,38 @@ pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<P
     let mut others = others?;
     let plots = others.split_off(1);
     Ok(others.into_iter().chain(tables).chain(plots).collect())
+}
+
+/// What [`write_all`] writes but the series a [`stream::StreamWriter`] wrote while the run
+/// ran (`streamed`: flows.csv, queue.csv, classes.csv): summary.json, links.csv, scale.csv and
+/// the plots, these from the series `res` keeps for them. Returns every path, in
+/// [`write_all`]'s order.
+pub fn write_after_stream(
+    res: &RunResult,
+    sc: &Scenario,
+    dir: &Path,
+    streamed: [PathBuf; 3],
+) -> io::Result<Vec<PathBuf>> {
+    let write = |name: &str, body: Vec<u8>| -> io::Result<PathBuf> {
+        let p = dir.join(name);
+        fs::write(&p, body)?;
+        Ok(p)
+    };
+    let s = &res.summary;
+    let mut json = Vec::with_capacity(4096 + s.flows.len() * 1024 + s.links.len() * 640);
+    serde_json::to_writer_pretty(&mut json, s).map_err(io::Error::other)?;
+    json.push(b'\n');
+    let [flows, queue, classes] = streamed;
+    let mut v = vec![write("summary.json", json)?, flows, queue];
+    v.push(write("links.csv", csv::links_csv(res).into_bytes())?);
+    v.push(classes);
+    if !res.scale_logs.is_empty() {
+        v.push(write("scale.csv", csv::scale_csv(res, sc).into_bytes())?);
+    }
+    for (name, body) in plots::all(res, sc) {
+        v.push(write(&name, body.into_bytes())?);
+    }
+    Ok(v)
 }
 
 /// [`write_all`] as a sweep's [`PointWriter`](fairway_scenario::sweep::PointWriter).
