@@ -140,7 +140,7 @@ mod tests {
     use fairway_core::FlowId;
 
     fn meta(size: u64) -> PacketMeta {
-        PacketMeta { size: Bytes(size), ecn_capable: false, flow: FlowId(0) }
+        PacketMeta { size: Bytes(size), ecn_capable: false, flow: FlowId(0), class: crate::Class::Tcp }
     }
 
     #[test]

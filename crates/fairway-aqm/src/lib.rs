@@ -8,11 +8,13 @@
 //! Built-in disciplines sit behind the [`Qdisc`] enum so the hot path has no `Box<dyn>`;
 //! [`QueueDiscipline`] is the trait users implement for their own.
 
+pub mod cbt;
 pub mod droptail;
 pub mod red;
 
 use fairway_core::{Bytes, FlowId, PacketRef, Rng, Time};
 
+pub use cbt::{Cbt, CbtParams};
 pub use droptail::{DropTail, DropTailParams, Limit};
 pub use red::{Red, RedParams, RedResolved};
 
@@ -25,6 +27,18 @@ pub struct PacketMeta {
     pub ecn_capable: bool,
     /// The flow the packet belongs to (per-flow disciplines such as FRED use it).
     pub flow: FlowId,
+    /// Its traffic class, as a class-based queue (CBT) classifies it.
+    pub class: Class,
+}
+
+/// The classes of seed 003 §2: TCP, UDP tagged as multimedia (the ToS bit its source sets) and
+/// other, untagged UDP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Class {
+    #[default]
+    Tcp,
+    Tagged,
+    Untagged,
 }
 
 /// Why a packet was refused.
@@ -39,6 +53,8 @@ pub enum DropReason {
     Forced,
     /// The buffer is full (the queue limit).
     Overflow,
+    /// The packet's class is over its share: CBT's per-class threshold (seed 003 §2).
+    Threshold,
 }
 
 /// The decision on an arriving packet.
@@ -65,11 +81,13 @@ pub struct QueueStats {
     pub forced_drops: u64,
     pub overflow_drops: u64,
     pub marks: u64,
+    /// Drops of a class over its threshold (CBT).
+    pub threshold_drops: u64,
 }
 
 impl QueueStats {
     pub fn drops(&self) -> u64 {
-        self.early_drops + self.forced_drops + self.overflow_drops
+        self.early_drops + self.forced_drops + self.overflow_drops + self.threshold_drops
     }
     pub(crate) fn count_verdict(&mut self, meta: &PacketMeta, v: Verdict) {
         self.arrivals_pkts += 1;
@@ -80,6 +98,7 @@ impl QueueStats {
             Verdict::Drop(DropReason::Early) => self.early_drops += 1,
             Verdict::Drop(DropReason::Forced) => self.forced_drops += 1,
             Verdict::Drop(DropReason::Overflow) => self.overflow_drops += 1,
+            Verdict::Drop(DropReason::Threshold) => self.threshold_drops += 1,
         }
     }
     pub(crate) fn count_departure(&mut self, size: Bytes) {
@@ -134,6 +153,7 @@ pub trait QueueDiscipline {
 pub enum Qdisc {
     DropTail(DropTail),
     Red(Box<Red>),
+    Cbt(Box<Cbt>),
 }
 
 impl Qdisc {
@@ -145,7 +165,7 @@ impl Qdisc {
     pub fn pass_through(&mut self, meta: &PacketMeta) -> Option<Verdict> {
         match self {
             Qdisc::DropTail(q) => Some(q.pass_through(meta)),
-            Qdisc::Red(_) => None,
+            Qdisc::Red(_) | Qdisc::Cbt(_) => None,
         }
     }
 
@@ -153,14 +173,20 @@ impl Qdisc {
     /// empty dequeue, when it goes idle).
     #[inline]
     pub fn tracks_idle(&self) -> bool {
-        matches!(self, Qdisc::Red(_))
+        match self {
+            Qdisc::DropTail(_) => false,
+            Qdisc::Red(_) | Qdisc::Cbt(_) => true,
+        }
     }
 
     /// Whether the discipline ever draws from the random stream `enqueue` is given: RED does
     /// (its early drops), DropTail never does. A simulator may skip deriving a stream for a
     /// discipline that has no use for it.
     pub fn draws(&self) -> bool {
-        matches!(self, Qdisc::Red(_))
+        match self {
+            Qdisc::DropTail(_) => false,
+            Qdisc::Red(_) | Qdisc::Cbt(_) => true,
+        }
     }
 }
 
@@ -170,6 +196,7 @@ impl QueueDiscipline for Qdisc {
         match self {
             Qdisc::DropTail(q) => q.enqueue(now, meta, pkt, rng),
             Qdisc::Red(q) => q.enqueue(now, meta, pkt, rng),
+            Qdisc::Cbt(q) => q.enqueue(now, meta, pkt, rng),
         }
     }
     #[inline]
@@ -177,30 +204,35 @@ impl QueueDiscipline for Qdisc {
         match self {
             Qdisc::DropTail(q) => q.dequeue(now),
             Qdisc::Red(q) => q.dequeue(now),
+            Qdisc::Cbt(q) => q.dequeue(now),
         }
     }
     fn len(&self) -> usize {
         match self {
             Qdisc::DropTail(q) => q.len(),
             Qdisc::Red(q) => q.len(),
+            Qdisc::Cbt(q) => q.len(),
         }
     }
     fn bytes(&self) -> Bytes {
         match self {
             Qdisc::DropTail(q) => q.bytes(),
             Qdisc::Red(q) => q.bytes(),
+            Qdisc::Cbt(q) => q.bytes(),
         }
     }
     fn stats(&self) -> &QueueStats {
         match self {
             Qdisc::DropTail(q) => q.stats(),
             Qdisc::Red(q) => q.stats(),
+            Qdisc::Cbt(q) => q.stats(),
         }
     }
     fn average_pkts(&self) -> Option<f64> {
         match self {
             Qdisc::DropTail(q) => q.average_pkts(),
             Qdisc::Red(q) => q.average_pkts(),
+            Qdisc::Cbt(q) => q.average_pkts(),
         }
     }
 }

@@ -350,6 +350,8 @@ impl QueueDiscipline for Red {
                 self.count_bytes = 0;
             }
             Verdict::Drop(DropReason::Early) => {} // drop_early() already reset the count
+            // RED never decides this one (CBT does, before RED sees the packet).
+            Verdict::Drop(DropReason::Threshold) => {}
         }
         self.stats.count_verdict(meta, verdict);
         verdict

@@ -26,6 +26,8 @@ pub struct Outgoing {
     pub size: u32,
     pub payload: u32,
     pub ect: bool,
+    /// Tagged as multimedia (the ToS bit CBT classifies on).
+    pub tagged: bool,
     /// Names the message until the packet arrives or is dropped.
     pub token: u64,
 }
@@ -186,26 +188,27 @@ where
     R: Endpoint<In = S::Out, Out = S::In>,
 {
     fn drain(&mut self, now: Time, side: Side, out: &mut Vec<Outgoing>) -> Option<Time> {
-        let packet = |size: Bytes, payload: Bytes, ect, token| Outgoing {
+        let packet = |size: Bytes, payload: Bytes, ect, tagged, token| Outgoing {
             size: size.0 as u32,
             payload: payload.0 as u32,
             ect,
+            tagged,
             token,
         };
         match side {
             Side::Sender => {
                 while let Some(t) = self.snd.poll_transmit(now) {
-                    let (size, payload, ect) = (t.size, t.payload, t.ect);
+                    let (size, payload, ect, tagged) = (t.size, t.payload, t.ect, t.tagged);
                     let token = self.fwd.put(carry(&self.snd, t, self.wire, &mut self.spare));
-                    out.push(packet(size, payload, ect, token));
+                    out.push(packet(size, payload, ect, tagged, token));
                 }
                 self.snd.poll_timeout()
             }
             Side::Sink => {
                 while let Some(t) = self.rcv.poll_transmit(now) {
-                    let (size, payload, ect) = (t.size, t.payload, t.ect);
+                    let (size, payload, ect, tagged) = (t.size, t.payload, t.ect, t.tagged);
                     let token = self.rev.put(carry(&self.rcv, t, self.wire, &mut self.spare));
-                    out.push(packet(size, payload, ect, token));
+                    out.push(packet(size, payload, ect, tagged, token));
                 }
                 self.rcv.poll_timeout()
             }

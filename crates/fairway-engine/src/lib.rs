@@ -215,7 +215,10 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
             marks_pkts: s.marks,
             lost_pkts: chk.lost,
             mean_queue_pkts: mean_q,
-            mean_avg_queue_pkts: matches!(spec.queue, QueueSpec::Red(_)).then_some(mean_avg),
+            mean_avg_queue_pkts: match spec.queue {
+                QueueSpec::Red(_) | QueueSpec::Cbt(_) => Some(mean_avg),
+                QueueSpec::DropTail(_) => None,
+            },
             utilization: if dur_s > 0.0 { (link.busy.as_secs_f64() / dur_s).min(1.0) } else { 0.0 },
         });
     }

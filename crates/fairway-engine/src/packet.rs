@@ -57,6 +57,8 @@ pub struct Packet {
     pub hop: u32,
     /// The link's loss model took it: it is serialised but never arrives.
     pub lost: bool,
+    /// A datagram tagged as multimedia by its source (the ToS bit of seed 003 §2).
+    pub tagged: bool,
 }
 
 impl Packet {
@@ -80,6 +82,7 @@ impl Packet {
             route,
             hop: 0,
             lost: false,
+            tagged: false,
         }
     }
 }

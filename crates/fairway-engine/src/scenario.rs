@@ -4,7 +4,7 @@
 //! running (units, ranges, names, routes) is made there, so the engine gets only scenarios it can
 //! run. The file format is documented in docs/scenarios.md.
 
-use fairway_aqm::{DropTailParams, RedParams};
+use fairway_aqm::{CbtParams, DropTailParams, RedParams};
 use std::sync::Arc;
 
 use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
@@ -51,6 +51,8 @@ pub enum QueueSpec {
     /// Boxed: RED's parameters are several times the size of DropTail's, which large
     /// topologies use on their thousands of access links.
     Red(Box<RedParams>),
+    /// CBT with RED for all (seed 003 §2).
+    Cbt(Box<CbtParams>),
 }
 
 impl QueueSpec {
@@ -58,6 +60,7 @@ impl QueueSpec {
         match self {
             QueueSpec::DropTail(_) => "droptail",
             QueueSpec::Red(_) => "red",
+            QueueSpec::Cbt(_) => "cbt",
         }
     }
 }

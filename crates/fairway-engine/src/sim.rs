@@ -8,7 +8,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use fairway_aqm::{PacketMeta, Qdisc, QueueDiscipline, Verdict};
+use fairway_aqm::{Class, PacketMeta, Qdisc, QueueDiscipline, Verdict};
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rng, Time};
 
 use fairway_proto::Arrival;
@@ -186,6 +186,9 @@ impl<'a> Sim<'a> {
                 QueueSpec::DropTail(p) => {
                     Qdisc::DropTail(fairway_aqm::DropTail::new(*p).map_err(|e| SimError::Param(name(), e))?)
                 }
+                QueueSpec::Cbt(p) => Qdisc::Cbt(Box::new(
+                    fairway_aqm::Cbt::new(**p, l.rate, l.delay).map_err(|e| SimError::Param(name(), e))?,
+                )),
                 QueueSpec::Red(p) => Qdisc::Red(Box::new(
                     fairway_aqm::Red::new(**p, l.rate, l.delay).map_err(|e| SimError::Param(name(), e))?,
                 )),
@@ -401,7 +404,14 @@ impl<'a> Sim<'a> {
         let now = self.now;
         let pkt = self.arena.get(p);
         let size = Bytes(pkt.size as u64);
-        let meta = PacketMeta { size, ecn_capable: pkt.ect, flow: FlowId(pkt.flow) };
+        // seed 003 §2: a router tells TCP from UDP by the protocol field, and tagged UDP by the
+        // ToS bit.
+        let class = match pkt.kind {
+            PktKind::TcpData | PktKind::TcpAck => Class::Tcp,
+            PktKind::Datagram | PktKind::Feedback if pkt.tagged => Class::Tagged,
+            PktKind::Datagram | PktKind::Feedback => Class::Untagged,
+        };
+        let meta = PacketMeta { size, ecn_capable: pkt.ect, flow: FlowId(pkt.flow), class };
         let link = &mut self.links[l];
         link.advance(now);
         if link.free_at < now {
@@ -717,7 +727,7 @@ impl<'a> Sim<'a> {
             self.q.push(at, Ev::Timer { flow: fi as u32, conn: 0, side, gen });
         }
         let b = self.bin_index(now);
-        for Outgoing { size, payload, ect, token } in out.drain(..) {
+        for Outgoing { size, payload, ect, tagged, token } in out.drain(..) {
             let f = &mut self.flows[fi];
             match side {
                 Side::Sender => {
@@ -726,6 +736,7 @@ impl<'a> Sim<'a> {
                     self.inject_data(Packet {
                         seq: token,
                         ect,
+                        tagged,
                         ..Packet::new(fi, 0, PktKind::Datagram, size, payload, route, now)
                     });
                 }
@@ -735,6 +746,7 @@ impl<'a> Sim<'a> {
                     self.inject(Packet {
                         seq: token,
                         ect,
+                        tagged,
                         ..Packet::new(fi, 0, PktKind::Feedback, size, payload, route, now)
                     });
                 }

@@ -36,6 +36,9 @@ pub struct Transmit<M> {
     pub payload: Bytes,
     /// ECN-capable transport (ECT(0)).
     pub ect: bool,
+    /// Tagged as multimedia: the ToS bit of seed 003 §2 that a class-based queue (CBT)
+    /// classifies on.
+    pub tagged: bool,
     /// The message: what the wire format encodes.
     pub msg: M,
 }

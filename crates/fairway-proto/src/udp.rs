@@ -48,12 +48,20 @@ pub struct UdpSender {
     /// events, each after whatever else happens at that instant.
     due: bool,
     sent: u64,
+    /// Its packets carry the multimedia tag (seed 003 §2's ToS bit).
+    tagged: bool,
 }
 
 impl UdpSender {
     /// A stopped sender for flow `flow` carrying `source`'s packets.
     pub fn new(flow: u32, source: Box<dyn Source>) -> UdpSender {
-        UdpSender { flow, source, running: false, due: false, sent: 0 }
+        UdpSender { flow, source, running: false, due: false, sent: 0, tagged: false }
+    }
+
+    /// Tags its packets as multimedia (seed 003 §2), or not.
+    pub fn tagged(mut self, on: bool) -> UdpSender {
+        self.tagged = on;
+        self
     }
 
     /// Writes `d` as it goes on the wire, `size` bytes (at least the header).
@@ -109,7 +117,7 @@ impl Endpoint for UdpSender {
         self.sent += 1;
         // ns-2 counts the whole packet as the application's (its UDP agent adds no header).
         let msg = UdpData { flow: self.flow, seq, sent_at: whole_micros(now) };
-        Some(Transmit { size, payload: size, ect: false, msg })
+        Some(Transmit { size, payload: size, ect: false, tagged: self.tagged, msg })
     }
 
     fn poll_timeout(&self) -> Option<Time> {

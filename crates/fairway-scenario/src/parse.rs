@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use fairway_aqm::{DropTailParams, Limit, RedParams};
+use fairway_aqm::{CbtParams, DropTailParams, Limit, RedParams};
 use fairway_core::{Dur, NodeId, Rate, Time};
 use toml_edit::ImDocument;
 
@@ -38,7 +38,29 @@ const TCP_KEYS: &[&str] = &[
 const TCP_APPS: &[&str] = &["ftp", "transfer", "web"];
 const MONITOR_KEYS: &[&str] = &["bin", "queue_interval", "links"];
 const DROPTAIL_KEYS: &[&str] = &["kind", "limit"];
-const RED_KEYS: &[&str] = &[
+/// RED's keys and CBT's own.
+pub(crate) const CBT_KEYS: &[&str] = &[
+    "kind",
+    "limit",
+    "thresh",
+    "maxthresh",
+    "q_weight",
+    "linterm",
+    "gentle",
+    "wait",
+    "mean_pktsize",
+    "idle_pktsize",
+    "bytes",
+    "queue_in_bytes",
+    "ecn",
+    "mark_p",
+    "use_mark_p",
+    "targetdelay",
+    "mm_th",
+    "udp_th",
+    "weight",
+];
+pub(crate) const RED_KEYS: &[&str] = &[
     "kind",
     "limit",
     "thresh",
@@ -354,8 +376,10 @@ impl Builder {
         let queue = match t.get("queue") {
             Some(q) => {
                 let spec = parse_queue(&q)?;
-                if let QueueSpec::Red(p) = &spec {
-                    self.check_red(&q, p, rate, delay)?;
+                match &spec {
+                    QueueSpec::Red(p) => self.check_red(&q, p, rate, delay)?,
+                    QueueSpec::Cbt(p) => self.check_red(&q, &p.red, rate, delay)?,
+                    QueueSpec::DropTail(_) => {}
                 }
                 spec
             }
@@ -844,7 +868,36 @@ fn parse_queue(v: &Val) -> Res<QueueSpec> {
             }
             Ok(QueueSpec::Red(Box::new(p)))
         }
-        other => Err(v.error(format!("unknown queue kind `{other}`: expected droptail or red"))),
+        "cbt" => {
+            // seed 003 §2: RED's keys, and a threshold per UDP class (required: the paper gives
+            // no default).
+            let Some(t) = t else {
+                return Err(
+                    v.error("CBT needs its class thresholds: queue = { kind = \"cbt\", mm_th = ..., udp_th = ... }")
+                );
+            };
+            let red = parse_red(&t)?;
+            let th = |key: &str| -> Res<f64> {
+                let v = t.req(key)?;
+                let x = v.f64()?;
+                if x < 0.0 {
+                    return Err(v.error(format!("{x} is not a number of packets (0 or more)")));
+                }
+                Ok(x)
+            };
+            let weight = match t.get("weight") {
+                Some(v) => Some(v.f64()?),
+                None => None,
+            };
+            let p = CbtParams { red, mm_th: th("mm_th")?, udp_th: th("udp_th")?, weight };
+            p.validate().map_err(|e| match t.get(e.field) {
+                Some(v) => v.error(e.reason),
+                None => t.error(format!("{}: {}", e.field, e.reason)),
+            })?;
+            finish(&t, CBT_KEYS)?;
+            Ok(QueueSpec::Cbt(Box::new(p)))
+        }
+        other => Err(v.error(format!("unknown queue kind `{other}`: expected droptail, red or cbt"))),
     }
 }
 

@@ -9,7 +9,7 @@ use fairway_core::FlowId;
 const W: f64 = 1.0 / 512.0;
 
 fn meta(size: u64, ect: bool) -> PacketMeta {
-    PacketMeta { size: Bytes(size), ecn_capable: ect, flow: FlowId(0) }
+    PacketMeta { size: Bytes(size), ecn_capable: ect, flow: FlowId(0), class: crate::Class::Tcp }
 }
 
 /// Packet mode (queue and drop decision in packets), thresholds 5/15, max_p 0.1, w = 2^-9.

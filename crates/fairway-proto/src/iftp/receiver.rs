@@ -118,7 +118,7 @@ impl Endpoint for IftpReceiver {
     fn poll_transmit(&mut self, _now: Time) -> Option<Transmit<IftpAck>> {
         let a = self.pending.pop_front()?;
         self.stats.acks_sent += 1;
-        Some(Transmit { size: ACK_SIZE, payload: Bytes(0), ect: false, msg: a })
+        Some(Transmit { size: ACK_SIZE, payload: Bytes(0), ect: false, tagged: false, msg: a })
     }
 
     fn poll_timeout(&self) -> Option<Time> {

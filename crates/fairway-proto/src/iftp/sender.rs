@@ -715,6 +715,7 @@ impl Endpoint for IftpSender {
             size,
             payload,
             ect: false,
+            tagged: false,
             msg: IftpData { flow: self.cfg.flow, seq, sent_at: whole_micros(now) },
         })
     }

@@ -351,7 +351,7 @@ impl Endpoint for MappReceiver {
             lost: self.stats.lost as u32,
             marked: self.stats.marked as u32,
         };
-        Some(Transmit { size: Bytes(FEEDBACK_LEN as u64), payload: Bytes(0), ect: false, msg: fb })
+        Some(Transmit { size: Bytes(FEEDBACK_LEN as u64), payload: Bytes(0), ect: false, tagged: false, msg: fb })
     }
 
     /// When to call [`handle_timeout`](Self::handle_timeout) next; `None` before the first

@@ -288,7 +288,7 @@ impl Endpoint for MappSender {
         self.stats.datagrams_sent += 1;
         self.stats.bytes_sent += len.0;
         let payload = Bytes(len.0.saturating_sub(DATA_HEADER_LEN as u64));
-        Some(Transmit { size: len, payload, ect: self.cfg.ect, msg: header })
+        Some(Transmit { size: len, payload, ect: self.cfg.ect, tagged: self.cfg.multimedia_tag, msg: header })
     }
 
     /// When to call [`handle_timeout`](Self::handle_timeout) next: the next frame's time, or a

@@ -299,7 +299,7 @@ impl Endpoint for TfrcReceiver {
             return None;
         }
         let fb = self.report(now);
-        Some(Transmit { size: self.cfg.feedback_size, payload: Bytes(0), ect: false, msg: fb })
+        Some(Transmit { size: self.cfg.feedback_size, payload: Bytes(0), ect: false, tagged: false, msg: fb })
     }
 
     fn poll_timeout(&self) -> Option<Time> {

@@ -295,7 +295,7 @@ impl TfrcSender {
         // Whole microseconds, as the wire carries them.
         let d = TfrcData { rtt: Dur(d.rtt.0 - d.rtt.0 % 1_000), t_rto: Dur(d.t_rto.0 - d.t_rto.0 % 1_000), ..d };
         let size = self.cfg.packet_size + self.cfg.header_size;
-        Some(Transmit { size, payload: self.cfg.packet_size, ect: self.cfg.ecn, msg: d })
+        Some(Transmit { size, payload: self.cfg.packet_size, ect: self.cfg.ecn, tagged: false, msg: d })
     }
 
     /// ns-2's nextpkt: send if there is data (else note the sender is data-limited), and re-arm

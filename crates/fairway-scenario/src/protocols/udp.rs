@@ -6,24 +6,45 @@ use std::sync::Arc;
 
 use fairway_proto::udp::{UdpReceiver, UdpSender};
 
-use super::sources::{parse_source, SourceSpec, SOURCE_KEYS};
+use super::sources::{parse_source, SourceSpec};
 use super::{Build, DatagramSpec, FlowContext, Registration};
 use crate::reader::{Res, Tbl};
 use fairway_engine::datagram::{DatagramFlow, FlowDriver};
 
 pub(crate) const REGISTRATION: Registration =
-    Registration { transport: "udp", apps: &["cbr", "voip", "video"], keys: SOURCE_KEYS, parse };
+    Registration { transport: "udp", apps: &["cbr", "voip", "video"], keys: UDP_KEYS, parse };
+
+/// The sources' keys (sources.rs), and the multimedia tag.
+const UDP_KEYS: &[&str] = &[
+    "packet_size",
+    "interval",
+    "rate",
+    "jitter",
+    "max_packets",
+    "frame_interval",
+    "frame_rate",
+    "talk_spurts",
+    "on_mean",
+    "off_mean",
+    "multimedia_tag",
+];
 
 /// An application over UDP.
 #[derive(Debug, Clone)]
 struct UdpSpec {
     app: &'static str,
     source: SourceSpec,
+    /// Seed 003 §2: the ToS bit a class-based queue (CBT) tells multimedia by; off by default.
+    tagged: bool,
 }
 
 fn parse(t: &Tbl, app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
     let app = REGISTRATION.apps.iter().copied().find(|a| *a == app).expect("a registered app");
-    Ok(Arc::new(UdpSpec { app, source: parse_source(t, app)? }))
+    let tagged = match t.get("multimedia_tag") {
+        Some(v) => v.bool()?,
+        None => false,
+    };
+    Ok(Arc::new(UdpSpec { app, source: parse_source(t, app)?, tagged }))
 }
 
 impl DatagramSpec for UdpSpec {
@@ -36,7 +57,7 @@ impl DatagramSpec for UdpSpec {
     }
 
     fn build(&self, b: &Build) -> Result<Box<dyn FlowDriver>, String> {
-        let snd = UdpSender::new(b.flow, self.source.build(b.seed, b.name));
+        let snd = UdpSender::new(b.flow, self.source.build(b.seed, b.name)).tagged(self.tagged);
         Ok(Box::new(DatagramFlow::new(snd, UdpReceiver::new(b.flow), b.wire)))
     }
 

@@ -1,0 +1,86 @@
+//! CBT (seed 003 §2) in a run: an unresponsive multimedia flow tagged at the link's rate beside
+//! three TCP flows, through RED and through CBT with the same RED inside (seed 003 §4's
+//! parameters: min_th 15, max_th 30, w_q 0.002, max_p 0.1, 60 packets).
+
+use fairway_engine::{run, RunOptions, Summary};
+use fairway_scenario::parse_scenario;
+
+fn dumbbell(queue_extra: &str, kind: &str, tag: bool) -> String {
+    format!(
+        r#"duration = "100s"
+[[link]]
+between = ["s{{i}}", "r1"]
+count = 4
+rate = "10Mb"
+delay = "2ms"
+[[link]]
+between = ["r1", "r2"]
+rate = "1.5Mb"
+delay = "20ms"
+queue = {{ kind = "{kind}", bytes = false, queue_in_bytes = false, limit = 60, thresh = 15, maxthresh = 30, q_weight = 0.002, linterm = 10, gentle = false{queue_extra} }}
+[[link]]
+between = ["r2", "d"]
+rate = "10Mb"
+delay = "2ms"
+[[flow]]
+name = "tcp{{i}}"
+count = 3
+app = "ftp"
+from = "s{{i}}"
+to = "d"
+window = 100
+[[flow]]
+name = "mm"
+app = "cbr"
+from = "s3"
+to = "d"
+rate = "1.5Mb"
+packet_size = "1000B"
+multimedia_tag = {tag}
+"#
+    )
+}
+
+fn sim(text: &str) -> Summary {
+    let sc = parse_scenario("cbt.toml", text, "cbt").unwrap_or_else(|e| panic!("{e}"));
+    run(&sc, &RunOptions::default(), &mut |_| {}).unwrap().summary
+}
+
+fn share(s: &Summary, class: &str) -> f64 {
+    s.classes.iter().find(|c| c.class == class).unwrap().throughput_bps / 1.5e6
+}
+
+#[test]
+fn cbt_holds_a_tagged_unresponsive_flow_to_its_threshold_where_red_does_not() {
+    // RED: the CBR flow sends at the link's rate and loses only RED's drops, which TCP shares;
+    // TCP backs off, the CBR flow does not, and takes most of the link.
+    let red = sim(&dumbbell("", "red", true));
+    assert!(share(&red, "udp") > 0.6, "RED: {:.3}", share(&red, "udp"));
+
+    // CBT: the tagged class's average occupancy is held at mm_th = 3 packets; a FIFO serves each
+    // class in proportion to its packets in the queue, so its share of the link is about
+    // mm_th / (mean queue). A quarter of that either way for the averages' lag.
+    let cbt = sim(&dumbbell(", mm_th = 3, udp_th = 3", "cbt", true));
+    let link = cbt.links.iter().find(|l| l.name == "r1->r2").unwrap();
+    let expected = 3.0 / link.mean_queue_pkts;
+    let got = share(&cbt, "udp");
+    assert!((got / expected - 1.0).abs() < 0.25, "CBT: {got:.3} of the link, {expected:.3} expected");
+    assert!(share(&cbt, "tcp") > 2.0 * share(&red, "tcp"), "TCP gets the rest");
+    assert!(link.drops_pkts >= link.early_drops_pkts + link.overflow_drops_pkts);
+
+    // Untagged, the same flow falls under udp_th instead: the same thresholds, the same result.
+    let untagged = sim(&dumbbell(", mm_th = 3, udp_th = 3", "cbt", false));
+    assert_eq!(format!("{:?}", untagged.classes), format!("{:?}", cbt.classes));
+    // And with its own class's threshold out of reach, CBT is RED.
+    let open = sim(&dumbbell(", mm_th = 1000, udp_th = 3", "cbt", true));
+    assert_eq!(format!("{:?}", open.classes), format!("{:?}", red.classes));
+}
+
+#[test]
+fn cbt_needs_its_thresholds() {
+    let text = dumbbell("", "cbt", true);
+    let e = parse_scenario("cbt.toml", &text, "cbt").unwrap_err();
+    assert!(e.to_string().contains("mm_th"), "{e}");
+    let e = parse_scenario("cbt.toml", &dumbbell(", mm_th = -1, udp_th = 3", "cbt", true), "cbt").unwrap_err();
+    assert!(e.to_string().contains("queue.mm_th: -1 is not a number of packets"), "{e}");
+}
