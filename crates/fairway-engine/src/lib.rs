@@ -212,6 +212,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
             early_drops_pkts: s.early_drops,
             forced_drops_pkts: s.forced_drops,
             overflow_drops_pkts: s.overflow_drops,
+            threshold_drops_pkts: s.threshold_drops,
             marks_pkts: s.marks,
             lost_pkts: chk.lost,
             mean_queue_pkts: mean_q,

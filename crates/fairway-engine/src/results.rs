@@ -121,6 +121,8 @@ pub struct LinkSummary {
     pub early_drops_pkts: u64,
     pub forced_drops_pkts: u64,
     pub overflow_drops_pkts: u64,
+    /// Drops of a class over its threshold (CBT).
+    pub threshold_drops_pkts: u64,
     pub marks_pkts: u64,
     /// Packets the link's random loss model took on the wire.
     pub lost_pkts: u64,
@@ -198,6 +200,7 @@ pub struct QueueRow {
     pub early_drops_pkts: u64,
     pub forced_drops_pkts: u64,
     pub overflow_drops_pkts: u64,
+    pub threshold_drops_pkts: u64,
     pub marks_pkts: u64,
 }
 

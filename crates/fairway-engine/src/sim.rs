@@ -877,6 +877,7 @@ impl<'a> Sim<'a> {
                     early_drops_pkts: s.early_drops,
                     forced_drops_pkts: s.forced_drops,
                     overflow_drops_pkts: s.overflow_drops,
+                    threshold_drops_pkts: s.threshold_drops,
                     marks_pkts: s.marks,
                 },
             ));

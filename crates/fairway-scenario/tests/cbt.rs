@@ -66,7 +66,11 @@ fn cbt_holds_a_tagged_unresponsive_flow_to_its_threshold_where_red_does_not() {
     let got = share(&cbt, "udp");
     assert!((got / expected - 1.0).abs() < 0.25, "CBT: {got:.3} of the link, {expected:.3} expected");
     assert!(share(&cbt, "tcp") > 2.0 * share(&red, "tcp"), "TCP gets the rest");
-    assert!(link.drops_pkts >= link.early_drops_pkts + link.overflow_drops_pkts);
+    assert!(link.threshold_drops_pkts > 0);
+    assert_eq!(
+        link.drops_pkts,
+        link.early_drops_pkts + link.forced_drops_pkts + link.overflow_drops_pkts + link.threshold_drops_pkts
+    );
 
     // Untagged, the same flow falls under udp_th instead: the same thresholds, the same result.
     let untagged = sim(&dumbbell(", mm_th = 3, udp_th = 3", "cbt", false));
