@@ -52,9 +52,11 @@ pub use params::{RedParams, RedResolved};
 /// period of hours costs microseconds. The two differ in the last bits only: ns-2 loops m times.
 const EXACT_DECAY_STEPS: u64 = 1 << 20;
 
-/// A RED queue in front of one simplex link. See the module documentation.
+/// RED's algorithm without its queue: the average (the estimator, with the idle decay) and the
+/// decision on an arrival (the count, the curve, the early draw, the limit). [`Red`] is a FIFO
+/// driven by one; class-based disciplines (CBT, D-CBT) drive one beside their own averages.
 #[derive(Debug, Clone)]
-pub struct Red {
+pub struct RedCore {
     /// Boxed: the knobs are read-mostly, and this keeps [`crate::Qdisc`]'s variants of similar
     /// size (clippy's large_enum_variant); one allocation per queue, none per packet.
     params: Box<RedParams>,
@@ -89,7 +91,12 @@ pub struct Red {
     idle: bool,
     /// ns-2 `idletime_`: when it did.
     idletime: Time,
+}
 
+/// A RED queue in front of one simplex link. See the module documentation.
+#[derive(Debug, Clone)]
+pub struct Red {
+    core: RedCore,
     q: VecDeque<(PacketRef, Bytes)>,
     bytes: Bytes,
     stats: QueueStats,
@@ -108,6 +115,53 @@ impl Red {
     /// queue is attached to its link: for ptc, the idle decay and the automatic `q_weight` and
     /// thresholds. Starts empty, with the link idle since time zero (ns-2 `reset()`).
     pub fn new(params: RedParams, link_rate: Rate, link_delay: Dur) -> Result<Red, ParamError> {
+        Ok(Red {
+            core: RedCore::new(params, link_rate, link_delay)?,
+            q: VecDeque::new(),
+            bytes: Bytes(0),
+            stats: QueueStats::default(),
+        })
+    }
+
+    /// The parameters as given.
+    pub fn params(&self) -> &RedParams {
+        &self.core.params
+    }
+
+    /// The parameters as used, after ns-2's automatic values (ptc, q_weight, thresholds in
+    /// packets and in the queue's unit, max_p, the limit in the queue's unit).
+    pub fn resolved(&self) -> &RedResolved {
+        &self.core.res
+    }
+
+    /// The average queue, raw: ns-2's `ave_`, in bytes with `queue_in_bytes`, else packets.
+    pub fn average(&self) -> f64 {
+        self.core.ave
+    }
+
+    /// The curve's drop probability at the last early decision: ns-2's traced `prob1_`.
+    pub fn prob1(&self) -> f64 {
+        self.core.prob1
+    }
+
+    /// The RED algorithm inside.
+    pub fn core(&self) -> &RedCore {
+        &self.core
+    }
+
+    /// The queue length in the unit RED measures it in (bytes with `queue_in_bytes`).
+    fn qlen_units(&self) -> u64 {
+        if self.core.params.queue_in_bytes {
+            self.bytes.0
+        } else {
+            self.q.len() as u64
+        }
+    }
+}
+
+impl RedCore {
+    /// RED's state for a link of `link_rate` and `link_delay` (see [`Red::new`]).
+    pub fn new(params: RedParams, link_rate: Rate, link_delay: Dur) -> Result<RedCore, ParamError> {
         let res = params.resolve(link_rate, link_delay)?;
         // ns-2 red.cc reset(): th_diff = th_max - th_min, or 1 if they are equal.
         let mut th_diff = res.th_max - res.th_min;
@@ -118,7 +172,7 @@ impl Red {
         let v_b = -res.th_min / th_diff;
         let (v_c, v_d) =
             if params.gentle { ((1.0 - res.max_p) / res.th_max, 2.0 * res.max_p - 1.0) } else { (0.0, 0.0) };
-        Ok(Red {
+        Ok(RedCore {
             params: Box::new(params),
             res,
             v_a,
@@ -134,9 +188,6 @@ impl Red {
             old: false,
             idle: true,
             idletime: Time::ZERO,
-            q: VecDeque::new(),
-            bytes: Bytes(0),
-            stats: QueueStats::default(),
         })
     }
 
@@ -161,15 +212,6 @@ impl Red {
         self.prob1
     }
 
-    /// The queue length in the unit RED measures it in (bytes with `queue_in_bytes`).
-    fn qlen_units(&self) -> u64 {
-        if self.params.queue_in_bytes {
-            self.bytes.0
-        } else {
-            self.q.len() as u64
-        }
-    }
-
     /// ns-2 red.cc enque(): m = int(ptc x (now - idletime)), the packets of mean size the link
     /// could have sent while idle (F&J 1993 §4, "the average is updated as if m small packets
     /// arrived to an empty queue"). `as` truncates toward zero like C's int(), and saturates
@@ -182,8 +224,10 @@ impl Red {
     /// ns-2 red.cc estimator(nqueued, m + 1, ave, q_w): the EWMA after `m` idle packet times,
     /// ave (1 - w)^m, then one arrival seeing `nqueued`: ave (1 - w) + w nqueued.
     fn estimator(&self, nqueued: u64, m: u64) -> f64 {
-        let f = self.one_minus_w;
-        let mut ave = self.ave;
+        Self::decay(self.ave, self.one_minus_w, self.res.q_weight, nqueued, m)
+    }
+
+    fn decay(mut ave: f64, f: f64, w: f64, nqueued: u64, m: u64) -> f64 {
         // ns-2: `while (--m >= 1) new_ave *= 1.0 - q_w;`, i.e. (1 - w)^m by m multiplications.
         let exact = m.min(EXACT_DECAY_STEPS);
         for _ in 0..exact {
@@ -198,7 +242,7 @@ impl Red {
         }
         // ns-2: new_ave *= 1.0 - q_w; new_ave += q_w * nqueued;  (F&J 1993 §4: avg <- (1-w)avg + w q)
         ave *= f;
-        ave += self.res.q_weight * nqueued as f64;
+        ave += w * nqueued as f64;
         ave
     }
 
@@ -290,8 +334,11 @@ fn powu(mut base: f64, mut exp: u64) -> f64 {
     acc
 }
 
-impl QueueDiscipline for Red {
-    fn enqueue(&mut self, now: Time, meta: &PacketMeta, pkt: PacketRef, rng: &mut Rng) -> Verdict {
+impl RedCore {
+    /// The estimator on an arrival that sees `qlen` waiting (in the queue's unit): after an idle
+    /// period, the decay of `m` packet times first (ns-2 `enque`); returns `m`, which averages
+    /// kept beside RED's (D-CBT) decay by alike.
+    pub fn arrive(&mut self, now: Time, qlen: u64) -> u64 {
         // ns-2 red.cc enque(): after an idle period, pretend m packets arrived to an empty queue.
         let m = if self.idle {
             self.idle = false;
@@ -299,9 +346,19 @@ impl QueueDiscipline for Red {
         } else {
             0
         };
-        let qlen = self.qlen_units();
         self.ave = self.estimator(qlen, m);
+        m
+    }
 
+    /// ns-2's estimator applied to another average `ave` (a class's, in D-CBT) with RED's weight:
+    /// `m` idle packet times, then one arrival seeing `nqueued`.
+    pub fn ewma(&self, ave: f64, nqueued: u64, m: u64) -> f64 {
+        Self::decay(ave, self.one_minus_w, self.res.q_weight, nqueued, m)
+    }
+
+    /// RED's decision on the arrival just averaged ([`RedCore::arrive`]), `qlen` waiting before
+    /// it: an early drop or mark, a forced drop, an overflow, or none.
+    pub fn decide(&mut self, meta: &PacketMeta, qlen: u64, rng: &mut Rng) -> Verdict {
         // ns-2: count and count_bytes tally the arrivals since the last drop.
         self.count = self.count.saturating_add(1);
         self.count_bytes = self.count_bytes.saturating_add(meta.size.0);
@@ -338,20 +395,38 @@ impl QueueDiscipline for Red {
         if qlen >= self.res.qlim {
             verdict = Verdict::Drop(DropReason::Overflow);
         }
-
         match verdict {
-            Verdict::Enqueue | Verdict::EnqueueMarked => {
-                self.q.push_back((pkt, meta.size));
-                self.bytes = Bytes(self.bytes.0.saturating_add(meta.size.0));
-            }
             Verdict::Drop(DropReason::Forced | DropReason::Overflow) => {
                 // ns-2 (!ns1_compat_): a forced drop resets the count (Philip Liu's fix).
                 self.count = 0;
                 self.count_bytes = 0;
             }
-            Verdict::Drop(DropReason::Early) => {} // drop_early() already reset the count
-            // RED never decides this one (CBT does, before RED sees the packet).
-            Verdict::Drop(DropReason::Threshold) => {}
+            // drop_early() already reset the count; RED never decides a threshold drop.
+            Verdict::Drop(DropReason::Early | DropReason::Threshold) | Verdict::Enqueue | Verdict::EnqueueMarked => {}
+        }
+        verdict
+    }
+
+    /// A packet left: the link is busy.
+    pub fn departed(&mut self) {
+        self.idle = false;
+    }
+
+    /// ns-2 red.cc deque(): an empty queue marks the link idle from `now`.
+    pub fn went_idle(&mut self, now: Time) {
+        self.idle = true;
+        self.idletime = now;
+    }
+}
+
+impl QueueDiscipline for Red {
+    fn enqueue(&mut self, now: Time, meta: &PacketMeta, pkt: PacketRef, rng: &mut Rng) -> Verdict {
+        let qlen = self.qlen_units();
+        self.core.arrive(now, qlen);
+        let verdict = self.core.decide(meta, qlen, rng);
+        if matches!(verdict, Verdict::Enqueue | Verdict::EnqueueMarked) {
+            self.q.push_back((pkt, meta.size));
+            self.bytes = Bytes(self.bytes.0.saturating_add(meta.size.0));
         }
         self.stats.count_verdict(meta, verdict);
         verdict
@@ -361,14 +436,13 @@ impl QueueDiscipline for Red {
     fn dequeue(&mut self, now: Time) -> Option<(PacketRef, Bytes)> {
         match self.q.pop_front() {
             Some((pkt, size)) => {
-                self.idle = false;
+                self.core.departed();
                 self.bytes = Bytes(self.bytes.0.saturating_sub(size.0));
                 self.stats.count_departure(size);
                 Some((pkt, size))
             }
             None => {
-                self.idle = true;
-                self.idletime = now;
+                self.core.went_idle(now);
                 None
             }
         }
@@ -392,14 +466,14 @@ impl QueueDiscipline for Red {
     /// is only a scale for the thresholds: with 1040-byte TCP packets and ns-2's default of 500,
     /// dividing by `mean_pktsize` would double the average.
     fn average_pkts(&self) -> Option<f64> {
-        if !self.params.queue_in_bytes {
-            return Some(self.ave);
+        if !self.core.params.queue_in_bytes {
+            return Some(self.core.ave);
         }
         let mean_size = if self.stats.arrivals_pkts > 0 {
             self.stats.arrivals_bytes as f64 / self.stats.arrivals_pkts as f64
         } else {
-            self.params.mean_pktsize.0 as f64
+            self.core.params.mean_pktsize.0 as f64
         };
-        Some(self.ave / mean_size)
+        Some(self.core.ave / mean_size)
     }
 }

@@ -36,14 +36,14 @@ fn fill(q: &mut Red, n: usize, size: u64, rng: &mut Rng) {
         let v = q.enqueue(Time(0), &meta(size, false), PacketRef(i as u32), rng);
         assert_eq!(v, Verdict::Enqueue);
     }
-    q.idle = false; // as if the link were busy: no idle decay in what follows
+    q.core.idle = false; // as if the link were busy: no idle decay in what follows
 }
 
 /// Offers `arrivals` packets to a queue whose length is held at `q.len()` and whose average is
 /// held at `ave` (set once here; it is a fixed point of the EWMA when it equals the queue
 /// length, which the loop checks). A stored packet is followed by one departure.
 fn run_held(q: &mut Red, ave: f64, arrivals: usize, size: u64, ect: bool, rng: &mut Rng) -> Vec<Verdict> {
-    q.ave = ave;
+    q.core.ave = ave;
     let mut out = Vec::with_capacity(arrivals);
     for i in 0..arrivals {
         let t = Time(1_000_000 + i as u64 * 1000);
@@ -126,7 +126,7 @@ fn ewma_converges_as_one_minus_one_minus_w_to_the_k() {
     let mut rng = Rng::from_seed(1);
     let n = 10;
     fill(&mut q, n, 500, &mut rng);
-    q.ave = 0.0; // a steady queue of n packets seen from a zero average
+    q.core.ave = 0.0; // a steady queue of n packets seen from a zero average
     let mut t = Time(1_000_000);
     for k in 1..=1000u32 {
         t += Dur::from_micros(100);
@@ -162,7 +162,7 @@ fn idle_decay_is_one_minus_w_to_the_m_plus_one() {
     let mut q = red(p);
     assert_eq!(q.resolved().ptc, 1000.0);
     let mut rng = Rng::from_seed(1);
-    q.ave = 10.0;
+    q.core.ave = 10.0;
     let t0 = Time::from_secs_f64(2.0);
     assert_eq!(q.dequeue(t0), None); // the link goes idle at t0
                                      // 100.5 ms idle = 100.5 packet times: m = int(100.5) = 100.
@@ -192,7 +192,7 @@ fn idle_decay_counts_mean_pktsize_packets_not_idle_pktsize() {
     let mut q = red(p);
     assert_eq!(q.resolved().ptc, 2000.0);
     let mut rng = Rng::from_seed(1);
-    q.ave = 5000.0; // bytes
+    q.core.ave = 5000.0; // bytes
     assert_eq!(q.dequeue(Time(1_000_000_000)), None);
     // 50.25 ms idle: m = int(2000 x 0.05025) = 100.
     q.enqueue(Time(1_050_250_000), &meta(500, false), PacketRef(0), &mut rng);
@@ -210,7 +210,7 @@ fn very_long_idle_periods_decay_fast_and_right() {
     let p = RedParams { q_weight: 1e-6, ..pkt_params() };
     let mut q = Red::new(p, Rate::from_bps(10_000_000_000), Dur::from_millis(1)).expect("valid");
     let mut rng = Rng::from_seed(1);
-    q.ave = 50.0;
+    q.core.ave = 50.0;
     assert_eq!(q.dequeue(Time(0)), None);
     q.enqueue(Time(5_000_000_000), &meta(500, false), PacketRef(0), &mut rng);
     let m = 12_500_000.0_f64;
@@ -219,7 +219,7 @@ fn very_long_idle_periods_decay_fast_and_right() {
     assert!(rel < 1e-8, "ave {} vs {expected} (rel {rel:e})", q.average());
 
     // An idle period of a year underflows to zero without looping for it.
-    q.ave = 50.0;
+    q.core.ave = 50.0;
     assert!(q.dequeue(Time(5_000_000_000)).is_some()); // that packet goes on the wire
     assert_eq!(q.dequeue(Time(6_000_000_000)), None); // and the link goes idle
     q.enqueue(Time(6_000_000_000 + 365 * 86_400 * 1_000_000_000), &meta(500, false), PacketRef(1), &mut rng);
@@ -246,7 +246,7 @@ fn no_early_drop_with_at_most_one_packet_waiting() {
     let mut q = red(RedParams { q_weight: 1e-9, ..pkt_params() });
     let mut rng = Rng::from_seed(7);
     fill(&mut q, 1, 500, &mut rng);
-    q.ave = 20.0;
+    q.core.ave = 20.0;
     for i in 0..5000u32 {
         assert_eq!(q.enqueue(Time(1), &meta(500, false), PacketRef(i), &mut rng), Verdict::Enqueue);
         assert!(q.dequeue(Time(1)).is_some());
@@ -376,27 +376,27 @@ fn crossing_thresh_restarts_the_count_at_one_without_deciding() {
     let mut q = red(RedParams { wait: false, ..pkt_params() });
     let mut rng = Rng::from_seed(17);
     fill(&mut q, 8, 500, &mut rng);
-    q.count = 1234; // whatever was tallied below thresh
+    q.core.count = 1234; // whatever was tallied below thresh
     let vs = run_held(&mut q, 8.0, 1, 500, false, &mut rng);
     assert_eq!(vs, [Verdict::Enqueue]);
-    assert_eq!((q.count, q.count_bytes, q.old), (1, 500, true));
+    assert_eq!((q.core.count, q.core.count_bytes, q.core.old), (1, 500, true));
     run_held(&mut q, 8.0, 1, 500, false, &mut rng);
     let p_b = 0.1 * (8.0 - 5.0) / 10.0;
-    assert!((q.prob - p_b / (1.0 - 2.0 * p_b)).abs() < 1e-12, "prob {}", q.prob);
+    assert!((q.core.prob - p_b / (1.0 - 2.0 * p_b)).abs() < 1e-12, "prob {}", q.core.prob);
 
     // Falling below thresh clears the crossing state: the next crossing passes again.
     let mut below = q.clone();
-    below.ave = 0.0;
+    below.core.ave = 0.0;
     below.enqueue(Time(9), &meta(500, false), PacketRef(0), &mut rng);
     assert!(below.dequeue(Time(9)).is_some());
-    assert!(!below.old && below.prob == 0.0);
+    assert!(!below.core.old && below.core.prob == 0.0);
     // At most one packet waiting clears it too, whatever the average.
     let mut one = red(RedParams { wait: false, ..pkt_params() });
     fill(&mut one, 1, 500, &mut rng);
-    one.old = true;
-    one.ave = 8.0;
+    one.core.old = true;
+    one.core.ave = 8.0;
     one.enqueue(Time(9), &meta(500, false), PacketRef(0), &mut rng);
-    assert!(!one.old);
+    assert!(!one.core.old);
 }
 
 #[test]
@@ -411,7 +411,7 @@ fn at_exactly_twice_maxthresh_wait_lets_every_other_packet_through() {
             q.q.push_back((PacketRef(i as u32), Bytes(500)));
         }
         q.bytes = Bytes(500 * ave as u64);
-        q.idle = false;
+        q.core.idle = false;
         let mut rng = Rng::from_seed(19);
         let vs = run_held(&mut q, ave as f64, 5, 500, false, &mut rng);
         let passed: Vec<bool> = vs.iter().map(|v| *v == Verdict::Enqueue).collect();
@@ -477,15 +477,15 @@ fn byte_mode_scales_the_probability_by_packet_size() {
                                                      // count1 = int(count_bytes / 500) = 3; the 300 B packet must see 3 x the probability.
     let mut small = q.clone();
     let mut large = q.clone();
-    small.count_bytes = 1600;
-    large.count_bytes = 1600;
+    small.core.count_bytes = 1600;
+    large.core.count_bytes = 1600;
     let (mut r1, mut r2) = (Rng::from_seed(1), Rng::from_seed(1));
     run_held(&mut small, 10.0, 1, 100, false, &mut r1);
     run_held(&mut large, 10.0, 1, 300, false, &mut r2);
     let p_b = 0.05;
     let p_a = p_b / (1.0 - 3.0 * p_b);
-    assert!((small.prob - p_a * 100.0 / 500.0).abs() < 1e-12, "{}", small.prob);
-    assert!((large.prob - p_a * 300.0 / 500.0).abs() < 1e-12, "{}", large.prob);
+    assert!((small.core.prob - p_a * 100.0 / 500.0).abs() < 1e-12, "{}", small.core.prob);
+    assert!((large.core.prob - p_a * 300.0 / 500.0).abs() < 1e-12, "{}", large.core.prob);
 
     // Over many arrivals of one size, the drop count follows the byte-mode renewal theory:
     // the k-th arrival after a drop sees count1 = int(k s / mean) and p x s / mean.
@@ -593,11 +593,11 @@ fn ecn_never_turns_forced_or_overflow_drops_into_marks() {
     // At the limit, an ECT packet the curve would mark is still refused, and the count resets.
     let mut q = red(RedParams { ecn: true, use_mark_p: false, limit: 20, ..pkt_params() });
     fill(&mut q, 20, 500, &mut rng);
-    q.ave = 20.0;
+    q.core.ave = 20.0;
     for i in 0..1000u32 {
         let v = q.enqueue(Time(5), &meta(500, true), PacketRef(i), &mut rng);
         assert_eq!(v, Verdict::Drop(DropReason::Overflow));
-        assert_eq!((q.count, q.count_bytes), (0, 0));
+        assert_eq!((q.core.count, q.core.count_bytes), (0, 0));
     }
     assert_eq!(q.stats().marks, 0);
 }
@@ -853,4 +853,21 @@ fn byte_mode_average_in_packets_uses_the_arriving_packet_size() {
     let ave_bytes = q.average();
     assert!(ave_bytes > 0.0);
     assert_eq!(q.average_pkts(), Some(ave_bytes / 1000.0));
+}
+
+/// The core's estimator applied to another average (a class's, in D-CBT) is RED's own: the same
+/// idle decay and weight give the same number.
+#[test]
+fn the_cores_estimator_is_reds_for_any_average() {
+    let mut q = red(pkt_params());
+    let mut rng = Rng::from_seed(3);
+    fill(&mut q, 6, 1000, &mut rng);
+    let before = q.average();
+    let mut core = q.core().clone();
+    // An idle second at 10 Mb/s: m = trunc(ptc x 1 s) packet times of decay, then an arrival.
+    core.went_idle(Time::from_secs_f64(1.0));
+    let m = core.arrive(Time::from_secs_f64(2.0), 4);
+    assert_eq!(m, (core.resolved().ptc * 1.0) as u64);
+    assert_eq!(core.ewma(before, 4, m).to_bits(), core.average().to_bits());
+    assert!(core.average() < before, "decayed");
 }
