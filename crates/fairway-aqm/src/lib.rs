@@ -9,14 +9,16 @@
 //! [`QueueDiscipline`] is the trait users implement for their own.
 
 pub mod cbt;
+pub mod dcbt;
 pub mod droptail;
 pub mod red;
 
 use fairway_core::{Bytes, FlowId, PacketRef, Rng, Time};
 
 pub use cbt::{Cbt, CbtParams};
+pub use dcbt::{Dcbt, DcbtParams};
 pub use droptail::{DropTail, DropTailParams, Limit};
-pub use red::{Red, RedParams, RedResolved};
+pub use red::{Red, RedCore, RedParams, RedResolved};
 
 /// What a discipline may look at when a packet arrives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,6 +156,7 @@ pub enum Qdisc {
     DropTail(DropTail),
     Red(Box<Red>),
     Cbt(Box<Cbt>),
+    Dcbt(Box<Dcbt>),
 }
 
 impl Qdisc {
@@ -165,7 +168,7 @@ impl Qdisc {
     pub fn pass_through(&mut self, meta: &PacketMeta) -> Option<Verdict> {
         match self {
             Qdisc::DropTail(q) => Some(q.pass_through(meta)),
-            Qdisc::Red(_) | Qdisc::Cbt(_) => None,
+            Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) => None,
         }
     }
 
@@ -175,7 +178,7 @@ impl Qdisc {
     pub fn tracks_idle(&self) -> bool {
         match self {
             Qdisc::DropTail(_) => false,
-            Qdisc::Red(_) | Qdisc::Cbt(_) => true,
+            Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) => true,
         }
     }
 
@@ -185,7 +188,7 @@ impl Qdisc {
     pub fn draws(&self) -> bool {
         match self {
             Qdisc::DropTail(_) => false,
-            Qdisc::Red(_) | Qdisc::Cbt(_) => true,
+            Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) => true,
         }
     }
 }
@@ -197,6 +200,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::DropTail(q) => q.enqueue(now, meta, pkt, rng),
             Qdisc::Red(q) => q.enqueue(now, meta, pkt, rng),
             Qdisc::Cbt(q) => q.enqueue(now, meta, pkt, rng),
+            Qdisc::Dcbt(q) => q.enqueue(now, meta, pkt, rng),
         }
     }
     #[inline]
@@ -205,6 +209,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::DropTail(q) => q.dequeue(now),
             Qdisc::Red(q) => q.dequeue(now),
             Qdisc::Cbt(q) => q.dequeue(now),
+            Qdisc::Dcbt(q) => q.dequeue(now),
         }
     }
     fn len(&self) -> usize {
@@ -212,6 +217,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::DropTail(q) => q.len(),
             Qdisc::Red(q) => q.len(),
             Qdisc::Cbt(q) => q.len(),
+            Qdisc::Dcbt(q) => q.len(),
         }
     }
     fn bytes(&self) -> Bytes {
@@ -219,6 +225,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::DropTail(q) => q.bytes(),
             Qdisc::Red(q) => q.bytes(),
             Qdisc::Cbt(q) => q.bytes(),
+            Qdisc::Dcbt(q) => q.bytes(),
         }
     }
     fn stats(&self) -> &QueueStats {
@@ -226,6 +233,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::DropTail(q) => q.stats(),
             Qdisc::Red(q) => q.stats(),
             Qdisc::Cbt(q) => q.stats(),
+            Qdisc::Dcbt(q) => q.stats(),
         }
     }
     fn average_pkts(&self) -> Option<f64> {
@@ -233,6 +241,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::DropTail(q) => q.average_pkts(),
             Qdisc::Red(q) => q.average_pkts(),
             Qdisc::Cbt(q) => q.average_pkts(),
+            Qdisc::Dcbt(q) => q.average_pkts(),
         }
     }
 }

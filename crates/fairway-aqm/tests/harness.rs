@@ -7,7 +7,8 @@
 use std::collections::VecDeque;
 
 use fairway_aqm::{
-    Cbt, CbtParams, Class, DropTail, DropTailParams, Limit, PacketMeta, Qdisc, QueueDiscipline, Red, RedParams, Verdict,
+    Cbt, CbtParams, Class, Dcbt, DcbtParams, DropTail, DropTailParams, Limit, PacketMeta, Qdisc, QueueDiscipline, Red,
+    RedCore, RedParams, Verdict,
 };
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rate, Rng, Time};
 
@@ -46,6 +47,7 @@ fn disciplines() -> Vec<(&'static str, Qdisc)> {
                 Cbt::new(CbtParams { red: red_packets(), mm_th: 3.0, udp_th: 2.0, weight: None }, rate, delay).unwrap(),
             )),
         ),
+        ("dcbt", Qdisc::Dcbt(Box::new(Dcbt::new(DcbtParams::new(red_packets()), rate, delay).unwrap()))),
     ]
 }
 
@@ -54,10 +56,6 @@ fn must_take(q: &Qdisc, meta: &PacketMeta) -> bool {
     match q {
         // A packet limit counts the one being sent (ns-2): N - 1 may wait.
         Qdisc::DropTail(d) => !d.would_overflow(meta.size),
-        // Below min_th (its average, and the average after this arrival cannot jump past it
-        // from below with w_q <= 0.02 and a queue under the limit) and room in the buffer:
-        // RED neither drops early nor overflows.
-        Qdisc::Red(r) => red_must_take(r, meta),
         Qdisc::Cbt(c) => {
             let class_ok = match meta.class {
                 Class::Tcp => true,
@@ -70,17 +68,20 @@ fn must_take(q: &Qdisc, meta: &PacketMeta) -> bool {
                     c.class_average(Class::Untagged) < c.params().udp_th && (c.len() as f64) < c.params().udp_th
                 }
             };
-            class_ok && red_must_take(c.red(), meta)
+            class_ok && red_must_take(c.red().core(), c.red().len(), c.red().bytes())
         }
+        // Below min_th the class test is off (seed 003 §3): RED's rule is the whole rule.
+        Qdisc::Dcbt(d) => red_must_take(d.core(), d.len(), d.bytes()),
+        Qdisc::Red(r) => red_must_take(r.core(), r.len(), r.bytes()),
     }
 }
 
-fn red_must_take(r: &Red, _meta: &PacketMeta) -> bool {
+fn red_must_take(r: &RedCore, len: usize, bytes: Bytes) -> bool {
     let res = r.resolved();
-    let units = |n: usize| if r.params().queue_in_bytes { r.bytes().0 as f64 } else { n as f64 };
+    let units = if r.params().queue_in_bytes { bytes.0 as f64 } else { len as f64 };
     // The new average is a weighted mean of the old one and the queue now: below th_min if
     // both are; and the queue is under its limit.
-    r.average() < res.th_min && units(r.len()) < res.th_min && (units(r.len()) as u64) + 1 < res.qlim
+    r.average() < res.th_min && units < res.th_min && (units as u64) + 1 < res.qlim
 }
 
 /// Random arrivals and departures through `q`; returns the verdicts. Checks every property on

@@ -4,7 +4,7 @@
 //! running (units, ranges, names, routes) is made there, so the engine gets only scenarios it can
 //! run. The file format is documented in docs/scenarios.md.
 
-use fairway_aqm::{CbtParams, DropTailParams, RedParams};
+use fairway_aqm::{CbtParams, DcbtParams, DropTailParams, RedParams};
 use std::sync::Arc;
 
 use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
@@ -53,6 +53,8 @@ pub enum QueueSpec {
     Red(Box<RedParams>),
     /// CBT with RED for all (seed 003 §2).
     Cbt(Box<CbtParams>),
+    /// Dynamic-CBT (seed 003 §3).
+    Dcbt(Box<DcbtParams>),
 }
 
 impl QueueSpec {
@@ -61,6 +63,7 @@ impl QueueSpec {
             QueueSpec::DropTail(_) => "droptail",
             QueueSpec::Red(_) => "red",
             QueueSpec::Cbt(_) => "cbt",
+            QueueSpec::Dcbt(_) => "dcbt",
         }
     }
 }

@@ -186,6 +186,9 @@ impl<'a> Sim<'a> {
                 QueueSpec::DropTail(p) => {
                     Qdisc::DropTail(fairway_aqm::DropTail::new(*p).map_err(|e| SimError::Param(name(), e))?)
                 }
+                QueueSpec::Dcbt(p) => Qdisc::Dcbt(Box::new(
+                    fairway_aqm::Dcbt::new(**p, l.rate, l.delay).map_err(|e| SimError::Param(name(), e))?,
+                )),
                 QueueSpec::Cbt(p) => Qdisc::Cbt(Box::new(
                     fairway_aqm::Cbt::new(**p, l.rate, l.delay).map_err(|e| SimError::Param(name(), e))?,
                 )),

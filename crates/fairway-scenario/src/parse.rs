@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use fairway_aqm::{CbtParams, DropTailParams, Limit, RedParams};
+use fairway_aqm::{CbtParams, DcbtParams, DropTailParams, Limit, RedParams};
 use fairway_core::{Dur, NodeId, Rate, Time};
 use toml_edit::ImDocument;
 
@@ -38,6 +38,27 @@ const TCP_KEYS: &[&str] = &[
 const TCP_APPS: &[&str] = &["ftp", "transfer", "web"];
 const MONITOR_KEYS: &[&str] = &["bin", "queue_interval", "links"];
 const DROPTAIL_KEYS: &[&str] = &["kind", "limit"];
+/// RED's keys and D-CBT's own.
+pub(crate) const DCBT_KEYS: &[&str] = &[
+    "kind",
+    "limit",
+    "thresh",
+    "maxthresh",
+    "q_weight",
+    "linterm",
+    "gentle",
+    "wait",
+    "mean_pktsize",
+    "idle_pktsize",
+    "bytes",
+    "queue_in_bytes",
+    "ecn",
+    "mark_p",
+    "use_mark_p",
+    "targetdelay",
+    "untagged_allowance",
+    "refresh",
+];
 /// RED's keys and CBT's own.
 pub(crate) const CBT_KEYS: &[&str] = &[
     "kind",
@@ -379,6 +400,7 @@ impl Builder {
                 match &spec {
                     QueueSpec::Red(p) => self.check_red(&q, p, rate, delay)?,
                     QueueSpec::Cbt(p) => self.check_red(&q, &p.red, rate, delay)?,
+                    QueueSpec::Dcbt(p) => self.check_red(&q, &p.red, rate, delay)?,
                     QueueSpec::DropTail(_) => {}
                 }
                 spec
@@ -897,7 +919,26 @@ fn parse_queue(v: &Val) -> Res<QueueSpec> {
             finish(&t, CBT_KEYS)?;
             Ok(QueueSpec::Cbt(Box::new(p)))
         }
-        other => Err(v.error(format!("unknown queue kind `{other}`: expected droptail, red or cbt"))),
+        "dcbt" => {
+            // seed 003 §3: RED's keys; the class thresholds follow the active flows.
+            let t = t.ok_or_else(|| {
+                v.error("D-CBT counts packets: queue = { kind = \"dcbt\", bytes = false, queue_in_bytes = false, ... }")
+            })?;
+            let mut p = DcbtParams::new(parse_red(&t)?);
+            if let Some(x) = t.get("untagged_allowance") {
+                p.untagged_allowance = x.f64()?;
+            }
+            if let Some(x) = t.get("refresh") {
+                p.refresh = x.dur_pos()?;
+            }
+            p.validate().map_err(|e| match t.get(e.field) {
+                Some(x) => x.error(e.reason),
+                None => t.error(format!("{}: {}", e.field, e.reason)),
+            })?;
+            finish(&t, DCBT_KEYS)?;
+            Ok(QueueSpec::Dcbt(Box::new(p)))
+        }
+        other => Err(v.error(format!("unknown queue kind `{other}`: expected droptail, red, cbt or dcbt"))),
     }
 }
 

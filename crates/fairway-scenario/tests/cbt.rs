@@ -81,6 +81,19 @@ fn cbt_holds_a_tagged_unresponsive_flow_to_its_threshold_where_red_does_not() {
 }
 
 #[test]
+fn dcbt_gives_the_tagged_class_its_share_of_the_flows() {
+    // D-CBT (seed 003 §3): with 3 TCP flows and 1 tagged flow active, the tagged threshold is
+    // 1/4 of RED's average, so the tagged class holds about a quarter of the queue and, served
+    // in FIFO order, gets about a quarter of the link. A quarter of that either way for the
+    // averages' lag and the periods the test is off (RED's average under min_th).
+    let dcbt = sim(&dumbbell("", "dcbt", true));
+    let got = share(&dcbt, "udp");
+    assert!((got / 0.25 - 1.0).abs() < 0.25, "D-CBT: {got:.3} of the link, 0.25 expected");
+    let link = dcbt.links.iter().find(|l| l.name == "r1->r2").unwrap();
+    assert!(link.threshold_drops_pkts > 0);
+}
+
+#[test]
 fn cbt_needs_its_thresholds() {
     let text = dumbbell("", "cbt", true);
     let e = parse_scenario("cbt.toml", &text, "cbt").unwrap_err();
