@@ -38,50 +38,11 @@ const TCP_KEYS: &[&str] = &[
 const TCP_APPS: &[&str] = &["ftp", "transfer", "web"];
 const MONITOR_KEYS: &[&str] = &["bin", "queue_interval", "links"];
 const DROPTAIL_KEYS: &[&str] = &["kind", "limit"];
-/// RED's keys and D-CBT's own.
-pub(crate) const DCBT_KEYS: &[&str] = &[
-    "kind",
-    "limit",
-    "thresh",
-    "maxthresh",
-    "q_weight",
-    "linterm",
-    "gentle",
-    "wait",
-    "mean_pktsize",
-    "idle_pktsize",
-    "bytes",
-    "queue_in_bytes",
-    "ecn",
-    "mark_p",
-    "use_mark_p",
-    "targetdelay",
-    "untagged_allowance",
-    "refresh",
-];
-/// RED's keys and CBT's own.
-pub(crate) const CBT_KEYS: &[&str] = &[
-    "kind",
-    "limit",
-    "thresh",
-    "maxthresh",
-    "q_weight",
-    "linterm",
-    "gentle",
-    "wait",
-    "mean_pktsize",
-    "idle_pktsize",
-    "bytes",
-    "queue_in_bytes",
-    "ecn",
-    "mark_p",
-    "use_mark_p",
-    "targetdelay",
-    "mm_th",
-    "udp_th",
-    "weight",
-];
-pub(crate) const RED_KEYS: &[&str] = &[
+/// CBT's keys beside RED's.
+const CBT_OWN_KEYS: &[&str] = &["mm_th", "udp_th", "weight"];
+/// D-CBT's keys beside RED's.
+const DCBT_OWN_KEYS: &[&str] = &["untagged_allowance", "refresh"];
+const RED_KEYS: &[&str] = &[
     "kind",
     "limit",
     "thresh",
@@ -549,7 +510,7 @@ impl Builder {
                     .map(|path| path.iter().map(|&l| self.links[l].rate).collect())
                     .unwrap_or_default();
                 let spec = (reg.parse)(t, app, &protocols::FlowContext { route_rates })?;
-                finish_app(t, &[reg.keys])?;
+                finish_app(t, reg.keys)?;
                 AppSpec::Datagram(DatagramApp { spec })
             }
         };
@@ -781,8 +742,11 @@ fn finish(t: &Tbl, keys: &[&str]) -> Res<()> {
 
 fn finish_app(t: &Tbl, groups: &[&[&str]]) -> Res<()> {
     let mut keys: Vec<&str> = FLOW_KEYS_COMMON.to_vec();
-    for g in groups {
-        keys.extend_from_slice(g);
+    for k in groups.iter().flat_map(|g| g.iter()) {
+        // A key two groups share (TFRC's packet_size and its source's) is listed once.
+        if !keys.contains(k) {
+            keys.push(k);
+        }
     }
     finish(t, &keys)
 }
@@ -916,7 +880,7 @@ fn parse_queue(v: &Val) -> Res<QueueSpec> {
                 Some(v) => v.error(e.reason),
                 None => t.error(format!("{}: {}", e.field, e.reason)),
             })?;
-            finish(&t, CBT_KEYS)?;
+            finish(&t, &[RED_KEYS, CBT_OWN_KEYS].concat())?;
             Ok(QueueSpec::Cbt(Box::new(p)))
         }
         "dcbt" => {
@@ -935,7 +899,7 @@ fn parse_queue(v: &Val) -> Res<QueueSpec> {
                 Some(x) => x.error(e.reason),
                 None => t.error(format!("{}: {}", e.field, e.reason)),
             })?;
-            finish(&t, DCBT_KEYS)?;
+            finish(&t, &[RED_KEYS, DCBT_OWN_KEYS].concat())?;
             Ok(QueueSpec::Dcbt(Box::new(p)))
         }
         other => Err(v.error(format!("unknown queue kind `{other}`: expected droptail, red, cbt or dcbt"))),

@@ -793,9 +793,3 @@ fn long_runs_get_coarser_default_series_and_explicit_ones_are_kept() {
     let m = parse(&format!("{long}\n[monitor]\nqueue_interval = \"100ms\"\n")).unwrap().monitor;
     assert_eq!(m.queue_interval, Dur::from_millis(100));
 }
-
-#[test]
-fn cbt_reads_reds_keys_and_its_own() {
-    assert_eq!(crate::parse::CBT_KEYS[..crate::parse::RED_KEYS.len()], *crate::parse::RED_KEYS);
-    assert_eq!(&crate::parse::CBT_KEYS[crate::parse::RED_KEYS.len()..], ["mm_th", "udp_th", "weight"]);
-}

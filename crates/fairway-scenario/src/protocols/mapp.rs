@@ -17,7 +17,7 @@ use crate::reader::{Res, Tbl};
 use fairway_engine::datagram::{DatagramFlow, FlowDriver};
 
 pub(crate) const REGISTRATION: Registration =
-    Registration { transport: "udpm", apps: &["mapp"], keys: MAPP_KEYS, parse };
+    Registration { transport: "udpm", apps: &["mapp"], keys: &[MAPP_KEYS], parse };
 
 const MAPP_KEYS: &[&str] = &[
     "scales",

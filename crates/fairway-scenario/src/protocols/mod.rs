@@ -34,8 +34,9 @@ pub(crate) struct Registration {
     /// The apps it carries; a flow with one of these apps and no `transport` gets this one if it
     /// is the first registration to list the app.
     pub apps: &'static [&'static str],
-    /// The keys it reads beside the common ones (name, app, from, ...).
-    pub keys: &'static [&'static str],
+    /// The keys it reads beside the common ones (name, app, from, ...), in groups (its own,
+    /// the sources' it shares).
+    pub keys: &'static [&'static [&'static str]],
     /// Reads the flow's keys; `app` is one of `apps`.
     pub parse: fn(t: &Tbl, app: &str, ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>>,
 }

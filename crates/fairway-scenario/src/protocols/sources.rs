@@ -9,6 +9,20 @@ use fairway_proto::source::{Cbr, CbrConfig, Greedy, OnOff, Source};
 use super::packet_size;
 use crate::reader::{Res, Tbl};
 
+/// Every key a source may read (each app rejects the others').
+pub(crate) const SOURCE_KEYS: &[&str] = &[
+    "packet_size",
+    "interval",
+    "rate",
+    "jitter",
+    "max_packets",
+    "frame_interval",
+    "frame_rate",
+    "talk_spurts",
+    "on_mean",
+    "off_mean",
+];
+
 /// An application's settings.
 #[derive(Debug, Clone)]
 pub(crate) enum SourceSpec {

@@ -11,14 +11,15 @@ use fairway_proto::tfrc::{Flavor, RtoRule, SpConfig, TfrcConfig, TfrcReceiver, T
 use fairway_proto::Endpoint;
 use serde::Serialize;
 
-use super::sources::{parse_source, SourceSpec};
+use super::sources::{parse_source, SourceSpec, SOURCE_KEYS};
 use super::{packet_size, Build, DatagramSpec, FlowContext, ProtocolReport, Registration, ReportContext};
 use crate::reader::{Res, Tbl};
 use fairway_engine::datagram::{DatagramFlow, FlowDriver};
 
 const APPS: &[&str] = &["ftp", "cbr", "voip", "video"];
-pub(crate) const TFRC: Registration = Registration { transport: "tfrc", apps: APPS, keys: KEYS, parse };
-pub(crate) const TFRC_SP: Registration = Registration { transport: "tfrc-sp", apps: APPS, keys: KEYS, parse: parse_sp };
+pub(crate) const TFRC: Registration = Registration { transport: "tfrc", apps: APPS, keys: &[KEYS, SOURCE_KEYS], parse };
+pub(crate) const TFRC_SP: Registration =
+    Registration { transport: "tfrc-sp", apps: APPS, keys: &[KEYS, SOURCE_KEYS], parse: parse_sp };
 
 const KEYS: &[&str] = &[
     "flavor",
@@ -36,16 +37,6 @@ const KEYS: &[&str] = &[
     "nominal_size",
     "sp_header",
     "min_interval",
-    // the application's (sources.rs)
-    "interval",
-    "rate",
-    "jitter",
-    "max_packets",
-    "frame_interval",
-    "frame_rate",
-    "talk_spurts",
-    "on_mean",
-    "off_mean",
 ];
 
 #[derive(Debug, Clone)]

@@ -6,28 +6,17 @@ use std::sync::Arc;
 
 use fairway_proto::udp::{UdpReceiver, UdpSender};
 
-use super::sources::{parse_source, SourceSpec};
+use super::sources::{parse_source, SourceSpec, SOURCE_KEYS};
 use super::{Build, DatagramSpec, FlowContext, Registration};
 use crate::reader::{Res, Tbl};
 use fairway_engine::datagram::{DatagramFlow, FlowDriver};
 
-pub(crate) const REGISTRATION: Registration =
-    Registration { transport: "udp", apps: &["cbr", "voip", "video"], keys: UDP_KEYS, parse };
-
-/// The sources' keys (sources.rs), and the multimedia tag.
-const UDP_KEYS: &[&str] = &[
-    "packet_size",
-    "interval",
-    "rate",
-    "jitter",
-    "max_packets",
-    "frame_interval",
-    "frame_rate",
-    "talk_spurts",
-    "on_mean",
-    "off_mean",
-    "multimedia_tag",
-];
+pub(crate) const REGISTRATION: Registration = Registration {
+    transport: "udp",
+    apps: &["cbr", "voip", "video"],
+    keys: &[SOURCE_KEYS, &["multimedia_tag"]],
+    parse,
+};
 
 /// An application over UDP.
 #[derive(Debug, Clone)]
