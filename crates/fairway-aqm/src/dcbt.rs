@@ -18,7 +18,7 @@
 //!
 //! The thresholds are in packets, as the paper's queue is: RED must count packets here.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use fairway_core::{Bytes, Dur, PacketRef, Rate, Rng, Time};
 
@@ -71,7 +71,8 @@ pub struct Dcbt {
     /// UDP classes), and the active flows with when each was last seen.
     count: [u64; 3],
     avg: [f64; 3],
-    active: [HashMap<u32, Time>; 3],
+    /// Ordered maps: no hasher, so nothing here draws on unseeded randomness.
+    active: [BTreeMap<u32, Time>; 3],
     /// When the counting unit next traverses the lists, and when it last did.
     next_refresh: Time,
     last_refresh: Time,
@@ -132,7 +133,7 @@ impl Dcbt {
         if class == Class::Tcp || red_avg <= res.th_min {
             return None;
         }
-        let total: usize = self.active.iter().map(HashMap::len).sum();
+        let total: usize = self.active.iter().map(BTreeMap::len).sum();
         let share = self.active[slot(class)].len() as f64 / total.max(1) as f64;
         Some(match class {
             Class::Tagged => share * red_avg,
