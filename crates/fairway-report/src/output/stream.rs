@@ -7,6 +7,8 @@
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::thread::JoinHandle;
 
 use fairway_core::{Dur, Time};
 use fairway_engine::results::{BinRow, QueueRow, RunResult, SeriesSink};
@@ -17,21 +19,30 @@ use super::csv;
 /// Rows (flows x bins, and links x samples) kept for the plots, at most.
 pub const PLOT_ROWS: u64 = 200_000;
 
-/// A [`SeriesSink`] writing the series' files into a folder.
+/// What the run hands the writer thread.
+enum Rows {
+    Bin(u64, u64, Vec<BinRow>),
+    Sample(usize, QueueRow),
+}
+
+/// Batches in flight to the writer thread, at most: past that the run waits for it, so that a
+/// slow disk cannot make memory grow.
+const IN_FLIGHT: usize = 8;
+/// Rows (bins or samples) per batch: one hand-over per batch, not per row, which would cost
+/// more than the formatting it moves off the run's thread.
+const BATCH: usize = 4096;
+
+/// A [`SeriesSink`] writing the series' files into a folder. The rows are formatted and written
+/// on a thread of their own, as the run goes on (the run is single-threaded: the second core
+/// does the writing, as it did when the files were written after the run).
 pub struct StreamWriter<'a> {
     sc: &'a Scenario,
-    labels: Vec<String>,
-    classes: Vec<&'static str>,
-    link_names: Vec<(usize, String)>,
-    /// Per link, its place in `link_names` (usize::MAX: not monitored).
+    /// Per link, its place among the monitored links (usize::MAX: not monitored).
     place: Vec<usize>,
-    flows: BufWriter<File>,
-    class_rows: BufWriter<File>,
-    queue: BufWriter<File>,
+    to_writer: Option<SyncSender<Vec<Rows>>>,
+    batch: Vec<Rows>,
+    writer: Option<JoinHandle<io::Result<()>>>,
     paths: [PathBuf; 3],
-    buf: String,
-    /// The first write that failed: the run goes on, and [`StreamWriter::finish`] reports it.
-    error: Option<io::Error>,
     /// Bins merged into one for the plots, and samples per one kept.
     bins_per_plot_bin: usize,
     samples_per_plot_sample: usize,
@@ -42,8 +53,40 @@ pub struct StreamWriter<'a> {
     sample_count: Vec<usize>,
 }
 
+/// The writer thread: formats each bin's rows into flows.csv and classes.csv and each sample
+/// into queue.csv. Stops at the first write that fails and reports it when joined; the run goes
+/// on (its sends then fail, which the sink ignores).
+fn write_rows(sc: Scenario, mut files: [BufWriter<File>; 3], batches: Receiver<Vec<Rows>>) -> io::Result<()> {
+    let labels = csv::flow_labels(&sc);
+    let classes = fairway_engine::class_names(&sc);
+    let names: Vec<String> = sc.monitor.links.iter().map(|&l| sc.link_name(l)).collect();
+    let [flows, class_rows, queue] = &mut files;
+    let mut buf = String::new();
+    for r in batches.into_iter().flatten() {
+        buf.clear();
+        match r {
+            Rows::Bin(t0, t1, rows) => {
+                csv::flows_bin(&mut buf, &labels, t0, t1, &rows);
+                flows.write_all(buf.as_bytes())?;
+                buf.clear();
+                csv::classes_bin(&mut buf, &sc, &classes, t0, t1, &rows);
+                class_rows.write_all(buf.as_bytes())?;
+            }
+            Rows::Sample(i, row) => {
+                csv::queue_row(&mut buf, &names[i], &row);
+                queue.write_all(buf.as_bytes())?;
+            }
+        }
+    }
+    for w in &mut files {
+        w.flush()?;
+    }
+    Ok(())
+}
+
 impl<'a> StreamWriter<'a> {
-    /// Creates flows.csv, classes.csv and queue.csv in `dir` with their headers.
+    /// Creates flows.csv, classes.csv and queue.csv in `dir` with their headers, and the thread
+    /// that writes them.
     pub fn create(dir: &Path, sc: &'a Scenario) -> io::Result<StreamWriter<'a>> {
         let open = |name: &str, header: &str| -> io::Result<(BufWriter<File>, PathBuf)> {
             let path = dir.join(name);
@@ -61,18 +104,16 @@ impl<'a> StreamWriter<'a> {
             place[l] = i;
         }
         let per = |n: u64, series: u64| (n.saturating_mul(series.max(1))).div_ceil(PLOT_ROWS).max(1) as usize;
+        let (tx, rx) = sync_channel(IN_FLIGHT);
+        let owned = sc.clone();
+        let writer = std::thread::spawn(move || write_rows(owned, [flows, class_rows, queue], rx));
         Ok(StreamWriter {
             sc,
-            labels: csv::flow_labels(sc),
-            classes: fairway_engine::class_names(sc),
-            link_names: sc.monitor.links.iter().map(|&l| (l, sc.link_name(l))).collect(),
             place,
-            flows,
-            class_rows,
-            queue,
+            to_writer: Some(tx),
+            batch: Vec::with_capacity(BATCH),
+            writer: Some(writer),
             paths: [pf, pq, pc],
-            buf: String::new(),
-            error: None,
             bins_per_plot_bin: per(nbins, sc.flows.len() as u64),
             samples_per_plot_sample: per(samples, sc.monitor.links.len() as u64),
             plot_bins: vec![Vec::new(); sc.flows.len()],
@@ -83,17 +124,24 @@ impl<'a> StreamWriter<'a> {
         })
     }
 
-    fn put(error: &mut Option<io::Error>, w: &mut BufWriter<File>, s: &str) {
-        if error.is_none() {
-            if let Err(e) = w.write_all(s.as_bytes()) {
-                *error = Some(e);
-            }
+    fn send(&mut self, rows: Rows) {
+        self.batch.push(rows);
+        if self.batch.len() >= BATCH {
+            self.flush_batch();
         }
     }
 
-    /// Flushes the files; returns their paths (flows.csv, queue.csv, classes.csv) and the
-    /// series the plots draw: `res` with the kept bins and samples, its bin widened when bins
-    /// were merged.
+    fn flush_batch(&mut self) {
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
+        if let Some(tx) = &self.to_writer {
+            // A closed channel means the writer stopped on an error, which `finish` reports.
+            let _ = tx.send(batch);
+        }
+    }
+
+    /// Waits for the files to be written; returns their paths (flows.csv, queue.csv,
+    /// classes.csv) and the series the plots draw: `res` with the kept bins and samples, its bin
+    /// widened when bins were merged.
     pub fn finish(mut self, res: &mut RunResult) -> io::Result<[PathBuf; 3]> {
         if !self.merging.is_empty() {
             let rows = std::mem::take(&mut self.merging);
@@ -101,11 +149,10 @@ impl<'a> StreamWriter<'a> {
                 bins.push(r);
             }
         }
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
-        for w in [&mut self.flows, &mut self.class_rows, &mut self.queue] {
-            w.flush()?;
+        self.flush_batch();
+        drop(self.to_writer.take());
+        if let Some(w) = self.writer.take() {
+            w.join().map_err(|_| io::Error::other("the thread writing the series failed"))??;
         }
         res.flow_bins = std::mem::take(&mut self.plot_bins);
         res.queue_samples = std::mem::take(&mut self.plot_samples);
@@ -116,12 +163,7 @@ impl<'a> StreamWriter<'a> {
 
 impl SeriesSink for StreamWriter<'_> {
     fn bin(&mut self, _k: usize, t0: Time, t1: Time, rows: &[BinRow]) {
-        self.buf.clear();
-        csv::flows_bin(&mut self.buf, &self.labels, t0.0, t1.0, rows);
-        Self::put(&mut self.error, &mut self.flows, &self.buf);
-        self.buf.clear();
-        csv::classes_bin(&mut self.buf, self.sc, &self.classes, t0.0, t1.0, rows);
-        Self::put(&mut self.error, &mut self.class_rows, &self.buf);
+        self.send(Rows::Bin(t0.0, t1.0, rows.to_vec()));
         // The plots' copy: `bins_per_plot_bin` bins summed into one (the window and the scale
         // as at the last one's end).
         if self.merging.is_empty() {
@@ -151,9 +193,7 @@ impl SeriesSink for StreamWriter<'_> {
 
     fn queue(&mut self, link: usize, row: &QueueRow) {
         let Some(&i) = self.place.get(link).filter(|&&i| i != usize::MAX) else { return };
-        self.buf.clear();
-        csv::queue_row(&mut self.buf, &self.link_names[i].1, row);
-        Self::put(&mut self.error, &mut self.queue, &self.buf);
+        self.send(Rows::Sample(i, *row));
         if self.sample_count[i].is_multiple_of(self.samples_per_plot_sample) {
             self.plot_samples[i].1.push(*row);
         }
