@@ -1,21 +1,38 @@
-//! CBT, class-based thresholds, "CBT with RED for all" (Parris, Jeffay & Smith 1999, as seed 003
-//! §2 describes it): TCP, tagged (multimedia) UDP and untagged UDP share one RED queue; each UDP
-//! class keeps a weighted average of its packets in the queue, and an arriving UDP packet whose
-//! class average is above the class's threshold is dropped before RED sees it. What passes goes
-//! through RED's early-drop test and into the one FIFO.
+//! CBT, class-based thresholds (Parris, Jeffay & Smith 1999, as seed 003 §2 describes it): TCP,
+//! tagged (multimedia) UDP and untagged UDP share one queue; each UDP class keeps a weighted
+//! average of its packets in the queue, and an arriving UDP packet whose class average is above
+//! the class's threshold is dropped. Seed 003 §2 describes two variants:
+//! - "CBT with RED for all" ([`RedFor::All`], the one seed 003 simulates): what passes the class
+//!   test goes through RED's early-drop test, on RED's average of the whole queue;
+//! - "CBT with RED for TCP" ([`RedFor::Tcp`]): only TCP packets meet RED's early-drop test, RED's
+//!   average is "computed from the number of enqueued TCP packets only", and UDP packets that pass
+//!   their class test are enqueued directly (subject only to the buffer's limit).
 //!
 //! Seed 003 leaves open (reading notes ../shared/notes/seed003_spec.md §1.2, marked there as
 //! proposals): the weight of the class averages (RED's w_q by default) and whether the class
 //! averages decay over idle periods (they do not: a class average moves only on its class's
 //! arrivals, the "unsynchronized" updates seed 003 §7 criticises). RED's own average sees only
-//! the packets that reach RED.
+//! the packets that reach RED. With RED for TCP, the buffer's limit still counts every waiting
+//! packet (one physical queue), and RED's idle decay follows the link going idle (a reading: the
+//! paper does not say what idle means for a TCP-only average).
 
 use std::collections::VecDeque;
 
 use fairway_core::{Bytes, Dur, PacketRef, Rate, Rng, Time};
 
-use crate::red::{Red, RedParams};
+use crate::red::{RedCore, RedParams};
 use crate::{Class, DropReason, PacketMeta, ParamError, QueueDiscipline, QueueStats, Verdict};
+
+/// Which packets meet RED's early-drop test (seed 003 §2's two variants).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RedFor {
+    /// "CBT with RED for all": every packet that passes its class test; RED averages the whole
+    /// queue.
+    #[default]
+    All,
+    /// "CBT with RED for TCP": TCP packets only; RED averages the TCP packets waiting.
+    Tcp,
+}
 
 /// CBT's parameters: RED's, and a threshold per UDP class.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -27,6 +44,8 @@ pub struct CbtParams {
     pub udp_th: f64,
     /// The weight of the class averages; `None`: RED's w_q (a proposal: the paper names none).
     pub weight: Option<f64>,
+    /// The variant.
+    pub red_for: RedFor,
 }
 
 impl CbtParams {
@@ -50,14 +69,15 @@ impl CbtParams {
 #[derive(Debug, Clone)]
 pub struct Cbt {
     params: CbtParams,
-    red: Red,
+    core: RedCore,
     weight: f64,
-    /// Per class (Tcp, Tagged, Untagged): packets in the queue, and the weighted average of
-    /// that count (kept for the UDP classes).
+    /// Per class (Tcp, Tagged, Untagged): packets and bytes waiting, and the weighted average
+    /// of the packet count (kept for the UDP classes).
     count: [u64; 3],
+    class_bytes: [u64; 3],
     avg: [f64; 3],
-    /// The class of each waiting packet, in the queue's (FIFO) order.
-    classes: VecDeque<Class>,
+    q: VecDeque<(PacketRef, Bytes, Class)>,
+    bytes: Bytes,
     stats: QueueStats,
 }
 
@@ -72,15 +92,17 @@ fn slot(c: Class) -> usize {
 impl Cbt {
     pub fn new(params: CbtParams, link_rate: Rate, link_delay: Dur) -> Result<Cbt, ParamError> {
         params.validate()?;
-        let red = Red::new(params.red, link_rate, link_delay)?;
-        let weight = params.weight.unwrap_or(red.resolved().q_weight);
+        let core = RedCore::new(params.red, link_rate, link_delay)?;
+        let weight = params.weight.unwrap_or(core.resolved().q_weight);
         Ok(Cbt {
             params,
-            red,
+            core,
             weight,
             count: [0; 3],
+            class_bytes: [0; 3],
             avg: [0.0; 3],
-            classes: VecDeque::new(),
+            q: VecDeque::new(),
+            bytes: Bytes(0),
             stats: QueueStats::default(),
         })
     }
@@ -95,8 +117,32 @@ impl Cbt {
     }
 
     /// The RED inside.
-    pub fn red(&self) -> &Red {
-        &self.red
+    pub fn core(&self) -> &RedCore {
+        &self.core
+    }
+
+    /// What waits, in RED's unit (packets, or bytes with `queue_in_bytes`): all of the queue,
+    /// or with RED for TCP only the TCP packets when `for_red`.
+    pub fn units(&self, for_red: bool) -> u64 {
+        let tcp_only = for_red && self.params.red_for == RedFor::Tcp;
+        match (self.params.red.queue_in_bytes, tcp_only) {
+            (false, false) => self.q.len() as u64,
+            (true, false) => self.bytes.0,
+            (false, true) => self.count[0],
+            (true, true) => self.class_bytes[0],
+        }
+    }
+
+    /// RED's estimator and decision on an arrival.
+    fn red(&mut self, now: Time, meta: &PacketMeta, rng: &mut Rng) -> Verdict {
+        let qlen = self.units(true);
+        self.core.arrive(now, qlen);
+        let verdict = self.core.decide(meta, qlen, rng);
+        // RED for TCP: RED saw the TCP packets only; the buffer holds every class.
+        if self.params.red_for == RedFor::Tcp && self.units(false) >= self.core.resolved().qlim {
+            return Verdict::Drop(DropReason::Overflow);
+        }
+        verdict
     }
 }
 
@@ -105,51 +151,70 @@ impl QueueDiscipline for Cbt {
         let c = slot(meta.class);
         let verdict = match meta.class {
             // seed 003 §2: "TCP packets go straight to RED".
-            Class::Tcp => self.red.enqueue(now, meta, pkt, rng),
+            Class::Tcp => self.red(now, meta, rng),
             Class::Tagged | Class::Untagged => {
                 // seed 003 §2: a UDP arrival updates its class's average only, and is dropped
-                // when that average is over the class's threshold; otherwise RED decides.
+                // when that average is over the class's threshold.
                 self.avg[c] = (1.0 - self.weight) * self.avg[c] + self.weight * self.count[c] as f64;
                 let th = if meta.class == Class::Tagged { self.params.mm_th } else { self.params.udp_th };
                 if self.avg[c] > th {
                     Verdict::Drop(DropReason::Threshold)
                 } else {
-                    self.red.enqueue(now, meta, pkt, rng)
+                    match self.params.red_for {
+                        // RED for all: RED decides.
+                        RedFor::All => self.red(now, meta, rng),
+                        // RED for TCP: enqueued directly, if the buffer has room.
+                        RedFor::Tcp if self.units(false) >= self.core.resolved().qlim => {
+                            Verdict::Drop(DropReason::Overflow)
+                        }
+                        RedFor::Tcp => Verdict::Enqueue,
+                    }
                 }
             }
         };
         if matches!(verdict, Verdict::Enqueue | Verdict::EnqueueMarked) {
             self.count[c] += 1;
-            self.classes.push_back(meta.class);
+            self.class_bytes[c] += meta.size.0;
+            self.q.push_back((pkt, meta.size, meta.class));
+            self.bytes = Bytes(self.bytes.0.saturating_add(meta.size.0));
         }
         self.stats.count_verdict(meta, verdict);
         verdict
     }
 
+    /// ns-2 red.cc deque(): an empty queue marks the link idle from `now`.
     fn dequeue(&mut self, now: Time) -> Option<(PacketRef, Bytes)> {
-        let out = self.red.dequeue(now)?;
-        // RED serves its FIFO in order: the front class is this packet's.
-        if let Some(c) = self.classes.pop_front() {
-            self.count[slot(c)] -= 1;
+        match self.q.pop_front() {
+            Some((pkt, size, class)) => {
+                self.core.departed();
+                self.bytes = Bytes(self.bytes.0.saturating_sub(size.0));
+                self.count[slot(class)] -= 1;
+                self.class_bytes[slot(class)] -= size.0;
+                self.stats.count_departure(size);
+                Some((pkt, size))
+            }
+            None => {
+                self.core.went_idle(now);
+                None
+            }
         }
-        self.stats.count_departure(out.1);
-        Some(out)
     }
 
     fn len(&self) -> usize {
-        self.red.len()
+        self.q.len()
     }
 
     fn bytes(&self) -> Bytes {
-        self.red.bytes()
+        self.bytes
     }
 
     fn stats(&self) -> &QueueStats {
         &self.stats
     }
 
+    /// RED's average in packets (with RED for TCP, of the TCP packets).
     fn average_pkts(&self) -> Option<f64> {
-        self.red.average_pkts()
+        Some(self.core.average_pkts(&self.stats))
     }
 }
 
@@ -175,7 +240,7 @@ mod tests {
             queue_in_bytes: false,
             ..RedParams::default()
         };
-        CbtParams { red, mm_th, udp_th, weight: None }
+        CbtParams { red, mm_th, udp_th, weight: None, red_for: RedFor::All }
     }
 
     fn cbt(mm_th: f64, udp_th: f64) -> Cbt {
@@ -231,6 +296,47 @@ mod tests {
         assert!(q.dequeue(Time(11)).is_none());
         let s = q.stats();
         assert_eq!((s.arrivals_pkts, s.departures_pkts, s.drops()), (5, 5, 0));
+    }
+
+    #[test]
+    fn red_for_tcp_averages_tcp_only_and_lets_udp_past_red() {
+        // 59 tagged packets wait (mm_th is out of the way) and nothing leaves. With RED for all,
+        // RED's average of the whole queue climbs with every arrival, and with w_q = 0.2 passes
+        // max_th = 30 before the 50th, so that tagged arrivals meet early drops; with RED for
+        // TCP, RED's average counts TCP packets only: it stays 0, no tagged arrival meets RED,
+        // and a TCP arrival is taken.
+        let fast = |red_for| {
+            let mut p = params(1000.0, 1000.0);
+            p.red.q_weight = 0.2;
+            p.red_for = red_for;
+            Cbt::new(p, Rate(10_000_000), Dur::from_millis(10)).unwrap()
+        };
+        let mut rng = Rng::from_seed(3);
+        let mut all = fast(RedFor::All);
+        let mut tcp = fast(RedFor::Tcp);
+        let mut red_drops = 0;
+        for i in 0..59u32 {
+            if all.enqueue(Time(i as u64), &meta(Class::Tagged), PacketRef(i), &mut rng) != Verdict::Enqueue {
+                red_drops += 1;
+            }
+            assert_eq!(tcp.enqueue(Time(i as u64), &meta(Class::Tagged), PacketRef(i), &mut rng), Verdict::Enqueue);
+        }
+        assert!(red_drops > 0, "RED for all drops tagged packets early once its average is up");
+        assert_eq!(tcp.core().average(), 0.0);
+        assert_eq!(tcp.len(), 59);
+        assert_eq!(tcp.enqueue(Time(100), &meta(Class::Tcp), PacketRef(100), &mut rng), Verdict::Enqueue);
+        // It saw no TCP packet waiting, though 59 packets do (twice max_th).
+        assert_eq!(tcp.core().average(), 0.0);
+        // The buffer is one: at the limit of 60 waiting, UDP and TCP alike overflow.
+        assert_eq!(tcp.len(), 60);
+        assert_eq!(
+            tcp.enqueue(Time(101), &meta(Class::Untagged), PacketRef(101), &mut rng),
+            Verdict::Drop(DropReason::Overflow)
+        );
+        assert_eq!(
+            tcp.enqueue(Time(102), &meta(Class::Tcp), PacketRef(102), &mut rng),
+            Verdict::Drop(DropReason::Overflow)
+        );
     }
 
     #[test]

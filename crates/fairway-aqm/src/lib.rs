@@ -15,7 +15,7 @@ pub mod red;
 
 use fairway_core::{Bytes, FlowId, PacketRef, Rng, Time};
 
-pub use cbt::{Cbt, CbtParams};
+pub use cbt::{Cbt, CbtParams, RedFor};
 pub use dcbt::{Dcbt, DcbtParams};
 pub use droptail::{DropTail, DropTailParams, Limit};
 pub use red::{Red, RedCore, RedParams, RedResolved};

@@ -407,6 +407,23 @@ impl RedCore {
         verdict
     }
 
+    /// ns-2's `ave_` in packets, comparable with the actual queue in packets, for a queue whose
+    /// arrivals `stats` counts. In `queue_in_bytes` mode `ave_` is in bytes; it is divided by the
+    /// mean size of the packets that have arrived so far (`mean_pktsize` before the first), not
+    /// by `mean_pktsize`, which is only a scale for the thresholds: with 1040-byte TCP packets
+    /// and ns-2's default of 500, dividing by `mean_pktsize` would double the average.
+    pub fn average_pkts(&self, stats: &QueueStats) -> f64 {
+        if !self.params.queue_in_bytes {
+            return self.ave;
+        }
+        let mean_size = if stats.arrivals_pkts > 0 {
+            stats.arrivals_bytes as f64 / stats.arrivals_pkts as f64
+        } else {
+            self.params.mean_pktsize.0 as f64
+        };
+        self.ave / mean_size
+    }
+
     /// A packet left: the link is busy.
     pub fn departed(&mut self) {
         self.idle = false;
@@ -460,20 +477,7 @@ impl QueueDiscipline for Red {
         &self.stats
     }
 
-    /// ns-2's `ave_` in packets, comparable with the actual queue in packets. In
-    /// `queue_in_bytes` mode `ave_` is in bytes; it is divided by the mean size of the packets
-    /// that have arrived so far (`mean_pktsize` before the first), not by `mean_pktsize`, which
-    /// is only a scale for the thresholds: with 1040-byte TCP packets and ns-2's default of 500,
-    /// dividing by `mean_pktsize` would double the average.
     fn average_pkts(&self) -> Option<f64> {
-        if !self.core.params.queue_in_bytes {
-            return Some(self.core.ave);
-        }
-        let mean_size = if self.stats.arrivals_pkts > 0 {
-            self.stats.arrivals_bytes as f64 / self.stats.arrivals_pkts as f64
-        } else {
-            self.core.params.mean_pktsize.0 as f64
-        };
-        Some(self.core.ave / mean_size)
+        Some(self.core.average_pkts(&self.stats))
     }
 }

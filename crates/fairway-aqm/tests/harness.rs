@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 
 use fairway_aqm::{
     Cbt, CbtParams, Class, Dcbt, DcbtParams, DropTail, DropTailParams, Limit, PacketMeta, Qdisc, QueueDiscipline, Red,
-    RedCore, RedParams, Verdict,
+    RedCore, RedFor, RedParams, Verdict,
 };
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rate, Rng, Time};
 
@@ -44,7 +44,23 @@ fn disciplines() -> Vec<(&'static str, Qdisc)> {
         (
             "cbt",
             Qdisc::Cbt(Box::new(
-                Cbt::new(CbtParams { red: red_packets(), mm_th: 3.0, udp_th: 2.0, weight: None }, rate, delay).unwrap(),
+                Cbt::new(
+                    CbtParams { red: red_packets(), mm_th: 3.0, udp_th: 2.0, weight: None, red_for: RedFor::All },
+                    rate,
+                    delay,
+                )
+                .unwrap(),
+            )),
+        ),
+        (
+            "cbt-red-for-tcp",
+            Qdisc::Cbt(Box::new(
+                Cbt::new(
+                    CbtParams { red: red_packets(), mm_th: 3.0, udp_th: 2.0, weight: None, red_for: RedFor::Tcp },
+                    rate,
+                    delay,
+                )
+                .unwrap(),
             )),
         ),
         ("dcbt", Qdisc::Dcbt(Box::new(Dcbt::new(DcbtParams::new(red_packets()), rate, delay).unwrap()))),
@@ -68,20 +84,39 @@ fn must_take(q: &Qdisc, meta: &PacketMeta) -> bool {
                     c.class_average(Class::Untagged) < c.params().udp_th && (c.len() as f64) < c.params().udp_th
                 }
             };
-            class_ok && red_must_take(c.red().core(), c.red().len(), c.red().bytes())
+            // RED for TCP: UDP that passes its class test only has to fit in the buffer.
+            let red_ok = match (meta.class, c.params().red_for) {
+                (Class::Tcp, _) | (_, RedFor::All) => red_must_take(c.core(), c.units(true), c.units(false)),
+                (_, RedFor::Tcp) => c.units(false) + 1 < c.core().resolved().qlim,
+            };
+            class_ok && red_ok
         }
         // Below min_th the class test is off (seed 003 §3): RED's rule is the whole rule.
-        Qdisc::Dcbt(d) => red_must_take(d.core(), d.len(), d.bytes()),
-        Qdisc::Red(r) => red_must_take(r.core(), r.len(), r.bytes()),
+        Qdisc::Dcbt(d) => {
+            red_must_take(d.core(), units(d.core(), d.len(), d.bytes()), units(d.core(), d.len(), d.bytes()))
+        }
+        Qdisc::Red(r) => {
+            red_must_take(r.core(), units(r.core(), r.len(), r.bytes()), units(r.core(), r.len(), r.bytes()))
+        }
     }
 }
 
-fn red_must_take(r: &RedCore, len: usize, bytes: Bytes) -> bool {
+/// What waits in RED's unit.
+fn units(r: &RedCore, len: usize, bytes: Bytes) -> u64 {
+    if r.params().queue_in_bytes {
+        bytes.0
+    } else {
+        len as u64
+    }
+}
+
+/// RED's obligation to take an arrival: `red_units` waiting as RED counts them, `total` in the
+/// buffer (the same unless RED sees only part of the queue).
+fn red_must_take(r: &RedCore, red_units: u64, total: u64) -> bool {
     let res = r.resolved();
-    let units = if r.params().queue_in_bytes { bytes.0 as f64 } else { len as f64 };
     // The new average is a weighted mean of the old one and the queue now: below th_min if
     // both are; and the queue is under its limit.
-    r.average() < res.th_min && units < res.th_min && (units as u64) + 1 < res.qlim
+    r.average() < res.th_min && (red_units as f64) < res.th_min && total + 1 < res.qlim
 }
 
 /// Random arrivals and departures through `q`; returns the verdicts. Checks every property on

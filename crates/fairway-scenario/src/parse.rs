@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use fairway_aqm::{CbtParams, DcbtParams, DropTailParams, Limit, RedParams};
+use fairway_aqm::{CbtParams, DcbtParams, DropTailParams, Limit, RedFor, RedParams};
 use fairway_core::{Dur, NodeId, Rate, Time};
 use toml_edit::ImDocument;
 
@@ -39,7 +39,7 @@ const TCP_APPS: &[&str] = &["ftp", "transfer", "web"];
 const MONITOR_KEYS: &[&str] = &["bin", "queue_interval", "links"];
 const DROPTAIL_KEYS: &[&str] = &["kind", "limit"];
 /// CBT's keys beside RED's.
-const CBT_OWN_KEYS: &[&str] = &["mm_th", "udp_th", "weight"];
+const CBT_OWN_KEYS: &[&str] = &["mm_th", "udp_th", "weight", "red_for"];
 /// D-CBT's keys beside RED's.
 const DCBT_OWN_KEYS: &[&str] = &["untagged_allowance", "refresh"];
 const RED_KEYS: &[&str] = &[
@@ -875,7 +875,17 @@ fn parse_queue(v: &Val) -> Res<QueueSpec> {
                 Some(v) => Some(v.f64()?),
                 None => None,
             };
-            let p = CbtParams { red, mm_th: th("mm_th")?, udp_th: th("udp_th")?, weight };
+            // seed 003 §2's two variants: RED for all (the default, the one it simulates) or
+            // RED for TCP only.
+            let red_for = match t.get("red_for") {
+                None => RedFor::All,
+                Some(v) => match v.string()?.as_str() {
+                    "all" => RedFor::All,
+                    "tcp" => RedFor::Tcp,
+                    other => return Err(v.error(format!("`{other}`: expected \"all\" or \"tcp\""))),
+                },
+            };
+            let p = CbtParams { red, mm_th: th("mm_th")?, udp_th: th("udp_th")?, weight, red_for };
             p.validate().map_err(|e| match t.get(e.field) {
                 Some(v) => v.error(e.reason),
                 None => t.error(format!("{}: {}", e.field, e.reason)),

@@ -81,6 +81,24 @@ fn cbt_holds_a_tagged_unresponsive_flow_to_its_threshold_where_red_does_not() {
 }
 
 #[test]
+fn cbt_with_red_for_tcp_holds_the_tagged_class_to_its_threshold_without_red() {
+    // seed 003 §2's other variant: the tagged flow's packets never meet RED's early test, only
+    // the class threshold, so the class is still held to about mm_th / (mean queue) of the link
+    // (the same FIFO argument as above); RED's average now counts TCP's packets only.
+    let cbt = sim(&dumbbell(", mm_th = 3, udp_th = 3, red_for = \"tcp\"", "cbt", true));
+    let link = cbt.links.iter().find(|l| l.name == "r1->r2").unwrap();
+    let expected = 3.0 / link.mean_queue_pkts;
+    let got = share(&cbt, "udp");
+    assert!((got / expected - 1.0).abs() < 0.25, "CBT, RED for TCP: {got:.3} of the link, {expected:.3} expected");
+    // RED for all drops some tagged packets early too; RED for TCP is a different queue.
+    let all = sim(&dumbbell(", mm_th = 3, udp_th = 3", "cbt", true));
+    assert_ne!(format!("{:?}", all.classes), format!("{:?}", cbt.classes));
+    let e = parse_scenario("cbt.toml", &dumbbell(", mm_th = 3, udp_th = 3, red_for = \"udp\"", "cbt", true), "cbt")
+        .unwrap_err();
+    assert!(e.to_string().contains("queue.red_for: `udp`: expected \"all\" or \"tcp\""), "{e}");
+}
+
+#[test]
 fn dcbt_gives_the_tagged_class_its_share_of_the_flows() {
     // D-CBT (seed 003 §3): with 3 TCP flows and 1 tagged flow active, the tagged threshold is
     // 1/4 of RED's average, so the tagged class holds about a quarter of the queue and, served
