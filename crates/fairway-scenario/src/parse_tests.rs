@@ -605,7 +605,7 @@ fn apps_and_transports_that_do_not_go_together_are_named() {
     // Names nobody registered: every app is listed.
     let e = with("app = \"cbr\"", "app = \"video-ish\"").unwrap_err();
     assert_eq!(e.field, "flow[1].app");
-    assert!(e.message.contains("expected ftp, transfer, web, cbr, voip, video, mapp, iftp"), "{e}");
+    assert!(e.message.contains("expected ftp, transfer, web, cbr, voip, video, mapp, mm_app, mpeg_app, iftp"), "{e}");
     let e = with("app = \"cbr\"", "app = \"cbr\"\ntransport = \"carrier-pigeon\"").unwrap_err();
     assert!(e.message.contains("unknown transport `carrier-pigeon`"), "{e}");
     // The defaults: an app's own transport, named in the summary's terms.

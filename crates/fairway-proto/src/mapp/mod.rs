@@ -45,6 +45,7 @@
 //!   near-equal datagrams (sizes differ by at most one byte).
 //! - Time that goes backwards is treated as no time passing.
 
+mod mpeg;
 mod reassembly;
 mod receiver;
 mod scale;
@@ -55,6 +56,7 @@ mod loop_tests;
 #[cfg(test)]
 mod receiver_tests;
 
+pub use mpeg::{FrameKind, Gop, MAX_GOP, MPEG_SCALES};
 pub use reassembly::{FragmentOutcome, Reassembly};
 pub use receiver::{MappReceiver, ReceiverStats};
 pub use scale::{FrameLayout, Pacing, ScaleTable, MAX_DATAGRAM};
@@ -89,6 +91,9 @@ pub struct MappConfig {
     pub pacing: Pacing,
     /// ns-2 mm-app.cc `random_`: each interval is multiplied by 1 + U(-0.5, 0.5).
     pub jitter: bool,
+    /// Seed 003 §5's "flow control": the sender follows the scale the receiver names. Without it
+    /// the sender sends at its top scale throughout, as §5's run (a) does, still measuring RTT.
+    pub flow_control: bool,
     /// Datagrams are ECN-capable (ECT), so an AQM may mark instead of drop (RFC 3168).
     pub ect: bool,
     /// Set [`fairway_core::udpm::FLAG_MULTIMEDIA`] in data headers (seed 000 §5: "multimedia
@@ -115,6 +120,7 @@ impl Default for MappConfig {
             table: ScaleTable::kadhum2015(),
             pacing: Pacing::default(),
             jitter: false,
+            flow_control: true,
             ect: false,
             multimedia_tag: true,
             initial_rtt: Dur::from_millis(100),
@@ -133,6 +139,9 @@ impl MappConfig {
     /// Checks every field; the error names the first bad one.
     pub fn validate(&self) -> Result<(), MappError> {
         self.pacing.validate(&self.table)?;
+        if self.jitter && matches!(self.pacing, Pacing::Mpeg(_)) {
+            return Err(MappError::new("jitter", "an MPEG stream keeps its frame rate: no jitter"));
+        }
         if self.initial_rtt.is_zero() {
             return Err(MappError::new("initial_rtt", "must be above zero"));
         }

@@ -8,6 +8,7 @@
 use fairway_core::udpm::DATA_HEADER_LEN;
 use fairway_core::{Bytes, Dur, Rate};
 
+use super::mpeg::Gop;
 use super::MappError;
 
 /// The largest UDPm message (header + payload) a sender may emit: the UDP payload limit over
@@ -112,6 +113,10 @@ pub enum Pacing {
     /// datagrams of near-equal size, each with its own 32-byte header (seed 000 §3.2:
     /// "segmentation and re-assembly").
     ConstantRate { interval: Dur, max_datagram: Bytes },
+    /// Seed 003 §5's MPEG_APP: one frame slot after another, each sending its GOP position's
+    /// frame if the scale's policy keeps it ([`Gop`]); the scale changes which frames are sent,
+    /// not their sizes.
+    Mpeg(Gop),
 }
 
 impl Default for Pacing {
@@ -145,9 +150,22 @@ impl FrameLayout {
 }
 
 impl Pacing {
-    /// The time between frames at `rate`.
+    /// The frame due at frame slot `slot` (counted from the start) at `scale`, whose rate is
+    /// `rate`: its datagrams, or `None` if the policy skips it; and the time to the next slot.
+    pub fn frame(&self, scale: u8, rate: Rate, slot: u64) -> (Option<FrameLayout>, Dur) {
+        match self {
+            Pacing::Mpeg(g) => {
+                let pos = (slot % g.pattern().len() as u64) as usize;
+                (g.keeps(scale, pos).then(|| g.layout(pos)), g.slot)
+            }
+            _ => (Some(self.layout(rate)), self.interval(rate)),
+        }
+    }
+
+    /// The time between frames at `rate` (between frame slots with MPEG).
     pub fn interval(&self, rate: Rate) -> Dur {
         match *self {
+            Pacing::Mpeg(g) => g.slot,
             // ns-2 mm-app.cc next_snd_time: interval_ = (pktsize_ << 3) / rate[scale_]
             // (tx_time rounds size x 8 / rate to the nearest nanosecond).
             Pacing::ConstantSize { packet_size } => rate.tx_time(packet_size),
@@ -155,9 +173,11 @@ impl Pacing {
         }
     }
 
-    /// The datagrams of a frame sent at `rate`.
+    /// The datagrams of a frame sent at `rate` (with MPEG, of the GOP's first frame: see
+    /// [`Pacing::frame`]).
     pub fn layout(&self, rate: Rate) -> FrameLayout {
         match *self {
+            Pacing::Mpeg(g) => g.layout(0),
             Pacing::ConstantSize { packet_size } => FrameLayout { fragments: 1, total: packet_size },
             Pacing::ConstantRate { interval, max_datagram } => {
                 // bytes = rate x interval / 8, rounded down.
@@ -172,7 +192,11 @@ impl Pacing {
     /// interval with constant-size packets, the fixed interval with a constant packet rate.
     /// Jitter (ns-2 mm-app.cc: interval x (1 + U(-0.5, 0.5))) stretches it by up to half.
     pub fn max_interval(&self, table: &ScaleTable, jitter: bool) -> Dur {
-        let longest = self.interval(table.rate(0));
+        let longest = match self {
+            // MPEG: the longest run of slots between two frames scale 0 sends.
+            Pacing::Mpeg(g) => g.max_interval(),
+            _ => self.interval(table.rate(0)),
+        };
         if jitter {
             longest + Dur(longest.0 / 2)
         } else {
@@ -185,6 +209,12 @@ impl Pacing {
     pub(crate) fn validate(&self, table: &ScaleTable) -> Result<(), MappError> {
         let min_len = DATA_HEADER_LEN as u64 + 1;
         match *self {
+            // The GOP checked itself when built; its scales are Figure 7(b)'s five.
+            Pacing::Mpeg(g) => {
+                if *table != g.table() {
+                    return Err(MappError::new("table", "an MPEG stream's scales are its GOP's policies (Gop::table)"));
+                }
+            }
             Pacing::ConstantSize { packet_size } => {
                 if packet_size.0 < min_len || packet_size.0 > MAX_DATAGRAM {
                     return Err(MappError::new(

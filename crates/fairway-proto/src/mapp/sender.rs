@@ -54,6 +54,8 @@ pub struct MappSender {
     frame: Option<FrameInProgress>,
     next_seq: u64,
     next_frame: u64,
+    /// Frame slots begun since the start (MPEG's position in its GOP).
+    next_slot: u64,
     first_send: Option<Time>,
     srtt: Option<Dur>,
     /// Highest datagram the latest accepted feedback acknowledged (extended).
@@ -77,6 +79,7 @@ impl MappSender {
             frame: None,
             next_seq: 0,
             next_frame: 0,
+            next_slot: 0,
             first_send: None,
             srtt: None,
             fb_highest: None,
@@ -133,7 +136,8 @@ impl MappSender {
         // the table is clamped to its top. The pending timer is kept: the new rate applies from
         // the next frame's scheduling, as in MmApp (next_snd_time recomputes the interval).
         let scale = self.cfg.table.clamp(fb.scale);
-        if scale != self.scale {
+        // Without flow control (seed 003 §5, run (a)) the sender keeps its top scale.
+        if self.cfg.flow_control && scale != self.scale {
             self.scale = scale;
             self.stats.scale_changes += 1;
             self.log_scale(now);
@@ -145,18 +149,24 @@ impl MappSender {
             return;
         }
         let rate = self.rate();
-        self.frame = Some(FrameInProgress {
-            number: self.next_frame,
-            scale: self.scale,
-            layout: self.cfg.pacing.layout(rate),
-            next_index: 0,
-            started: now,
-        });
-        self.next_frame += 1;
-        self.stats.frames_sent += 1;
+        // One frame per interval; with MPEG, per frame slot, which the scale's policy may skip
+        // (seed 003 §5: "determines whether or not to transmit this frame using the current
+        // scale value and the transmission policy").
+        let (layout, interval) = self.cfg.pacing.frame(self.scale, rate, self.next_slot);
+        self.next_slot += 1;
+        if let Some(layout) = layout {
+            self.frame = Some(FrameInProgress {
+                number: self.next_frame,
+                scale: self.scale,
+                layout,
+                next_index: 0,
+                started: now,
+            });
+            self.next_frame += 1;
+            self.stats.frames_sent += 1;
+        }
         // ns-2 mm-app.cc next_snd_time: interval_ = pktsize_ x 8 / rate[scale_] (or the fixed
         // frame interval), plus interval_ x U(-0.5, 0.5) when random_.
-        let interval = self.cfg.pacing.interval(rate);
         let gap = if self.cfg.jitter {
             let factor = 1.0 + self.rng.uniform_range(-0.5, 0.5);
             Dur((interval.0 as f64 * factor).round() as u64).max(Dur(1))
@@ -221,7 +231,10 @@ impl Endpoint for MappSender {
             return;
         }
         self.running = true;
-        self.scale = 0; // ns-2 mm-app.cc init(): scale_ = 0
+        // ns-2 mm-app.cc init(): scale_ = 0; without flow control, the top scale throughout.
+        self.scale = if self.cfg.flow_control { 0 } else { self.cfg.table.top() };
+        // A (re)start begins a GOP.
+        self.next_slot = 0;
         self.next_send = now;
         self.log_scale(now);
     }
@@ -376,6 +389,53 @@ mod tests {
             assert!(sent.iter().skip(1).all(|(_, d)| d.msg.scale == k));
         }
         assert_eq!(Pacing::default().interval(Rate(1_600_000)), Dur::from_millis(5));
+    }
+
+    fn mpeg(flow_control: bool) -> MappConfig {
+        let g = crate::mapp::Gop::chung_figure7();
+        MappConfig { table: g.table(), pacing: Pacing::Mpeg(g), flow_control, ..Default::default() }
+    }
+
+    /// (slot, frame number, fragments) of each frame sent up to `end`.
+    fn frames(sent: &[(Time, Transmit<DataHeader>)]) -> Vec<(u64, u32, u16)> {
+        let slot = 1_000_000_000 / 30;
+        sent.iter()
+            .filter(|(_, d)| d.msg.frag_index == 0)
+            .map(|(t, d)| (t.0 / slot, d.msg.frame, d.msg.frag_count))
+            .collect()
+    }
+
+    #[test]
+    fn mpeg_sends_the_frames_its_scale_keeps_one_slot_apart_numbered_as_sent() {
+        // Scale 0 (seed 003 Figure 7(b)): the I frame of each 9-slot GOP, 8 datagrams each.
+        let mut s = sender(mpeg(true));
+        s.start(Time(0));
+        let sent = run(&mut s, Time(999 * MS));
+        assert_eq!(frames(&sent), [(0, 0, 8), (9, 1, 8), (18, 2, 8), (27, 3, 8)]);
+        assert!(sent.iter().all(|(_, d)| d.size.0 <= 1500 && d.msg.scale == 0 && d.tagged));
+        // Scale 2 from slot 30 on (the slots up to 29 are past at 999 ms): I P P of each GOP,
+        // positions 0, 3 and 6, in 8, 6 and 6 datagrams; slot 30 is position 3.
+        let last = sent.last().unwrap().1.msg.seq;
+        s.handle_feedback(Time(999 * MS), &fb(2, 0, 0, last));
+        let sent = run(&mut s, Time(1_300 * MS));
+        assert_eq!(frames(&sent), [(30, 4, 6), (33, 5, 6), (36, 6, 8), (39, 7, 6)]);
+    }
+
+    #[test]
+    fn mpeg_without_flow_control_sends_everything_whatever_the_receiver_says() {
+        // Seed 003 §5 run (a): at the top scale throughout, 39 000 B of frames per 0.3 s GOP.
+        let mut s = sender(mpeg(false));
+        s.start(Time(0));
+        let sent = run(&mut s, Time(290 * MS));
+        assert_eq!(frames(&sent).len(), 9);
+        let last = sent.last().unwrap().1.msg.seq;
+        s.handle_feedback(Time(290 * MS), &fb(0, 0, 0, last));
+        assert_eq!(s.scale(), 4, "the named scale is ignored");
+        assert_eq!(s.stats().feedback_received, 1, "the feedback was still acted on (RTT)");
+        let sent = run(&mut s, Time(590 * MS));
+        assert_eq!(frames(&sent).len(), 9);
+        let payload: u64 = sent.iter().map(|(_, d)| d.payload.0).sum();
+        assert_eq!(payload, 39_000);
     }
 
     #[test]

@@ -15,6 +15,7 @@ use crate::reader::{Res, Tbl, Val};
 
 mod iftp;
 mod mapp;
+mod mm_app;
 mod sources;
 mod tfrc;
 mod udp;
@@ -25,7 +26,7 @@ pub use tfrc::TfrcSummary;
 
 /// Every datagram transport a scenario can name: `transport = "<name>"`, or the app's default.
 pub(crate) const REGISTRY: &[Registration] =
-    &[udp::REGISTRATION, mapp::REGISTRATION, iftp::REGISTRATION, tfrc::TFRC, tfrc::TFRC_SP];
+    &[udp::REGISTRATION, mapp::REGISTRATION, mm_app::REGISTRATION, iftp::REGISTRATION, tfrc::TFRC, tfrc::TFRC_SP];
 
 /// How a scenario names a datagram transport and what it reads from a `[[flow]]` entry.
 pub(crate) struct Registration {
@@ -47,10 +48,15 @@ pub(crate) struct FlowContext {
     pub route_rates: Vec<Rate>,
 }
 
-/// The registration for `transport`, or the default transport of `app`.
+/// The registration of `transport` that carries `app` (a transport may have several: UDP
+/// carries the sources and seed 003's media apps), else its first; or the default transport of
+/// `app`.
 pub(crate) fn lookup(app: &str, transport: Option<&str>) -> Option<&'static Registration> {
     match transport {
-        Some(t) => REGISTRY.iter().find(|r| r.transport == t),
+        Some(t) => REGISTRY
+            .iter()
+            .find(|r| r.transport == t && r.apps.contains(&app))
+            .or_else(|| REGISTRY.iter().find(|r| r.transport == t)),
         None => REGISTRY.iter().find(|r| r.apps.contains(&app)),
     }
 }
