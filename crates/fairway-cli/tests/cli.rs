@@ -190,7 +190,7 @@ fn reproduce_runs_from_any_directory_and_names_every_paper() {
     // --help lists the five papers, those to come with their issue.
     let o = run_in(&elsewhere, &["reproduce", "--help"]);
     let help = String::from_utf8_lossy(&o.stdout);
-    for needle in ["kadhum2015", "dccp-ns2", "elaarag2002", "chung-dcbt", "janani-tfrc", "issue 13"] {
+    for needle in ["kadhum2015", "dccp-ns2", "elaarag2002", "chung-dcbt", "janani-tfrc", "issue 14"] {
         assert!(help.contains(needle), "--help lacks {needle}:\n{help}");
     }
     // An unknown name lists them all; a paper still to come says so; both are input errors.
@@ -200,9 +200,9 @@ fn reproduce_runs_from_any_directory_and_names_every_paper() {
     for needle in ["kadhum2015", "dccp-ns2", "elaarag2002", "chung-dcbt", "janani-tfrc"] {
         assert!(err.contains(needle), "the error lists {needle}: {err}");
     }
-    let o = run_in(&elsewhere, &["reproduce", "chung-dcbt"]);
+    let o = run_in(&elsewhere, &["reproduce", "dccp-ns2"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("issue 13"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("issue 14"));
     assert!(!elsewhere.join("out").exists(), "nothing written for a paper that cannot run");
     let _ = fs::remove_dir_all(elsewhere);
 }

@@ -47,6 +47,16 @@ pub const FILES: &[(&str, &[(&str, &str)])] = &[
             ("voip-udp-greedy", include_str!("../../../../scenarios/janani-tfrc/voip-udp-greedy.toml")),
         ],
     ),
+    (
+        "chung-dcbt",
+        &[
+            ("fig9-flow-control", include_str!("../../../../scenarios/chung-dcbt/fig9-flow-control.toml")),
+            ("fig9-no-flow-control", include_str!("../../../../scenarios/chung-dcbt/fig9-no-flow-control.toml")),
+            ("fig11-red", include_str!("../../../../scenarios/chung-dcbt/fig11-red.toml")),
+            ("fig11-cbt", include_str!("../../../../scenarios/chung-dcbt/fig11-cbt.toml")),
+            ("fig11-dcbt", include_str!("../../../../scenarios/chung-dcbt/fig11-dcbt.toml")),
+        ],
+    ),
     // Validation scenarios a report shows beside a paper's (checked against ns-2 by the
     // validation suite).
     (

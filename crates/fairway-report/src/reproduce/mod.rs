@@ -3,6 +3,7 @@
 //! verdict (DESIGN.md, "Reproductions"). One module per paper, named as DESIGN.md names the
 //! seeds; the scenario files are built in ([`embedded`]).
 
+pub mod chung_dcbt;
 pub mod claims;
 pub mod elaarag2002;
 mod embedded;
@@ -65,7 +66,7 @@ pub const PAPERS: &[Paper] = &[
         name: "chung-dcbt",
         seed: "003",
         title: "Chung & Claypool: RED, CBT and Dynamic-CBT with MM_APP and MPEG_APP",
-        status: Status::Planned { issue: 13 },
+        status: Status::Ready,
     },
     Paper {
         name: "janani-tfrc",
@@ -82,7 +83,7 @@ Papers (seed file in shared/seeds/):
   kadhum2015   seed 000  MApp over UDPm vs CBR over UDP beside TCP, RED bottleneck
   dccp-ns2     seed 001  TCP vs DCCP CCID2 and CCID3 in ns-2           (to come: issue 14)
   elaarag2002  seed 002  IFTP, TCP emulated by the inter-packet gap
-  chung-dcbt   seed 003  RED, CBT and Dynamic-CBT with MM_APP/MPEG_APP (to come: issue 13)
+  chung-dcbt   seed 003  RED, CBT and Dynamic-CBT with MM_APP/MPEG_APP
   janani-tfrc  seed 004  TFRC vs TCP vs UDP for VoIP and video, wired
 
 Writes DIR/report.md (the counts of claims by verdict first), DIR/claims.csv
@@ -172,6 +173,7 @@ pub fn reproduce(
         "kadhum2015" => kadhum2015::reproduce(opts, progress),
         "elaarag2002" => elaarag2002::reproduce(opts, progress),
         "janani-tfrc" => janani_tfrc::reproduce(opts, progress),
+        "chung-dcbt" => chung_dcbt::reproduce(opts, progress),
         other => Err(ReproduceError::Unknown(other.to_string())),
     }
 }
@@ -383,8 +385,8 @@ mod tests {
         for p in PAPERS {
             assert!(e.contains(p.name), "{e}");
         }
-        let e = reproduce("chung-dcbt", &o, &mut |_| {}).unwrap_err().to_string();
-        assert!(e.contains("issue 13") && e.contains("elaarag2002") && e.contains("janani-tfrc"), "{e}");
+        let e = reproduce("dccp-ns2", &o, &mut |_| {}).unwrap_err().to_string();
+        assert!(e.contains("issue 14") && e.contains("elaarag2002") && e.contains("chung-dcbt"), "{e}");
         assert!(!o.out.exists(), "nothing written for a name that cannot run");
     }
 
