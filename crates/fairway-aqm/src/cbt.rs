@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 use fairway_core::{Bytes, Dur, PacketRef, Rate, Rng, Time};
 
 use crate::red::{RedCore, RedParams};
-use crate::{Class, DropReason, PacketMeta, ParamError, QueueDiscipline, QueueStats, Verdict};
+use crate::{Class, Departure, DropReason, PacketMeta, ParamError, QueueDiscipline, QueueStats, Verdict};
 
 /// Which packets meet RED's early-drop test (seed 003 §2's two variants).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -183,7 +183,7 @@ impl QueueDiscipline for Cbt {
     }
 
     /// ns-2 red.cc deque(): an empty queue marks the link idle from `now`.
-    fn dequeue(&mut self, now: Time) -> Option<(PacketRef, Bytes)> {
+    fn dequeue(&mut self, now: Time) -> Option<Departure> {
         match self.q.pop_front() {
             Some((pkt, size, class)) => {
                 self.core.departed();
@@ -191,7 +191,7 @@ impl QueueDiscipline for Cbt {
                 self.count[slot(class)] -= 1;
                 self.class_bytes[slot(class)] -= size.0;
                 self.stats.count_departure(size);
-                Some((pkt, size))
+                Some(Departure::plain(pkt, size))
             }
             None => {
                 self.core.went_idle(now);
@@ -290,7 +290,7 @@ mod tests {
         }
         assert_eq!(q.count, [2, 2, 1]);
         for i in 0..order.len() {
-            assert_eq!(q.dequeue(Time(10)).unwrap().0, PacketRef(i as u32), "FIFO");
+            assert_eq!(q.dequeue(Time(10)).unwrap().pkt, PacketRef(i as u32), "FIFO");
         }
         assert_eq!(q.count, [0, 0, 0]);
         assert!(q.dequeue(Time(11)).is_none());

@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, VecDeque};
 use fairway_core::{Bytes, Dur, PacketRef, Rate, Rng, Time};
 
 use crate::red::{RedCore, RedParams};
-use crate::{Class, DropReason, PacketMeta, ParamError, QueueDiscipline, QueueStats, Verdict};
+use crate::{Class, Departure, DropReason, PacketMeta, ParamError, QueueDiscipline, QueueStats, Verdict};
 
 /// D-CBT's parameters: RED's, the untagged allowance and the counting unit's period.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -187,14 +187,14 @@ impl QueueDiscipline for Dcbt {
         verdict
     }
 
-    fn dequeue(&mut self, now: Time) -> Option<(PacketRef, Bytes)> {
+    fn dequeue(&mut self, now: Time) -> Option<Departure> {
         match self.q.pop_front() {
             Some((pkt, size, class)) => {
                 self.core.departed();
                 self.bytes = Bytes(self.bytes.0 - size.0);
                 self.count[slot(class)] -= 1;
                 self.stats.count_departure(size);
-                Some((pkt, size))
+                Some(Departure::plain(pkt, size))
             }
             None => {
                 self.core.went_idle(now);

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 
 use fairway_core::{Bytes, PacketRef, Rng, Time};
 
-use crate::{DropReason, PacketMeta, ParamError, QueueDiscipline, QueueStats, Verdict};
+use crate::{Departure, DropReason, PacketMeta, ParamError, QueueDiscipline, QueueStats, Verdict};
 
 /// How a buffer's size is bounded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,12 +112,12 @@ impl QueueDiscipline for DropTail {
         v
     }
 
-    fn dequeue(&mut self, _now: Time) -> Option<(PacketRef, Bytes)> {
+    fn dequeue(&mut self, _now: Time) -> Option<Departure> {
         let (p, size) = self.q.pop_front()?;
         self.len -= 1;
         self.bytes = Bytes(self.bytes.0 - size.0);
         self.stats.count_departure(size);
-        Some((p, size))
+        Some(Departure::plain(p, size))
     }
 
     fn len(&self) -> usize {
@@ -152,7 +152,7 @@ mod tests {
         assert_eq!(q.enqueue(t, &meta(100), PacketRef(1), &mut rng), Verdict::Enqueue);
         // Two waiting: 2 + 1 >= 3, so the third is refused.
         assert_eq!(q.enqueue(t, &meta(100), PacketRef(2), &mut rng), Verdict::Drop(DropReason::Overflow));
-        assert_eq!(q.dequeue(t), Some((PacketRef(0), Bytes(100))));
+        assert_eq!(q.dequeue(t), Some(Departure::plain(PacketRef(0), Bytes(100))));
         assert_eq!(q.enqueue(t, &meta(100), PacketRef(3), &mut rng), Verdict::Enqueue);
         assert_eq!(q.len(), 2);
         assert_eq!(q.stats().overflow_drops, 1);
@@ -178,7 +178,7 @@ mod tests {
             q.enqueue(Time(i), &meta(10), PacketRef(i as u32), &mut rng);
         }
         let mut out = vec![];
-        while let Some((p, _)) = q.dequeue(Time(200)) {
+        while let Some(Departure { pkt: p, .. }) = q.dequeue(Time(200)) {
             out.push(p.0);
         }
         assert_eq!(out, (0..49).collect::<Vec<_>>());

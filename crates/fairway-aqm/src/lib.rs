@@ -9,6 +9,7 @@
 //! [`QueueDiscipline`] is the trait users implement for their own.
 
 pub mod cbt;
+pub mod codel;
 pub mod dcbt;
 pub mod droptail;
 pub mod red;
@@ -16,6 +17,7 @@ pub mod red;
 use fairway_core::{Bytes, FlowId, PacketRef, Rng, Time};
 
 pub use cbt::{Cbt, CbtParams, RedFor};
+pub use codel::{Codel, CodelParams, CodelVars};
 pub use dcbt::{Dcbt, DcbtParams};
 pub use droptail::{DropTail, DropTailParams, Limit};
 pub use red::{Red, RedCore, RedParams, RedResolved};
@@ -57,6 +59,47 @@ pub enum DropReason {
     Overflow,
     /// The packet's class is over its share: CBT's per-class threshold (seed 003 §2).
     Threshold,
+    /// CoDel's control law dropped it at the head of the queue, its sojourn time having stayed
+    /// above the target for an interval (RFC 8289 §5.4).
+    Sojourn,
+    /// Its flow is over its share of the buffer: FRED's per-flow limits (Lin & Morris 1997).
+    Flow,
+}
+
+/// A packet leaving the queue for the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Departure {
+    pub pkt: PacketRef,
+    pub size: Bytes,
+    /// The discipline set CE as the packet left (CoDel's ECN marking, RFC 8289 §5.5).
+    pub mark: bool,
+}
+
+impl Departure {
+    /// A departure with no mark.
+    #[inline]
+    pub fn plain(pkt: PacketRef, size: Bytes) -> Departure {
+        Departure { pkt, size, mark: false }
+    }
+}
+
+/// A packet the discipline threw away after having taken it: CoDel's drops at the head when it
+/// dequeues, FQ-CoDel's from its fattest flow when an arrival overflows the buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dropped {
+    pub pkt: PacketRef,
+    pub size: Bytes,
+    pub reason: DropReason,
+}
+
+/// When a discipline decides a packet's fate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decides {
+    /// Once, when the packet arrives (DropTail, RED, CBT, D-CBT, FRED, PIE): a FIFO that
+    /// decides here knows each admitted packet's departure when it admits it.
+    AtEnqueue,
+    /// (Also) when it leaves (CoDel, FQ-CoDel): its departure is known only then.
+    AtDequeue,
 }
 
 /// The decision on an arriving packet.
@@ -85,11 +128,34 @@ pub struct QueueStats {
     pub marks: u64,
     /// Drops of a class over its threshold (CBT).
     pub threshold_drops: u64,
+    /// CoDel's drops at the head of the queue (counted when they happen, at a dequeue).
+    pub sojourn_drops: u64,
+    /// Drops of a flow over its share of the buffer (FRED).
+    pub flow_drops: u64,
 }
 
 impl QueueStats {
     pub fn drops(&self) -> u64 {
-        self.early_drops + self.forced_drops + self.overflow_drops + self.threshold_drops
+        self.early_drops
+            + self.forced_drops
+            + self.overflow_drops
+            + self.threshold_drops
+            + self.sojourn_drops
+            + self.flow_drops
+    }
+    /// Counts a drop of a packet the queue had taken (see [`Dropped`]).
+    pub(crate) fn count_dropped(&mut self, reason: DropReason) {
+        self.count_reason(reason);
+    }
+    fn count_reason(&mut self, reason: DropReason) {
+        match reason {
+            DropReason::Early => self.early_drops += 1,
+            DropReason::Forced => self.forced_drops += 1,
+            DropReason::Overflow => self.overflow_drops += 1,
+            DropReason::Threshold => self.threshold_drops += 1,
+            DropReason::Sojourn => self.sojourn_drops += 1,
+            DropReason::Flow => self.flow_drops += 1,
+        }
     }
     pub(crate) fn count_verdict(&mut self, meta: &PacketMeta, v: Verdict) {
         self.arrivals_pkts += 1;
@@ -97,10 +163,7 @@ impl QueueStats {
         match v {
             Verdict::Enqueue => {}
             Verdict::EnqueueMarked => self.marks += 1,
-            Verdict::Drop(DropReason::Early) => self.early_drops += 1,
-            Verdict::Drop(DropReason::Forced) => self.forced_drops += 1,
-            Verdict::Drop(DropReason::Overflow) => self.overflow_drops += 1,
-            Verdict::Drop(DropReason::Threshold) => self.threshold_drops += 1,
+            Verdict::Drop(reason) => self.count_reason(reason),
         }
     }
     pub(crate) fn count_departure(&mut self, size: Bytes) {
@@ -127,10 +190,17 @@ impl ParamError {
 ///
 /// The caller's contract (the same as ns-2's Queue/LinkDelay pair): on each arrival call
 /// `enqueue`; whenever the link is free call `dequeue` (also when the queue may be empty: an
-/// empty dequeue is how RED learns that the link went idle, and when).
+/// empty dequeue is how RED learns that the link went idle, and when). After each call, take
+/// every packet [`take_dropped`](Self::take_dropped) gives: a discipline may throw away packets
+/// it had taken (CoDel at a dequeue, FQ-CoDel at an arrival), and only the caller can dispose
+/// of them.
 pub trait QueueDiscipline {
     fn enqueue(&mut self, now: Time, meta: &PacketMeta, pkt: PacketRef, rng: &mut Rng) -> Verdict;
-    fn dequeue(&mut self, now: Time) -> Option<(PacketRef, Bytes)>;
+    fn dequeue(&mut self, now: Time) -> Option<Departure>;
+    /// The next packet this discipline dropped after taking it, oldest first.
+    fn take_dropped(&mut self) -> Option<Dropped> {
+        None
+    }
     /// Packets waiting (not counting one being serialised on the link).
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
@@ -157,6 +227,7 @@ pub enum Qdisc {
     Red(Box<Red>),
     Cbt(Box<Cbt>),
     Dcbt(Box<Dcbt>),
+    Codel(Box<Codel>),
 }
 
 impl Qdisc {
@@ -168,7 +239,7 @@ impl Qdisc {
     pub fn pass_through(&mut self, meta: &PacketMeta) -> Option<Verdict> {
         match self {
             Qdisc::DropTail(q) => Some(q.pass_through(meta)),
-            Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) => None,
+            Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Codel(_) => None,
         }
     }
 
@@ -177,8 +248,24 @@ impl Qdisc {
     #[inline]
     pub fn tracks_idle(&self) -> bool {
         match self {
-            Qdisc::DropTail(_) => false,
+            Qdisc::DropTail(_) | Qdisc::Codel(_) => false,
             Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) => true,
+        }
+    }
+
+    /// When the discipline decides: a simulator may compute an admitted packet's departure at
+    /// once only for a FIFO that decides at enqueue.
+    pub fn decides(&self) -> Decides {
+        match self {
+            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) => Decides::AtEnqueue,
+            Qdisc::Codel(_) => Decides::AtDequeue,
+        }
+    }
+
+    /// Whether packets leave in the order they were admitted (those dropped on the way apart).
+    pub fn fifo(&self) -> bool {
+        match self {
+            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Codel(_) => true,
         }
     }
 
@@ -187,7 +274,7 @@ impl Qdisc {
     /// discipline that has no use for it.
     pub fn draws(&self) -> bool {
         match self {
-            Qdisc::DropTail(_) => false,
+            Qdisc::DropTail(_) | Qdisc::Codel(_) => false,
             Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) => true,
         }
     }
@@ -201,15 +288,26 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Red(q) => q.enqueue(now, meta, pkt, rng),
             Qdisc::Cbt(q) => q.enqueue(now, meta, pkt, rng),
             Qdisc::Dcbt(q) => q.enqueue(now, meta, pkt, rng),
+            Qdisc::Codel(q) => q.enqueue(now, meta, pkt, rng),
         }
     }
     #[inline]
-    fn dequeue(&mut self, now: Time) -> Option<(PacketRef, Bytes)> {
+    fn dequeue(&mut self, now: Time) -> Option<Departure> {
         match self {
             Qdisc::DropTail(q) => q.dequeue(now),
             Qdisc::Red(q) => q.dequeue(now),
             Qdisc::Cbt(q) => q.dequeue(now),
             Qdisc::Dcbt(q) => q.dequeue(now),
+            Qdisc::Codel(q) => q.dequeue(now),
+        }
+    }
+    fn take_dropped(&mut self) -> Option<Dropped> {
+        match self {
+            Qdisc::DropTail(q) => q.take_dropped(),
+            Qdisc::Red(q) => q.take_dropped(),
+            Qdisc::Cbt(q) => q.take_dropped(),
+            Qdisc::Dcbt(q) => q.take_dropped(),
+            Qdisc::Codel(q) => q.take_dropped(),
         }
     }
     fn len(&self) -> usize {
@@ -218,6 +316,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Red(q) => q.len(),
             Qdisc::Cbt(q) => q.len(),
             Qdisc::Dcbt(q) => q.len(),
+            Qdisc::Codel(q) => q.len(),
         }
     }
     fn bytes(&self) -> Bytes {
@@ -226,6 +325,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Red(q) => q.bytes(),
             Qdisc::Cbt(q) => q.bytes(),
             Qdisc::Dcbt(q) => q.bytes(),
+            Qdisc::Codel(q) => q.bytes(),
         }
     }
     fn stats(&self) -> &QueueStats {
@@ -234,6 +334,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Red(q) => q.stats(),
             Qdisc::Cbt(q) => q.stats(),
             Qdisc::Dcbt(q) => q.stats(),
+            Qdisc::Codel(q) => q.stats(),
         }
     }
     fn average_pkts(&self) -> Option<f64> {
@@ -242,6 +343,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Red(q) => q.average_pkts(),
             Qdisc::Cbt(q) => q.average_pkts(),
             Qdisc::Dcbt(q) => q.average_pkts(),
+            Qdisc::Codel(q) => q.average_pkts(),
         }
     }
 }

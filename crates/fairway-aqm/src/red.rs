@@ -43,7 +43,7 @@ use std::collections::VecDeque;
 
 use fairway_core::{Bytes, Dur, PacketRef, Rate, Rng, Time};
 
-use crate::{DropReason, PacketMeta, ParamError, QueueDiscipline, QueueStats, Verdict};
+use crate::{Departure, DropReason, PacketMeta, ParamError, QueueDiscipline, QueueStats, Verdict};
 
 pub use params::{RedParams, RedResolved};
 
@@ -401,8 +401,10 @@ impl RedCore {
                 self.count = 0;
                 self.count_bytes = 0;
             }
-            // drop_early() already reset the count; RED never decides a threshold drop.
-            Verdict::Drop(DropReason::Early | DropReason::Threshold) | Verdict::Enqueue | Verdict::EnqueueMarked => {}
+            // drop_early() already reset the count; RED never decides the other drops.
+            Verdict::Drop(DropReason::Early | DropReason::Threshold | DropReason::Sojourn | DropReason::Flow)
+            | Verdict::Enqueue
+            | Verdict::EnqueueMarked => {}
         }
         verdict
     }
@@ -450,13 +452,13 @@ impl QueueDiscipline for Red {
     }
 
     /// ns-2 red.cc deque(): an empty queue marks the link idle from `now`.
-    fn dequeue(&mut self, now: Time) -> Option<(PacketRef, Bytes)> {
+    fn dequeue(&mut self, now: Time) -> Option<Departure> {
         match self.q.pop_front() {
             Some((pkt, size)) => {
                 self.core.departed();
                 self.bytes = Bytes(self.bytes.0.saturating_sub(size.0));
                 self.stats.count_departure(size);
-                Some((pkt, size))
+                Some(Departure::plain(pkt, size))
             }
             None => {
                 self.core.went_idle(now);

@@ -1,14 +1,16 @@
 //! The properties every discipline keeps (issue 13 part 3), checked on random traffic: packets
 //! are conserved (arrivals = departures + drops + waiting), `len` and `bytes` are what waits, the
-//! stats add up, the same seed gives the same verdicts, the queue serves in FIFO order (every
-//! discipline here is a FIFO), and no packet is dropped while the discipline's own rules say it
-//! must be taken. A new discipline joins by a line in `disciplines` and an arm in `must_take`.
+//! stats add up, the same seed gives the same verdicts, a FIFO serves in order and any other
+//! discipline only what waits, a packet dropped after it was taken (CoDel at the head) is one
+//! that waited, and no packet is dropped while the discipline's own rules say it must be taken
+//! or kept. A new discipline joins by a line in `disciplines` and arms in `must_take` and
+//! `may_drop_after`.
 
 use std::collections::VecDeque;
 
 use fairway_aqm::{
-    Cbt, CbtParams, Class, Dcbt, DcbtParams, DropTail, DropTailParams, Limit, PacketMeta, Qdisc, QueueDiscipline, Red,
-    RedCore, RedFor, RedParams, Verdict,
+    Cbt, CbtParams, Class, Codel, CodelParams, Dcbt, DcbtParams, DropTail, DropTailParams, Limit, PacketMeta, Qdisc,
+    QueueDiscipline, Red, RedCore, RedFor, RedParams, Verdict,
 };
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rate, Rng, Time};
 
@@ -64,7 +66,22 @@ fn disciplines() -> Vec<(&'static str, Qdisc)> {
             )),
         ),
         ("dcbt", Qdisc::Dcbt(Box::new(Dcbt::new(DcbtParams::new(red_packets()), rate, delay).unwrap()))),
+        ("codel", Qdisc::Codel(Box::new(Codel::new(CodelParams { limit: 40, ..CodelParams::default() }).unwrap()))),
+        (
+            "codel-ecn",
+            Qdisc::Codel(Box::new(Codel::new(CodelParams { limit: 40, ecn: true, ..CodelParams::default() }).unwrap())),
+        ),
     ]
+}
+
+/// Whether the discipline may drop, at a dequeue, a packet it took that has waited `waited`.
+fn may_drop_after(q: &Qdisc, waited: Dur, meta: &PacketMeta) -> bool {
+    match q {
+        Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) => false,
+        // RFC 8289 §5.4: only packets whose sojourn reached the target; with ECN, ECN-capable
+        // packets are marked, never dropped.
+        Qdisc::Codel(c) => waited >= c.params().target && !(c.params().ecn && meta.ecn_capable),
+    }
 }
 
 /// Whether the discipline's own rules oblige it to take this arrival (before the arrival).
@@ -98,6 +115,7 @@ fn must_take(q: &Qdisc, meta: &PacketMeta) -> bool {
         Qdisc::Red(r) => {
             red_must_take(r.core(), units(r.core(), r.len(), r.bytes()), units(r.core(), r.len(), r.bytes()))
         }
+        Qdisc::Codel(c) => !c.would_overflow(),
     }
 }
 
@@ -119,15 +137,48 @@ fn red_must_take(r: &RedCore, red_units: u64, total: u64) -> bool {
     r.average() < res.th_min && (red_units as f64) < res.th_min && total + 1 < res.qlim
 }
 
+/// A packet the discipline holds, as the harness saw it arrive.
+#[derive(Clone, Copy)]
+struct Held {
+    pkt: PacketRef,
+    meta: PacketMeta,
+    at: Time,
+}
+
+/// Takes the packets `q` dropped after taking them out of `waiting`, checking each was there
+/// and could be dropped; returns how many.
+fn collect_dropped(name: &str, q: &mut Qdisc, waiting: &mut VecDeque<Held>, now: Time) -> u64 {
+    let mut n = 0;
+    while let Some(d) = q.take_dropped() {
+        let i = waiting
+            .iter()
+            .position(|h| h.pkt == d.pkt)
+            .unwrap_or_else(|| panic!("{name}: dropped a packet it did not hold"));
+        if q.fifo() {
+            assert_eq!(i, 0, "{name}: a FIFO drops what it took from its head");
+        }
+        let h = waiting.remove(i).expect("found");
+        assert_eq!(h.meta.size, d.size, "{name}: the dropped packet's size");
+        assert!(
+            may_drop_after(q, now.saturating_since(h.at), &h.meta),
+            "{name}: dropped a packet that waited {:?} ({:?})",
+            now.saturating_since(h.at),
+            d.reason
+        );
+        n += 1;
+    }
+    n
+}
+
 /// Random arrivals and departures through `q`; returns the verdicts. Checks every property on
 /// the way.
 fn drive(name: &str, mut q: Qdisc, seed: u64) -> Vec<Verdict> {
     let mut rng = Rng::from_seed(seed);
     let mut aqm_rng = Rng::from_seed(seed ^ 0xA5A5);
-    let mut waiting: VecDeque<(PacketRef, Bytes)> = VecDeque::new();
+    let mut waiting: VecDeque<Held> = VecDeque::new();
     let mut verdicts = vec![];
     let mut now = Time::ZERO;
-    let (mut arrivals, mut departures, mut drops) = (0u64, 0u64, 0u64);
+    let (mut arrivals, mut departures, mut drops, mut marks) = (0u64, 0u64, 0u64, 0u64);
     for i in 0..20_000u32 {
         now += Dur::from_micros(rng.below(4_000));
         // Bursts of arrivals against a steady service, so that queues build and drain.
@@ -144,7 +195,9 @@ fn drive(name: &str, mut q: Qdisc, seed: u64) -> Vec<Verdict> {
             let v = q.enqueue(now, &meta, PacketRef(i), &mut aqm_rng);
             arrivals += 1;
             match v {
-                Verdict::Enqueue | Verdict::EnqueueMarked => waiting.push_back((PacketRef(i), meta.size)),
+                Verdict::Enqueue | Verdict::EnqueueMarked => {
+                    waiting.push_back(Held { pkt: PacketRef(i), meta, at: now })
+                }
                 Verdict::Drop(reason) => {
                     drops += 1;
                     assert!(!must, "{name}: arrival {i} dropped ({reason:?}) while its rules say take it");
@@ -152,32 +205,56 @@ fn drive(name: &str, mut q: Qdisc, seed: u64) -> Vec<Verdict> {
             }
             if v == Verdict::EnqueueMarked {
                 assert!(meta.ecn_capable, "{name}: a packet that is not ECN-capable was marked");
+                marks += 1;
             }
+            drops += collect_dropped(name, &mut q, &mut waiting, now);
             verdicts.push(v);
         } else {
-            match q.dequeue(now) {
-                Some((p, size)) => {
-                    let (want, want_size) = waiting.pop_front().expect("a packet came out of an empty queue");
-                    assert_eq!((p, size), (want, want_size), "{name}: FIFO order");
+            let d = q.dequeue(now);
+            drops += collect_dropped(name, &mut q, &mut waiting, now);
+            match d {
+                Some(d) => {
+                    let i = waiting
+                        .iter()
+                        .position(|h| h.pkt == d.pkt)
+                        .unwrap_or_else(|| panic!("{name}: sent a packet it did not hold"));
+                    if q.fifo() {
+                        assert_eq!(i, 0, "{name}: FIFO order");
+                    }
+                    let h = waiting.remove(i).expect("found");
+                    assert_eq!(h.meta.size, d.size, "{name}: the departure's size");
+                    if d.mark {
+                        assert!(h.meta.ecn_capable, "{name}: a packet that is not ECN-capable was marked");
+                        marks += 1;
+                    }
                     departures += 1;
                 }
                 None => assert!(waiting.is_empty(), "{name}: nothing came out of a queue holding packets"),
             }
         }
         assert_eq!(q.len(), waiting.len(), "{name}: len");
-        assert_eq!(q.bytes().0, waiting.iter().map(|(_, s)| s.0).sum::<u64>(), "{name}: bytes");
+        assert_eq!(q.bytes().0, waiting.iter().map(|h| h.meta.size.0).sum::<u64>(), "{name}: bytes");
         let s = q.stats();
         assert_eq!(s.arrivals_pkts, arrivals, "{name}: arrivals");
         assert_eq!(s.departures_pkts, departures, "{name}: departures");
         assert_eq!(s.drops(), drops, "{name}: drops");
+        assert_eq!(s.marks, marks, "{name}: marks");
         assert_eq!(s.arrivals_pkts, s.departures_pkts + s.drops() + q.len() as u64, "{name}: conservation");
         assert_eq!(
             s.drops(),
-            s.early_drops + s.forced_drops + s.overflow_drops + s.threshold_drops,
+            s.early_drops + s.forced_drops + s.overflow_drops + s.threshold_drops + s.sojourn_drops + s.flow_drops,
             "{name}: drops by reason"
         );
     }
     assert!(drops > 0 && departures > 0, "{name}: the traffic congested the queue ({drops} drops)");
+    let s = q.stats();
+    let own = match &q {
+        Qdisc::DropTail(_) => s.overflow_drops,
+        Qdisc::Red(_) | Qdisc::Dcbt(_) => s.early_drops + s.marks,
+        Qdisc::Cbt(_) => s.threshold_drops,
+        Qdisc::Codel(_) => s.sojourn_drops + s.marks,
+    };
+    assert!(own > 0, "{name}: the traffic exercised the discipline's own rule ({s:?})");
     verdicts
 }
 

@@ -15,8 +15,13 @@
 //! the dequeues that happened since, at the times they happened, including the empty dequeue by
 //! which RED learns when the link went idle (ns-2 REDQueue::deque). So the discipline sees the
 //! same calls at the same times as in ns-2's Queue/LinkDelay pair.
+//!
+//! A discipline that decides at dequeue, or serves out of arrival order (CoDel, FQ-CoDel), takes
+//! the general path instead ([`LinkState::general`]): a packet's departure is known only when
+//! the transmitter takes it, so the simulator keeps an event for the end of each serialisation
+//! and asks the discipline then (`Sim::serve`), as ns-2's LinkDelay asks its queue.
 
-use fairway_aqm::{Qdisc, QueueDiscipline};
+use fairway_aqm::{Decides, Qdisc, QueueDiscipline};
 use std::collections::VecDeque;
 
 use fairway_core::{Dur, NodeId, PacketRef, Rate, Rng, Time};
@@ -50,6 +55,12 @@ pub struct LinkState {
     pub idle_noted: bool,
     /// Whether the link loses packets on the wire (`loss > 0`).
     pub lossy: bool,
+    /// The discipline decides at dequeue or is not a FIFO: the general path (see above).
+    pub general: bool,
+    /// General path: an event for the end of the current serialisation is pending.
+    pub tx_pending: bool,
+    /// General path: the serialisation's number, which its event carries.
+    pub tx_gen: u32,
     // -- line 1 on: the discipline (see above) --
     pub qdisc: Qdisc,
     // -- touched when queues form, or rarely --
@@ -68,6 +79,10 @@ pub struct LinkState {
     pub loss_rng: Rng,
     pub from: NodeId,
     pub to: NodeId,
+    /// The time packets waited before their serialisation began, summed over the packets
+    /// that waited at all, and the longest wait ([`LinkState::sojourn`]).
+    pub wait_sum: u128,
+    pub wait_max: Dur,
 }
 
 /// The counts a packet's arrival at a link's far end updates, kept apart from [`LinkState`] in
@@ -114,7 +129,13 @@ impl LinkState {
         let unused = || Rng::from_seed(0);
         let rng = if qdisc.draws() { Rng::stream(seed, &format!("queue:{}", name())) } else { unused() };
         let loss_rng = if spec.loss > 0.0 { Rng::stream(seed, &format!("loss:{}", name())) } else { unused() };
+        let general = qdisc.decides() == Decides::AtDequeue || !qdisc.fifo();
         LinkState {
+            general,
+            tx_pending: false,
+            tx_gen: 0,
+            wait_sum: 0,
+            wait_max: Dur::ZERO,
             from: spec.from,
             to: spec.to,
             rate: spec.rate,
@@ -184,6 +205,10 @@ impl LinkState {
 
     #[inline(never)]
     fn dequeue_until(&mut self, now: Time) {
+        if self.general {
+            // Dequeues happen as events there, not here.
+            return;
+        }
         while self.free_at <= now {
             let t = self.free_at;
             if self.qdisc.is_empty() {
@@ -198,8 +223,8 @@ impl LinkState {
                 break;
             }
             self.integ.advance(t);
-            if let Some((_, size)) = self.qdisc.dequeue(t) {
-                let d = self.tx_time(size);
+            if let Some(dep) = self.qdisc.dequeue(t) {
+                let d = self.tx_time(dep.size);
                 self.free_at = t + d;
                 self.busy += d;
             }
@@ -213,8 +238,25 @@ impl LinkState {
     pub fn admit(&mut self, now: Time, size: fairway_core::Bytes) -> Time {
         self.idle_noted = false;
         let start = self.tail_end.max(now);
+        if start > now {
+            self.waited(start - now);
+        }
         self.tail_end = start + self.tx_time(size);
         self.tail_end + self.delay
+    }
+
+    /// A packet waited `d` before its serialisation began.
+    #[inline]
+    pub fn waited(&mut self, d: Dur) {
+        self.wait_sum += d.0 as u128;
+        self.wait_max = self.wait_max.max(d);
+    }
+
+    /// The mean and longest wait before serialisation over `n` packets (those admitted, on the
+    /// fast path; those that left the queue, on the general path).
+    pub fn sojourn(&self, n: u64) -> (Option<Dur>, Dur) {
+        let mean = (n > 0).then(|| Dur((self.wait_sum / n as u128) as u64));
+        (mean, self.wait_max)
     }
 
     /// Call before the queue changes: accumulates the time-weighted queue and average.

@@ -59,6 +59,9 @@ pub struct Packet {
     pub lost: bool,
     /// A datagram tagged as multimedia by its source (the ToS bit of seed 003 §2).
     pub tagged: bool,
+    /// When the queue it waits in (or last waited in) took it: a link on the general path
+    /// measures its wait from this.
+    pub queued_at: Time,
 }
 
 impl Packet {
@@ -83,6 +86,7 @@ impl Packet {
             hop: 0,
             lost: false,
             tagged: false,
+            queued_at: Time::ZERO,
         }
     }
 }
@@ -137,5 +141,14 @@ impl Arena {
 
     pub fn live_count(&self) -> usize {
         self.slots.len() - self.free.len()
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    /// A packet is one cache line: the arena's slots are read once per hop.
+    #[test]
+    fn a_packet_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<super::Packet>(), 64);
     }
 }

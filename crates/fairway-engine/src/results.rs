@@ -123,7 +123,16 @@ pub struct LinkSummary {
     pub overflow_drops_pkts: u64,
     /// Drops of a class over its threshold (CBT).
     pub threshold_drops_pkts: u64,
+    /// CoDel's drops at the head of the queue (CoDel, FQ-CoDel).
+    pub sojourn_drops_pkts: u64,
+    /// Drops of a flow over its share of the buffer (FRED).
+    pub flow_drops_pkts: u64,
     pub marks_pkts: u64,
+    /// Mean time a packet waited in the queue before its serialisation began (packets that
+    /// did not wait count as 0), over the packets the queue admitted; null if none.
+    pub mean_sojourn_s: Option<f64>,
+    /// The longest such wait.
+    pub max_sojourn_s: f64,
     /// Packets the link's random loss model took on the wire.
     pub lost_pkts: u64,
     /// Time-average of the packets waiting (not counting the one on the wire).
@@ -201,6 +210,8 @@ pub struct QueueRow {
     pub forced_drops_pkts: u64,
     pub overflow_drops_pkts: u64,
     pub threshold_drops_pkts: u64,
+    pub sojourn_drops_pkts: u64,
+    pub flow_drops_pkts: u64,
     pub marks_pkts: u64,
 }
 

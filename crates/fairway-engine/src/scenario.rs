@@ -4,7 +4,7 @@
 //! running (units, ranges, names, routes) is made there, so the engine gets only scenarios it can
 //! run. The file format is documented in docs/scenarios.md.
 
-use fairway_aqm::{CbtParams, DcbtParams, DropTailParams, RedParams};
+use fairway_aqm::{CbtParams, CodelParams, DcbtParams, DropTailParams, RedParams};
 use std::sync::Arc;
 
 use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
@@ -55,6 +55,8 @@ pub enum QueueSpec {
     Cbt(Box<CbtParams>),
     /// Dynamic-CBT (seed 003 §3).
     Dcbt(Box<DcbtParams>),
+    /// CoDel (RFC 8289).
+    Codel(Box<CodelParams>),
 }
 
 impl QueueSpec {
@@ -64,6 +66,7 @@ impl QueueSpec {
             QueueSpec::Red(_) => "red",
             QueueSpec::Cbt(_) => "cbt",
             QueueSpec::Dcbt(_) => "dcbt",
+            QueueSpec::Codel(_) => "codel",
         }
     }
 }

@@ -53,6 +53,10 @@ enum Ev {
     },
     /// A data packet's source host delay is over: it enters the first link (`send_jitter`).
     Release(u32),
+    /// A link on the general path has finished serialising a packet: its discipline gives the
+    /// next (see `link.rs`); valid only while the generation (the second field) matches the
+    /// link's, as a departure may have been taken earlier by [`Sim::catch_up`].
+    TxDone(u32, u32),
     FlowStart(u32),
     FlowStop(u32),
     WebSession(u32),
@@ -172,6 +176,9 @@ pub struct Sim<'a> {
     /// In flight from which a link's further packets wait in its FIFO ([`BEHIND_FROM`]; tests
     /// vary it to show that this changes no result).
     pub(crate) behind_from: u64,
+    /// General path: per arena slot, the insertion number reserved for the waiting packet's
+    /// arrival at the far end (see `general_arrival`); empty without such links.
+    queued_seq: Vec<u64>,
 }
 
 impl<'a> Sim<'a> {
@@ -195,6 +202,9 @@ impl<'a> Sim<'a> {
                 QueueSpec::Red(p) => Qdisc::Red(Box::new(
                     fairway_aqm::Red::new(**p, l.rate, l.delay).map_err(|e| SimError::Param(name(), e))?,
                 )),
+                QueueSpec::Codel(p) => {
+                    Qdisc::Codel(Box::new(fairway_aqm::Codel::new(**p).map_err(|e| SimError::Param(name(), e))?))
+                }
             };
             links.push(LinkState::new(l, qdisc, seed, name));
         }
@@ -287,6 +297,7 @@ impl<'a> Sim<'a> {
             scratch_out: vec![],
             jitter,
             behind_from: BEHIND_FROM,
+            queued_seq: vec![],
         })
     }
 
@@ -359,8 +370,9 @@ impl<'a> Sim<'a> {
             }
         }
         self.now = self.end;
-        for link in &mut self.links {
-            link.advance(self.end);
+        for l in 0..self.links.len() {
+            self.links[l].advance(self.end);
+            self.catch_up(l);
         }
         progress(self.end);
         complete
@@ -392,6 +404,13 @@ impl<'a> Sim<'a> {
             Ev::Arrive(l, p, next) => self.arrive(l as usize, PacketRef(p), next),
             Ev::Timer { flow, conn, side, gen } => self.timer(flow as usize, conn as usize, side, gen),
             Ev::Release(p) => self.release(PacketRef(p)),
+            Ev::TxDone(l, gen) => {
+                let link = &mut self.links[l as usize];
+                if link.tx_pending && link.tx_gen == gen {
+                    link.tx_pending = false;
+                    self.serve(l as usize);
+                }
+            }
             Ev::FlowStart(f) => self.flow_start(f as usize),
             Ev::FlowStop(f) => self.flow_stop(f as usize),
             Ev::WebSession(f) => self.web_session(f as usize),
@@ -416,6 +435,10 @@ impl<'a> Sim<'a> {
         };
         let meta = PacketMeta { size, ecn_capable: pkt.ect, flow: FlowId(pkt.flow), class };
         let link = &mut self.links[l];
+        if link.general {
+            self.general_arrival(l, p, &meta);
+            return;
+        }
         link.advance(now);
         if link.free_at < now {
             // An idle transmitter takes the next packet when it arrives.
@@ -451,19 +474,33 @@ impl<'a> Sim<'a> {
             self.drop_packet(p);
             return;
         }
+        let next = self.next_hop(p, verdict == Verdict::EnqueueMarked);
+        let at = self.links[l].admit(now, size);
+        let seq = self.q.reserve();
+        self.on_wire(l, p, next, at, seq);
+    }
+
+    /// The packet leaves its queue for the wire (marked CE if `mark`): one more link has taken
+    /// it. Returns where it goes next, as [`Ev::Arrive`] says it.
+    #[inline]
+    fn next_hop(&mut self, p: PacketRef, mark: bool) -> u32 {
         let pkt = self.arena.get_mut(p);
-        pkt.ce |= verdict == Verdict::EnqueueMarked;
+        pkt.ce |= mark;
         pkt.hop += 1;
-        let next = match self.routes[(pkt.route + pkt.hop) as usize] {
+        match self.routes[(pkt.route + pkt.hop) as usize] {
             END_OF_ROUTE => LAST_HOP | pkt.flow,
             link => link,
-        };
+        }
+    }
+
+    /// Packet `p`, taken by link `l`, reaches its far end at `at`; among simultaneous events,
+    /// in the place of insertion number `seq`, reserved when the link admitted it.
+    #[inline]
+    fn on_wire(&mut self, l: usize, p: PacketRef, next: u32, at: Time, seq: u64) {
         let link = &mut self.links[l];
-        let at = link.admit(now, size);
         // The loss model draws in the order packets take the wire, as if at the end of each
         // serialisation.
         let lost = link.lossy && link.loss_rng.bernoulli(link.loss);
-        let seq = self.q.reserve();
         let end = &mut self.ends[l];
         if end.behind == 0 && (end.inflight as u64) < self.behind_from {
             self.q.push_reserved(at, seq, Ev::Arrive(l as u32, p.0, next));
@@ -474,6 +511,84 @@ impl<'a> Sim<'a> {
         end.inflight += 1;
         if lost {
             self.arena.get_mut(p).lost = true;
+        }
+    }
+
+    /// The general path's arrival: the discipline takes the packet or not (and may throw others
+    /// away); an idle transmitter then asks it for the next packet.
+    fn general_arrival(&mut self, l: usize, p: PacketRef, meta: &PacketMeta) {
+        let now = self.now;
+        self.catch_up(l);
+        let link = &mut self.links[l];
+        link.integrate(now);
+        let v = link.qdisc.enqueue(now, meta, p, &mut link.rng);
+        link.observe();
+        self.drop_taken(l);
+        match v {
+            Verdict::Drop(_) => {
+                self.drop_packet(p);
+                return;
+            }
+            Verdict::EnqueueMarked => self.arena.get_mut(p).ce = true,
+            Verdict::Enqueue => {}
+        }
+        self.arena.get_mut(p).queued_at = now;
+        // Its arrival at the far end keeps the place among simultaneous events that the fast
+        // path gives it, which reserves it on admission.
+        let slot = p.0 as usize;
+        if self.queued_seq.len() <= slot {
+            self.queued_seq.resize(slot + 1, 0);
+        }
+        self.queued_seq[slot] = self.q.reserve();
+        if !self.links[l].tx_pending {
+            self.serve(l);
+        }
+    }
+
+    /// General path: link `l`'s transmitter is free now; its discipline gives the next packet,
+    /// if any (ns-2 LinkDelay's resume and Queue::deque).
+    fn serve(&mut self, l: usize) {
+        let now = self.now;
+        let link = &mut self.links[l];
+        link.integrate(now);
+        let dep = link.qdisc.dequeue(now);
+        link.observe();
+        self.drop_taken(l);
+        let Some(dep) = dep else {
+            return;
+        };
+        let link = &mut self.links[l];
+        let d = link.tx_time(dep.size);
+        link.free_at = now + d;
+        link.tail_end = now + d;
+        link.busy += d;
+        link.tx_pending = true;
+        link.tx_gen = link.tx_gen.wrapping_add(1);
+        let waited = now.saturating_since(self.arena.get(dep.pkt).queued_at);
+        if !waited.is_zero() {
+            link.waited(waited);
+        }
+        self.q.push(now + d, Ev::TxDone(l as u32, link.tx_gen));
+        let next = self.next_hop(dep.pkt, dep.mark);
+        let at = now + d + self.links[l].delay;
+        let seq = self.queued_seq[dep.pkt.0 as usize];
+        self.on_wire(l, dep.pkt, next, at, seq);
+    }
+
+    /// General path: the serialisations that have ended by now are over before anything else
+    /// happens at the link now (an arrival, a sample), whatever the order of their events: the
+    /// order the fast path keeps (its dequeues come first, `LinkState::advance`).
+    fn catch_up(&mut self, l: usize) {
+        while self.links[l].tx_pending && self.links[l].free_at <= self.now {
+            self.links[l].tx_pending = false;
+            self.serve(l);
+        }
+    }
+
+    /// Disposes of the packets link `l`'s discipline threw away after taking them.
+    fn drop_taken(&mut self, l: usize) {
+        while let Some(d) = self.links[l].qdisc.take_dropped() {
+            self.drop_packet(d.pkt);
         }
     }
 
@@ -862,8 +977,10 @@ impl<'a> Sim<'a> {
 
     fn queue_sample(&mut self) {
         let t = self.now;
-        for &l in &self.sc.monitor.links {
+        for i in 0..self.sc.monitor.links.len() {
+            let l = self.sc.monitor.links[i];
             self.links[l].advance(t);
+            self.catch_up(l);
             let link = &self.links[l];
             let s = link.qdisc.stats();
             self.samples.push((
@@ -881,6 +998,8 @@ impl<'a> Sim<'a> {
                     forced_drops_pkts: s.forced_drops,
                     overflow_drops_pkts: s.overflow_drops,
                     threshold_drops_pkts: s.threshold_drops,
+                    sojourn_drops_pkts: s.sojourn_drops,
+                    flow_drops_pkts: s.flow_drops,
                     marks_pkts: s.marks,
                 },
             ));
@@ -990,8 +1109,8 @@ impl<'a> Sim<'a> {
         LinkCheck {
             stats: *link.qdisc.stats(),
             waiting: link.qdisc.len() as u64,
-            // The FIFO holds the waiting packets too.
-            on_wire: self.ends[l].inflight as u64 - link.qdisc.len() as u64,
+            // On the fast path the count in flight holds the waiting packets too.
+            on_wire: self.ends[l].inflight as u64 - if link.general { 0 } else { link.qdisc.len() as u64 },
             delivered: self.ends[l].delivered,
             lost: link.lost,
         }

@@ -8,6 +8,7 @@ pub mod parse;
 #[cfg(test)]
 mod parse_tests;
 pub mod protocols;
+pub mod queues;
 pub mod reader;
 pub mod sweep;
 

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use fairway_aqm::{CbtParams, DcbtParams, DropTailParams, Limit, RedFor, RedParams};
+use fairway_aqm::{DropTailParams, RedParams};
 use fairway_core::{Dur, NodeId, Rate, Time};
 use toml_edit::ImDocument;
 
@@ -11,6 +11,7 @@ use fairway_engine::routing::Router;
 use fairway_engine::scenario::*;
 
 use crate::protocols::{self, packet_size, MAX_PACKET};
+use crate::queues::parse_queue;
 use crate::reader::{Place, Res, ScenarioError, Source, Tbl, Val};
 
 const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "wire", "link", "flow", "monitor", "sweep"];
@@ -37,30 +38,6 @@ const TCP_KEYS: &[&str] = &[
 /// The apps TCP carries.
 const TCP_APPS: &[&str] = &["ftp", "transfer", "web"];
 const MONITOR_KEYS: &[&str] = &["bin", "queue_interval", "links"];
-const DROPTAIL_KEYS: &[&str] = &["kind", "limit"];
-/// CBT's keys beside RED's.
-const CBT_OWN_KEYS: &[&str] = &["mm_th", "udp_th", "weight", "red_for"];
-/// D-CBT's keys beside RED's.
-const DCBT_OWN_KEYS: &[&str] = &["untagged_allowance", "refresh"];
-const RED_KEYS: &[&str] = &[
-    "kind",
-    "limit",
-    "thresh",
-    "maxthresh",
-    "q_weight",
-    "linterm",
-    "gentle",
-    "wait",
-    "mean_pktsize",
-    "idle_pktsize",
-    "bytes",
-    "queue_in_bytes",
-    "ecn",
-    "mark_p",
-    "use_mark_p",
-    "targetdelay",
-];
-
 /// Reads and checks a scenario file.
 pub fn parse_scenario_file(path: &Path) -> Result<Scenario, ScenarioError> {
     parse_scenario_file_warn(path).map(|(sc, _)| sc)
@@ -362,7 +339,7 @@ impl Builder {
                     QueueSpec::Red(p) => self.check_red(&q, p, rate, delay)?,
                     QueueSpec::Cbt(p) => self.check_red(&q, &p.red, rate, delay)?,
                     QueueSpec::Dcbt(p) => self.check_red(&q, &p.red, rate, delay)?,
-                    QueueSpec::DropTail(_) => {}
+                    QueueSpec::DropTail(_) | QueueSpec::Codel(_) => {}
                 }
                 spec
             }
@@ -820,145 +797,4 @@ fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
         };
     }
     Ok(s)
-}
-
-fn parse_queue(v: &Val) -> Res<QueueSpec> {
-    let (kind, t) = if v.is_str() {
-        (v.string()?, None)
-    } else {
-        let t = v.table()?;
-        let k = t.req("kind")?.string()?;
-        (k, Some(t))
-    };
-    match kind.as_str() {
-        "droptail" => {
-            let mut p = DropTailParams::default();
-            if let Some(t) = &t {
-                if let Some(l) = t.get("limit") {
-                    p.limit = if l.is_str() { Limit::Bytes(l.bytes_pos()?) } else { Limit::Packets(l.u32_min(1)?) };
-                }
-                p.validate().map_err(|e| v.error(e.to_string()))?;
-            }
-            if let Some(t) = t {
-                finish(&t, DROPTAIL_KEYS)?;
-            }
-            Ok(QueueSpec::DropTail(p))
-        }
-        "red" => {
-            let p = match &t {
-                Some(t) => parse_red(t)?,
-                None => RedParams::default(),
-            };
-            if let Some(t) = t {
-                finish(&t, RED_KEYS)?;
-            }
-            Ok(QueueSpec::Red(Box::new(p)))
-        }
-        "cbt" => {
-            // seed 003 §2: RED's keys, and a threshold per UDP class (required: the paper gives
-            // no default).
-            let Some(t) = t else {
-                return Err(
-                    v.error("CBT needs its class thresholds: queue = { kind = \"cbt\", mm_th = ..., udp_th = ... }")
-                );
-            };
-            let red = parse_red(&t)?;
-            let th = |key: &str| -> Res<f64> {
-                let v = t.req(key)?;
-                let x = v.f64()?;
-                if x < 0.0 {
-                    return Err(v.error(format!("{x} is not a number of packets (0 or more)")));
-                }
-                Ok(x)
-            };
-            let weight = match t.get("weight") {
-                Some(v) => Some(v.f64()?),
-                None => None,
-            };
-            // seed 003 §2's two variants: RED for all (the default, the one it simulates) or
-            // RED for TCP only.
-            let red_for = match t.get("red_for") {
-                None => RedFor::All,
-                Some(v) => match v.string()?.as_str() {
-                    "all" => RedFor::All,
-                    "tcp" => RedFor::Tcp,
-                    other => return Err(v.error(format!("`{other}`: expected \"all\" or \"tcp\""))),
-                },
-            };
-            let p = CbtParams { red, mm_th: th("mm_th")?, udp_th: th("udp_th")?, weight, red_for };
-            p.validate().map_err(|e| match t.get(e.field) {
-                Some(v) => v.error(e.reason),
-                None => t.error(format!("{}: {}", e.field, e.reason)),
-            })?;
-            finish(&t, &[RED_KEYS, CBT_OWN_KEYS].concat())?;
-            Ok(QueueSpec::Cbt(Box::new(p)))
-        }
-        "dcbt" => {
-            // seed 003 §3: RED's keys; the class thresholds follow the active flows.
-            let t = t.ok_or_else(|| {
-                v.error("D-CBT counts packets: queue = { kind = \"dcbt\", bytes = false, queue_in_bytes = false, ... }")
-            })?;
-            let mut p = DcbtParams::new(parse_red(&t)?);
-            if let Some(x) = t.get("untagged_allowance") {
-                p.untagged_allowance = x.f64()?;
-            }
-            if let Some(x) = t.get("refresh") {
-                p.refresh = x.dur_pos()?;
-            }
-            p.validate().map_err(|e| match t.get(e.field) {
-                Some(x) => x.error(e.reason),
-                None => t.error(format!("{}: {}", e.field, e.reason)),
-            })?;
-            finish(&t, &[RED_KEYS, DCBT_OWN_KEYS].concat())?;
-            Ok(QueueSpec::Dcbt(Box::new(p)))
-        }
-        other => Err(v.error(format!("unknown queue kind `{other}`: expected droptail, red, cbt or dcbt"))),
-    }
-}
-
-/// RED's keys are ns-2's variable names without the trailing underscore; what is not given
-/// keeps ns-2 2.35's default (`RedParams::default`).
-fn parse_red(t: &Tbl) -> Res<RedParams> {
-    let mut p = RedParams::default();
-    if let Some(v) = t.get("limit") {
-        p.limit = v.u32_min(1)?;
-    }
-    for (key, field) in [
-        ("thresh", &mut p.thresh),
-        ("maxthresh", &mut p.maxthresh),
-        ("q_weight", &mut p.q_weight),
-        ("linterm", &mut p.linterm),
-        ("mark_p", &mut p.mark_p),
-    ] {
-        if let Some(v) = t.get(key) {
-            *field = v.f64()?;
-        }
-    }
-    for (key, field) in [
-        ("gentle", &mut p.gentle),
-        ("wait", &mut p.wait),
-        ("bytes", &mut p.bytes),
-        ("queue_in_bytes", &mut p.queue_in_bytes),
-        ("ecn", &mut p.ecn),
-        ("use_mark_p", &mut p.use_mark_p),
-    ] {
-        if let Some(v) = t.get(key) {
-            *field = v.bool()?;
-        }
-    }
-    if let Some(v) = t.get("mean_pktsize") {
-        p.mean_pktsize = v.bytes_pos()?;
-    }
-    if let Some(v) = t.get("idle_pktsize") {
-        p.idle_pktsize = v.bytes_pos()?;
-    }
-    if let Some(v) = t.get("targetdelay") {
-        p.targetdelay = v.dur_pos()?;
-    }
-    // The same checks RED makes when built, reported at the offending key.
-    p.validate().map_err(|e| match t.get(e.field) {
-        Some(v) => v.error(e.reason),
-        None => t.error(format!("{}: {}", e.field, e.reason)),
-    })?;
-    Ok(p)
 }

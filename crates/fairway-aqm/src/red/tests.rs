@@ -718,7 +718,7 @@ fn workload(p: RedParams, seed: u64, arrivals: usize, load: f64, ect: f64) -> (V
     while out.len() < arrivals {
         match link_free {
             Some(tf) if tf <= t_arr => {
-                link_free = q.dequeue(tf).map(|(_, size)| tf + rate.tx_time(size));
+                link_free = q.dequeue(tf).map(|d| tf + rate.tx_time(d.size));
             }
             _ => {
                 let size = 40 + wl.below(1461);
@@ -728,7 +728,7 @@ fn workload(p: RedParams, seed: u64, arrivals: usize, load: f64, ect: f64) -> (V
                     dropped_bytes += size;
                 }
                 if link_free.is_none() {
-                    link_free = q.dequeue(t_arr).map(|(_, s)| t_arr + rate.tx_time(s));
+                    link_free = q.dequeue(t_arr).map(|d| t_arr + rate.tx_time(d.size));
                 }
                 out.push(v);
                 t_arr += Dur::from_secs_f64(wl.exponential(mean_gap));

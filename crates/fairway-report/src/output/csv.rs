@@ -53,7 +53,7 @@ fn secs(s: &mut String, ns: u64) {
 
 pub const FLOWS_HEADER: &str = "bin_start_s,bin_end_s,flow,group,class,sent_pkts,recv_pkts,dropped_pkts,throughput_bps,goodput_bps,mean_delay_s,cwnd_pkts,scale\n";
 pub const CLASSES_HEADER: &str = "bin_start_s,bin_end_s,class,flows,throughput_bps,jain_index\n";
-pub const QUEUE_HEADER: &str = "time_s,link,queue_pkts,queue_bytes,avg_queue_pkts,arrivals_pkts,departures_pkts,departures_bytes,drops_pkts,early_drops_pkts,forced_drops_pkts,overflow_drops_pkts,threshold_drops_pkts,marks_pkts\n";
+pub const QUEUE_HEADER: &str = "time_s,link,queue_pkts,queue_bytes,avg_queue_pkts,arrivals_pkts,departures_pkts,departures_bytes,drops_pkts,early_drops_pkts,forced_drops_pkts,overflow_drops_pkts,threshold_drops_pkts,sojourn_drops_pkts,flow_drops_pkts,marks_pkts\n";
 
 /// Each flow's `,name,group,class,` for its rows of flows.csv, made once.
 pub fn flow_labels(sc: &Scenario) -> Vec<String> {
@@ -184,6 +184,8 @@ pub fn queue_row(s: &mut String, name: &str, r: &QueueRow) {
         r.forced_drops_pkts,
         r.overflow_drops_pkts,
         r.threshold_drops_pkts,
+        r.sojourn_drops_pkts,
+        r.flow_drops_pkts,
         r.marks_pkts,
     ] {
         s.push(',');
@@ -194,7 +196,7 @@ pub fn queue_row(s: &mut String, name: &str, r: &QueueRow) {
 
 /// queue.csv: per sample time, per monitored link: time_s, link, queue_pkts, queue_bytes,
 /// avg_queue_pkts, and cumulative arrivals, departures (packets and bytes), drops (all, early,
-/// forced, overflow) and marks. In time order, as a run writes it while it runs.
+/// forced, overflow, threshold, sojourn, flow) and marks. In time order, as a run writes it while it runs.
 pub fn queue_csv(res: &RunResult, sc: &Scenario) -> String {
     let mut s = String::from(QUEUE_HEADER);
     let names: Vec<String> = res.queue_samples.iter().map(|(l, _)| sc.link_name(*l)).collect();
@@ -225,7 +227,7 @@ pub fn links_csv(res: &RunResult) -> String {
     // About 120 bytes a row (reserved as in flows_csv).
     let mut s = String::with_capacity(256 + res.all_links.len() * 160);
     s.push_str(
-        "link,queue,rate_bps,delay_s,monitored,arrivals_pkts,departures_pkts,drops_pkts,early_drops_pkts,forced_drops_pkts,overflow_drops_pkts,threshold_drops_pkts,marks_pkts,lost_pkts,mean_queue_pkts,mean_avg_queue_pkts,utilization\n",
+        "link,queue,rate_bps,delay_s,monitored,arrivals_pkts,departures_pkts,drops_pkts,early_drops_pkts,forced_drops_pkts,overflow_drops_pkts,threshold_drops_pkts,sojourn_drops_pkts,flow_drops_pkts,marks_pkts,mean_sojourn_s,max_sojourn_s,lost_pkts,mean_queue_pkts,mean_avg_queue_pkts,utilization\n",
     );
     for l in &res.all_links {
         s.push_str(&l.name);
@@ -244,12 +246,20 @@ pub fn links_csv(res: &RunResult) -> String {
             l.forced_drops_pkts,
             l.overflow_drops_pkts,
             l.threshold_drops_pkts,
+            l.sojourn_drops_pkts,
+            l.flow_drops_pkts,
             l.marks_pkts,
-            l.lost_pkts,
         ] {
             uint(&mut s, n);
             s.push(',');
         }
+        // Seconds to the nanosecond.
+        fixed(&mut s, l.mean_sojourn_s.unwrap_or(f64::NAN), 9);
+        s.push(',');
+        fixed(&mut s, l.max_sojourn_s, 9);
+        s.push(',');
+        uint(&mut s, l.lost_pkts);
+        s.push(',');
         fixed(&mut s, l.mean_queue_pkts, 4);
         s.push(',');
         fixed(&mut s, l.mean_avg_queue_pkts.unwrap_or(f64::NAN), 4);
