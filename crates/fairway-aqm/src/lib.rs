@@ -12,6 +12,7 @@ pub mod cbt;
 pub mod codel;
 pub mod dcbt;
 pub mod droptail;
+pub mod fq_codel;
 pub mod red;
 
 use fairway_core::{Bytes, FlowId, PacketRef, Rng, Time};
@@ -20,6 +21,7 @@ pub use cbt::{Cbt, CbtParams, RedFor};
 pub use codel::{Codel, CodelParams, CodelVars};
 pub use dcbt::{Dcbt, DcbtParams};
 pub use droptail::{DropTail, DropTailParams, Limit};
+pub use fq_codel::{FqCodel, FqCodelParams};
 pub use red::{Red, RedCore, RedParams, RedResolved};
 
 /// What a discipline may look at when a packet arrives.
@@ -228,6 +230,7 @@ pub enum Qdisc {
     Cbt(Box<Cbt>),
     Dcbt(Box<Dcbt>),
     Codel(Box<Codel>),
+    FqCodel(Box<FqCodel>),
 }
 
 impl Qdisc {
@@ -239,7 +242,7 @@ impl Qdisc {
     pub fn pass_through(&mut self, meta: &PacketMeta) -> Option<Verdict> {
         match self {
             Qdisc::DropTail(q) => Some(q.pass_through(meta)),
-            Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Codel(_) => None,
+            Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Codel(_) | Qdisc::FqCodel(_) => None,
         }
     }
 
@@ -248,7 +251,7 @@ impl Qdisc {
     #[inline]
     pub fn tracks_idle(&self) -> bool {
         match self {
-            Qdisc::DropTail(_) | Qdisc::Codel(_) => false,
+            Qdisc::DropTail(_) | Qdisc::Codel(_) | Qdisc::FqCodel(_) => false,
             Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) => true,
         }
     }
@@ -258,7 +261,7 @@ impl Qdisc {
     pub fn decides(&self) -> Decides {
         match self {
             Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) => Decides::AtEnqueue,
-            Qdisc::Codel(_) => Decides::AtDequeue,
+            Qdisc::Codel(_) | Qdisc::FqCodel(_) => Decides::AtDequeue,
         }
     }
 
@@ -266,6 +269,8 @@ impl Qdisc {
     pub fn fifo(&self) -> bool {
         match self {
             Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Codel(_) => true,
+            // RFC 8290 §4.2: flows are served in turn.
+            Qdisc::FqCodel(_) => false,
         }
     }
 
@@ -274,7 +279,7 @@ impl Qdisc {
     /// discipline that has no use for it.
     pub fn draws(&self) -> bool {
         match self {
-            Qdisc::DropTail(_) | Qdisc::Codel(_) => false,
+            Qdisc::DropTail(_) | Qdisc::Codel(_) | Qdisc::FqCodel(_) => false,
             Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) => true,
         }
     }
@@ -289,6 +294,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Cbt(q) => q.enqueue(now, meta, pkt, rng),
             Qdisc::Dcbt(q) => q.enqueue(now, meta, pkt, rng),
             Qdisc::Codel(q) => q.enqueue(now, meta, pkt, rng),
+            Qdisc::FqCodel(q) => q.enqueue(now, meta, pkt, rng),
         }
     }
     #[inline]
@@ -299,6 +305,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Cbt(q) => q.dequeue(now),
             Qdisc::Dcbt(q) => q.dequeue(now),
             Qdisc::Codel(q) => q.dequeue(now),
+            Qdisc::FqCodel(q) => q.dequeue(now),
         }
     }
     fn take_dropped(&mut self) -> Option<Dropped> {
@@ -308,6 +315,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Cbt(q) => q.take_dropped(),
             Qdisc::Dcbt(q) => q.take_dropped(),
             Qdisc::Codel(q) => q.take_dropped(),
+            Qdisc::FqCodel(q) => q.take_dropped(),
         }
     }
     fn len(&self) -> usize {
@@ -317,6 +325,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Cbt(q) => q.len(),
             Qdisc::Dcbt(q) => q.len(),
             Qdisc::Codel(q) => q.len(),
+            Qdisc::FqCodel(q) => q.len(),
         }
     }
     fn bytes(&self) -> Bytes {
@@ -326,6 +335,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Cbt(q) => q.bytes(),
             Qdisc::Dcbt(q) => q.bytes(),
             Qdisc::Codel(q) => q.bytes(),
+            Qdisc::FqCodel(q) => q.bytes(),
         }
     }
     fn stats(&self) -> &QueueStats {
@@ -335,6 +345,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Cbt(q) => q.stats(),
             Qdisc::Dcbt(q) => q.stats(),
             Qdisc::Codel(q) => q.stats(),
+            Qdisc::FqCodel(q) => q.stats(),
         }
     }
     fn average_pkts(&self) -> Option<f64> {
@@ -344,6 +355,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Cbt(q) => q.average_pkts(),
             Qdisc::Dcbt(q) => q.average_pkts(),
             Qdisc::Codel(q) => q.average_pkts(),
+            Qdisc::FqCodel(q) => q.average_pkts(),
         }
     }
 }

@@ -9,8 +9,8 @@
 use std::collections::VecDeque;
 
 use fairway_aqm::{
-    Cbt, CbtParams, Class, Codel, CodelParams, Dcbt, DcbtParams, DropTail, DropTailParams, Limit, PacketMeta, Qdisc,
-    QueueDiscipline, Red, RedCore, RedFor, RedParams, Verdict,
+    Cbt, CbtParams, Class, Codel, CodelParams, Dcbt, DcbtParams, DropReason, DropTail, DropTailParams, FqCodel,
+    FqCodelParams, Limit, PacketMeta, Qdisc, QueueDiscipline, Red, RedCore, RedFor, RedParams, Verdict,
 };
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rate, Rng, Time};
 
@@ -71,16 +71,39 @@ fn disciplines() -> Vec<(&'static str, Qdisc)> {
             "codel-ecn",
             Qdisc::Codel(Box::new(Codel::new(CodelParams { limit: 40, ecn: true, ..CodelParams::default() }).unwrap())),
         ),
+        (
+            "fq_codel",
+            Qdisc::FqCodel(Box::new(
+                FqCodel::new(FqCodelParams { limit: 40, flows: 4, ecn: false, ..FqCodelParams::default() }).unwrap(),
+            )),
+        ),
+        (
+            "fq_codel-ecn",
+            Qdisc::FqCodel(Box::new(FqCodel::new(FqCodelParams { limit: 40, ..FqCodelParams::default() }).unwrap())),
+        ),
     ]
 }
 
-/// Whether the discipline may drop, at a dequeue, a packet it took that has waited `waited`.
-fn may_drop_after(q: &Qdisc, waited: Dur, meta: &PacketMeta) -> bool {
+/// Whether the discipline may drop, for `reason`, a packet it took that has waited `waited`;
+/// `over` says the buffer held more than its limit after the arrival (before the drops).
+fn may_drop_after(q: &Qdisc, reason: DropReason, waited: Dur, meta: &PacketMeta, over: bool) -> bool {
+    // RFC 8289 §5.4: only packets whose sojourn reached the target; with ECN, ECN-capable
+    // packets are marked, never dropped.
+    let codel =
+        |target: Dur, ecn: bool| reason == DropReason::Sojourn && waited >= target && !(ecn && meta.ecn_capable);
     match q {
         Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) => false,
-        // RFC 8289 §5.4: only packets whose sojourn reached the target; with ECN, ECN-capable
-        // packets are marked, never dropped.
-        Qdisc::Codel(c) => waited >= c.params().target && !(c.params().ecn && meta.ecn_capable),
+        Qdisc::Codel(c) => codel(c.params().target, c.params().ecn),
+        // RFC 8290 §4.1.2: an overflow takes packets from the fattest queue, whatever they waited.
+        Qdisc::FqCodel(f) => codel(f.params().target, f.params().ecn) || (reason == DropReason::Overflow && over),
+    }
+}
+
+/// The packets the buffer may hold, for disciplines that take every arrival and drop after.
+fn limit_of(q: &Qdisc) -> usize {
+    match q {
+        Qdisc::FqCodel(f) => f.params().limit as usize,
+        Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Codel(_) => usize::MAX,
     }
 }
 
@@ -116,6 +139,8 @@ fn must_take(q: &Qdisc, meta: &PacketMeta) -> bool {
             red_must_take(r.core(), units(r.core(), r.len(), r.bytes()), units(r.core(), r.len(), r.bytes()))
         }
         Qdisc::Codel(c) => !c.would_overflow(),
+        // Every arrival is taken; an overflow drops from the fattest queue after.
+        Qdisc::FqCodel(_) => true,
     }
 }
 
@@ -149,6 +174,7 @@ struct Held {
 /// and could be dropped; returns how many.
 fn collect_dropped(name: &str, q: &mut Qdisc, waiting: &mut VecDeque<Held>, now: Time) -> u64 {
     let mut n = 0;
+    let over = waiting.len() > limit_of(q);
     while let Some(d) = q.take_dropped() {
         let i = waiting
             .iter()
@@ -160,7 +186,7 @@ fn collect_dropped(name: &str, q: &mut Qdisc, waiting: &mut VecDeque<Held>, now:
         let h = waiting.remove(i).expect("found");
         assert_eq!(h.meta.size, d.size, "{name}: the dropped packet's size");
         assert!(
-            may_drop_after(q, now.saturating_since(h.at), &h.meta),
+            may_drop_after(q, d.reason, now.saturating_since(h.at), &h.meta, over),
             "{name}: dropped a packet that waited {:?} ({:?})",
             now.saturating_since(h.at),
             d.reason
@@ -253,6 +279,7 @@ fn drive(name: &str, mut q: Qdisc, seed: u64) -> Vec<Verdict> {
         Qdisc::Red(_) | Qdisc::Dcbt(_) => s.early_drops + s.marks,
         Qdisc::Cbt(_) => s.threshold_drops,
         Qdisc::Codel(_) => s.sojourn_drops + s.marks,
+        Qdisc::FqCodel(_) => s.sojourn_drops + s.marks + s.overflow_drops,
     };
     assert!(own > 0, "{name}: the traffic exercised the discipline's own rule ({s:?})");
     verdicts

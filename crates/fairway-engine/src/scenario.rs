@@ -4,7 +4,7 @@
 //! running (units, ranges, names, routes) is made there, so the engine gets only scenarios it can
 //! run. The file format is documented in docs/scenarios.md.
 
-use fairway_aqm::{CbtParams, CodelParams, DcbtParams, DropTailParams, RedParams};
+use fairway_aqm::{CbtParams, CodelParams, DcbtParams, DropTailParams, FqCodelParams, RedParams};
 use std::sync::Arc;
 
 use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
@@ -57,6 +57,8 @@ pub enum QueueSpec {
     Dcbt(Box<DcbtParams>),
     /// CoDel (RFC 8289).
     Codel(Box<CodelParams>),
+    /// FQ-CoDel (RFC 8290).
+    FqCodel(Box<FqCodelParams>),
 }
 
 impl QueueSpec {
@@ -67,6 +69,7 @@ impl QueueSpec {
             QueueSpec::Cbt(_) => "cbt",
             QueueSpec::Dcbt(_) => "dcbt",
             QueueSpec::Codel(_) => "codel",
+            QueueSpec::FqCodel(_) => "fq_codel",
         }
     }
 }

@@ -205,6 +205,9 @@ impl<'a> Sim<'a> {
                 QueueSpec::Codel(p) => {
                     Qdisc::Codel(Box::new(fairway_aqm::Codel::new(**p).map_err(|e| SimError::Param(name(), e))?))
                 }
+                QueueSpec::FqCodel(p) => {
+                    Qdisc::FqCodel(Box::new(fairway_aqm::FqCodel::new(**p).map_err(|e| SimError::Param(name(), e))?))
+                }
             };
             links.push(LinkState::new(l, qdisc, seed, name));
         }

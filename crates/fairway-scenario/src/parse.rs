@@ -339,7 +339,7 @@ impl Builder {
                     QueueSpec::Red(p) => self.check_red(&q, p, rate, delay)?,
                     QueueSpec::Cbt(p) => self.check_red(&q, &p.red, rate, delay)?,
                     QueueSpec::Dcbt(p) => self.check_red(&q, &p.red, rate, delay)?,
-                    QueueSpec::DropTail(_) | QueueSpec::Codel(_) => {}
+                    QueueSpec::DropTail(_) | QueueSpec::Codel(_) | QueueSpec::FqCodel(_) => {}
                 }
                 spec
             }

@@ -1,7 +1,7 @@
 //! `queue = ...` on a link: each discipline's keys, their defaults and checks. A kind names a
 //! fairway-aqm discipline; a bad value is an error at its key.
 
-use fairway_aqm::{CbtParams, CodelParams, DcbtParams, DropTailParams, Limit, RedFor, RedParams};
+use fairway_aqm::{CbtParams, CodelParams, DcbtParams, DropTailParams, FqCodelParams, Limit, RedFor, RedParams};
 use fairway_engine::scenario::QueueSpec;
 
 use crate::reader::{Res, Tbl, Val};
@@ -33,8 +33,12 @@ const RED_KEYS: &[&str] = &[
 /// CoDel's keys (RFC 8289).
 const CODEL_KEYS: &[&str] = &["kind", "limit", "target", "interval", "max_packet", "ecn"];
 
+/// FQ-CoDel's keys (RFC 8290).
+const FQ_CODEL_KEYS: &[&str] =
+    &["kind", "limit", "target", "interval", "max_packet", "ecn", "flows", "quantum", "drop_batch", "perturbation"];
+
 /// The queue kinds, as an error lists them.
-const KINDS: &str = "droptail, red, cbt, dcbt or codel";
+const KINDS: &str = "droptail, red, cbt, dcbt, codel or fq_codel";
 
 fn finish(t: &Tbl, keys: &[&str]) -> Res<()> {
     t.finish(keys)
@@ -148,6 +152,16 @@ pub(crate) fn parse_queue(v: &Val) -> Res<QueueSpec> {
             }
             Ok(QueueSpec::Codel(Box::new(p)))
         }
+        "fq_codel" => {
+            let p = match &t {
+                Some(t) => parse_fq_codel(t)?,
+                None => FqCodelParams::default(),
+            };
+            if let Some(t) = t {
+                finish(&t, FQ_CODEL_KEYS)?;
+            }
+            Ok(QueueSpec::FqCodel(Box::new(p)))
+        }
         other => Err(v.error(format!("unknown queue kind `{other}`: expected {KINDS}"))),
     }
 }
@@ -216,6 +230,41 @@ fn parse_codel(t: &Tbl) -> Res<CodelParams> {
     }
     if let Some(v) = t.get("ecn") {
         p.ecn = v.bool()?;
+    }
+    p.validate().map_err(|e| at_key(t, e))?;
+    Ok(p)
+}
+
+/// FQ-CoDel's keys; what is not given keeps RFC 8290's (and Linux's) value
+/// ([`FqCodelParams::default`]).
+fn parse_fq_codel(t: &Tbl) -> Res<FqCodelParams> {
+    let mut p = FqCodelParams::default();
+    if let Some(v) = t.get("limit") {
+        p.limit = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("target") {
+        p.target = v.dur_pos()?;
+    }
+    if let Some(v) = t.get("interval") {
+        p.interval = v.dur_pos()?;
+    }
+    if let Some(v) = t.get("max_packet") {
+        p.max_packet = v.bytes_pos()?;
+    }
+    if let Some(v) = t.get("ecn") {
+        p.ecn = v.bool()?;
+    }
+    if let Some(v) = t.get("flows") {
+        p.flows = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("quantum") {
+        p.quantum = v.bytes_pos()?;
+    }
+    if let Some(v) = t.get("drop_batch") {
+        p.drop_batch = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("perturbation") {
+        p.perturbation = v.u32_min(0)? as u64;
     }
     p.validate().map_err(|e| at_key(t, e))?;
     Ok(p)
