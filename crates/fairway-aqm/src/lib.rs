@@ -13,6 +13,7 @@ pub mod codel;
 pub mod dcbt;
 pub mod droptail;
 pub mod fq_codel;
+pub mod fred;
 pub mod red;
 
 use fairway_core::{Bytes, FlowId, PacketRef, Rng, Time};
@@ -22,6 +23,7 @@ pub use codel::{Codel, CodelParams, CodelVars};
 pub use dcbt::{Dcbt, DcbtParams};
 pub use droptail::{DropTail, DropTailParams, Limit};
 pub use fq_codel::{FqCodel, FqCodelParams};
+pub use fred::{Fred, FredParams};
 pub use red::{Red, RedCore, RedParams, RedResolved};
 
 /// What a discipline may look at when a packet arrives.
@@ -231,6 +233,7 @@ pub enum Qdisc {
     Dcbt(Box<Dcbt>),
     Codel(Box<Codel>),
     FqCodel(Box<FqCodel>),
+    Fred(Box<Fred>),
 }
 
 impl Qdisc {
@@ -242,7 +245,9 @@ impl Qdisc {
     pub fn pass_through(&mut self, meta: &PacketMeta) -> Option<Verdict> {
         match self {
             Qdisc::DropTail(q) => Some(q.pass_through(meta)),
-            Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Codel(_) | Qdisc::FqCodel(_) => None,
+            Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) | Qdisc::Codel(_) | Qdisc::FqCodel(_) => {
+                None
+            }
         }
     }
 
@@ -252,7 +257,7 @@ impl Qdisc {
     pub fn tracks_idle(&self) -> bool {
         match self {
             Qdisc::DropTail(_) | Qdisc::Codel(_) | Qdisc::FqCodel(_) => false,
-            Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) => true,
+            Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) => true,
         }
     }
 
@@ -260,7 +265,7 @@ impl Qdisc {
     /// once only for a FIFO that decides at enqueue.
     pub fn decides(&self) -> Decides {
         match self {
-            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) => Decides::AtEnqueue,
+            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) => Decides::AtEnqueue,
             Qdisc::Codel(_) | Qdisc::FqCodel(_) => Decides::AtDequeue,
         }
     }
@@ -268,7 +273,9 @@ impl Qdisc {
     /// Whether packets leave in the order they were admitted (those dropped on the way apart).
     pub fn fifo(&self) -> bool {
         match self {
-            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Codel(_) => true,
+            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) | Qdisc::Codel(_) => {
+                true
+            }
             // RFC 8290 §4.2: flows are served in turn.
             Qdisc::FqCodel(_) => false,
         }
@@ -280,7 +287,7 @@ impl Qdisc {
     pub fn draws(&self) -> bool {
         match self {
             Qdisc::DropTail(_) | Qdisc::Codel(_) | Qdisc::FqCodel(_) => false,
-            Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) => true,
+            Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) => true,
         }
     }
 }
@@ -295,6 +302,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Dcbt(q) => q.enqueue(now, meta, pkt, rng),
             Qdisc::Codel(q) => q.enqueue(now, meta, pkt, rng),
             Qdisc::FqCodel(q) => q.enqueue(now, meta, pkt, rng),
+            Qdisc::Fred(q) => q.enqueue(now, meta, pkt, rng),
         }
     }
     #[inline]
@@ -306,6 +314,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Dcbt(q) => q.dequeue(now),
             Qdisc::Codel(q) => q.dequeue(now),
             Qdisc::FqCodel(q) => q.dequeue(now),
+            Qdisc::Fred(q) => q.dequeue(now),
         }
     }
     fn take_dropped(&mut self) -> Option<Dropped> {
@@ -316,6 +325,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Dcbt(q) => q.take_dropped(),
             Qdisc::Codel(q) => q.take_dropped(),
             Qdisc::FqCodel(q) => q.take_dropped(),
+            Qdisc::Fred(q) => q.take_dropped(),
         }
     }
     fn len(&self) -> usize {
@@ -326,6 +336,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Dcbt(q) => q.len(),
             Qdisc::Codel(q) => q.len(),
             Qdisc::FqCodel(q) => q.len(),
+            Qdisc::Fred(q) => q.len(),
         }
     }
     fn bytes(&self) -> Bytes {
@@ -336,6 +347,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Dcbt(q) => q.bytes(),
             Qdisc::Codel(q) => q.bytes(),
             Qdisc::FqCodel(q) => q.bytes(),
+            Qdisc::Fred(q) => q.bytes(),
         }
     }
     fn stats(&self) -> &QueueStats {
@@ -346,6 +358,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Dcbt(q) => q.stats(),
             Qdisc::Codel(q) => q.stats(),
             Qdisc::FqCodel(q) => q.stats(),
+            Qdisc::Fred(q) => q.stats(),
         }
     }
     fn average_pkts(&self) -> Option<f64> {
@@ -356,6 +369,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Dcbt(q) => q.average_pkts(),
             Qdisc::Codel(q) => q.average_pkts(),
             Qdisc::FqCodel(q) => q.average_pkts(),
+            Qdisc::Fred(q) => q.average_pkts(),
         }
     }
 }

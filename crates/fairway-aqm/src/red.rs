@@ -264,10 +264,16 @@ impl RedCore {
     /// ns-2 red.cc modify_p(): spread the drops out (F&J 1993 §7: uniform rather than
     /// geometric inter-drop gaps) and scale by size in byte mode.
     fn modify_p(&self, p_b: f64, size: Bytes) -> f64 {
-        let mean = self.params.mean_pktsize.0;
         // ns-2: count1 = count, or in byte mode (double)(count_bytes / mean_pktsize) with C's
         // integer division.
-        let count1 = if self.params.bytes { (self.count_bytes / mean) as f64 } else { self.count as f64 };
+        let count1 =
+            if self.params.bytes { (self.count_bytes / self.params.mean_pktsize.0) as f64 } else { self.count as f64 };
+        self.spread(p_b, count1, size)
+    }
+
+    /// ns-2 red.cc modify_p() for `count1` arrivals since the last drop.
+    fn spread(&self, p_b: f64, count1: f64, size: Bytes) -> f64 {
+        let mean = self.params.mean_pktsize.0;
         let cp = count1 * p_b;
         let mut p = if self.params.wait {
             // wait_: no drop while count p_b < 1, then p_b / (2 - count p_b), then 1: the gap
@@ -424,6 +430,24 @@ impl RedCore {
             self.params.mean_pktsize.0 as f64
         };
         self.ave / mean_size
+    }
+
+    /// The average moved by one sample of `qlen` waiting, with no idle decay: FRED also averages
+    /// on departures (Lin & Morris 1997, Figure 5).
+    pub fn sample(&mut self, qlen: u64) {
+        self.ave = self.ave * self.one_minus_w + self.res.q_weight * qlen as f64;
+    }
+
+    /// The early-drop probability at the current average for an arrival of `size` that comes
+    /// `count` arrivals after the last drop: RED's curve spread by `modify_p` (F&J 1993 §4's
+    /// p_a, or ns-2's `wait` variant), for disciplines that keep their own count (FRED).
+    pub fn early_probability(&self, count: u64, size: Bytes) -> f64 {
+        self.spread(self.calculate_p(self.ave), count as f64, size)
+    }
+
+    /// One early-drop draw with probability `p`, as RED draws (ns-2's uniform in (0, 1]).
+    pub fn draw(&self, p: f64, rng: &mut Rng) -> bool {
+        1.0 - rng.uniform() <= p
     }
 
     /// A packet left: the link is busy.

@@ -10,7 +10,8 @@ use std::collections::VecDeque;
 
 use fairway_aqm::{
     Cbt, CbtParams, Class, Codel, CodelParams, Dcbt, DcbtParams, DropReason, DropTail, DropTailParams, FqCodel,
-    FqCodelParams, Limit, PacketMeta, Qdisc, QueueDiscipline, Red, RedCore, RedFor, RedParams, Verdict,
+    FqCodelParams, Fred, FredParams, Limit, PacketMeta, Qdisc, QueueDiscipline, Red, RedCore, RedFor, RedParams,
+    Verdict,
 };
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rate, Rng, Time};
 
@@ -66,6 +67,13 @@ fn disciplines() -> Vec<(&'static str, Qdisc)> {
             )),
         ),
         ("dcbt", Qdisc::Dcbt(Box::new(Dcbt::new(DcbtParams::new(red_packets()), rate, delay).unwrap()))),
+        (
+            "fred",
+            Qdisc::Fred(Box::new(
+                Fred::new(FredParams { red: RedParams { gentle: false, ..red_packets() }, min_q: 2 }, rate, delay)
+                    .unwrap(),
+            )),
+        ),
         ("codel", Qdisc::Codel(Box::new(Codel::new(CodelParams { limit: 40, ..CodelParams::default() }).unwrap()))),
         (
             "codel-ecn",
@@ -92,7 +100,7 @@ fn may_drop_after(q: &Qdisc, reason: DropReason, waited: Dur, meta: &PacketMeta,
     let codel =
         |target: Dur, ecn: bool| reason == DropReason::Sojourn && waited >= target && !(ecn && meta.ecn_capable);
     match q {
-        Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) => false,
+        Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) => false,
         Qdisc::Codel(c) => codel(c.params().target, c.params().ecn),
         // RFC 8290 §4.1.2: an overflow takes packets from the fattest queue, whatever they waited.
         Qdisc::FqCodel(f) => codel(f.params().target, f.params().ecn) || (reason == DropReason::Overflow && over),
@@ -103,7 +111,9 @@ fn may_drop_after(q: &Qdisc, reason: DropReason, waited: Dur, meta: &PacketMeta,
 fn limit_of(q: &Qdisc) -> usize {
     match q {
         Qdisc::FqCodel(f) => f.params().limit as usize,
-        Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Codel(_) => usize::MAX,
+        Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) | Qdisc::Codel(_) => {
+            usize::MAX
+        }
     }
 }
 
@@ -137,6 +147,16 @@ fn must_take(q: &Qdisc, meta: &PacketMeta) -> bool {
         }
         Qdisc::Red(r) => {
             red_must_take(r.core(), units(r.core(), r.len(), r.bytes()), units(r.core(), r.len(), r.bytes()))
+        }
+        // Lin & Morris: below min_th no flow is dropped unless it holds min_th packets, or holds
+        // its share (at least one) with more than one strike; and the buffer has room.
+        Qdisc::Fred(f) => {
+            let res = f.core().resolved();
+            let qi = f.flow_len(meta.flow) as f64;
+            f.core().average() < res.th_min
+                && qi < res.th_min
+                && (f.strikes(meta.flow) <= 1 || qi < 1.0)
+                && (f.len() as u64) + 1 < res.qlim
         }
         Qdisc::Codel(c) => !c.would_overflow(),
         // Every arrival is taken; an overflow drops from the fattest queue after.
@@ -277,6 +297,7 @@ fn drive(name: &str, mut q: Qdisc, seed: u64) -> Vec<Verdict> {
     let own = match &q {
         Qdisc::DropTail(_) => s.overflow_drops,
         Qdisc::Red(_) | Qdisc::Dcbt(_) => s.early_drops + s.marks,
+        Qdisc::Fred(_) => s.flow_drops,
         Qdisc::Cbt(_) => s.threshold_drops,
         Qdisc::Codel(_) => s.sojourn_drops + s.marks,
         Qdisc::FqCodel(_) => s.sojourn_drops + s.marks + s.overflow_drops,

@@ -4,7 +4,7 @@
 //! running (units, ranges, names, routes) is made there, so the engine gets only scenarios it can
 //! run. The file format is documented in docs/scenarios.md.
 
-use fairway_aqm::{CbtParams, CodelParams, DcbtParams, DropTailParams, FqCodelParams, RedParams};
+use fairway_aqm::{CbtParams, CodelParams, DcbtParams, DropTailParams, FqCodelParams, FredParams, RedParams};
 use std::sync::Arc;
 
 use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
@@ -59,6 +59,8 @@ pub enum QueueSpec {
     Codel(Box<CodelParams>),
     /// FQ-CoDel (RFC 8290).
     FqCodel(Box<FqCodelParams>),
+    /// FRED (Lin & Morris 1997).
+    Fred(Box<FredParams>),
 }
 
 impl QueueSpec {
@@ -70,6 +72,7 @@ impl QueueSpec {
             QueueSpec::Dcbt(_) => "dcbt",
             QueueSpec::Codel(_) => "codel",
             QueueSpec::FqCodel(_) => "fq_codel",
+            QueueSpec::Fred(_) => "fred",
         }
     }
 }

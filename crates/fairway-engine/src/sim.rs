@@ -205,6 +205,9 @@ impl<'a> Sim<'a> {
                 QueueSpec::Codel(p) => {
                     Qdisc::Codel(Box::new(fairway_aqm::Codel::new(**p).map_err(|e| SimError::Param(name(), e))?))
                 }
+                QueueSpec::Fred(p) => Qdisc::Fred(Box::new(
+                    fairway_aqm::Fred::new(**p, l.rate, l.delay).map_err(|e| SimError::Param(name(), e))?,
+                )),
                 QueueSpec::FqCodel(p) => {
                     Qdisc::FqCodel(Box::new(fairway_aqm::FqCodel::new(**p).map_err(|e| SimError::Param(name(), e))?))
                 }

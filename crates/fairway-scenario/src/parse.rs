@@ -245,7 +245,7 @@ impl Builder {
                 ),
             ));
         }
-        if at("bytes").is_none() && at("queue_in_bytes").is_none() {
+        if p.queue_in_bytes && at("bytes").is_none() && at("queue_in_bytes").is_none() {
             self.warnings.push(q.error(
                 "RED counts in bytes here (ns-2's default: `bytes` and `queue_in_bytes` true, thresholds and limit x mean_pktsize); set both to say so, or both to false for a RED that counts packets",
             ));
@@ -339,6 +339,7 @@ impl Builder {
                     QueueSpec::Red(p) => self.check_red(&q, p, rate, delay)?,
                     QueueSpec::Cbt(p) => self.check_red(&q, &p.red, rate, delay)?,
                     QueueSpec::Dcbt(p) => self.check_red(&q, &p.red, rate, delay)?,
+                    QueueSpec::Fred(p) => self.check_red(&q, &p.red, rate, delay)?,
                     QueueSpec::DropTail(_) | QueueSpec::Codel(_) | QueueSpec::FqCodel(_) => {}
                 }
                 spec

@@ -1,7 +1,9 @@
 //! `queue = ...` on a link: each discipline's keys, their defaults and checks. A kind names a
 //! fairway-aqm discipline; a bad value is an error at its key.
 
-use fairway_aqm::{CbtParams, CodelParams, DcbtParams, DropTailParams, FqCodelParams, Limit, RedFor, RedParams};
+use fairway_aqm::{
+    CbtParams, CodelParams, DcbtParams, DropTailParams, FqCodelParams, FredParams, Limit, RedFor, RedParams,
+};
 use fairway_engine::scenario::QueueSpec;
 
 use crate::reader::{Res, Tbl, Val};
@@ -37,8 +39,11 @@ const CODEL_KEYS: &[&str] = &["kind", "limit", "target", "interval", "max_packet
 const FQ_CODEL_KEYS: &[&str] =
     &["kind", "limit", "target", "interval", "max_packet", "ecn", "flows", "quantum", "drop_batch", "perturbation"];
 
+/// FRED's keys beside RED's.
+const FRED_OWN_KEYS: &[&str] = &["min_q"];
+
 /// The queue kinds, as an error lists them.
-const KINDS: &str = "droptail, red, cbt, dcbt, codel or fq_codel";
+const KINDS: &str = "droptail, red, cbt, dcbt, fred, codel or fq_codel";
 
 fn finish(t: &Tbl, keys: &[&str]) -> Res<()> {
     t.finish(keys)
@@ -142,6 +147,22 @@ pub(crate) fn parse_queue(v: &Val) -> Res<QueueSpec> {
             finish(&t, &[RED_KEYS, DCBT_OWN_KEYS].concat())?;
             Ok(QueueSpec::Dcbt(Box::new(p)))
         }
+        "fred" => {
+            // Lin & Morris 1997: RED's keys from FRED's own defaults (packets, not gentle).
+            let base = FredParams::default();
+            let mut p = match &t {
+                Some(t) => FredParams { red: parse_red_from(t, base.red)?, ..base },
+                None => base,
+            };
+            if let Some(t) = &t {
+                if let Some(x) = t.get("min_q") {
+                    p.min_q = x.u32_min(1)?;
+                }
+                p.validate().map_err(|e| at_key(t, e))?;
+                finish(t, &[RED_KEYS, FRED_OWN_KEYS].concat())?;
+            }
+            Ok(QueueSpec::Fred(Box::new(p)))
+        }
         "codel" => {
             let p = match &t {
                 Some(t) => parse_codel(t)?,
@@ -169,7 +190,12 @@ pub(crate) fn parse_queue(v: &Val) -> Res<QueueSpec> {
 /// RED's keys are ns-2's variable names without the trailing underscore; what is not given
 /// keeps ns-2 2.35's default (`RedParams::default`).
 fn parse_red(t: &Tbl) -> Res<RedParams> {
-    let mut p = RedParams::default();
+    parse_red_from(t, RedParams::default())
+}
+
+/// RED's keys over `base`.
+fn parse_red_from(t: &Tbl, base: RedParams) -> Res<RedParams> {
+    let mut p = base;
     if let Some(v) = t.get("limit") {
         p.limit = v.u32_min(1)?;
     }
