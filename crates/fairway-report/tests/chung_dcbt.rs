@@ -41,9 +41,11 @@ fn the_reproduction_writes_its_report_and_claims() {
     let text = std::fs::read_to_string(&report).unwrap();
     assert!(text.contains("## Figure 10, derived") && text.contains("fig11-12.svg"));
     let csv = std::fs::read_to_string(out.join("claims.csv")).unwrap();
-    // Figure 9: 5 claims; Figures 11-12: 3 RED numbers, 2 trends, CBT's ratio, 4 orderings of
-    // Jain's index, D-CBT's untagged share in two periods, 3 class spreads.
-    assert_eq!(csv.lines().count() - 1, 5 + 3 + 2 + 1 + 4 + 2 + 3);
+    // §4: TCP beside ProShare and with the blast, the blast, ProShare's threshold, CBT against
+    // RED; Figure 9: 5 claims; Figures 11-12: 3 RED numbers, 2 trends, CBT's ratio, 4 orderings
+    // of Jain's index, D-CBT's untagged share in two periods, 3 class spreads.
+    assert_eq!(csv.lines().count() - 1, 5 + 5 + 3 + 2 + 1 + 4 + 2 + 3);
+    assert!(text.contains("fig6.svg") && out.join("fig6.svg").exists());
     let jain: Vec<&str> = csv.lines().filter(|l| l.starts_with("\"Jain's index, ")).collect();
     assert_eq!(jain.len(), 4);
     assert!(jain.iter().all(|l| l.ends_with(",reproduced")), "{jain:#?}");

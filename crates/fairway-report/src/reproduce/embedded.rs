@@ -50,6 +50,8 @@ pub const FILES: &[(&str, &[(&str, &str)])] = &[
     (
         "chung-dcbt",
         &[
+            ("fig6-red", include_str!("../../../../scenarios/chung-dcbt/fig6-red.toml")),
+            ("fig6-cbt", include_str!("../../../../scenarios/chung-dcbt/fig6-cbt.toml")),
             ("fig9-flow-control", include_str!("../../../../scenarios/chung-dcbt/fig9-flow-control.toml")),
             ("fig9-no-flow-control", include_str!("../../../../scenarios/chung-dcbt/fig9-no-flow-control.toml")),
             ("fig11-red", include_str!("../../../../scenarios/chung-dcbt/fig11-red.toml")),

@@ -1,10 +1,11 @@
-//! Seed 003 (Chung & Claypool, Dynamic-CBT): §5's test of MM_APP and MPEG_APP under RED
-//! (Figures 8-9, with and without flow control) and §6-§7's main experiment, RED against CBT
-//! against D-CBT with 55 TCP, 10 MM_APP and 2 CBR flows (Figures 10-12: per-class per-flow
-//! throughput and Jain's index per 10 s period). Each file of scenarios/chung-dcbt/ runs over the
-//! seeds; [`claims`] puts the paper's statements beside fairway's numbers; [`report`] writes them.
-//! §4's validation of CBT against Parris et al. (Figures 4-6) is not run yet.
+//! Seed 003 (Chung & Claypool, Dynamic-CBT): §4's simulation of Parris et al.'s CBT experiment
+//! (Figures 4-6, [`cbt_validation`]), §5's test of MM_APP and MPEG_APP under RED (Figures 8-9,
+//! with and without flow control) and §6-§7's main experiment, RED against CBT against D-CBT
+//! with 55 TCP, 10 MM_APP and 2 CBR flows (Figures 10-12: per-class per-flow throughput and
+//! Jain's index per 10 s period). Each file of scenarios/chung-dcbt/ runs over the seeds;
+//! [`claims`] puts the paper's statements beside fairway's numbers; [`report`] writes them.
 
+pub mod cbt_validation;
 pub mod claims;
 mod report;
 
@@ -138,6 +139,8 @@ pub struct Results {
     pub main: Vec<Vec<[PeriodMeasure; 3]>>,
     /// Per run (flow control, then without), per seed, per period: [FTP, MM_APP, MPEG_APP].
     pub mm: [Vec<[[f64; 3]; 2]>; 2],
+    /// §4: per queue (RED, CBT), per seed.
+    pub fig6: [Vec<cbt_validation::Fig6Measure>; 2],
     pub reps: usize,
 }
 
@@ -163,6 +166,11 @@ fn kept(runs: &super::Runs) -> impl Iterator<Item = &RunResult> {
 }
 
 pub fn reproduce(opts: &ReproduceOptions, progress: &mut dyn FnMut(&str)) -> Result<PathBuf, ReproduceError> {
+    let mut fig6: [Vec<cbt_validation::Fig6Measure>; 2] = [vec![], vec![]];
+    for (k, stem) in cbt_validation::STEMS.iter().enumerate() {
+        let runs = run_grid(opts, PAPER, stem, true, progress)?;
+        fig6[k] = kept(&runs).map(cbt_validation::Fig6Measure::of).collect();
+    }
     let mut main = vec![];
     for q in Queue::ALL {
         let runs = run_grid(opts, PAPER, q.stem(), true, progress)?;
@@ -173,7 +181,7 @@ pub fn reproduce(opts: &ReproduceOptions, progress: &mut dyn FnMut(&str)) -> Res
         let runs = run_grid(opts, PAPER, stem, true, progress)?;
         mm[k] = kept(&runs).map(|r| MM_PERIODS.map(|(a, b)| mm_measure(r, a, b))).collect();
     }
-    let r = Results { main, mm, reps: opts.reps };
+    let r = Results { main, mm, fig6, reps: opts.reps };
     report::write_all(&r, opts)
 }
 
@@ -183,7 +191,8 @@ mod tests {
 
     #[test]
     fn every_file_is_built_in_and_reads() {
-        for stem in Queue::ALL.map(Queue::stem).iter().chain(&["fig9-flow-control", "fig9-no-flow-control"]) {
+        let others = ["fig9-flow-control", "fig9-no-flow-control", "fig6-red", "fig6-cbt"];
+        for stem in Queue::ALL.map(Queue::stem).iter().chain(&others) {
             let text = super::super::embedded::file(PAPER, stem).unwrap_or_else(|| panic!("{stem}"));
             let sc = fairway_scenario::parse_scenario(stem, text, "x").unwrap_or_else(|e| panic!("{e}"));
             assert!(!sc.flows.is_empty());

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::super::stats::Estimate;
 use super::super::{write, write_report, ReproduceError, ReproduceOptions};
 use super::claims::build;
-use super::{Queue, Results, CLASSES, MM_PERIODS, PERIODS};
+use super::{cbt_validation, Queue, Results, CLASSES, MM_PERIODS, PERIODS};
 use crate::output::svg::{stack, Plot, Series, Style};
 
 pub fn write_all(r: &Results, opts: &ReproduceOptions) -> Result<PathBuf, ReproduceError> {
@@ -18,9 +18,9 @@ pub fn write_all(r: &Results, opts: &ReproduceOptions) -> Result<PathBuf, Reprod
     let _ = writeln!(s, "**{}** The table below lists each; claims.csv holds the same rows.\n", c.summary());
     let _ = writeln!(
         s,
-        "\"Dynamic-CBT - Better Performing Active Queue Management for Multimedia Networking\" tests MM_APP and MPEG_APP, \
-media applications whose receivers scale their senders' rates, under RED (§5, Figures 8-9), then compares RED, CBT \
-(class-based thresholds) and its Dynamic-CBT with 55 TCP, 10 MM_APP and 2 CBR flows (§6-7, Figures 10-12). Made by \
+        "\"Dynamic-CBT - Better Performing Active Queue Management for Multimedia Networking\" first checks its CBT against \
+Parris et al.'s experiment (§4, Figures 4-6), tests MM_APP and MPEG_APP, media applications whose receivers scale \
+their senders' rates, under RED (§5, Figures 8-9), then compares RED, CBT (class-based thresholds) and its Dynamic-CBT with 55 TCP, 10 MM_APP and 2 CBR flows (§6-7, Figures 10-12). Made by \
 `fairway reproduce chung-dcbt` (fairway {}): every experiment ran with seeds {} to {} ({} runs each); fairway's values \
 are means with their 95% confidence intervals. The paper's numbers come from one run each and its figures are missing \
 from its text: what it states in words is checked, numbers against the 95% prediction interval of one fairway run \
@@ -50,6 +50,33 @@ estimate carried in its data, its timeout's alpha is RTT/2, and it halves at mos
 to [10]). scenarios/chung-dcbt/ states each in its comments.\n"
     );
     let _ = writeln!(s, "## Claims\n\n{}", c.markdown());
+
+    let _ = writeln!(s, "## CBT against Parris et al.'s experiment (§4, Figures 4-6)\n");
+    let _ = writeln!(
+        s,
+        "240 TCP Reno flows (300-byte packets, window 10), 6 ProShare flows (6-Kbyte frames at 210 kb/s) and an untagged \
+UDP blast at 10 Mb/s from 60 to 110 s, through RED (15/30, 60 packets) and CBT (mm_th 10, udp_th 2) on 10 Mb/s, 20 ms. \
+Aggregate throughput per period (Mb/s, headers included; TCP's goodput beside it). §4's calculation: TCP 8.7 Mb/s beside \
+ProShare, 7.9 with the blast, the blast 0.8.\n"
+    );
+    let _ = writeln!(s, "| queue | period | TCP | TCP goodput | ProShare | blast |\n|---|---|---|---|---|---|");
+    for (k, q) in ["RED", "CBT"].iter().enumerate() {
+        for (p, (a, b)) in cbt_validation::PERIODS.iter().enumerate() {
+            let cell = |f: &dyn Fn(&cbt_validation::Fig6Measure) -> f64| {
+                Estimate::of(r.fig6[k].iter().map(|m| f(m) / 1e6)).show(2)
+            };
+            let _ = writeln!(
+                s,
+                "| {q} | {a:.0}-{b:.0} s | {} | {} | {} | {} |",
+                cell(&|m| m.tcp_bps[p]),
+                cell(&|m| m.tcp_goodput_bps[p]),
+                cell(&|m| m.proshare_bps[p]),
+                // The blast runs in the second period only.
+                if p == 1 { cell(&|m| m.blast_bps[p]) } else { "-".to_string() }
+            );
+        }
+    }
+    let _ = writeln!(s);
 
     let _ = writeln!(s, "## RED, CBT and D-CBT (Figures 11 and 12)\n");
     let _ =
@@ -96,11 +123,6 @@ to [10]). scenarios/chung-dcbt/ states each in its comments.\n"
             let _ = writeln!(s, "| {run} | {a:.0}-{b:.0} s | {} | {} | {} |", cell(0), cell(1), cell(2));
         }
     }
-    let _ = writeln!(
-        s,
-        "\nNot run yet: §4's validation of CBT against Parris et al.'s measurements (Figures 4-6: 240 TCP flows, 6 ProShare \
-flows and a UDP blast on 494 hosts).\n"
-    );
     let figs = figures(r, opts)?;
     let figs: Vec<(&str, String)> = figs.iter().map(|(f, c)| (f.as_str(), c.clone())).collect();
     write_report(opts, s, &figs)
@@ -160,8 +182,35 @@ fn figures(r: &Results, opts: &ReproduceOptions) -> Result<Vec<(String, String)>
     }
     let f = "fig11-12.svg";
     write(&opts.out.join(f), &stack(&plots, 720))?;
-    Ok(vec![(
-        f.to_string(),
-        "Figures 11 and 12: Jain's index per period, and each class's average per-flow throughput under RED, CBT and D-CBT (means with 95% confidence intervals)".to_string(),
-    )])
+    // Figure 6(b): TCP's aggregate throughput each second, RED and CBT (means over the seeds),
+    // with §4's calculated 8.7 and 7.9 Mb/s where they apply.
+    let series: Vec<Vec<(f64, f64)>> = (0..2)
+        .map(|k| {
+            let n = r.fig6[k].iter().map(|m| m.tcp_series_bps.len()).min().unwrap_or(0);
+            (0..n)
+                .map(|s| (s as f64 + 0.5, Estimate::of(r.fig6[k].iter().map(|m| m.tcp_series_bps[s] / 1e6)).mean))
+                .collect()
+        })
+        .collect();
+    let (b0, b1) = cbt_validation::BLAST;
+    let calc: Vec<(f64, f64)> =
+        vec![(0.0, 8.7), (b0, 8.7), (b0, 7.9), (b1, 7.9), (b1, 8.7), (series[1].len() as f64, 8.7)];
+    let fig6 = Plot::new("Aggregate TCP throughput, seed 003 §4 (Figure 6(b))", "time (s)", "Mb/s")
+        .y_min(0.0)
+        .y_max(10.0)
+        .series(Series::new("RED", &series[0], Style::Line).like(0))
+        .series(Series::new("CBT", &series[1], Style::Line).like(1))
+        .series(Series::new("§4's calculation for CBT", &calc, Style::Line).like(2));
+    let f6 = "fig6.svg";
+    write(&opts.out.join(f6), &fig6.to_svg())?;
+    Ok(vec![
+        (
+            f6.to_string(),
+            "Figure 6(b): TCP's aggregate throughput per second under RED and CBT (means over the seeds), the blast from 60 to 110 s".to_string(),
+        ),
+        (
+            f.to_string(),
+            "Figures 11 and 12: Jain's index per period, and each class's average per-flow throughput under RED, CBT and D-CBT (means with 95% confidence intervals)".to_string(),
+        ),
+    ])
 }
