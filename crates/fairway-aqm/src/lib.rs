@@ -14,6 +14,7 @@ pub mod dcbt;
 pub mod droptail;
 pub mod fq_codel;
 pub mod fred;
+pub mod pie;
 pub mod red;
 
 use fairway_core::{Bytes, FlowId, PacketRef, Rng, Time};
@@ -24,6 +25,7 @@ pub use dcbt::{Dcbt, DcbtParams};
 pub use droptail::{DropTail, DropTailParams, Limit};
 pub use fq_codel::{FqCodel, FqCodelParams};
 pub use fred::{Fred, FredParams};
+pub use pie::{Pie, PieParams};
 pub use red::{Red, RedCore, RedParams, RedResolved};
 
 /// What a discipline may look at when a packet arrives.
@@ -234,6 +236,7 @@ pub enum Qdisc {
     Codel(Box<Codel>),
     FqCodel(Box<FqCodel>),
     Fred(Box<Fred>),
+    Pie(Box<Pie>),
 }
 
 impl Qdisc {
@@ -245,9 +248,13 @@ impl Qdisc {
     pub fn pass_through(&mut self, meta: &PacketMeta) -> Option<Verdict> {
         match self {
             Qdisc::DropTail(q) => Some(q.pass_through(meta)),
-            Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) | Qdisc::Codel(_) | Qdisc::FqCodel(_) => {
-                None
-            }
+            Qdisc::Red(_)
+            | Qdisc::Cbt(_)
+            | Qdisc::Dcbt(_)
+            | Qdisc::Fred(_)
+            | Qdisc::Pie(_)
+            | Qdisc::Codel(_)
+            | Qdisc::FqCodel(_) => None,
         }
     }
 
@@ -256,7 +263,8 @@ impl Qdisc {
     #[inline]
     pub fn tracks_idle(&self) -> bool {
         match self {
-            Qdisc::DropTail(_) | Qdisc::Codel(_) | Qdisc::FqCodel(_) => false,
+            // PIE's delay samples come with departures; an idle link leaves it nothing to learn.
+            Qdisc::DropTail(_) | Qdisc::Pie(_) | Qdisc::Codel(_) | Qdisc::FqCodel(_) => false,
             Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) => true,
         }
     }
@@ -265,7 +273,9 @@ impl Qdisc {
     /// once only for a FIFO that decides at enqueue.
     pub fn decides(&self) -> Decides {
         match self {
-            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) => Decides::AtEnqueue,
+            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) | Qdisc::Pie(_) => {
+                Decides::AtEnqueue
+            }
             Qdisc::Codel(_) | Qdisc::FqCodel(_) => Decides::AtDequeue,
         }
     }
@@ -273,9 +283,13 @@ impl Qdisc {
     /// Whether packets leave in the order they were admitted (those dropped on the way apart).
     pub fn fifo(&self) -> bool {
         match self {
-            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) | Qdisc::Codel(_) => {
-                true
-            }
+            Qdisc::DropTail(_)
+            | Qdisc::Red(_)
+            | Qdisc::Cbt(_)
+            | Qdisc::Dcbt(_)
+            | Qdisc::Fred(_)
+            | Qdisc::Pie(_)
+            | Qdisc::Codel(_) => true,
             // RFC 8290 §4.2: flows are served in turn.
             Qdisc::FqCodel(_) => false,
         }
@@ -287,7 +301,7 @@ impl Qdisc {
     pub fn draws(&self) -> bool {
         match self {
             Qdisc::DropTail(_) | Qdisc::Codel(_) | Qdisc::FqCodel(_) => false,
-            Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) => true,
+            Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) | Qdisc::Pie(_) => true,
         }
     }
 }
@@ -303,6 +317,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Codel(q) => q.enqueue(now, meta, pkt, rng),
             Qdisc::FqCodel(q) => q.enqueue(now, meta, pkt, rng),
             Qdisc::Fred(q) => q.enqueue(now, meta, pkt, rng),
+            Qdisc::Pie(q) => q.enqueue(now, meta, pkt, rng),
         }
     }
     #[inline]
@@ -315,6 +330,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Codel(q) => q.dequeue(now),
             Qdisc::FqCodel(q) => q.dequeue(now),
             Qdisc::Fred(q) => q.dequeue(now),
+            Qdisc::Pie(q) => q.dequeue(now),
         }
     }
     fn take_dropped(&mut self) -> Option<Dropped> {
@@ -326,6 +342,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Codel(q) => q.take_dropped(),
             Qdisc::FqCodel(q) => q.take_dropped(),
             Qdisc::Fred(q) => q.take_dropped(),
+            Qdisc::Pie(q) => q.take_dropped(),
         }
     }
     fn len(&self) -> usize {
@@ -337,6 +354,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Codel(q) => q.len(),
             Qdisc::FqCodel(q) => q.len(),
             Qdisc::Fred(q) => q.len(),
+            Qdisc::Pie(q) => q.len(),
         }
     }
     fn bytes(&self) -> Bytes {
@@ -348,6 +366,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Codel(q) => q.bytes(),
             Qdisc::FqCodel(q) => q.bytes(),
             Qdisc::Fred(q) => q.bytes(),
+            Qdisc::Pie(q) => q.bytes(),
         }
     }
     fn stats(&self) -> &QueueStats {
@@ -359,6 +378,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Codel(q) => q.stats(),
             Qdisc::FqCodel(q) => q.stats(),
             Qdisc::Fred(q) => q.stats(),
+            Qdisc::Pie(q) => q.stats(),
         }
     }
     fn average_pkts(&self) -> Option<f64> {
@@ -370,6 +390,7 @@ impl QueueDiscipline for Qdisc {
             Qdisc::Codel(q) => q.average_pkts(),
             Qdisc::FqCodel(q) => q.average_pkts(),
             Qdisc::Fred(q) => q.average_pkts(),
+            Qdisc::Pie(q) => q.average_pkts(),
         }
     }
 }

@@ -10,8 +10,8 @@ use std::collections::VecDeque;
 
 use fairway_aqm::{
     Cbt, CbtParams, Class, Codel, CodelParams, Dcbt, DcbtParams, DropReason, DropTail, DropTailParams, FqCodel,
-    FqCodelParams, Fred, FredParams, Limit, PacketMeta, Qdisc, QueueDiscipline, Red, RedCore, RedFor, RedParams,
-    Verdict,
+    FqCodelParams, Fred, FredParams, Limit, PacketMeta, Pie, PieParams, Qdisc, QueueDiscipline, Red, RedCore, RedFor,
+    RedParams, Verdict,
 };
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rate, Rng, Time};
 
@@ -74,6 +74,20 @@ fn disciplines() -> Vec<(&'static str, Qdisc)> {
                     .unwrap(),
             )),
         ),
+        ("pie", Qdisc::Pie(Box::new(Pie::new(PieParams { limit: 40, ..PieParams::default() }).unwrap()))),
+        (
+            "pie-ecn-derandomized-rate",
+            Qdisc::Pie(Box::new(
+                Pie::new(PieParams {
+                    limit: 40,
+                    ecn: true,
+                    derandomize: true,
+                    dq_rate_estimator: true,
+                    ..PieParams::default()
+                })
+                .unwrap(),
+            )),
+        ),
         ("codel", Qdisc::Codel(Box::new(Codel::new(CodelParams { limit: 40, ..CodelParams::default() }).unwrap()))),
         (
             "codel-ecn",
@@ -100,7 +114,7 @@ fn may_drop_after(q: &Qdisc, reason: DropReason, waited: Dur, meta: &PacketMeta,
     let codel =
         |target: Dur, ecn: bool| reason == DropReason::Sojourn && waited >= target && !(ecn && meta.ecn_capable);
     match q {
-        Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) => false,
+        Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) | Qdisc::Pie(_) => false,
         Qdisc::Codel(c) => codel(c.params().target, c.params().ecn),
         // RFC 8290 §4.1.2: an overflow takes packets from the fattest queue, whatever they waited.
         Qdisc::FqCodel(f) => codel(f.params().target, f.params().ecn) || (reason == DropReason::Overflow && over),
@@ -111,9 +125,13 @@ fn may_drop_after(q: &Qdisc, reason: DropReason, waited: Dur, meta: &PacketMeta,
 fn limit_of(q: &Qdisc) -> usize {
     match q {
         Qdisc::FqCodel(f) => f.params().limit as usize,
-        Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) | Qdisc::Codel(_) => {
-            usize::MAX
-        }
+        Qdisc::DropTail(_)
+        | Qdisc::Red(_)
+        | Qdisc::Cbt(_)
+        | Qdisc::Dcbt(_)
+        | Qdisc::Fred(_)
+        | Qdisc::Pie(_)
+        | Qdisc::Codel(_) => usize::MAX,
     }
 }
 
@@ -158,6 +176,8 @@ fn must_take(q: &Qdisc, meta: &PacketMeta) -> bool {
                 && (f.strikes(meta.flow) <= 1 || qi < 1.0)
                 && (f.len() as u64) + 1 < res.qlim
         }
+        // RFC 8033 §4.1: "work conserving" with at most two mean packets' bytes waiting.
+        Qdisc::Pie(p) => !p.would_overflow() && p.bytes().0 <= 2 * p.params().mean_pktsize.0,
         Qdisc::Codel(c) => !c.would_overflow(),
         // Every arrival is taken; an overflow drops from the fattest queue after.
         Qdisc::FqCodel(_) => true,
@@ -298,6 +318,7 @@ fn drive(name: &str, mut q: Qdisc, seed: u64) -> Vec<Verdict> {
         Qdisc::DropTail(_) => s.overflow_drops,
         Qdisc::Red(_) | Qdisc::Dcbt(_) => s.early_drops + s.marks,
         Qdisc::Fred(_) => s.flow_drops,
+        Qdisc::Pie(_) => s.early_drops + s.marks,
         Qdisc::Cbt(_) => s.threshold_drops,
         Qdisc::Codel(_) => s.sojourn_drops + s.marks,
         Qdisc::FqCodel(_) => s.sojourn_drops + s.marks + s.overflow_drops,

@@ -236,7 +236,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
             mean_queue_pkts: mean_q,
             mean_avg_queue_pkts: match spec.queue {
                 QueueSpec::Red(_) | QueueSpec::Cbt(_) | QueueSpec::Dcbt(_) | QueueSpec::Fred(_) => Some(mean_avg),
-                QueueSpec::DropTail(_) | QueueSpec::Codel(_) | QueueSpec::FqCodel(_) => None,
+                QueueSpec::DropTail(_) | QueueSpec::Pie(_) | QueueSpec::Codel(_) | QueueSpec::FqCodel(_) => None,
             },
             utilization: if dur_s > 0.0 { (link.busy.as_secs_f64() / dur_s).min(1.0) } else { 0.0 },
         });

@@ -4,7 +4,9 @@
 //! running (units, ranges, names, routes) is made there, so the engine gets only scenarios it can
 //! run. The file format is documented in docs/scenarios.md.
 
-use fairway_aqm::{CbtParams, CodelParams, DcbtParams, DropTailParams, FqCodelParams, FredParams, RedParams};
+use fairway_aqm::{
+    CbtParams, CodelParams, DcbtParams, DropTailParams, FqCodelParams, FredParams, PieParams, RedParams,
+};
 use std::sync::Arc;
 
 use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
@@ -61,6 +63,8 @@ pub enum QueueSpec {
     FqCodel(Box<FqCodelParams>),
     /// FRED (Lin & Morris 1997).
     Fred(Box<FredParams>),
+    /// PIE (RFC 8033).
+    Pie(Box<PieParams>),
 }
 
 impl QueueSpec {
@@ -73,6 +77,7 @@ impl QueueSpec {
             QueueSpec::Codel(_) => "codel",
             QueueSpec::FqCodel(_) => "fq_codel",
             QueueSpec::Fred(_) => "fred",
+            QueueSpec::Pie(_) => "pie",
         }
     }
 }

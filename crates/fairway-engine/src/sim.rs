@@ -208,6 +208,9 @@ impl<'a> Sim<'a> {
                 QueueSpec::Fred(p) => Qdisc::Fred(Box::new(
                     fairway_aqm::Fred::new(**p, l.rate, l.delay).map_err(|e| SimError::Param(name(), e))?,
                 )),
+                QueueSpec::Pie(p) => {
+                    Qdisc::Pie(Box::new(fairway_aqm::Pie::new(**p).map_err(|e| SimError::Param(name(), e))?))
+                }
                 QueueSpec::FqCodel(p) => {
                     Qdisc::FqCodel(Box::new(fairway_aqm::FqCodel::new(**p).map_err(|e| SimError::Param(name(), e))?))
                 }

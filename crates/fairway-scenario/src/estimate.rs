@@ -86,6 +86,7 @@ pub fn estimate(sc: &Scenario) -> Footprint {
             QueueSpec::Codel(p) => p.limit as u64,
             QueueSpec::FqCodel(p) => p.limit as u64,
             QueueSpec::Fred(p) => p.red.limit as u64,
+            QueueSpec::Pie(p) => p.limit as u64,
         })
         .fold(0u64, u64::saturating_add);
     let waiting = queued.min(can_send);

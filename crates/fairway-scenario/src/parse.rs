@@ -340,7 +340,7 @@ impl Builder {
                     QueueSpec::Cbt(p) => self.check_red(&q, &p.red, rate, delay)?,
                     QueueSpec::Dcbt(p) => self.check_red(&q, &p.red, rate, delay)?,
                     QueueSpec::Fred(p) => self.check_red(&q, &p.red, rate, delay)?,
-                    QueueSpec::DropTail(_) | QueueSpec::Codel(_) | QueueSpec::FqCodel(_) => {}
+                    QueueSpec::DropTail(_) | QueueSpec::Pie(_) | QueueSpec::Codel(_) | QueueSpec::FqCodel(_) => {}
                 }
                 spec
             }

@@ -2,7 +2,7 @@
 //! fairway-aqm discipline; a bad value is an error at its key.
 
 use fairway_aqm::{
-    CbtParams, CodelParams, DcbtParams, DropTailParams, FqCodelParams, FredParams, Limit, RedFor, RedParams,
+    CbtParams, CodelParams, DcbtParams, DropTailParams, FqCodelParams, FredParams, Limit, PieParams, RedFor, RedParams,
 };
 use fairway_engine::scenario::QueueSpec;
 
@@ -42,8 +42,26 @@ const FQ_CODEL_KEYS: &[&str] =
 /// FRED's keys beside RED's.
 const FRED_OWN_KEYS: &[&str] = &["min_q"];
 
+/// PIE's keys (RFC 8033).
+const PIE_KEYS: &[&str] = &[
+    "kind",
+    "limit",
+    "target",
+    "t_update",
+    "alpha",
+    "beta",
+    "max_burst",
+    "mean_pktsize",
+    "ecn",
+    "mark_ecn_threshold",
+    "dq_rate_estimator",
+    "dq_threshold",
+    "cap_drop_adjustment",
+    "derandomize",
+];
+
 /// The queue kinds, as an error lists them.
-const KINDS: &str = "droptail, red, cbt, dcbt, fred, codel or fq_codel";
+const KINDS: &str = "droptail, red, cbt, dcbt, fred, pie, codel or fq_codel";
 
 fn finish(t: &Tbl, keys: &[&str]) -> Res<()> {
     t.finish(keys)
@@ -162,6 +180,16 @@ pub(crate) fn parse_queue(v: &Val) -> Res<QueueSpec> {
                 finish(t, &[RED_KEYS, FRED_OWN_KEYS].concat())?;
             }
             Ok(QueueSpec::Fred(Box::new(p)))
+        }
+        "pie" => {
+            let p = match &t {
+                Some(t) => parse_pie(t)?,
+                None => PieParams::default(),
+            };
+            if let Some(t) = t {
+                finish(&t, PIE_KEYS)?;
+            }
+            Ok(QueueSpec::Pie(Box::new(p)))
         }
         "codel" => {
             let p = match &t {
@@ -291,6 +319,43 @@ fn parse_fq_codel(t: &Tbl) -> Res<FqCodelParams> {
     }
     if let Some(v) = t.get("perturbation") {
         p.perturbation = v.u32_min(0)? as u64;
+    }
+    p.validate().map_err(|e| at_key(t, e))?;
+    Ok(p)
+}
+
+/// PIE's keys; what is not given keeps RFC 8033's value ([`PieParams::default`]).
+fn parse_pie(t: &Tbl) -> Res<PieParams> {
+    let mut p = PieParams::default();
+    if let Some(v) = t.get("limit") {
+        p.limit = v.u32_min(1)?;
+    }
+    for (key, field) in [("target", &mut p.target), ("t_update", &mut p.t_update), ("max_burst", &mut p.max_burst)] {
+        if let Some(v) = t.get(key) {
+            *field = v.dur()?;
+        }
+    }
+    for (key, field) in
+        [("alpha", &mut p.alpha), ("beta", &mut p.beta), ("mark_ecn_threshold", &mut p.mark_ecn_threshold)]
+    {
+        if let Some(v) = t.get(key) {
+            *field = v.f64()?;
+        }
+    }
+    for (key, field) in [("mean_pktsize", &mut p.mean_pktsize), ("dq_threshold", &mut p.dq_threshold)] {
+        if let Some(v) = t.get(key) {
+            *field = v.bytes_pos()?;
+        }
+    }
+    for (key, field) in [
+        ("ecn", &mut p.ecn),
+        ("dq_rate_estimator", &mut p.dq_rate_estimator),
+        ("cap_drop_adjustment", &mut p.cap_drop_adjustment),
+        ("derandomize", &mut p.derandomize),
+    ] {
+        if let Some(v) = t.get(key) {
+            *field = v.bool()?;
+        }
     }
     p.validate().map_err(|e| at_key(t, e))?;
     Ok(p)
