@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the ns-3 twin(s) against Debian's ns-3 3.37 (apt-get install ns3 libns3-dev).
 #
-#   validation/ns3/build.sh            -> validation/ns3/build/dumbbell-mid
+#   validation/ns3/build.sh            -> validation/ns3/build/dumbbell-mid, build/aqm
+#   validation/ns3/build.sh aqm        -> only build/aqm
 #   BUILD_DIR=/tmp/x validation/ns3/build.sh
 #   CXX=clang++ CXXFLAGS="-O3" validation/ns3/build.sh
 set -euo pipefail
@@ -38,5 +39,14 @@ else
 fi
 
 mkdir -p "$out"
-set -x
-"$cxx" -std=c++17 "${cxxflags[@]}" -Wall -o "$out/dumbbell-mid" "$here/dumbbell-mid.cc" "${libs[@]}"
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+    targets=(dumbbell-mid aqm)
+fi
+for t in "${targets[@]}"; do
+    if [ ! -e "$here/$t.cc" ]; then
+        echo "error: no twin $t ($here/$t.cc)" >&2
+        exit 2
+    fi
+    (set -x; "$cxx" -std=c++17 "${cxxflags[@]}" -Wall -o "$out/$t" "$here/$t.cc" "${libs[@]}")
+done

@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 use fairway_core::hash::{fnv1a64, fnv1a64_extend};
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rng, Time};
 
-use crate::codel::{CodelParams, CodelSource, CodelVars, Stamped, StampedFifo};
+use crate::codel::{CodelParams, CodelSource, CodelVars, ControlLaw, Stamped, StampedFifo};
 use crate::{Departure, DropReason, Dropped, PacketMeta, ParamError, QueueDiscipline, QueueStats, Verdict};
 
 /// FQ-CoDel's parameters (RFC 8290 §5.1-5.2; defaults as Linux's fq_codel and the RFC give them).
@@ -46,6 +46,8 @@ pub struct FqCodelParams {
     pub ecn: bool,
     /// Mixed into the flow hash.
     pub perturbation: u64,
+    /// How CoDel's control law is computed in each queue.
+    pub control_law: ControlLaw,
 }
 
 impl Default for FqCodelParams {
@@ -60,6 +62,7 @@ impl Default for FqCodelParams {
             max_packet: Bytes(1500),
             ecn: true,
             perturbation: 0,
+            control_law: ControlLaw::Sqrt,
         }
     }
 }
@@ -73,6 +76,7 @@ impl FqCodelParams {
             limit: self.limit,
             max_packet: self.max_packet,
             ecn: self.ecn,
+            control_law: self.control_law,
         }
     }
 

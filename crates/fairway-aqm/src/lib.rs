@@ -20,12 +20,12 @@ pub mod red;
 use fairway_core::{Bytes, FlowId, PacketRef, Rng, Time};
 
 pub use cbt::{Cbt, CbtParams, RedFor};
-pub use codel::{Codel, CodelParams, CodelVars};
+pub use codel::{Codel, CodelParams, CodelVars, ControlLaw};
 pub use dcbt::{Dcbt, DcbtParams};
 pub use droptail::{DropTail, DropTailParams, Limit};
 pub use fq_codel::{FqCodel, FqCodelParams};
 pub use fred::{Fred, FredParams};
-pub use pie::{Pie, PieParams};
+pub use pie::{Pie, PieFlavor, PieParams};
 pub use red::{Red, RedCore, RedParams, RedResolved};
 
 /// What a discipline may look at when a packet arrives.

@@ -18,6 +18,13 @@
 //!   delays are zero; bounds 0 and 1; the burst allowance shrinks by `t_update` and is restored
 //!   when the probability is zero and both delays are under half the target (§4.4).
 //!
+//! `flavor = Ns3` follows ns-3.37's PieQueueDisc where it differs from the RFC: the burst
+//! allowance is armed by the first arrival that meets the drop test (not at the start), holds the
+//! drop probability at zero while it lasts (the RFC keeps the controller running and only skips
+//! the drops), and is armed again only after 1.5 s in which both delays stayed under half the
+//! target with a zero probability (the RFC re-arms it at once); the work-conserving rule counts at
+//! most two waiting packets (the RFC two mean packets' bytes); a drop needs u <= p (the RFC u < p).
+//!
 //! The updates are due every `t_update` from time zero. A discipline has no timer of its own
 //! here: each call first makes the updates that fell due since the last, in order, on the state
 //! they would have seen (nothing changes a queue between its arrivals and departures).
@@ -56,7 +63,31 @@ pub struct PieParams {
     pub cap_drop_adjustment: bool,
     /// §5.4: drops spaced by an accumulated probability.
     pub derandomize: bool,
+    /// Whose reading of the RFC (see the module documentation).
+    pub flavor: PieFlavor,
 }
+
+/// Whose reading of RFC 8033 PIE follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PieFlavor {
+    /// RFC 8033 Appendix A and B.
+    #[default]
+    Rfc,
+    /// ns-3.37's PieQueueDisc.
+    Ns3,
+}
+
+/// ns-3's burst states (its `BurstStateT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum BurstState {
+    #[default]
+    NoBurst,
+    Protecting,
+    InBurst,
+}
+
+/// ns-3 pie-queue-disc.h `BURST_RESET_TIMEOUT`: the calm that re-arms the allowance, seconds.
+const NS3_BURST_RESET_S: f64 = 1.5;
 
 impl Default for PieParams {
     fn default() -> Self {
@@ -74,6 +105,7 @@ impl Default for PieParams {
             dq_threshold: Bytes(16_384),
             cap_drop_adjustment: true,
             derandomize: false,
+            flavor: PieFlavor::Rfc,
         }
     }
 }
@@ -121,6 +153,9 @@ struct PieVars {
     measurement_start: Time,
     /// The time to drain `dq_threshold` bytes, smoothed; zero before the first measurement.
     avg_dq_time: f64,
+    /// ns-3's burst state and its count of calm updates.
+    burst_state: BurstState,
+    burst_reset: u32,
 }
 
 /// A PIE queue in front of one simplex link. See the module documentation.
@@ -136,7 +171,12 @@ pub struct Pie {
 impl Pie {
     pub fn new(params: PieParams) -> Result<Pie, ParamError> {
         params.validate()?;
-        let vars = PieVars { burst_allowance: params.max_burst, ..PieVars::default() };
+        // RFC 8033 §4.4: the allowance starts at MAX_BURST; ns-3 arms it on the first arrival.
+        let burst_allowance = match params.flavor {
+            PieFlavor::Rfc => params.max_burst,
+            PieFlavor::Ns3 => Dur::ZERO,
+        };
+        let vars = PieVars { burst_allowance, ..PieVars::default() };
         Ok(Pie { params, vars, q: VecDeque::new(), bytes: Bytes(0), stats: QueueStats::default() })
     }
 
@@ -159,7 +199,7 @@ impl Pie {
         self.q.len() >= self.params.limit as usize
     }
 
-    /// Whether the burst allowance still covers arrivals.
+    /// Whether the burst allowance covers arrivals now.
     pub fn in_burst(&self) -> bool {
         !self.vars.burst_allowance.is_zero()
     }
@@ -188,9 +228,17 @@ impl Pie {
         let qdelay = self.current_qdelay();
         let p = &self.params;
         let v = &mut self.vars;
+        let ns3 = p.flavor == PieFlavor::Ns3;
+        if ns3 && !v.burst_allowance.is_zero() {
+            // ns-3 CalculateP: no probability while the allowance lasts.
+            v.drop_prob = 0.0;
+        }
         let ref_s = p.target.as_secs_f64();
-        let mut adj =
-            p.alpha * (qdelay.as_secs_f64() - ref_s) + p.beta * (qdelay.as_secs_f64() - v.qdelay_old.as_secs_f64());
+        let mut adj = if ns3 && !v.burst_allowance.is_zero() {
+            0.0
+        } else {
+            p.alpha * (qdelay.as_secs_f64() - ref_s) + p.beta * (qdelay.as_secs_f64() - v.qdelay_old.as_secs_f64())
+        };
         // §4.2: the gains shrink with the probability, so that a light drop rate moves gently.
         adj /= match v.drop_prob {
             x if x < 0.000_001 => 2048.0,
@@ -211,23 +259,57 @@ impl Pie {
             v.drop_prob *= 0.98;
         }
         v.drop_prob = v.drop_prob.clamp(0.0, 1.0);
-        v.qdelay_old = qdelay;
         // §4.4: the allowance shrinks each update.
         v.burst_allowance = Dur(v.burst_allowance.0.saturating_sub(p.t_update.0));
-        // §4.4: congestion gone, the allowance is back.
         let half = Dur(p.target.0 / 2);
-        if v.drop_prob == 0.0 && qdelay < half && v.qdelay_old < half {
-            v.burst_allowance = p.max_burst;
+        let calm = v.drop_prob == 0.0 && qdelay < half && v.qdelay_old < half;
+        if !ns3 {
+            // §4.4: congestion gone, the allowance is back.
+            if calm {
+                v.burst_allowance = p.max_burst;
+            }
+        } else if calm && v.burst_allowance.is_zero() {
+            // ns-3: the allowance is armed again after BURST_RESET_TIMEOUT of calm.
+            let limit = (NS3_BURST_RESET_S / p.t_update.as_secs_f64()) as u32;
+            match v.burst_state {
+                BurstState::Protecting => {
+                    v.burst_state = BurstState::InBurst;
+                    v.burst_reset = 0;
+                }
+                BurstState::InBurst => {
+                    v.burst_reset += 1;
+                    if v.burst_reset > limit {
+                        v.burst_reset = 0;
+                        v.burst_state = BurstState::NoBurst;
+                    }
+                }
+                BurstState::NoBurst => {}
+            }
+        } else if v.burst_state == BurstState::InBurst {
+            v.burst_reset = 0;
         }
+        v.qdelay_old = qdelay;
     }
 
     /// §4.1 drop_early() with §5.4's derandomization: whether to drop (or mark) this arrival.
     fn drop_early(&mut self, rng: &mut Rng) -> bool {
         let p = &self.params;
         let v = &mut self.vars;
+        let ns3 = p.flavor == PieFlavor::Ns3;
+        if ns3 {
+            // ns-3 DropEarly: no drop while the allowance lasts; the first test arms it.
+            if !v.burst_allowance.is_zero() {
+                return false;
+            }
+            if v.burst_state == BurstState::NoBurst {
+                v.burst_state = BurstState::Protecting;
+                v.burst_allowance = p.max_burst;
+            }
+        }
         let half = Dur(p.target.0 / 2);
         // Work conserving: a short queue, or a low delay while the probability is small.
-        if (v.qdelay_old < half && v.drop_prob < 0.2) || self.bytes.0 <= 2 * p.mean_pktsize.0 {
+        let short = if ns3 { self.q.len() <= 2 } else { self.bytes.0 <= 2 * p.mean_pktsize.0 };
+        if (v.qdelay_old < half && v.drop_prob < 0.2) || short {
             return false;
         }
         if p.derandomize {
@@ -243,7 +325,8 @@ impl Pie {
                 return true;
             }
         }
-        let drop = rng.uniform() < v.drop_prob;
+        let u = rng.uniform();
+        let drop = if ns3 { u <= v.drop_prob } else { u < v.drop_prob };
         if drop {
             v.accu_prob = 0.0;
         }
@@ -282,7 +365,8 @@ impl QueueDiscipline for Pie {
         self.catch_up(now);
         let v = if self.would_overflow() {
             Verdict::Drop(DropReason::Overflow)
-        } else if self.vars.burst_allowance.is_zero() && self.drop_early(rng) {
+        } else if (self.params.flavor == PieFlavor::Ns3 || self.vars.burst_allowance.is_zero()) && self.drop_early(rng)
+        {
             if self.params.ecn && meta.ecn_capable && self.vars.drop_prob < self.params.mark_ecn_threshold {
                 Verdict::EnqueueMarked
             } else {
@@ -430,6 +514,27 @@ mod tests {
         // Little's law: 23 000 bytes waiting x 16 ms / 16 384 bytes.
         let want = 23_000.0 * (16 * MS) as f64 / 16_384.0;
         assert_eq!(q.current_qdelay(), Dur(want.round() as u64));
+    }
+
+    #[test]
+    fn the_ns3_flavor_arms_the_allowance_on_the_first_test_and_holds_the_probability_at_zero() {
+        let p = PieParams { flavor: PieFlavor::Ns3, ..PieParams::default() };
+        let mut q = Pie::new(p).unwrap();
+        let mut rng = Rng::from_seed(1);
+        assert!(!q.in_burst(), "no allowance before the first arrival");
+        q.enqueue(Time(0), &meta(), PacketRef(0), &mut rng);
+        assert!(q.in_burst(), "the first arrival arms it");
+        // A standing 50 ms queue: the probability stays zero for the 150 ms of allowance, then
+        // rises (the RFC flavour's controller would have run from the start).
+        let mut q = Pie::new(p).unwrap();
+        standing(&mut q, 50, 140, &mut rng);
+        assert_eq!(q.drop_prob(), 0.0);
+        let mut q = Pie::new(p).unwrap();
+        standing(&mut q, 50, 400, &mut rng);
+        assert!(q.drop_prob() > 0.0);
+        let mut rfc = Pie::new(PieParams::default()).unwrap();
+        standing(&mut rfc, 50, 140, &mut rng);
+        assert!(rfc.drop_prob() > 0.0);
     }
 
     #[test]

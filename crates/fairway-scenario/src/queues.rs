@@ -2,7 +2,8 @@
 //! fairway-aqm discipline; a bad value is an error at its key.
 
 use fairway_aqm::{
-    CbtParams, CodelParams, DcbtParams, DropTailParams, FqCodelParams, FredParams, Limit, PieParams, RedFor, RedParams,
+    CbtParams, CodelParams, ControlLaw, DcbtParams, DropTailParams, FqCodelParams, FredParams, Limit, PieFlavor,
+    PieParams, RedFor, RedParams,
 };
 use fairway_engine::scenario::QueueSpec;
 
@@ -33,11 +34,22 @@ const RED_KEYS: &[&str] = &[
 ];
 
 /// CoDel's keys (RFC 8289).
-const CODEL_KEYS: &[&str] = &["kind", "limit", "target", "interval", "max_packet", "ecn"];
+const CODEL_KEYS: &[&str] = &["kind", "limit", "target", "interval", "max_packet", "ecn", "control_law"];
 
 /// FQ-CoDel's keys (RFC 8290).
-const FQ_CODEL_KEYS: &[&str] =
-    &["kind", "limit", "target", "interval", "max_packet", "ecn", "flows", "quantum", "drop_batch", "perturbation"];
+const FQ_CODEL_KEYS: &[&str] = &[
+    "kind",
+    "limit",
+    "target",
+    "interval",
+    "max_packet",
+    "ecn",
+    "flows",
+    "quantum",
+    "drop_batch",
+    "perturbation",
+    "control_law",
+];
 
 /// FRED's keys beside RED's.
 const FRED_OWN_KEYS: &[&str] = &["min_q"];
@@ -58,6 +70,7 @@ const PIE_KEYS: &[&str] = &[
     "dq_threshold",
     "cap_drop_adjustment",
     "derandomize",
+    "flavor",
 ];
 
 /// The queue kinds, as an error lists them.
@@ -285,8 +298,22 @@ fn parse_codel(t: &Tbl) -> Res<CodelParams> {
     if let Some(v) = t.get("ecn") {
         p.ecn = v.bool()?;
     }
+    if let Some(v) = t.get("control_law") {
+        p.control_law = control_law(&v)?;
+    }
     p.validate().map_err(|e| at_key(t, e))?;
     Ok(p)
+}
+
+/// `control_law = "sqrt"` (RFC 8289's, exact) or `"newton"` (Linux's and ns-3's fixed point).
+fn control_law(v: &Val) -> Res<ControlLaw> {
+    match v.string()?.as_str() {
+        "sqrt" => Ok(ControlLaw::Sqrt),
+        "newton" => Ok(ControlLaw::Newton),
+        other => Err(v.error(format!(
+            "`{other}`: expected \"sqrt\" (RFC 8289, exact) or \"newton\" (Linux's and ns-3's fixed-point 1/sqrt)"
+        ))),
+    }
 }
 
 /// FQ-CoDel's keys; what is not given keeps RFC 8290's (and Linux's) value
@@ -319,6 +346,9 @@ fn parse_fq_codel(t: &Tbl) -> Res<FqCodelParams> {
     }
     if let Some(v) = t.get("perturbation") {
         p.perturbation = v.u32_min(0)? as u64;
+    }
+    if let Some(v) = t.get("control_law") {
+        p.control_law = control_law(&v)?;
     }
     p.validate().map_err(|e| at_key(t, e))?;
     Ok(p)
@@ -356,6 +386,17 @@ fn parse_pie(t: &Tbl) -> Res<PieParams> {
         if let Some(v) = t.get(key) {
             *field = v.bool()?;
         }
+    }
+    if let Some(v) = t.get("flavor") {
+        p.flavor = match v.string()?.as_str() {
+            "rfc" => PieFlavor::Rfc,
+            "ns3" => PieFlavor::Ns3,
+            other => {
+                return Err(
+                    v.error(format!("`{other}`: expected \"rfc\" (RFC 8033) or \"ns3\" (ns-3.37's PieQueueDisc)"))
+                )
+            }
+        };
     }
     p.validate().map_err(|e| at_key(t, e))?;
     Ok(p)
