@@ -204,6 +204,7 @@ main(int argc, char* argv[])
     double duration = 30;
     uint32_t window = 1000; // TCP's window cap, packets (receive buffer)
     uint32_t ssthresh = 0;  // TCP's initial slow-start threshold, packets (0: none)
+    uint32_t accessLimit = 100000; // packets the access links' device queues hold
     bool sack = true;
     uint32_t limit = 0;     // packets; 0: the queue disc's default
     std::string target;     // CoDel, FQ-CoDel and PIE: their default if empty
@@ -223,6 +224,7 @@ main(int argc, char* argv[])
     cmd.AddValue("delay", "bottleneck delay", delay);
     cmd.AddValue("access_rate", "access link rate", accessRate);
     cmd.AddValue("access_delay", "access link delay", accessDelay);
+    cmd.AddValue("access_limit", "access links' device queue, packets", accessLimit);
     cmd.AddValue("udp_rate", "each UDP flow's rate, b/s (IP bytes)", udpRateBps);
     cmd.AddValue("udp_size", "UDP packet size, IP bytes", udpSize);
     cmd.AddValue("udp_start", "UDP start, s", udpStart);
@@ -257,6 +259,10 @@ main(int argc, char* argv[])
     if (nTcp + nUdp == 0)
     {
         Fail("no flows");
+    }
+    if (accessLimit == 0)
+    {
+        Fail("--access_limit must be at least 1");
     }
     if (udpSize <= kUdpIpHdr)
     {
@@ -378,7 +384,8 @@ main(int argc, char* argv[])
     PointToPointHelper access;
     access.SetDeviceAttribute("DataRate", StringValue(accessRate));
     access.SetChannelAttribute("Delay", StringValue(accessDelay));
-    access.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("100000p")));
+    access.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
+                    QueueSizeValue(QueueSize(std::to_string(accessLimit) + "p")));
     TrafficControlHelper noQdisc;
     std::vector<Ipv4Address> dstAddr(n);
     auto link = [&](Ptr<Node> host, Ptr<Node> router) -> Ipv4Address {
@@ -496,6 +503,10 @@ main(int argc, char* argv[])
     for (uint32_t i = 0; i < tid.GetAttributeN(); ++i)
     {
         auto a = tid.GetAttribute(i);
+        if (!(a.flags & TypeId::ATTR_GET) || !a.accessor->HasGetter())
+        {
+            continue;
+        }
         Ptr<AttributeValue> v = a.checker->Create();
         bq->GetAttribute(a.name, *v);
         js << (first ? "" : ", ") << "\"" << a.name << "\": \"" << v->SerializeToString(a.checker) << "\"";
