@@ -7,6 +7,7 @@ use std::collections::BinaryHeap;
 
 use fairway_core::{Bytes, Dur, Rate, Rng, Time};
 
+use crate::dccp::{DccpConfig, DccpReceiver, DccpSender};
 use crate::endpoint::{Arrival, Endpoint, Transmit};
 use crate::iftp::{IftpConfig, IftpReceiver, IftpSender};
 use crate::mapp::{MappConfig, MappReceiver, MappSender};
@@ -168,6 +169,34 @@ fn tfrc_cbr_pair() -> (TfrcSender, TfrcReceiver) {
     (snd, TfrcReceiver::new(cfg).unwrap())
 }
 
+fn dccp_pair() -> (DccpSender, DccpReceiver) {
+    let cfg = DccpConfig::default();
+    let snd = DccpSender::new(cfg.clone(), Box::new(Greedy::new(Bytes(500), Some(3_000)))).unwrap();
+    (snd, DccpReceiver::new(cfg).unwrap())
+}
+
+fn dccp_cbr_pair() -> (DccpSender, DccpReceiver) {
+    let cfg = DccpConfig::default();
+    let cbr = CbrConfig {
+        packet_size: Bytes(500),
+        interval: Dur::from_millis(3),
+        jitter: true,
+        max_packets: None,
+        frame_interval: None,
+    };
+    let snd = DccpSender::new(cfg.clone(), Box::new(Cbr::new(cbr, Rng::from_seed(7)))).unwrap();
+    (snd, DccpReceiver::new(cfg).unwrap())
+}
+
+/// DCCP's packets carry no times (CCID2 times its packets itself): the modes agree exactly.
+#[test]
+fn dccp_is_the_same_in_struct_and_wire_mode() {
+    let n = modes_agree(dccp_pair, Dur(30 * MS), Time(3_000 * MS), Dur::ZERO);
+    assert!(n > 1_000, "{n} datagrams");
+    let n = modes_agree(dccp_cbr_pair, Dur(30 * MS), Time(3_000 * MS), Dur::ZERO);
+    assert!(n > 1_000, "{n} datagrams");
+}
+
 /// TFRC carries its times in whole microseconds and its rates as doubles: the two modes are
 /// the same to the nanosecond.
 #[test]
@@ -209,6 +238,9 @@ fn every_end_refuses_garbage() {
         refuses_garbage(s, seed);
         refuses_garbage(r, seed);
         let (s, r) = cbr_pair();
+        refuses_garbage(s, seed);
+        refuses_garbage(r, seed);
+        let (s, r) = dccp_pair();
         refuses_garbage(s, seed);
         refuses_garbage(r, seed);
         for cfg in [TfrcConfig::rfc5348(), TfrcConfig::ns2()] {

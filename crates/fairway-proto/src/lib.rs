@@ -11,8 +11,9 @@
 //!
 //! - [`tfrc`]: TFRC (RFC 5348) and TFRC-SP (RFC 4828), with ns-2 2.35's variant beside the RFC's.
 //!
-//! The DCCP CCIDs land here as they are built.
+//! - [`dccp`]: DCCP (RFC 4340) with CCID2, TCP-like congestion control (RFC 4341).
 
+pub mod dccp;
 pub mod endpoint;
 #[cfg(test)]
 mod endpoint_tests;

@@ -1,0 +1,633 @@
+//! CCID2, TCP-like congestion control (RFC 4341), at the sender: a window of packets, the pipe
+//! of packets in flight, losses inferred from the receiver's Ack Vectors, one reduction per
+//! congestion event, timeouts as TCP's, and the Ack Ratio that keeps the acknowledgements
+//! themselves congestion-controlled. No retransmission: a lost packet is only counted.
+
+use std::collections::VecDeque;
+
+use fairway_core::{Dur, Time};
+
+use super::packet::{AckState, AckVector};
+
+/// CCID2's settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ccid2Config {
+    /// The first window, packets (RFC 4341 §5: at most four, by RFC 3390's rule).
+    pub initial_cwnd: u32,
+    /// The first ssthresh, packets ("arbitrarily high").
+    pub initial_ssthresh: u32,
+    /// Packets acknowledged after a hole that make it a loss (§5: three).
+    pub numdupack: u32,
+    /// The retransmission timer: first value, floor and ceiling (RFC 6298 §2; RFC 4341 §5
+    /// drops the 1 s floor as a requirement).
+    pub initial_rto: Dur,
+    pub min_rto: Dur,
+    pub max_rto: Dur,
+    /// The Ack Ratio at the start (RFC 4340 §11.3: 2).
+    pub ack_ratio: u32,
+    /// Change the Ack Ratio as RFC 4341 §6.1.2 says; off, it stays where it started.
+    pub ack_ratio_control: bool,
+}
+
+impl Default for Ccid2Config {
+    fn default() -> Self {
+        Ccid2Config {
+            initial_cwnd: 3,
+            initial_ssthresh: u32::MAX,
+            numdupack: 3,
+            initial_rto: Dur::from_secs(1),
+            min_rto: Dur::from_secs(1),
+            max_rto: Dur::from_secs(64),
+            ack_ratio: 2,
+            ack_ratio_control: true,
+        }
+    }
+}
+
+impl Ccid2Config {
+    /// RFC 3390's initial window for packets of `s` bytes: min(4, max(2, 4380 / s)).
+    pub fn rfc3390_window(s: u64) -> u32 {
+        (4380 / s.max(1)).clamp(2, 4) as u32
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    InFlight,
+    Acked,
+    Lost,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Sent {
+    at: Time,
+    data: bool,
+    fate: Fate,
+}
+
+/// CCID2's counters and state.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Ccid2Stats {
+    pub cwnd: u32,
+    pub ssthresh: u32,
+    pub pipe: u32,
+    pub ack_ratio: u32,
+    pub srtt: Option<Dur>,
+    pub rto: Dur,
+    /// Congestion events (halvings) and the lost and marked data packets behind them.
+    pub congestion_events: u64,
+    pub lost: u64,
+    pub marked: u64,
+    pub timeouts: u64,
+    /// The receiver's packets seen missing (counted as lost acknowledgements, §6.1.1).
+    pub acks_lost: u64,
+}
+
+/// The sender's half of CCID2.
+#[derive(Debug, Clone)]
+pub struct Ccid2 {
+    cfg: Ccid2Config,
+    cwnd: u32,
+    ssthresh: u32,
+    pipe: u32,
+    /// The sender's packets from `base` on, by sequence number.
+    sent: VecDeque<Sent>,
+    base: u64,
+    /// Newly acknowledged packets not yet turned into window growth.
+    ss_count: u32,
+    ca_count: u32,
+    /// Losses and marks of packets up to here belong to the congestion event already answered.
+    recover_to: Option<u64>,
+    srtt: Option<f64>,
+    rttvar: f64,
+    rto: f64,
+    /// The packet timed for the RTT (one per window, §5).
+    timed: Option<u64>,
+    rto_at: Option<Time>,
+    // Ack Ratio control (§6.1.2).
+    ack_ratio: u32,
+    ack_ratio_pending: bool,
+    peer_gsr: Option<u64>,
+    /// Data packets acknowledged in the window of data under way.
+    acked_in_window: u32,
+    ack_loss_in_window: bool,
+    clean_windows: u32,
+    stats: Ccid2Stats,
+}
+
+impl Ccid2 {
+    pub fn new(cfg: Ccid2Config) -> Ccid2 {
+        let rto = cfg.initial_rto.as_secs_f64();
+        Ccid2 {
+            cwnd: cfg.initial_cwnd.max(1),
+            ssthresh: cfg.initial_ssthresh,
+            ack_ratio: cfg.ack_ratio.max(1),
+            cfg,
+            pipe: 0,
+            sent: VecDeque::new(),
+            base: 0,
+            ss_count: 0,
+            ca_count: 0,
+            recover_to: None,
+            srtt: None,
+            rttvar: 0.0,
+            rto,
+            timed: None,
+            rto_at: None,
+            ack_ratio_pending: false,
+            peer_gsr: None,
+            acked_in_window: 0,
+            ack_loss_in_window: false,
+            clean_windows: 0,
+            stats: Ccid2Stats::default(),
+        }
+    }
+
+    /// A data packet may go (§5: pipe < cwnd).
+    pub fn can_send(&self) -> bool {
+        self.pipe < self.cwnd
+    }
+
+    pub fn cwnd(&self) -> u32 {
+        self.cwnd
+    }
+
+    pub fn ack_ratio(&self) -> u32 {
+        self.ack_ratio
+    }
+
+    /// The Ack Ratio to announce with Change L (§6.1.2, RFC 4340 §11.3), until confirmed.
+    pub fn ack_ratio_to_announce(&self) -> Option<u32> {
+        self.ack_ratio_pending.then_some(self.ack_ratio)
+    }
+
+    /// The receiver confirmed Ack Ratio `r`.
+    pub fn ack_ratio_confirmed(&mut self, r: u32) {
+        if r == self.ack_ratio {
+            self.ack_ratio_pending = false;
+        }
+    }
+
+    /// When the retransmission timer expires, while packets are in flight.
+    pub fn timeout(&self) -> Option<Time> {
+        self.rto_at
+    }
+
+    /// The sender sent packet `seq` (in order: each one after the last), carrying data or not.
+    pub fn on_send(&mut self, now: Time, seq: u64, data: bool) {
+        if self.sent.is_empty() {
+            self.base = seq;
+        }
+        // A gap (numbers the connection used for nothing) is filled as already acknowledged.
+        while self.base + (self.sent.len() as u64) < seq {
+            self.sent.push_back(Sent { at: now, data: false, fate: Fate::Acked });
+        }
+        self.sent.push_back(Sent { at: now, data, fate: Fate::InFlight });
+        if data {
+            self.pipe += 1;
+            if self.timed.is_none() {
+                self.timed = Some(seq);
+            }
+            if self.rto_at.is_none() {
+                self.rto_at = Some(now + self.rto_dur());
+            }
+        }
+    }
+
+    fn rto_dur(&self) -> Dur {
+        Dur::from_secs_f64(self.rto)
+    }
+
+    fn last_sent(&self) -> Option<u64> {
+        (!self.sent.is_empty()).then(|| self.base + self.sent.len() as u64 - 1)
+    }
+
+    /// A packet of the receiver's arrived: its sequence number, and whether it is a non-data
+    /// packet that was ECN-marked. Gaps in the receiver's numbers are its lost acknowledgements
+    /// (§6.1.1, which says to take every lost packet of the receiver's as a non-data one).
+    pub fn on_peer_packet(&mut self, seq: u64, marked_nondata: bool) {
+        let lost = match self.peer_gsr {
+            Some(g) if seq > g + 1 => seq - g - 1,
+            _ => 0,
+        };
+        if self.peer_gsr.is_none_or(|g| seq > g) {
+            self.peer_gsr = Some(seq);
+        }
+        self.stats.acks_lost += lost;
+        if lost > 0 || marked_nondata {
+            self.ack_loss_in_window = true;
+        }
+    }
+
+    /// An acknowledgement: its Ack Number and Ack Vector (without one, the Ack Number alone
+    /// says that packet arrived).
+    pub fn on_ack(&mut self, now: Time, ack: u64, vector: Option<&AckVector>) {
+        let Some(last) = self.last_sent() else { return };
+        if ack > last || ack < self.base {
+            return;
+        }
+        let mut newly = 0u32;
+        let mut acked_data = 0u32;
+        let mut acked_new = false;
+        let mut event = false;
+        let mut apply = |this: &mut Ccid2, seq: u64, state: AckState| {
+            let rec = &mut this.sent[(seq - this.base) as usize];
+            if state == AckState::NotReceived || rec.fate == Fate::Acked {
+                return;
+            }
+            let was = rec.fate;
+            rec.fate = Fate::Acked;
+            let data = rec.data;
+            let at = rec.at;
+            if was == Fate::InFlight && data {
+                this.pipe -= 1;
+                acked_new = true;
+                acked_data += 1;
+                if state == AckState::Received {
+                    newly += 1;
+                }
+            }
+            if this.timed == Some(seq) {
+                this.timed = None;
+                this.rtt_sample((now - at).as_secs_f64());
+            }
+            if state == AckState::ReceivedMarked && data {
+                // §5: an ECN mark is a congestion event, as a loss is.
+                this.stats.marked += 1;
+                event |= this.congestion(seq);
+            }
+        };
+        match vector {
+            Some(v) => {
+                for (seq, state) in v.iter(ack) {
+                    if seq < self.base {
+                        break;
+                    }
+                    apply(self, seq, state);
+                }
+            }
+            None => apply(self, ack, AckState::Received),
+        }
+        event |= self.detect_losses();
+        self.ack_ratio_window(acked_data);
+        if !event {
+            self.grow(newly);
+        }
+        if acked_new {
+            // RFC 6298 §5.3: restart the timer on an acknowledgement of new data.
+            self.rto_at = (self.pipe > 0).then(|| now + self.rto_dur());
+        }
+        if self.pipe == 0 {
+            self.rto_at = None;
+        }
+        while self.sent.front().is_some_and(|s| s.fate != Fate::InFlight) && self.sent.len() > 1 {
+            self.sent.pop_front();
+            self.base += 1;
+        }
+    }
+
+    /// §5: a packet is lost once NUMDUPACK packets sent after it are acknowledged.
+    fn detect_losses(&mut self) -> bool {
+        let mut later = 0u32;
+        let mut event = false;
+        for i in (0..self.sent.len()).rev() {
+            match self.sent[i].fate {
+                Fate::Acked => later += 1,
+                Fate::InFlight if later >= self.cfg.numdupack => {
+                    self.sent[i].fate = Fate::Lost;
+                    let seq = self.base + i as u64;
+                    if self.timed == Some(seq) {
+                        self.timed = None;
+                    }
+                    if self.sent[i].data {
+                        self.pipe -= 1;
+                        self.stats.lost += 1;
+                        event |= self.congestion(seq);
+                    }
+                }
+                _ => {}
+            }
+        }
+        event
+    }
+
+    /// A loss or mark of packet `seq`: a new congestion event unless an earlier one already
+    /// covers it (§5: sent before that one was detected). Returns whether it halved the window.
+    fn congestion(&mut self, seq: u64) -> bool {
+        if self.recover_to.is_some_and(|r| seq <= r) {
+            return false;
+        }
+        // §5: halve cwnd (rounding down, at least 1), then ssthresh = cwnd (at least 2).
+        self.cwnd = (self.cwnd / 2).max(1);
+        self.ssthresh = self.cwnd.max(2);
+        self.recover_to = self.last_sent();
+        self.ss_count = 0;
+        self.ca_count = 0;
+        self.stats.congestion_events += 1;
+        self.clamp_ack_ratio();
+        true
+    }
+
+    /// §5: in slow start one packet per two acknowledged unmarked data packets, at most Ack
+    /// Ratio / 2 per acknowledgement; in congestion avoidance one per window.
+    fn grow(&mut self, newly: u32) {
+        if newly == 0 {
+            return;
+        }
+        if self.cwnd < self.ssthresh {
+            self.ss_count += newly;
+            let inc = (self.ss_count / 2).min((self.ack_ratio / 2).max(1));
+            self.ss_count = (self.ss_count - 2 * inc).min(1);
+            self.cwnd = (self.cwnd + inc).min(self.ssthresh.max(self.cwnd));
+        } else {
+            self.ca_count += newly;
+            if self.ca_count >= self.cwnd {
+                self.ca_count -= self.cwnd;
+                self.cwnd += 1;
+            }
+        }
+    }
+
+    /// RFC 6298 §2 with RFC 4341 §5's floor: alpha 1/8, beta 1/4, K = 4.
+    fn rtt_sample(&mut self, r: f64) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2.0;
+            }
+            Some(s) => {
+                self.rttvar = 0.75 * self.rttvar + 0.25 * (s - r).abs();
+                self.srtt = Some(0.875 * s + 0.125 * r);
+            }
+        }
+        let rto = self.srtt.unwrap_or(r) + 4.0 * self.rttvar;
+        self.rto = rto.clamp(self.cfg.min_rto.as_secs_f64(), self.cfg.max_rto.as_secs_f64());
+    }
+
+    /// The retransmission timer expired (§5: pipe = 0; ssthresh = cwnd / 2, cwnd = 1; the timer
+    /// backs off as TCP's).
+    pub fn on_timeout(&mut self, now: Time) {
+        match self.rto_at {
+            Some(t) if t <= now => {}
+            _ => return,
+        }
+        self.stats.timeouts += 1;
+        for s in self.sent.iter_mut() {
+            if s.fate == Fate::InFlight {
+                s.fate = Fate::Lost;
+            }
+        }
+        self.pipe = 0;
+        self.ssthresh = (self.cwnd / 2).max(2);
+        self.cwnd = 1;
+        self.ss_count = 0;
+        self.ca_count = 0;
+        self.recover_to = self.last_sent();
+        self.timed = None;
+        // RFC 6298 §5.5: back off.
+        self.rto = (self.rto * 2.0).min(self.cfg.max_rto.as_secs_f64());
+        self.rto_at = None;
+        self.clamp_ack_ratio();
+    }
+
+    /// §6.1.2: per window of data (cwnd data packets acknowledged), double the Ack Ratio after
+    /// lost or marked acknowledgements; after cwnd / (R^2 - R) clean windows, lower it by one.
+    fn ack_ratio_window(&mut self, acked: u32) {
+        if !self.cfg.ack_ratio_control {
+            return;
+        }
+        self.acked_in_window += acked;
+        if self.acked_in_window < self.cwnd {
+            return;
+        }
+        self.acked_in_window = 0;
+        let r = self.ack_ratio;
+        if self.ack_loss_in_window {
+            self.set_ack_ratio(r.saturating_mul(2));
+            self.clean_windows = 0;
+        } else if r > 1 {
+            self.clean_windows += 1;
+            let needed = (f64::from(self.cwnd) / f64::from(r * r - r)).max(1.0);
+            if f64::from(self.clean_windows) >= needed {
+                self.set_ack_ratio(r - 1);
+                self.clean_windows = 0;
+            }
+        }
+        self.ack_loss_in_window = false;
+    }
+
+    fn set_ack_ratio(&mut self, r: u32) {
+        let before = self.ack_ratio;
+        self.ack_ratio = r;
+        self.clamp_ack_ratio();
+        if self.ack_ratio != before {
+            self.ack_ratio_pending = true;
+        }
+    }
+
+    /// §6.1.2's constraints: at most cwnd / 2 rounded up (2 is always allowed), at least 2
+    /// when cwnd >= 4, at least 1.
+    fn clamp_ack_ratio(&mut self) {
+        if !self.cfg.ack_ratio_control {
+            return;
+        }
+        let before = self.ack_ratio;
+        let max = self.cwnd.div_ceil(2).max(2);
+        let min = if self.cwnd >= 4 { 2 } else { 1 };
+        self.ack_ratio = self.ack_ratio.clamp(min, max);
+        if self.ack_ratio != before {
+            self.ack_ratio_pending = true;
+        }
+    }
+
+    pub fn stats(&self) -> Ccid2Stats {
+        Ccid2Stats {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+            pipe: self.pipe,
+            ack_ratio: self.ack_ratio,
+            srtt: self.srtt.map(Dur::from_secs_f64),
+            rto: self.rto_dur(),
+            ..self.stats
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Time {
+        Time::ZERO + Dur::from_millis(n)
+    }
+
+    /// A vector saying every packet from `from` to `to` arrived, except those in `holes`.
+    fn vector(from: u64, to: u64, holes: &[u64]) -> AckVector {
+        let mut r = super::super::ackvec::AckRecord::default();
+        for s in from..=to {
+            if !holes.contains(&s) {
+                r.record(s, false);
+            }
+        }
+        r.vector()
+    }
+
+    fn sender(cwnd: u32) -> Ccid2 {
+        Ccid2::new(Ccid2Config { initial_cwnd: cwnd, ack_ratio_control: false, ..Ccid2Config::default() })
+    }
+
+    #[test]
+    fn pipe_bounds_what_is_sent() {
+        let mut c = sender(3);
+        for s in 0..3 {
+            assert!(c.can_send());
+            c.on_send(ms(0), s, true);
+        }
+        assert!(!c.can_send(), "pipe 3 = cwnd 3 (§5: MUST NOT send)");
+        c.on_ack(ms(10), 0, Some(&vector(0, 0, &[])));
+        assert!(c.can_send());
+        assert_eq!(c.stats().pipe, 2);
+    }
+
+    #[test]
+    fn slow_start_adds_one_per_two_acknowledged_and_ack_ratio_caps_it() {
+        let mut c = sender(4);
+        for s in 0..4 {
+            c.on_send(ms(0), s, true);
+        }
+        // One ack for all four with Ack Ratio 2: at most 2 / 2 = 1 packet of growth.
+        c.on_ack(ms(10), 3, Some(&vector(0, 3, &[])));
+        assert_eq!(c.cwnd(), 5);
+        let mut c = sender(4);
+        for s in 0..4 {
+            c.on_send(ms(0), s, true);
+        }
+        c.on_ack(ms(10), 1, Some(&vector(0, 1, &[])));
+        c.on_ack(ms(11), 3, Some(&vector(0, 3, &[])));
+        assert_eq!(c.cwnd(), 6, "two acks of two packets: one each");
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_one_per_window() {
+        let mut c = Ccid2::new(Ccid2Config {
+            initial_cwnd: 4,
+            initial_ssthresh: 4,
+            ack_ratio_control: false,
+            ..Default::default()
+        });
+        for s in 0..4 {
+            c.on_send(ms(0), s, true);
+        }
+        c.on_ack(ms(10), 2, Some(&vector(0, 2, &[])));
+        assert_eq!(c.cwnd(), 4);
+        c.on_ack(ms(11), 3, Some(&vector(0, 3, &[])));
+        assert_eq!(c.cwnd(), 5);
+    }
+
+    #[test]
+    fn a_hole_with_three_later_arrivals_is_one_loss_and_one_halving() {
+        let mut c = Ccid2::new(Ccid2Config {
+            initial_cwnd: 10,
+            initial_ssthresh: 10,
+            ack_ratio_control: false,
+            ..Default::default()
+        });
+        for s in 0..10 {
+            c.on_send(ms(0), s, true);
+        }
+        // 2 and 4 missing: after 3 later arrivals each is lost, in one event (§5).
+        c.on_ack(ms(10), 5, Some(&vector(0, 5, &[2, 4])));
+        assert_eq!(c.stats().lost, 0, "only 5 and 3 after the hole at 2, 5 after 4");
+        c.on_ack(ms(11), 7, Some(&vector(0, 7, &[2, 4])));
+        let st = c.stats();
+        assert_eq!((st.lost, st.congestion_events), (2, 1));
+        assert_eq!((st.cwnd, st.ssthresh), (5, 5));
+        assert_eq!(st.pipe, 2, "8 and 9 still in flight");
+        // A late report that 2 did arrive does not touch pipe again (§5).
+        c.on_ack(ms(12), 7, Some(&vector(0, 7, &[4])));
+        assert_eq!(c.stats().pipe, 2);
+        // A packet sent after the event was detected starts a new one when lost.
+        for s in 10..14 {
+            c.on_send(ms(12), s, true);
+        }
+        c.on_ack(ms(20), 13, Some(&vector(0, 13, &[4, 10])));
+        assert_eq!(c.stats().congestion_events, 2);
+        assert_eq!(c.cwnd(), 2);
+    }
+
+    #[test]
+    fn an_ecn_mark_is_a_congestion_event() {
+        let mut c = sender(8);
+        for s in 0..4 {
+            c.on_send(ms(0), s, true);
+        }
+        let v = AckVector { nonce_echo: false, cells: vec![0x01, 0x40, 0x00] };
+        c.on_ack(ms(10), 3, Some(&v));
+        let st = c.stats();
+        assert_eq!((st.marked, st.congestion_events, st.cwnd, st.pipe), (1, 1, 4, 0));
+    }
+
+    #[test]
+    fn a_timeout_empties_the_pipe_and_restarts_from_one() {
+        let mut c = sender(6);
+        for s in 0..6 {
+            c.on_send(ms(0), s, true);
+        }
+        let at = c.timeout().unwrap();
+        assert_eq!(at, ms(1000), "RFC 6298's first RTO, 1 s");
+        c.on_timeout(Time(at.0 - 1));
+        assert_eq!(c.stats().timeouts, 0, "not yet due");
+        c.on_timeout(at);
+        let st = c.stats();
+        assert_eq!((st.cwnd, st.ssthresh, st.pipe, st.timeouts), (1, 3, 0, 1));
+        assert_eq!(st.rto, Dur::from_secs(2), "backed off");
+        // Late news of the old packets neither lowers pipe nor halves again.
+        c.on_send(ms(1000), 6, true);
+        c.on_ack(ms(1010), 6, Some(&vector(0, 6, &[])));
+        assert_eq!((c.stats().pipe, c.stats().congestion_events), (0, 0));
+    }
+
+    #[test]
+    fn the_rtt_is_timed_once_per_window_as_rfc_6298_says() {
+        let mut c = Ccid2::new(Ccid2Config { min_rto: Dur::ZERO, ack_ratio_control: false, ..Default::default() });
+        c.on_send(ms(0), 0, true);
+        c.on_send(ms(5), 1, true);
+        c.on_ack(ms(100), 1, Some(&vector(0, 1, &[])));
+        let st = c.stats();
+        assert_eq!(st.srtt, Some(Dur::from_millis(100)), "packet 0 was timed, not 1");
+        // RTO = srtt + 4 * (srtt / 2) = 3 srtt.
+        assert_eq!(st.rto, Dur::from_millis(300));
+    }
+
+    #[test]
+    fn lost_acknowledgements_double_the_ack_ratio_and_clean_windows_lower_it() {
+        let mut c = Ccid2::new(Ccid2Config { initial_cwnd: 20, initial_ssthresh: 20, ..Default::default() });
+        let mut seq = 0;
+        let mut send_window = |c: &mut Ccid2, t: u64| {
+            let first = seq;
+            while c.can_send() {
+                c.on_send(ms(t), seq, true);
+                seq += 1;
+            }
+            (first, seq - 1)
+        };
+        let (a, b) = send_window(&mut c, 0);
+        c.on_peer_packet(1, false);
+        c.on_peer_packet(3, false); // the receiver's packet 2 went missing
+        c.on_ack(ms(10), b, Some(&vector(a, b, &[])));
+        assert_eq!(c.ack_ratio(), 4);
+        assert_eq!(c.ack_ratio_to_announce(), Some(4));
+        c.ack_ratio_confirmed(4);
+        assert_eq!(c.ack_ratio_to_announce(), None);
+        // Clean windows: cwnd / (R^2 - R) = 21 / 12 and 22 / 12 -> the second window goes from
+        // 4 to 3.
+        let mut peer = 3;
+        for w in 0..2 {
+            let (a, b) = send_window(&mut c, 20 + 10 * w);
+            peer += 1;
+            c.on_peer_packet(peer, false);
+            c.on_ack(ms(25 + 10 * w), b, Some(&vector(a, b, &[])));
+        }
+        assert_eq!(c.ack_ratio(), 3);
+    }
+}

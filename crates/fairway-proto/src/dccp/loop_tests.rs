@@ -1,0 +1,152 @@
+//! A client and a server over a bottleneck (a rate, a DropTail buffer, a delay each way),
+//! driven through the endpoint contract: the handshake, and CCID2 filling and sharing a link.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use fairway_core::{Bytes, Dur, Time};
+
+use super::packet::PacketType;
+use super::*;
+use crate::endpoint::{Arrival, Endpoint};
+use crate::source::Greedy;
+
+const MS: u64 = 1_000_000;
+
+struct Path {
+    /// Bits per second of the forward bottleneck; the reverse path is not a bottleneck.
+    rate: u64,
+    delay: Dur,
+    /// Packets the forward buffer holds, the one being sent included.
+    buffer: usize,
+}
+
+struct Outcome {
+    snd: DccpSenderStats,
+    rcv: DccpReceiverStats,
+    /// The first packets each way, by type.
+    first_kinds: Vec<(bool, PacketType)>,
+    drops: u64,
+    /// Application bytes delivered from `from` on.
+    bytes_after: u64,
+}
+
+fn run(cfg: DccpConfig, path: Path, end: Time, from: Time) -> Outcome {
+    let mut s = DccpSender::new(cfg.clone(), Box::new(Greedy::new(Bytes(1000), None))).unwrap();
+    let mut r = DccpReceiver::new(cfg).unwrap();
+    // (arrival time, order, forward?, packet, payload)
+    let mut heap: BinaryHeap<Reverse<(Time, u64)>> = BinaryHeap::new();
+    let mut flying: Vec<Option<(bool, Packet, Bytes)>> = vec![];
+    // When the forward link is free, and the departure times of what is queued on it.
+    let mut link_free = Time::ZERO;
+    let mut queued: std::collections::VecDeque<Time> = Default::default();
+    let mut first_kinds = vec![];
+    let mut drops = 0;
+    let mut bytes_after = 0;
+    let mut now = Time::ZERO;
+    s.start(now);
+    loop {
+        while let Some(t) = s.poll_transmit(now) {
+            if first_kinds.len() < 6 {
+                first_kinds.push((true, t.msg.kind));
+            }
+            while queued.front().is_some_and(|&d| d <= now) {
+                queued.pop_front();
+            }
+            if queued.len() >= path.buffer {
+                drops += 1;
+                continue;
+            }
+            let start = link_free.max(now);
+            let done = start + Dur(t.size.0 * 8 * 1_000_000_000 / path.rate);
+            link_free = done;
+            queued.push_back(done);
+            heap.push(Reverse((done + path.delay, flying.len() as u64)));
+            flying.push(Some((true, t.msg, t.payload)));
+        }
+        while let Some(t) = r.poll_transmit(now) {
+            if first_kinds.len() < 6 {
+                first_kinds.push((false, t.msg.kind));
+            }
+            heap.push(Reverse((now + path.delay, flying.len() as u64)));
+            flying.push(Some((false, t.msg, t.payload)));
+        }
+        let arrival = heap.peek().map(|Reverse((t, _))| *t);
+        let Some(next) = [arrival, s.poll_timeout(), r.poll_timeout()].into_iter().flatten().min() else { break };
+        if next >= end {
+            break;
+        }
+        now = next.max(now);
+        if arrival == Some(now) {
+            let Reverse((_, i)) = heap.pop().unwrap();
+            let (fwd, p, payload) = flying[i as usize].take().unwrap();
+            let a = Arrival { ce: false, size: Bytes(0), payload };
+            if fwd {
+                if now >= from {
+                    bytes_after += payload.0;
+                }
+                r.handle(now, &p, a);
+            } else {
+                s.handle(now, &p, a);
+            }
+        } else {
+            s.handle_timeout(now);
+            r.handle_timeout(now);
+        }
+    }
+    Outcome { snd: s.stats(), rcv: r.stats(), first_kinds, drops, bytes_after }
+}
+
+#[test]
+fn the_handshake_negotiates_before_data_flows() {
+    let o = run(
+        DccpConfig::default(),
+        Path { rate: 10_000_000, delay: Dur(10 * MS), buffer: 100 },
+        Time(200 * MS),
+        Time::ZERO,
+    );
+    use PacketType::*;
+    // Request; Response; then the client in PARTOPEN acknowledges with its first data (§8.1.5).
+    assert_eq!(&o.first_kinds[..3], &[(true, Request), (false, Response), (true, DataAck)]);
+    assert_eq!(o.snd.requests_sent, 1);
+    assert!(o.rcv.data_received > 0);
+}
+
+#[test]
+fn a_lost_request_is_sent_again_after_a_second() {
+    // A buffer of nothing: every forward packet is lost, so the client keeps asking, backing off
+    // 1, 2, 4 s (§8.1.1).
+    let o = run(
+        DccpConfig::default(),
+        Path { rate: 10_000_000, delay: Dur(10 * MS), buffer: 0 },
+        Time(7_500 * MS),
+        Time::ZERO,
+    );
+    assert_eq!(o.snd.requests_sent, 4, "at 0, 1, 3 and 7 s");
+    assert_eq!(o.rcv.data_received, 0);
+}
+
+#[test]
+fn ccid2_fills_a_bottleneck_and_halves_on_its_losses() {
+    // 10 Mb/s, 20 ms RTT (25 packets of 1044 B in flight fill it), a 20-packet buffer.
+    let o = run(
+        DccpConfig::default(),
+        Path { rate: 10_000_000, delay: Dur(10 * MS), buffer: 20 },
+        Time(20_000 * MS),
+        Time(5_000 * MS),
+    );
+    let goodput = o.bytes_after as f64 * 8.0 / 15.0;
+    // Payload is 1000 of every 1044 bytes (20 IP + 24 DCCP, the DataAcks' header): at most
+    // 9.58 Mb/s. A window that halves from at most 45 packets (the pipe plus the buffer) never
+    // falls below the 25 that fill the link... so the link stays busy but for the timeouts.
+    assert!(goodput > 0.9 * 9.58e6, "goodput {goodput}");
+    assert!(goodput <= 9.58e6 * 1.0001, "goodput {goodput}");
+    let c = o.snd.ccid2;
+    assert!(c.congestion_events > 10, "{c:?}");
+    assert!(c.lost >= c.congestion_events, "each event has at least one loss");
+    assert_eq!(c.timeouts, 0, "{c:?}");
+    eprintln!("{:?} {:?} drops {} goodput {goodput}", o.snd, o.rcv, o.drops);
+    // Every drop is seen as a loss, but those of the last window, still in the pipe at the end.
+    assert!(c.lost <= o.drops && o.drops - c.lost <= u64::from(c.pipe), "drops {} lost {}", o.drops, c.lost);
+    assert!(c.cwnd <= 46, "cwnd {} above pipe + buffer", c.cwnd);
+}

@@ -1,0 +1,121 @@
+//! DCCP, the Datagram Congestion Control Protocol (RFC 4340), with CCID2, TCP-like congestion
+//! control (RFC 4341): a connection whose client sends an application's packets and whose server
+//! acknowledges them with Ack Vectors.
+//!
+//! - [`packet`]: packets as values (types, header fields, options); [`wire`]: their bytes.
+//! - [`ackvec`]: the server's record of what arrived, and the Ack Vectors made from it.
+//! - [`ccid2`]: CCID2's window, pipe, loss inference, timeouts and Ack Ratio control.
+//! - [`DccpSender`], [`DccpReceiver`]: the client and server ends, each an
+//!   [`Endpoint`](crate::Endpoint): handshake with feature negotiation (§8.1, §6), sequence and
+//!   acknowledgement numbers (§7), acknowledgements paced by the Ack Ratio (§11.3).
+//!
+//! Connections are one-way, as the seeds use them: the server sends no data. A stopped client
+//! sends nothing more and does not close the connection (no Close/Reset exchange).
+
+pub mod ackvec;
+pub mod ccid2;
+pub mod packet;
+mod receiver;
+mod sender;
+pub mod wire;
+
+use fairway_core::{Bytes, Dur};
+use thiserror::Error;
+
+pub use ccid2::{Ccid2, Ccid2Config, Ccid2Stats};
+pub use packet::{Packet, PacketType};
+pub use receiver::{DccpReceiver, DccpReceiverStats};
+pub use sender::{DccpSender, DccpSenderStats};
+
+/// The Service Code fairway's connections use (§8.1.2: "FWAY" in ASCII).
+pub const SERVICE_CODE: u32 = u32::from_be_bytes(*b"FWAY");
+
+/// Both ends' settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DccpConfig {
+    /// The connection's id (in the port pair).
+    pub flow: u32,
+    /// Bytes every packet adds below DCCP (IPv4's 20).
+    pub ip_header: Bytes,
+    /// CCID2's settings.
+    pub ccid2: Ccid2Config,
+    /// Send data ECN-capable (§12); marks then come back in the Ack Vector as State 1.
+    pub ecn: bool,
+    /// The first Request retransmission, doubled each time (§8.1.1: about one second).
+    pub request_rto: Dur,
+    /// The server acknowledges unacknowledged data at the latest this long after it arrived,
+    /// when fewer than Ack Ratio packets came (RFC 4341 §6.2.1's 0.2 s).
+    pub ack_delay: Dur,
+    /// Application packets the client holds while the window is full (the send buffer); more
+    /// are dropped at the sender and counted.
+    pub send_buffer: u64,
+}
+
+impl Default for DccpConfig {
+    fn default() -> Self {
+        DccpConfig {
+            flow: 0,
+            ip_header: Bytes(20),
+            ccid2: Ccid2Config::default(),
+            ecn: false,
+            request_rto: Dur::from_secs(1),
+            ack_delay: Dur::from_millis(200),
+            send_buffer: 1000,
+        }
+    }
+}
+
+impl DccpConfig {
+    /// Checks that the settings can work; names the field that cannot.
+    pub fn validate(&self) -> Result<(), DccpError> {
+        let c = &self.ccid2;
+        if c.initial_cwnd == 0 {
+            return Err(DccpError::new("initial_cwnd", "must be at least 1"));
+        }
+        if c.initial_ssthresh < 2 {
+            return Err(DccpError::new("initial_ssthresh", "must be at least 2 (RFC 4341 §5)"));
+        }
+        if c.numdupack == 0 {
+            return Err(DccpError::new("numdupack", "must be at least 1"));
+        }
+        if c.ack_ratio == 0 || c.ack_ratio > u32::from(u16::MAX) {
+            return Err(DccpError::new("ack_ratio", format!("{} is outside 1..=65535 (RFC 4340 §11.3)", c.ack_ratio)));
+        }
+        if c.initial_rto.is_zero() {
+            return Err(DccpError::new("initial_rto", "must be positive"));
+        }
+        if c.min_rto > c.max_rto {
+            return Err(DccpError::new("min_rto", format!("{} is above max_rto {}", c.min_rto, c.max_rto)));
+        }
+        if c.max_rto.is_zero() {
+            return Err(DccpError::new("max_rto", "must be positive"));
+        }
+        if self.request_rto.is_zero() {
+            return Err(DccpError::new("request_rto", "must be positive"));
+        }
+        if self.ack_delay.is_zero() {
+            return Err(DccpError::new("ack_delay", "must be positive"));
+        }
+        if self.send_buffer == 0 {
+            return Err(DccpError::new("send_buffer", "must hold at least one packet"));
+        }
+        Ok(())
+    }
+}
+
+/// A setting that cannot work; `field` names it.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("DCCP parameter `{field}`: {reason}")]
+pub struct DccpError {
+    pub field: &'static str,
+    pub reason: String,
+}
+
+impl DccpError {
+    pub fn new(field: &'static str, reason: impl Into<String>) -> DccpError {
+        DccpError { field, reason: reason.into() }
+    }
+}
+
+#[cfg(test)]
+mod loop_tests;

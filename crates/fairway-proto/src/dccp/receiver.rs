@@ -1,0 +1,227 @@
+//! The server end of a DCCP connection (RFC 4340 §8.1): it answers the client's Request,
+//! confirms the features the client asked for, and acknowledges data with Ack Vectors, one
+//! acknowledgement per Ack Ratio data packets (§11.3) or after the ack delay.
+
+use fairway_core::{Bytes, Time};
+
+use super::ackvec::AckRecord;
+use super::packet::{feature, FeatureOp, FeatureOpt, Packet, PacketType, SEQ_MASK};
+use super::{wire, DccpConfig, DccpError, SERVICE_CODE};
+use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
+
+/// The server's states (§8.1: LISTEN, RESPOND, OPEN).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Listen,
+    Respond,
+    Open,
+}
+
+/// Counters of the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DccpReceiverStats {
+    /// Data packets and their application bytes.
+    pub data_received: u64,
+    pub bytes_received: u64,
+    /// Data packets that arrived ECN-marked.
+    pub marked: u64,
+    /// Packets that arrived after a later one, and duplicates.
+    pub out_of_order: u64,
+    pub duplicates: u64,
+    pub acks_sent: u64,
+    pub responses_sent: u64,
+    /// The Ack Ratio in effect at the end.
+    pub ack_ratio: u32,
+}
+
+/// The server (HC-Receiver) of one connection.
+pub struct DccpReceiver {
+    cfg: DccpConfig,
+    state: State,
+    next_seq: u64,
+    record: AckRecord,
+    ack_ratio: u32,
+    /// A Confirm R(Ack Ratio) owed to the client.
+    confirm_ack_ratio: bool,
+    /// A Response owed (to a Request or its retransmission).
+    respond: bool,
+    /// The Request being answered, and the features it asked for.
+    request_seq: u64,
+    request_features: Vec<FeatureOpt>,
+    /// Data packets since the last acknowledgement, and when the first of them arrived.
+    unacked: u32,
+    ack_due: Option<Time>,
+    stats: DccpReceiverStats,
+}
+
+impl DccpReceiver {
+    pub fn new(cfg: DccpConfig) -> Result<DccpReceiver, DccpError> {
+        cfg.validate()?;
+        Ok(DccpReceiver {
+            ack_ratio: cfg.ccid2.ack_ratio,
+            cfg,
+            state: State::Listen,
+            next_seq: 0,
+            record: AckRecord::default(),
+            confirm_ack_ratio: false,
+            respond: false,
+            request_seq: 0,
+            request_features: vec![],
+            unacked: 0,
+            ack_due: None,
+            stats: DccpReceiverStats::default(),
+        })
+    }
+
+    fn packet(&mut self, kind: PacketType) -> Packet {
+        let p = Packet::new(kind, self.cfg.flow, self.next_seq);
+        self.next_seq = (self.next_seq + 1) & SEQ_MASK;
+        p
+    }
+
+    fn transmit(&self, p: Packet) -> Transmit<Packet> {
+        let size = Bytes(wire::dccp_header_len(&p) as u64 + self.cfg.ip_header.0);
+        Transmit { size, payload: Bytes(0), ect: false, tagged: false, msg: p }
+    }
+
+    fn on_packet(&mut self, now: Time, p: &Packet, arrival: Arrival) {
+        if p.flow != self.cfg.flow {
+            return;
+        }
+        match (self.state, p.kind) {
+            (State::Listen, PacketType::Request) | (State::Respond, PacketType::Request) => {
+                // §8.1.2-8.1.3: answer it (again, for a retransmitted Request).
+                self.state = State::Respond;
+                self.respond = true;
+                self.request_seq = p.seq;
+                self.request_features = p.options.features.clone();
+                self.record = AckRecord::default();
+                self.record.record(p.seq, arrival.ce);
+                return;
+            }
+            (State::Listen, _) => return,
+            (_, PacketType::Request) => return,
+            (State::Respond, _) => {
+                // §8.1.4: the client's acknowledgement of the Response opens the connection.
+                if !p.kind.has_ack() {
+                    return;
+                }
+                self.state = State::Open;
+            }
+            (State::Open, _) => {}
+        }
+        if p.kind.has_ack() {
+            self.record.peer_acked(p.ack);
+        }
+        for f in &p.options.features {
+            if f.op == FeatureOp::ChangeL && f.feature == feature::ACK_RATIO && f.value.len() == 2 {
+                // RFC 4340 §11.3: the client sets it; confirm it.
+                let r = u32::from(u16::from_be_bytes([f.value[0], f.value[1]]));
+                if r > 0 {
+                    self.ack_ratio = r;
+                    self.confirm_ack_ratio = true;
+                }
+            }
+        }
+        let newest = self.record.head().is_none_or(|h| p.seq > h);
+        if !self.record.record(p.seq, arrival.ce) {
+            self.stats.duplicates += 1;
+            return;
+        }
+        if !newest {
+            self.stats.out_of_order += 1;
+        }
+        if !matches!(p.kind, PacketType::Data | PacketType::DataAck) {
+            return;
+        }
+        self.stats.data_received += 1;
+        self.stats.bytes_received += arrival.payload.0;
+        if arrival.ce {
+            self.stats.marked += 1;
+        }
+        self.unacked += 1;
+        if self.ack_due.is_none() {
+            self.ack_due = Some(now + self.cfg.ack_delay);
+        }
+    }
+
+    fn ack_now(&self, now: Time) -> bool {
+        self.unacked > 0 && (self.unacked >= self.ack_ratio || self.ack_due.is_some_and(|t| t <= now))
+            || self.confirm_ack_ratio
+    }
+}
+
+impl Endpoint for DccpReceiver {
+    type In = Packet;
+    type Out = Packet;
+    type Stats = DccpReceiverStats;
+
+    fn handle(&mut self, now: Time, msg: &Packet, arrival: Arrival) {
+        self.on_packet(now, msg, arrival);
+    }
+
+    fn handle_datagram(&mut self, now: Time, bytes: &[u8], arrival: Arrival) -> Result<(), Malformed> {
+        let p = wire::decode(bytes)?;
+        self.on_packet(now, &p, arrival);
+        Ok(())
+    }
+
+    fn handle_timeout(&mut self, _now: Time) {}
+
+    fn poll_transmit(&mut self, now: Time) -> Option<Transmit<Packet>> {
+        if self.respond {
+            self.respond = false;
+            let mut p = self.packet(PacketType::Response);
+            p.ack = self.request_seq;
+            p.service = SERVICE_CODE;
+            // §6.3.1: confirm what the client asked for (RFC 4341 §4: CCID2, Ack Vectors).
+            for f in &self.request_features {
+                let op = match f.op {
+                    FeatureOp::ChangeL => FeatureOp::ConfirmR,
+                    FeatureOp::ChangeR => FeatureOp::ConfirmL,
+                    _ => continue,
+                };
+                let known = matches!(
+                    (f.feature, f.value.first()),
+                    (feature::CCID, Some(2)) | (feature::SEND_ACK_VECTOR, Some(1))
+                );
+                if known {
+                    p.options.features.push(FeatureOpt { op, feature: f.feature, value: vec![f.value[0]] });
+                }
+            }
+            self.record.sent_ack(p.seq, p.ack);
+            self.stats.responses_sent += 1;
+            return Some(self.transmit(p));
+        }
+        if self.state != State::Open || !self.ack_now(now) {
+            return None;
+        }
+        let mut p = self.packet(PacketType::Ack);
+        p.ack = self.record.head().unwrap_or(0);
+        p.options.ack_vector = Some(self.record.vector());
+        if self.confirm_ack_ratio {
+            self.confirm_ack_ratio = false;
+            let v = (self.ack_ratio.min(u32::from(u16::MAX)) as u16).to_be_bytes().to_vec();
+            p.options.features.push(FeatureOpt { op: FeatureOp::ConfirmR, feature: feature::ACK_RATIO, value: v });
+        }
+        self.record.sent_ack(p.seq, p.ack);
+        self.unacked = 0;
+        self.ack_due = None;
+        self.stats.acks_sent += 1;
+        Some(self.transmit(p))
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        self.ack_due
+    }
+
+    fn stats(&self) -> DccpReceiverStats {
+        DccpReceiverStats { ack_ratio: self.ack_ratio, ..self.stats }
+    }
+
+    fn encode(&self, t: &Transmit<Packet>, out: &mut Vec<u8>) {
+        let start = out.len();
+        wire::encode(&t.msg, out);
+        out.resize(start + (t.size.0 as usize).max(out.len() - start), 0);
+    }
+}
