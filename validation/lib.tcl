@@ -175,6 +175,45 @@ proc fw_tfrc_flow {name src dst psize start app} {
     return $tfrc
 }
 
+# DCCP flow with CCID2: Agent/DCCP/TCPlike -> Agent/DCCP/TCPlike (the sink must listen, or
+# it drops the Request without a word), packetSize_ psize, an FTP (infinite send) started at
+# `start`; `ecn` 0 or 1 sets use_ecn_local_ and use_ecn_remote_ on both ends (TCPlike's default
+# is 1). The sink's application counts the payload bytes delivered (DCCPAgent::recv hands each
+# packet's payload to it).
+Class Application/FwCount -superclass Application
+Application/FwCount instproc init {} {
+    $self next
+    $self set total_ 0
+}
+Application/FwCount instproc recv {nbytes} {
+    $self instvar total_
+    incr total_ $nbytes
+}
+
+proc fw_dccp_flow {name src dst psize start ecn} {
+    global ns fw
+    set dccp [new Agent/DCCP/TCPlike]
+    set sink [new Agent/DCCP/TCPlike]
+    foreach a [list $dccp $sink] {
+        $a set packetSize_ $psize
+        $a set use_ecn_local_ $ecn
+        $a set use_ecn_remote_ $ecn
+    }
+    $ns attach-agent $src $dccp
+    $ns attach-agent $dst $sink
+    $ns connect $dccp $sink
+    $ns at 0.0 "$sink listen"
+    set ftp [new Application/FTP]
+    $ftp attach-agent $dccp
+    set cnt [new Application/FwCount]
+    $cnt attach-agent $sink
+    # `start` lets the sink call the counter's recv.
+    $ns at 0.0 "$cnt start"
+    $ns at $start "$ftp start"
+    lappend fw(flows) [list dccp $name $dccp $cnt $psize]
+    return $dccp
+}
+
 # In-order packets delivered by a TCPSink, from its bytes_.
 # ns-2.35's one-way TCP (syn_ true, the default) sends seqno 0 as a 40-byte
 # "SYN" (tcpip_base_hdr_size_, no payload); every later segment is
@@ -239,6 +278,17 @@ proc fw_finish {} {
             set j "{\"name\": [fw_jstr $name], \"class\": \"udp\", \"transport\": \"tfrc\""
             append j ", \"recv_bytes\": $rbytes, \"recv_pkts\": [expr {$rbytes / $wire}], \"packet_size\": $psize"
             append j ", \"sent_pkts\": [$tfrc set ndatapack_], \"rate_end_Bps\": [fw_jfloat [$tfrc set rate_]]}"
+        } elseif {$kind == "dccp"} {
+            foreach {kind name dccp cnt psize} $f break
+            # Every packet carries psize bytes; on the wire a Data packet adds 32 (20 of IP and
+            # the 12-byte short-sequence header), a DataAck a few more (about 1 in 20 packets).
+            set payload [$cnt set total_]
+            set npk [expr {$payload / $psize}]
+            set j "{\"name\": [fw_jstr $name], \"class\": \"udp\", \"transport\": \"ccid2\""
+            append j ", \"recv_bytes\": [expr {$npk * ($psize + 32)}], \"recv_pkts\": $npk"
+            append j ", \"recv_payload_bytes\": $payload, \"packet_size\": $psize"
+            append j ", \"sent_data_pkts\": [$dccp set num_data_pkt_], \"sent_dataack_pkts\": [$dccp set num_dataack_pkt_]"
+            append j ", \"cwnd_end\": [$dccp set cwnd_]}"
         } else {
             foreach {kind name udp lm psize cbr} $f break
             set j "{\"name\": [fw_jstr $name], \"class\": \"udp\", \"recv_bytes\": [$lm set bytes_], \"recv_pkts\": [$lm set npkts_]"

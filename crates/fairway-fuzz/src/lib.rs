@@ -13,6 +13,8 @@
 //! time; tests/corpus.rs replays the corpus and the regressions on every `cargo test`.
 
 use fairway_core::{udpm, Bytes, Dur, Rate, Rng, Time};
+use fairway_proto::dccp::packet::{AckVector, FeatureOp, FeatureOpt, PacketType};
+use fairway_proto::dccp::{self, DccpConfig, DccpReceiver, DccpSender};
 use fairway_proto::iftp::{self, IftpAck, IftpConfig, IftpData, IftpReceiver, IftpSender};
 use fairway_proto::mapp::{MappConfig, MappReceiver, MappSender};
 use fairway_proto::source::{Cbr, CbrConfig, Greedy};
@@ -44,6 +46,9 @@ pub const TARGETS: &[Target] = &[
     Target { name: "iftp-receiver", run: |b| drive(IftpReceiver::new(1), b, iftp_data) },
     Target { name: "tfrc-sender", run: |b| drive(tfrc_sender(b), b, tfrc_feedback) },
     Target { name: "tfrc-receiver", run: |b| drive(TfrcReceiver::new(tfrc_cfg(b)).unwrap(), b, tfrc_data) },
+    Target { name: "decode-dccp", run: decode_dccp },
+    Target { name: "dccp-sender", run: |b| drive(dccp_sender(b), b, dccp_packet) },
+    Target { name: "dccp-receiver", run: |b| drive(DccpReceiver::new(dccp_cfg(b)).unwrap(), b, dccp_packet) },
     Target { name: "scenario", run: scenario },
 ];
 
@@ -96,6 +101,16 @@ pub fn decoder_seeds() -> Vec<(&'static str, Vec<u8>)> {
         loss_events: 1,
     };
     put("decode-tfrc", &|b| tfrc::wire::encode_feedback(&f, b));
+    let mut p = dccp::Packet::new(PacketType::DataAck, 1, 40);
+    p.ack = 9;
+    p.options.features.push(FeatureOpt { op: FeatureOp::ChangeL, feature: 5, value: vec![0, 4] });
+    p.options.ack_vector = Some(AckVector { nonce_echo: false, cells: vec![0x05, 0xc0, 0x02] });
+    p.options.timestamp = Some(7);
+    put("decode-dccp", &|b| dccp::wire::encode(&p, b));
+    let mut q = dccp::Packet::new(PacketType::Request, 1, 0);
+    q.service = dccp::SERVICE_CODE;
+    q.options.features.push(FeatureOpt { op: FeatureOp::ChangeL, feature: 1, value: vec![2] });
+    put("decode-dccp", &|b| dccp::wire::encode(&q, b));
     out
 }
 
@@ -179,6 +194,16 @@ fn decode_tfrc(b: &[u8]) {
     }
     if let Ok(f) = tfrc::wire::decode_feedback(b, now) {
         assert!(f.x_recv >= 0.0 && f.x_recv.is_finite() && (0.0..=1.0).contains(&f.p));
+    }
+}
+
+fn decode_dccp(b: &[u8]) {
+    if let Ok(p) = dccp::wire::decode(b) {
+        // What decodes re-encodes to a packet that decodes the same (the options' order and
+        // padding may differ from what came in).
+        let mut again = vec![];
+        dccp::wire::encode(&p, &mut again);
+        assert_eq!(dccp::wire::decode(&again).as_ref(), Ok(&p), "DCCP re-encodes to the same packet");
     }
 }
 
@@ -358,6 +383,31 @@ fn tfrc_data(r: &mut Reader, now: Time) -> TfrcData {
         round: r.u32(),
         urgent: r.u8() & 1 == 1,
     }
+}
+
+fn dccp_cfg(b: &[u8]) -> DccpConfig {
+    let base = if b.get(4).is_some_and(|x| x & 1 == 1) { DccpConfig::ns2() } else { DccpConfig::default() };
+    DccpConfig { flow: 1, ..base }
+}
+
+fn dccp_sender(b: &[u8]) -> DccpSender {
+    DccpSender::new(dccp_cfg(b), Box::new(Greedy::new(Bytes(500), None)), fairway_core::Rng::from_seed(1)).unwrap()
+}
+
+/// A packet of any type with numbers near or far, and an Ack Vector of any cells.
+fn dccp_packet(r: &mut Reader, _now: Time) -> dccp::Packet {
+    let kind = PacketType::ALL[usize::from(r.u8()) % PacketType::ALL.len()];
+    let mut p = dccp::Packet::new(kind, u32::from(r.u8() & 1), r.u64() >> (r.u8() & 63));
+    p.ack = r.u64() >> (r.u8() & 63) & dccp::packet::SEQ_MASK;
+    if r.u8() & 1 == 1 {
+        let n = usize::from(r.u8());
+        p.options.ack_vector = Some(AckVector { nonce_echo: false, cells: r.bytes(n).to_vec() });
+    }
+    if r.u8() & 3 == 0 {
+        let v = r.bytes(2).to_vec();
+        p.options.features.push(FeatureOpt { op: FeatureOp::ConfirmR, feature: 5, value: v });
+    }
+    p
 }
 
 // ---- the scenario reader ----------------------------------------------------------------------

@@ -171,7 +171,7 @@ fn tfrc_cbr_pair() -> (TfrcSender, TfrcReceiver) {
 
 fn dccp_pair() -> (DccpSender, DccpReceiver) {
     let cfg = DccpConfig::default();
-    let snd = DccpSender::new(cfg.clone(), Box::new(Greedy::new(Bytes(500), Some(3_000)))).unwrap();
+    let snd = DccpSender::new(cfg.clone(), Box::new(Greedy::new(Bytes(500), Some(3_000))), Rng::from_seed(8)).unwrap();
     (snd, DccpReceiver::new(cfg).unwrap())
 }
 
@@ -184,7 +184,7 @@ fn dccp_cbr_pair() -> (DccpSender, DccpReceiver) {
         max_packets: None,
         frame_interval: None,
     };
-    let snd = DccpSender::new(cfg.clone(), Box::new(Cbr::new(cbr, Rng::from_seed(7)))).unwrap();
+    let snd = DccpSender::new(cfg.clone(), Box::new(Cbr::new(cbr, Rng::from_seed(7))), Rng::from_seed(9)).unwrap();
     (snd, DccpReceiver::new(cfg).unwrap())
 }
 

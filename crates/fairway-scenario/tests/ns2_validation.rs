@@ -304,6 +304,23 @@ fn tfrc_lossy_agrees_with_ns2() {
     compare_twin("tfrc-lossy");
 }
 
+/// CCID2 in its ns-2 flavour against ns-2 2.35's Agent/DCCP/TCPlike: seed 001's dumbbell through
+/// DropTail (per class), and through RED with ECN on and off (flow by flow).
+#[test]
+fn ccid2_droptail_agrees_with_ns2() {
+    compare_twin("dccp-ccid2");
+}
+
+#[test]
+fn ccid2_red_with_ecn_agrees_with_ns2_flow_by_flow() {
+    compare_per_flow("dccp-ccid2-red");
+}
+
+#[test]
+fn ccid2_red_without_ecn_agrees_with_ns2_flow_by_flow() {
+    compare_per_flow("dccp-ccid2-red-noecn");
+}
+
 #[test]
 fn bench_series_10_agrees_with_ns2() {
     compare_bench("series-10");

@@ -8,10 +8,15 @@ use std::collections::VecDeque;
 use fairway_core::{Dur, Time};
 
 use super::packet::{AckState, AckVector};
+use super::Flavor;
 
 /// CCID2's settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ccid2Config {
+    /// RFC 4341 as written, or what ns-2 2.35's Agent/DCCP/TCPlike does differently: slow start
+    /// adds min(newly acknowledged, Ack Ratio) per acknowledgement; ECN-marked packets count
+    /// toward growth; a timeout sets ssthresh to at least 1 and the Ack Ratio to 1.
+    pub flavor: Flavor,
     /// The first window, packets (RFC 4341 §5: at most four, by RFC 3390's rule).
     pub initial_cwnd: u32,
     /// The first ssthresh, packets ("arbitrarily high").
@@ -32,6 +37,7 @@ pub struct Ccid2Config {
 impl Default for Ccid2Config {
     fn default() -> Self {
         Ccid2Config {
+            flavor: Flavor::Rfc4341,
             initial_cwnd: 3,
             initial_ssthresh: u32::MAX,
             numdupack: 3,
@@ -48,6 +54,20 @@ impl Ccid2Config {
     /// RFC 3390's initial window for packets of `s` bytes: min(4, max(2, 4380 / s)).
     pub fn rfc3390_window(s: u64) -> u32 {
         (4380 / s.max(1)).clamp(2, 4) as u32
+    }
+
+    /// ns-2 2.35's Agent/DCCP/TCPlike defaults (ns-default.tcl): a first window of 3 packets and
+    /// ssthresh 65535; an RTO of 3 s at first, at least 1 s, with no ceiling.
+    pub fn ns2() -> Ccid2Config {
+        Ccid2Config {
+            flavor: Flavor::Ns2,
+            initial_cwnd: 3,
+            initial_ssthresh: 65535,
+            initial_rto: Dur::from_secs(3),
+            min_rto: Dur::from_secs(1),
+            max_rto: Dur::from_secs(1_000_000),
+            ..Ccid2Config::default()
+        }
     }
 }
 
@@ -243,7 +263,7 @@ impl Ccid2 {
                 this.pipe -= 1;
                 acked_new = true;
                 acked_data += 1;
-                if state == AckState::Received {
+                if state == AckState::Received || this.cfg.flavor == Flavor::Ns2 {
                     newly += 1;
                 }
             }
@@ -254,7 +274,7 @@ impl Ccid2 {
             if state == AckState::ReceivedMarked && data {
                 // §5: an ECN mark is a congestion event, as a loss is.
                 this.stats.marked += 1;
-                event |= this.congestion(seq);
+                event |= this.new_event(seq);
             }
         };
         match vector {
@@ -270,8 +290,17 @@ impl Ccid2 {
         }
         event |= self.detect_losses();
         self.ack_ratio_window(acked_data);
-        if !event {
-            self.grow(newly);
+        match self.cfg.flavor {
+            // RFC 4341 grows on acknowledgements that bring no congestion event.
+            Flavor::Rfc4341 if event => self.congestion(),
+            Flavor::Rfc4341 => self.grow(newly),
+            // ns-2 grows on every one, then halves the grown window.
+            Flavor::Ns2 => {
+                self.grow(newly);
+                if event {
+                    self.congestion();
+                }
+            }
         }
         if acked_new {
             // RFC 6298 §5.3: restart the timer on an acknowledgement of new data.
@@ -302,7 +331,7 @@ impl Ccid2 {
                     if self.sent[i].data {
                         self.pipe -= 1;
                         self.stats.lost += 1;
-                        event |= self.congestion(seq);
+                        event |= self.new_event(seq);
                     }
                 }
                 _ => {}
@@ -311,21 +340,25 @@ impl Ccid2 {
         event
     }
 
-    /// A loss or mark of packet `seq`: a new congestion event unless an earlier one already
-    /// covers it (§5: sent before that one was detected). Returns whether it halved the window.
-    fn congestion(&mut self, seq: u64) -> bool {
-        if self.recover_to.is_some_and(|r| seq <= r) {
-            return false;
-        }
-        // §5: halve cwnd (rounding down, at least 1), then ssthresh = cwnd (at least 2).
+    /// A loss or mark of packet `seq` is a new congestion event unless an earlier one already
+    /// covers it (§5: the packet was sent before that one was detected).
+    fn new_event(&self, seq: u64) -> bool {
+        self.recover_to.is_none_or(|r| seq > r)
+    }
+
+    /// A congestion event: §5 halves cwnd (rounding down, at least 1), then sets ssthresh to it
+    /// (at least 2; ns-2 at least 1). Losses of what was sent until now belong to it.
+    fn congestion(&mut self) {
         self.cwnd = (self.cwnd / 2).max(1);
-        self.ssthresh = self.cwnd.max(2);
+        self.ssthresh = match self.cfg.flavor {
+            Flavor::Rfc4341 => self.cwnd.max(2),
+            Flavor::Ns2 => self.cwnd,
+        };
         self.recover_to = self.last_sent();
         self.ss_count = 0;
         self.ca_count = 0;
         self.stats.congestion_events += 1;
         self.clamp_ack_ratio();
-        true
     }
 
     /// §5: in slow start one packet per two acknowledged unmarked data packets, at most Ack
@@ -335,9 +368,16 @@ impl Ccid2 {
             return;
         }
         if self.cwnd < self.ssthresh {
-            self.ss_count += newly;
-            let inc = (self.ss_count / 2).min((self.ack_ratio / 2).max(1));
-            self.ss_count = (self.ss_count - 2 * inc).min(1);
+            let inc = match self.cfg.flavor {
+                Flavor::Rfc4341 => {
+                    self.ss_count += newly;
+                    let inc = (self.ss_count / 2).min((self.ack_ratio / 2).max(1));
+                    self.ss_count = (self.ss_count - 2 * inc).min(1);
+                    inc
+                }
+                // ns-2: one per packet, at most Ack Ratio per acknowledgement.
+                Flavor::Ns2 => newly.min(self.ack_ratio),
+            };
             self.cwnd = (self.cwnd + inc).min(self.ssthresh.max(self.cwnd));
         } else {
             self.ca_count += newly;
@@ -378,8 +418,15 @@ impl Ccid2 {
             }
         }
         self.pipe = 0;
-        self.ssthresh = (self.cwnd / 2).max(2);
+        self.ssthresh = match self.cfg.flavor {
+            Flavor::Rfc4341 => (self.cwnd / 2).max(2),
+            Flavor::Ns2 => (self.cwnd / 2).max(1),
+        };
         self.cwnd = 1;
+        if self.cfg.flavor == Flavor::Ns2 && self.cfg.ack_ratio_control {
+            // ns-2 sets the Ack Ratio to 1 at a timeout (then keeps it within §6.1.2's bounds).
+            self.set_ack_ratio(1);
+        }
         self.ss_count = 0;
         self.ca_count = 0;
         self.recover_to = self.last_sent();
@@ -505,6 +552,26 @@ mod tests {
         c.on_ack(ms(10), 1, Some(&vector(0, 1, &[])));
         c.on_ack(ms(11), 3, Some(&vector(0, 3, &[])));
         assert_eq!(c.cwnd(), 6, "two acks of two packets: one each");
+    }
+
+    #[test]
+    fn ns2_slow_start_adds_one_per_packet_up_to_the_ack_ratio_and_counts_marks() {
+        let mut c = Ccid2::new(Ccid2Config { ack_ratio_control: false, ..Ccid2Config::ns2() });
+        assert_eq!((c.cwnd(), c.stats().ssthresh, c.timeout()), (3, 65535, None));
+        for s in 0..3 {
+            c.on_send(ms(0), s, true);
+        }
+        assert_eq!(c.timeout(), Some(ms(3000)), "ns-2's first RTO, 3 s");
+        // Three packets in one acknowledgement with Ack Ratio 2: +2 (RFC 4341 would give +1).
+        c.on_ack(ms(10), 2, Some(&vector(0, 2, &[])));
+        assert_eq!(c.cwnd(), 5);
+        for s in 3..5 {
+            c.on_send(ms(10), s, true);
+        }
+        // A mark: the two packets grow the window, then the event halves it (7 / 2).
+        let v = AckVector { nonce_echo: false, cells: vec![0x40, 0x00] };
+        c.on_ack(ms(20), 4, Some(&v));
+        assert_eq!((c.cwnd(), c.stats().ssthresh, c.stats().marked), (3, 3, 1));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use fairway_core::{Bytes, Dur, Time};
+use fairway_core::{Bytes, Dur, Rng, Time};
 
 use super::packet::PacketType;
 use super::*;
@@ -32,7 +32,7 @@ struct Outcome {
 }
 
 fn run(cfg: DccpConfig, path: Path, end: Time, from: Time) -> Outcome {
-    let mut s = DccpSender::new(cfg.clone(), Box::new(Greedy::new(Bytes(1000), None))).unwrap();
+    let mut s = DccpSender::new(cfg.clone(), Box::new(Greedy::new(Bytes(1000), None)), Rng::from_seed(1)).unwrap();
     let mut r = DccpReceiver::new(cfg).unwrap();
     // (arrival time, order, forward?, packet, payload)
     let mut heap: BinaryHeap<Reverse<(Time, u64)>> = BinaryHeap::new();

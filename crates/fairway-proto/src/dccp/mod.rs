@@ -27,6 +27,33 @@ pub use packet::{Packet, PacketType};
 pub use receiver::{DccpReceiver, DccpReceiverStats};
 pub use sender::{DccpSender, DccpSenderStats};
 
+/// Which DCCP: the RFCs', or ns-2 2.35's Agent/DCCP/TCPlike at its defaults, which seed 001 ran
+/// (docs/semantics.md, "DCCP", names every difference).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Flavor {
+    /// RFC 4340 and RFC 4341.
+    #[default]
+    Rfc4341,
+    /// ns-2 2.35: short sequence numbers in its header sizes (20 B of IP included: Data 32 B,
+    /// the others 36 B, Reset 40 B); Requests resent after 3 s and doubling; the client acknowledges the
+    /// Response with an Ack and goes straight to OPEN; it acknowledges the server's
+    /// acknowledgements once per window; and [`Ccid2Config::ns2`]'s congestion control.
+    Ns2,
+}
+
+impl Flavor {
+    pub fn name(self) -> &'static str {
+        match self {
+            Flavor::Rfc4341 => "rfc4341",
+            Flavor::Ns2 => "ns2",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Flavor> {
+        [Flavor::Rfc4341, Flavor::Ns2].into_iter().find(|f| f.name() == s)
+    }
+}
+
 /// The Service Code fairway's connections use (§8.1.2: "FWAY" in ASCII).
 pub const SERVICE_CODE: u32 = u32::from_be_bytes(*b"FWAY");
 
@@ -35,6 +62,7 @@ pub const SERVICE_CODE: u32 = u32::from_be_bytes(*b"FWAY");
 pub struct DccpConfig {
     /// The connection's id (in the port pair).
     pub flow: u32,
+    pub flavor: Flavor,
     /// Bytes every packet adds below DCCP (IPv4's 20).
     pub ip_header: Bytes,
     /// CCID2's settings.
@@ -55,6 +83,7 @@ impl Default for DccpConfig {
     fn default() -> Self {
         DccpConfig {
             flow: 0,
+            flavor: Flavor::Rfc4341,
             ip_header: Bytes(20),
             ccid2: Ccid2Config::default(),
             ecn: false,
@@ -66,6 +95,43 @@ impl Default for DccpConfig {
 }
 
 impl DccpConfig {
+    /// ns-2 2.35's Agent/DCCP/TCPlike (ns-default.tcl): ECN on, Requests after 3 s.
+    pub fn ns2() -> DccpConfig {
+        DccpConfig {
+            flavor: Flavor::Ns2,
+            ccid2: Ccid2Config::ns2(),
+            ecn: true,
+            request_rto: Dur::from_secs(3),
+            ..DccpConfig::default()
+        }
+    }
+
+    pub fn for_flavor(flavor: Flavor) -> DccpConfig {
+        match flavor {
+            Flavor::Rfc4341 => DccpConfig::default(),
+            Flavor::Ns2 => DccpConfig::ns2(),
+        }
+    }
+
+    /// A packet's size on the wire: its application bytes, the DCCP header and, below it,
+    /// `ip_header` (RFC 4340's layout), or ns-2's header sizes.
+    pub fn wire_size(&self, p: &Packet, payload: Bytes) -> Bytes {
+        let header = match self.flavor {
+            Flavor::Rfc4341 => wire::dccp_header_len(p) as u64 + self.ip_header.0,
+            Flavor::Ns2 => {
+                // 20 B of IP and a 12-byte generic header; 4 more with an acknowledgement
+                // (Request and Response too), 8 for a Reset; options padded to 32 bits.
+                let fixed = match p.kind {
+                    PacketType::Data => 32,
+                    PacketType::Reset => 40,
+                    _ => 36,
+                };
+                let opts = wire::dccp_header_len(p) - wire::fixed_len(p.kind);
+                fixed + opts as u64
+            }
+        };
+        Bytes(payload.0 + header)
+    }
     /// Checks that the settings can work; names the field that cannot.
     pub fn validate(&self) -> Result<(), DccpError> {
         let c = &self.ccid2;

@@ -80,7 +80,7 @@ impl DccpReceiver {
     }
 
     fn transmit(&self, p: Packet) -> Transmit<Packet> {
-        let size = Bytes(wire::dccp_header_len(&p) as u64 + self.cfg.ip_header.0);
+        let size = self.cfg.wire_size(&p, Bytes(0));
         Transmit { size, payload: Bytes(0), ect: false, tagged: false, msg: p }
     }
 

@@ -3,11 +3,11 @@
 
 use std::collections::VecDeque;
 
-use fairway_core::{Bytes, Dur, Time};
+use fairway_core::{Bytes, Dur, Rng, Time};
 
 use super::ccid2::{Ccid2, Ccid2Stats};
 use super::packet::{feature, FeatureOp, FeatureOpt, Packet, PacketType, SEQ_MASK};
-use super::{wire, DccpConfig, DccpError, SERVICE_CODE};
+use super::{wire, DccpConfig, DccpError, Flavor, SERVICE_CODE};
 use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
 use crate::source::Source;
 
@@ -51,16 +51,24 @@ pub struct DccpSender {
     /// the server so (the acknowledgement of acknowledgements, RFC 4341 §6.2).
     gsr: Option<u64>,
     gsr_acked: bool,
+    /// Data packets sent since the last that acknowledged (ns-2 acknowledges once per window).
+    since_ack: u32,
+    /// The handshake's Ack is owed (ns-2 sends it on its own before any data).
+    handshake_ack: bool,
     request_at: Option<Time>,
+    last_request: Option<Time>,
     request_rto: Dur,
     /// The application's packets waiting for the window (sizes).
     backlog: VecDeque<Bytes>,
     ccid: Ccid2,
+    /// Draws each data packet's ECN nonce (ns-2's ECT(0) or ECT(1)).
+    rng: Rng,
     stats: DccpSenderStats,
 }
 
 impl DccpSender {
-    pub fn new(cfg: DccpConfig, source: Box<dyn Source>) -> Result<DccpSender, DccpError> {
+    /// A client sending what `source` offers; `rng` draws its ECN nonces.
+    pub fn new(cfg: DccpConfig, source: Box<dyn Source>, rng: Rng) -> Result<DccpSender, DccpError> {
         cfg.validate()?;
         Ok(DccpSender {
             ccid: Ccid2::new(cfg.ccid2.clone()),
@@ -71,8 +79,12 @@ impl DccpSender {
             next_seq: 0,
             gsr: None,
             gsr_acked: true,
+            since_ack: 0,
+            handshake_ack: false,
             request_at: None,
+            last_request: None,
             backlog: VecDeque::new(),
+            rng,
             stats: DccpSenderStats::default(),
         })
     }
@@ -119,15 +131,25 @@ impl DccpSender {
         if kind.has_ack() {
             p.ack = self.gsr.unwrap_or(0);
             self.gsr_acked = true;
+            self.since_ack = 0;
         }
         p
     }
 
     fn transmit(&mut self, p: Packet, payload: Bytes) -> Transmit<Packet> {
-        let size = Bytes(payload.0 + wire::dccp_header_len(&p) as u64 + self.cfg.ip_header.0);
+        let size = self.cfg.wire_size(&p, payload);
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += size.0;
-        Transmit { size, payload, ect: self.cfg.ecn && payload.0 > 0, tagged: false, msg: p }
+        let ect = self.cfg.ecn
+            && payload.0 > 0
+            && match self.cfg.flavor {
+                Flavor::Rfc4341 => true,
+                // ns-2 sends ECT(0) or ECT(1) by a fair coin (the ECN nonce, RFC 3540), and its
+                // RED marks only ECT(0): a packet with ECT(1) meets the queue as not
+                // ECN-capable, and is dropped where it would be marked.
+                Flavor::Ns2 => self.rng.bernoulli(0.5),
+            };
+        Transmit { size, payload, ect, tagged: false, msg: p }
     }
 
     fn request(&mut self, now: Time) -> Transmit<Packet> {
@@ -163,9 +185,16 @@ impl DccpSender {
                 return;
             }
             (State::Request, PacketType::Response) => {
-                // §8.1.3-8.1.5: the server's ISS; acknowledge it from PARTOPEN.
-                self.state = State::PartOpen;
+                // §8.1.3-8.1.5: the server's ISS; acknowledge it from PARTOPEN (ns-2: from OPEN,
+                // with an Ack of its own).
                 self.request_at = None;
+                match self.cfg.flavor {
+                    Flavor::Rfc4341 => self.state = State::PartOpen,
+                    Flavor::Ns2 => {
+                        self.state = State::Open;
+                        self.handshake_ack = true;
+                    }
+                }
             }
             (State::Request, _) => return,
             (State::PartOpen, PacketType::Response) => {}
@@ -229,20 +258,36 @@ impl Endpoint for DccpSender {
         match self.state {
             State::Closed | State::Done => return None,
             State::Request => {
+                // One Request per instant: at the clock's end the next one's time saturates to now.
                 return match self.request_at {
-                    Some(t) if t <= now => Some(self.request(now)),
+                    Some(t) if t <= now && self.last_request != Some(now) => {
+                        self.last_request = Some(now);
+                        Some(self.request(now))
+                    }
                     _ => None,
                 };
             }
             State::PartOpen | State::Open => {}
         }
         self.pull(now);
+        if self.handshake_ack {
+            self.handshake_ack = false;
+            let p = self.packet(PacketType::Ack);
+            self.ccid.on_send(now, p.seq, false);
+            return Some(self.transmit(p, Bytes(0)));
+        }
         if self.ccid.can_send() && self.has_data() {
             let payload = self.take_data(now)?;
             // §8.1.5: every packet in PARTOPEN acknowledges; in OPEN, a DataAck when the
-            // server's acknowledgements have not been acknowledged (RFC 4341 §6.2).
-            let kind =
-                if self.state == State::PartOpen || !self.gsr_acked { PacketType::DataAck } else { PacketType::Data };
+            // server's acknowledgements have not been acknowledged (RFC 4341 §6.2: at least
+            // once per window; ns-2 about once per window).
+            let owe = !self.gsr_acked
+                && match self.cfg.flavor {
+                    Flavor::Rfc4341 => true,
+                    Flavor::Ns2 => self.since_ack >= self.ccid.cwnd(),
+                };
+            let kind = if self.state == State::PartOpen || owe { PacketType::DataAck } else { PacketType::Data };
+            self.since_ack = self.since_ack.saturating_add(1);
             let mut p = self.packet(kind);
             if let Some(r) = self.ccid.ack_ratio_to_announce() {
                 // RFC 4340 §11.3: Ack Ratio is the sender's non-negotiable feature.

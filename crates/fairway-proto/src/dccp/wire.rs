@@ -46,7 +46,7 @@ const OPT_RECEIVE_RATE: u8 = 194;
 pub const MAX_CELLS_PER_OPTION: usize = 253;
 
 /// Bytes of the fixed part of a header of type `kind`: generic header and subheaders (§5).
-fn fixed_len(kind: PacketType) -> usize {
+pub fn fixed_len(kind: PacketType) -> usize {
     let mut n = GENERIC;
     if kind.has_ack() {
         n += 8;

@@ -13,6 +13,7 @@ pub use fairway_engine::protocol::{Build, DatagramSpec, ProtocolReport, Report, 
 
 use crate::reader::{Res, Tbl, Val};
 
+mod dccp;
 mod iftp;
 mod mapp;
 mod mm_app;
@@ -20,13 +21,21 @@ mod sources;
 mod tfrc;
 mod udp;
 
+pub use dccp::Ccid2Summary;
 pub use iftp::IftpSummary;
 pub use mapp::MappSummary;
 pub use tfrc::TfrcSummary;
 
 /// Every datagram transport a scenario can name: `transport = "<name>"`, or the app's default.
-pub(crate) const REGISTRY: &[Registration] =
-    &[udp::REGISTRATION, mapp::REGISTRATION, mm_app::REGISTRATION, iftp::REGISTRATION, tfrc::TFRC, tfrc::TFRC_SP];
+pub(crate) const REGISTRY: &[Registration] = &[
+    udp::REGISTRATION,
+    mapp::REGISTRATION,
+    mm_app::REGISTRATION,
+    iftp::REGISTRATION,
+    tfrc::TFRC,
+    tfrc::TFRC_SP,
+    dccp::CCID2,
+];
 
 /// How a scenario names a datagram transport and what it reads from a `[[flow]]` entry.
 pub(crate) struct Registration {

@@ -1,0 +1,196 @@
+//! `transport = "ccid2"`: DCCP (RFC 4340) with CCID2, TCP-like congestion control (RFC 4341),
+//! carrying a greedy application (`app = "ftp"`) or one that sets its own pace (`cbr`, `voip`,
+//! `video`: the client holds what the window does not let out, up to `send_buffer` packets).
+//! `flavor = "ns2"` gives ns-2 2.35's Agent/DCCP/TCPlike (docs/semantics.md, "DCCP"); the other
+//! keys override single settings.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use fairway_core::{Bytes, Rng};
+use fairway_proto::dccp::{Ccid2Config, DccpConfig, DccpReceiver, DccpSender, Flavor};
+use fairway_proto::Endpoint;
+use serde::Serialize;
+
+use super::sources::{parse_source, SourceSpec, SOURCE_KEYS};
+use super::{Build, DatagramSpec, FlowContext, ProtocolReport, Registration, ReportContext};
+use crate::reader::{Res, Tbl};
+use fairway_engine::datagram::{DatagramFlow, FlowDriver};
+
+const APPS: &[&str] = &["ftp", "cbr", "voip", "video"];
+pub(crate) const CCID2: Registration =
+    Registration { transport: "ccid2", apps: APPS, keys: &[KEYS, SOURCE_KEYS], parse };
+
+const KEYS: &[&str] = &[
+    "flavor",
+    "ecn",
+    "ack_ratio",
+    "ack_ratio_control",
+    "initial_cwnd",
+    "initial_ssthresh",
+    "numdupack",
+    "initial_rto",
+    "min_rto",
+    "max_rto",
+    "ack_delay",
+    "request_rto",
+    "send_buffer",
+    "ip_header",
+];
+
+#[derive(Debug, Clone)]
+struct DccpSpec {
+    cfg: DccpConfig,
+    app: &'static str,
+    source: SourceSpec,
+}
+
+type DccpFlow = DatagramFlow<DccpSender, DccpReceiver>;
+
+/// What CCID2's two ends did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Ccid2Summary {
+    pub flavor: &'static str,
+    pub cwnd_pkts: u32,
+    pub ssthresh_pkts: u32,
+    pub ack_ratio: u32,
+    pub srtt_s: Option<f64>,
+    pub rto_s: f64,
+    pub congestion_events: u64,
+    pub lost_pkts: u64,
+    pub marked_pkts: u64,
+    pub timeouts: u64,
+    pub acks_sent: u64,
+    pub acks_lost: u64,
+    pub requests_sent: u64,
+    /// Application packets dropped at a full send buffer, and those still in it at the end.
+    pub buffer_drops_pkts: u64,
+    pub backlog_pkts: u64,
+}
+
+fn parse(t: &Tbl, app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
+    let flavor = match t.get("flavor") {
+        Some(v) => {
+            let s = v.string()?;
+            Flavor::parse(&s).ok_or_else(|| v.error(format!("unknown flavor `{s}`: expected rfc4341 or ns2")))?
+        }
+        None => Flavor::Rfc4341,
+    };
+    let mut cfg = DccpConfig::for_flavor(flavor);
+    let app = APPS.iter().copied().find(|a| *a == app).expect("a registered app");
+    let mut source = parse_source(t, app)?;
+    if let (Flavor::Ns2, SourceSpec::Greedy { packet_size, .. }) = (flavor, &mut source) {
+        if !t.has("packet_size") {
+            // ns-2's Agent/DCCP packetSize_.
+            *packet_size = Bytes(500);
+        }
+    }
+    if flavor == Flavor::Rfc4341 {
+        // RFC 4341 §5: RFC 3390's first window for the application's packet size.
+        cfg.ccid2.initial_cwnd = Ccid2Config::rfc3390_window(source.packet_size().0);
+    }
+    let c = &mut cfg.ccid2;
+    if let Some(v) = t.get("ecn") {
+        cfg.ecn = v.bool()?;
+    }
+    if let Some(v) = t.get("ack_ratio") {
+        c.ack_ratio = v.int_in(1, 65535)? as u32;
+    }
+    if let Some(v) = t.get("ack_ratio_control") {
+        c.ack_ratio_control = v.bool()?;
+    }
+    if let Some(v) = t.get("initial_cwnd") {
+        c.initial_cwnd = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("initial_ssthresh") {
+        c.initial_ssthresh = v.u32_min(2)?;
+    }
+    if let Some(v) = t.get("numdupack") {
+        c.numdupack = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("initial_rto") {
+        c.initial_rto = v.dur_pos()?;
+    }
+    if let Some(v) = t.get("min_rto") {
+        c.min_rto = v.dur()?;
+    }
+    if let Some(v) = t.get("max_rto") {
+        c.max_rto = v.dur_pos()?;
+    }
+    if let Some(v) = t.get("ack_delay") {
+        cfg.ack_delay = v.dur_pos()?;
+    }
+    if let Some(v) = t.get("request_rto") {
+        cfg.request_rto = v.dur_pos()?;
+    }
+    if let Some(v) = t.get("send_buffer") {
+        cfg.send_buffer = v.int_in(1, i64::MAX)? as u64;
+    }
+    if let Some(v) = t.get("ip_header") {
+        if flavor == Flavor::Ns2 {
+            return Err(
+                v.error("ns-2's header sizes already hold its 20 bytes of IP: `ip_header` is for flavor rfc4341")
+            );
+        }
+        cfg.ip_header = v.bytes()?;
+    }
+    cfg.validate().map_err(|e| match t.get(e.field) {
+        Some(v) => v.error(e.reason),
+        None => t.error(e.to_string()),
+    })?;
+    Ok(Arc::new(DccpSpec { cfg, app, source }))
+}
+
+impl DatagramSpec for DccpSpec {
+    fn app(&self) -> &'static str {
+        self.app
+    }
+
+    /// Its own class: seed 001 compares TCP, CCID2 and CCID3.
+    fn class(&self) -> &'static str {
+        "ccid2"
+    }
+
+    fn transport(&self) -> &'static str {
+        "ccid2"
+    }
+
+    fn build(&self, b: &Build) -> Result<Box<dyn FlowDriver>, String> {
+        let cfg = DccpConfig { flow: b.flow, ..self.cfg.clone() };
+        let source = self.source.build(b.seed, b.name);
+        let rng = Rng::stream(b.seed, &format!("ccid2:{}", b.name));
+        let snd = DccpSender::new(cfg.clone(), source, rng).map_err(|e| e.to_string())?;
+        let rcv = DccpReceiver::new(cfg).map_err(|e| e.to_string())?;
+        Ok(Box::new(DccpFlow::new(snd, rcv, b.wire)))
+    }
+
+    fn report(&self, drv: &dyn FlowDriver, _ctx: &ReportContext) -> Option<ProtocolReport> {
+        let f = drv.as_any().downcast_ref::<DccpFlow>()?;
+        let (s, r) = (f.snd.stats(), f.rcv.stats());
+        let c = s.ccid2;
+        Some(ProtocolReport::new(
+            "ccid2",
+            Ccid2Summary {
+                flavor: self.cfg.flavor.name(),
+                cwnd_pkts: c.cwnd,
+                ssthresh_pkts: c.ssthresh,
+                ack_ratio: c.ack_ratio,
+                srtt_s: c.srtt.map(|d| d.as_secs_f64()),
+                rto_s: c.rto.as_secs_f64(),
+                congestion_events: c.congestion_events,
+                lost_pkts: c.lost,
+                marked_pkts: c.marked,
+                timeouts: c.timeouts,
+                acks_sent: r.acks_sent,
+                acks_lost: c.acks_lost,
+                requests_sent: s.requests_sent,
+                buffer_drops_pkts: s.buffer_drops,
+                backlog_pkts: s.backlog,
+            },
+        ))
+    }
+
+    fn config(&self) -> &dyn Any {
+        &self.cfg
+    }
+}
