@@ -220,8 +220,6 @@ impl Endpoint for DccpReceiver {
     }
 
     fn encode(&self, t: &Transmit<Packet>, out: &mut Vec<u8>) {
-        let start = out.len();
-        wire::encode(&t.msg, out);
-        out.resize(start + (t.size.0 as usize).max(out.len() - start), 0);
+        wire::encode_sized(&t.msg, t.size.0, out);
     }
 }

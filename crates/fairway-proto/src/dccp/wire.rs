@@ -205,6 +205,14 @@ pub fn encode(p: &Packet, out: &mut Vec<u8>) {
     frame::seal(out, start, O + hlen);
 }
 
+/// Writes `p` as a datagram of `size` bytes: the header, then zeros for the application data
+/// (at least the header, whatever `size` says).
+pub fn encode_sized(p: &Packet, size: u64, out: &mut Vec<u8>) {
+    let start = out.len();
+    encode(p, out);
+    out.resize(start + (size as usize).max(out.len() - start), 0);
+}
+
 fn bad(why: impl Into<String>) -> Malformed {
     Malformed(format!("not a DCCP packet: {}", why.into()))
 }
