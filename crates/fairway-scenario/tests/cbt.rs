@@ -6,6 +6,11 @@ use fairway_engine::{run, RunOptions, Summary};
 use fairway_scenario::parse_scenario;
 
 fn dumbbell(queue_extra: &str, kind: &str, tag: bool) -> String {
+    with_class(queue_extra, kind, &format!("multimedia_tag = {tag}"))
+}
+
+/// The dumbbell with the CBR flow's class set by `class_line`.
+fn with_class(queue_extra: &str, kind: &str, class_line: &str) -> String {
     format!(
         r#"duration = "100s"
 [[link]]
@@ -36,7 +41,7 @@ from = "s3"
 to = "d"
 rate = "1.5Mb"
 packet_size = "1000B"
-multimedia_tag = {tag}
+{class_line}
 "#
     )
 }
@@ -78,6 +83,30 @@ fn cbt_holds_a_tagged_unresponsive_flow_to_its_threshold_where_red_does_not() {
     // And with its own class's threshold out of reach, CBT is RED.
     let open = sim(&dumbbell(", mm_th = 1000, udp_th = 3", "cbt", true));
     assert_eq!(format!("{:?}", open.classes), format!("{:?}", red.classes));
+}
+
+#[test]
+fn a_flows_class_key_sets_the_tag_cbt_reads() {
+    // With the tagged class's threshold out of reach, a multimedia flow meets RED only (the
+    // same run as RED's), and a best-effort one is held to udp_th.
+    let cbt = ", mm_th = 1000, udp_th = 3";
+    let red = sim(&with_class("", "red", ""));
+    let mm = sim(&with_class(cbt, "cbt", "class = \"multimedia\""));
+    assert_eq!(format!("{:?}", mm.classes), format!("{:?}", red.classes));
+    let be = sim(&with_class(cbt, "cbt", "class = \"best_effort\""));
+    assert!(be.links.iter().find(|l| l.name == "r1->r2").unwrap().threshold_drops_pkts > 0);
+    assert!(share(&be, "udp") < 0.5 * share(&mm, "udp"), "{:.3} vs {:.3}", share(&be, "udp"), share(&mm, "udp"));
+    // The older spelling gives the same runs; an untagged UDP flow is best effort by default.
+    assert_eq!(format!("{:?}", sim(&dumbbell(cbt, "cbt", true)).classes), format!("{:?}", mm.classes));
+    assert_eq!(format!("{:?}", sim(&with_class(cbt, "cbt", "")).classes), format!("{:?}", be.classes));
+
+    let err = |line: &str| parse_scenario("cbt.toml", &with_class(cbt, "cbt", line), "cbt").unwrap_err().to_string();
+    let e = err("class = \"video\"");
+    assert!(e.contains("flow[1].class: unknown class `video`: expected multimedia or best_effort"), "{e}");
+    let e = err("class = \"multimedia\"\nmultimedia_tag = true");
+    assert!(e.contains("give `class` or `multimedia_tag`, not both"), "{e}");
+    let e = err("class = true");
+    assert!(e.contains("flow[1].class"), "{e}");
 }
 
 #[test]

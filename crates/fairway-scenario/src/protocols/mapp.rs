@@ -12,12 +12,14 @@ use fairway_proto::mapp::{MappConfig, MappReceiver, MappSender, Pacing, ScaleTab
 use fairway_proto::Endpoint;
 use serde::Serialize;
 
-use super::{packet_size, Build, DatagramSpec, FlowContext, ProtocolReport, Registration, ReportContext};
+use super::{
+    packet_size, parse_class, Build, DatagramSpec, FlowContext, ProtocolReport, Registration, ReportContext, CLASS_KEYS,
+};
 use crate::reader::{Res, Tbl};
 use fairway_engine::datagram::{DatagramFlow, FlowDriver};
 
 pub(crate) const REGISTRATION: Registration =
-    Registration { transport: "udpm", apps: &["mapp"], keys: &[MAPP_KEYS], parse };
+    Registration { transport: "udpm", apps: &["mapp"], keys: &[MAPP_KEYS, CLASS_KEYS], parse };
 
 const MAPP_KEYS: &[&str] = &[
     "scales",
@@ -26,7 +28,6 @@ const MAPP_KEYS: &[&str] = &[
     "interval",
     "jitter",
     "ecn",
-    "multimedia_tag",
     "initial_rtt",
     "toi_alpha",
     "idle_limit",
@@ -122,9 +123,7 @@ pub(super) fn parse_receiver_keys(t: &Tbl, cfg: &mut MappConfig) -> Res<()> {
     if let Some(v) = t.get("ecn") {
         cfg.ect = v.bool()?;
     }
-    if let Some(v) = t.get("multimedia_tag") {
-        cfg.multimedia_tag = v.bool()?;
-    }
+    cfg.multimedia_tag = parse_class(t, cfg.multimedia_tag)?;
     if let Some(v) = t.get("initial_rtt") {
         cfg.initial_rtt = v.dur_pos()?;
     }

@@ -18,22 +18,18 @@ use fairway_core::{Bytes, Dur, Rate};
 use fairway_proto::mapp::{Gop, MappConfig, Pacing, ScaleTable};
 
 use super::mapp::{parse_receiver_keys, MappSpec};
-use super::{packet_size, DatagramSpec, FlowContext, Registration};
+use super::{packet_size, DatagramSpec, FlowContext, Registration, CLASS_KEYS};
 use crate::reader::{Res, Tbl};
 
-pub(crate) const REGISTRATION: Registration =
-    Registration { transport: "udp", apps: &["mm_app", "mpeg_app"], keys: &[COMMON_KEYS, MM_KEYS, MPEG_KEYS], parse };
+pub(crate) const REGISTRATION: Registration = Registration {
+    transport: "udp",
+    apps: &["mm_app", "mpeg_app"],
+    keys: &[COMMON_KEYS, CLASS_KEYS, MM_KEYS, MPEG_KEYS],
+    parse,
+};
 
-const COMMON_KEYS: &[&str] = &[
-    "packet_size",
-    "flow_control",
-    "ecn",
-    "multimedia_tag",
-    "initial_rtt",
-    "toi_alpha",
-    "idle_limit",
-    "reassembly_window",
-];
+const COMMON_KEYS: &[&str] =
+    &["packet_size", "flow_control", "ecn", "initial_rtt", "toi_alpha", "idle_limit", "reassembly_window"];
 const MM_KEYS: &[&str] = &["scales", "jitter"];
 const MPEG_KEYS: &[&str] = &["gop", "i_size", "p_size", "b_size", "fps"];
 

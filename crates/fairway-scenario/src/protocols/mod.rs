@@ -81,6 +81,25 @@ pub(crate) fn datagram_apps() -> Vec<&'static str> {
     apps
 }
 
+/// The keys that set a datagram flow's packet class: `class` and its older spelling.
+pub(crate) const CLASS_KEYS: &[&str] = &["class", "multimedia_tag"];
+
+/// Seed 003 §2-3: the class a flow's packets carry to the router (the ToS bit CBT and D-CBT
+/// tell responsive multimedia from other UDP by): `class = "multimedia"` or `"best_effort"`, or
+/// the older `multimedia_tag = true | false`; `default` when neither is given. True: multimedia.
+pub(crate) fn parse_class(t: &Tbl, default: bool) -> Res<bool> {
+    match (t.get("class"), t.get("multimedia_tag")) {
+        (Some(c), Some(_)) => Err(c.error("give `class` or `multimedia_tag`, not both")),
+        (Some(c), None) => match c.raw_string()? {
+            "multimedia" => Ok(true),
+            "best_effort" => Ok(false),
+            other => Err(c.error(format!("unknown class `{other}`: expected multimedia or best_effort"))),
+        },
+        (None, Some(v)) => v.bool(),
+        (None, None) => Ok(default),
+    }
+}
+
 /// Largest packet accepted (payload plus headers): far above any link layer's frame, and small
 /// enough that sizes fit the simulator's 32-bit packet fields.
 pub(crate) const MAX_PACKET: Bytes = Bytes(1_000_000);

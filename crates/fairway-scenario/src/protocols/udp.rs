@@ -7,16 +7,12 @@ use std::sync::Arc;
 use fairway_proto::udp::{UdpReceiver, UdpSender};
 
 use super::sources::{parse_source, SourceSpec, SOURCE_KEYS};
-use super::{Build, DatagramSpec, FlowContext, Registration};
+use super::{parse_class, Build, DatagramSpec, FlowContext, Registration, CLASS_KEYS};
 use crate::reader::{Res, Tbl};
 use fairway_engine::datagram::{DatagramFlow, FlowDriver};
 
-pub(crate) const REGISTRATION: Registration = Registration {
-    transport: "udp",
-    apps: &["cbr", "voip", "video"],
-    keys: &[SOURCE_KEYS, &["multimedia_tag"]],
-    parse,
-};
+pub(crate) const REGISTRATION: Registration =
+    Registration { transport: "udp", apps: &["cbr", "voip", "video"], keys: &[SOURCE_KEYS, CLASS_KEYS], parse };
 
 /// An application over UDP.
 #[derive(Debug, Clone)]
@@ -29,10 +25,7 @@ struct UdpSpec {
 
 fn parse(t: &Tbl, app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
     let app = REGISTRATION.apps.iter().copied().find(|a| *a == app).expect("a registered app");
-    let tagged = match t.get("multimedia_tag") {
-        Some(v) => v.bool()?,
-        None => false,
-    };
+    let tagged = parse_class(t, false)?;
     Ok(Arc::new(UdpSpec { app, source: parse_source(t, app)?, tagged }))
 }
 
