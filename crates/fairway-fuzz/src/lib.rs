@@ -387,18 +387,39 @@ fn tfrc_data(r: &mut Reader, now: Time) -> TfrcData {
 
 fn dccp_cfg(b: &[u8]) -> DccpConfig {
     let base = if b.get(4).is_some_and(|x| x & 1 == 1) { DccpConfig::ns2() } else { DccpConfig::default() };
-    DccpConfig { flow: 1, ..base }
+    // Bit 1 picks CCID3.
+    let ccid = if b.get(4).is_some_and(|x| x & 2 == 2) { dccp::Ccid::Three } else { dccp::Ccid::Two };
+    DccpConfig { flow: 1, ccid, ..base }
 }
 
 fn dccp_sender(b: &[u8]) -> DccpSender {
     DccpSender::new(dccp_cfg(b), Box::new(Greedy::new(Bytes(500), None)), fairway_core::Rng::from_seed(1)).unwrap()
 }
 
-/// A packet of any type with numbers near or far, and an Ack Vector of any cells.
+/// A packet of any type with numbers near or far, any window counter, an Ack Vector of any
+/// cells and CCID3's feedback options of any values.
 fn dccp_packet(r: &mut Reader, _now: Time) -> dccp::Packet {
     let kind = PacketType::ALL[usize::from(r.u8()) % PacketType::ALL.len()];
     let mut p = dccp::Packet::new(kind, u32::from(r.u8() & 1), r.u64() >> (r.u8() & 63));
     p.ack = r.u64() >> (r.u8() & 63) & dccp::packet::SEQ_MASK;
+    p.ccval = r.u8() & 0x0f;
+    if r.u8() & 1 == 1 {
+        p.options.elapsed_time = Some(r.u64() as u32 >> (r.u8() & 31));
+        p.options.receive_rate = Some(r.u64() as u32 >> (r.u8() & 31));
+        let n = usize::from(r.u8() % 29);
+        let intervals = (0..n)
+            .map(|_| {
+                let v = r.u64();
+                dccp::packet::LossIntervalOpt {
+                    lossless_length: (v & 0xff_ffff) as u32,
+                    nonce_echo: false,
+                    loss_length: (v >> 24 & 0x7f_ffff) as u32,
+                    data_length: (v >> 40 & 0xff_ffff) as u32,
+                }
+            })
+            .collect();
+        p.options.loss_intervals = Some(dccp::packet::LossIntervals { skip: 0, intervals });
+    }
     if r.u8() & 1 == 1 {
         let n = usize::from(r.u8());
         p.options.ack_vector = Some(AckVector { nonce_echo: false, cells: r.bytes(n).to_vec() });

@@ -7,7 +7,7 @@ use std::collections::BinaryHeap;
 
 use fairway_core::{Bytes, Dur, Rate, Rng, Time};
 
-use crate::dccp::{DccpConfig, DccpReceiver, DccpSender};
+use crate::dccp::{Ccid, DccpConfig, DccpReceiver, DccpSender};
 use crate::endpoint::{Arrival, Endpoint, Transmit};
 use crate::iftp::{IftpConfig, IftpReceiver, IftpSender};
 use crate::mapp::{MappConfig, MappReceiver, MappSender};
@@ -170,13 +170,24 @@ fn tfrc_cbr_pair() -> (TfrcSender, TfrcReceiver) {
 }
 
 fn dccp_pair() -> (DccpSender, DccpReceiver) {
-    let cfg = DccpConfig::default();
+    dccp_pair_with(DccpConfig::default())
+}
+
+fn ccid3_config() -> DccpConfig {
+    let tfrc = TfrcConfig { packet_size: Bytes(500), ..crate::dccp::ccid3::rfc4342_tfrc() };
+    DccpConfig { ccid: Ccid::Three, ccid3: tfrc, ..DccpConfig::default() }
+}
+
+fn dccp_pair_with(cfg: DccpConfig) -> (DccpSender, DccpReceiver) {
     let snd = DccpSender::new(cfg.clone(), Box::new(Greedy::new(Bytes(500), Some(3_000))), Rng::from_seed(8)).unwrap();
     (snd, DccpReceiver::new(cfg).unwrap())
 }
 
 fn dccp_cbr_pair() -> (DccpSender, DccpReceiver) {
-    let cfg = DccpConfig::default();
+    dccp_cbr_pair_with(DccpConfig::default())
+}
+
+fn dccp_cbr_pair_with(cfg: DccpConfig) -> (DccpSender, DccpReceiver) {
     let cbr = CbrConfig {
         packet_size: Bytes(500),
         interval: Dur::from_millis(3),
@@ -188,13 +199,18 @@ fn dccp_cbr_pair() -> (DccpSender, DccpReceiver) {
     (snd, DccpReceiver::new(cfg).unwrap())
 }
 
-/// DCCP's packets carry no times (CCID2 times its packets itself): the modes agree exactly.
+/// DCCP's packets carry no times (CCID2 times its packets itself; CCID3's options are whole
+/// numbers when made): the modes agree exactly.
 #[test]
 fn dccp_is_the_same_in_struct_and_wire_mode() {
     let n = modes_agree(dccp_pair, Dur(30 * MS), Time(3_000 * MS), Dur::ZERO);
     assert!(n > 1_000, "{n} datagrams");
     let n = modes_agree(dccp_cbr_pair, Dur(30 * MS), Time(3_000 * MS), Dur::ZERO);
     assert!(n > 1_000, "{n} datagrams");
+    let n = modes_agree(|| dccp_pair_with(ccid3_config()), Dur(30 * MS), Time(3_000 * MS), Dur::ZERO);
+    assert!(n > 500, "{n} datagrams");
+    let n = modes_agree(|| dccp_cbr_pair_with(ccid3_config()), Dur(30 * MS), Time(3_000 * MS), Dur::ZERO);
+    assert!(n > 500, "{n} datagrams");
 }
 
 /// TFRC carries its times in whole microseconds and its rates as doubles: the two modes are
@@ -241,6 +257,9 @@ fn every_end_refuses_garbage() {
         refuses_garbage(s, seed);
         refuses_garbage(r, seed);
         let (s, r) = dccp_pair();
+        refuses_garbage(s, seed);
+        refuses_garbage(r, seed);
+        let (s, r) = dccp_pair_with(ccid3_config());
         refuses_garbage(s, seed);
         refuses_garbage(r, seed);
         for cfg in [TfrcConfig::rfc5348(), TfrcConfig::ns2()] {

@@ -10,6 +10,7 @@ use super::packet::PacketType;
 use super::*;
 use crate::endpoint::{Arrival, Endpoint};
 use crate::source::Greedy;
+use crate::tfrc::TfrcConfig;
 
 const MS: u64 = 1_000_000;
 
@@ -29,6 +30,8 @@ struct Outcome {
     drops: u64,
     /// Application bytes delivered from `from` on.
     bytes_after: u64,
+    /// CCID3's receiver's loss event rate at the end.
+    rcv_p: f64,
 }
 
 fn run(cfg: DccpConfig, path: Path, end: Time, from: Time) -> Outcome {
@@ -94,7 +97,7 @@ fn run(cfg: DccpConfig, path: Path, end: Time, from: Time) -> Outcome {
             r.handle_timeout(now);
         }
     }
-    Outcome { snd: s.stats(), rcv: r.stats(), first_kinds, drops, bytes_after }
+    Outcome { snd: s.stats(), rcv: r.stats(), first_kinds, drops, bytes_after, rcv_p: r.ccid3_p(now) }
 }
 
 #[test]
@@ -149,4 +152,50 @@ fn ccid2_fills_a_bottleneck_and_halves_on_its_losses() {
     // Every drop is seen as a loss, but those of the last window, still in the pipe at the end.
     assert!(c.lost <= o.drops && o.drops - c.lost <= u64::from(c.pipe), "drops {} lost {}", o.drops, c.lost);
     assert!(c.cwnd <= 46, "cwnd {} above pipe + buffer", c.cwnd);
+}
+
+fn ccid3() -> DccpConfig {
+    DccpConfig {
+        ccid: Ccid::Three,
+        ccid3: TfrcConfig { packet_size: Bytes(1000), ..ccid3::rfc4342_tfrc() },
+        ..DccpConfig::default()
+    }
+}
+
+#[test]
+fn ccid3_negotiates_and_feeds_back_with_its_options() {
+    let o = run(ccid3(), Path { rate: 10_000_000, delay: Dur(10 * MS), buffer: 100 }, Time(3_000 * MS), Time::ZERO);
+    use PacketType::*;
+    // Request, Response, the first data acknowledging it, then the first data's feedback.
+    assert_eq!(&o.first_kinds[..4], &[(true, Request), (false, Response), (true, DataAck), (false, Ack)]);
+    let c = o.snd.ccid3;
+    assert_eq!(c.not_feedback, 0, "every Ack carried Elapsed Time, Receive Rate and Loss Intervals");
+    assert!(c.feedback_received > 10, "{c:?}");
+    // The 20 ms RTT, measured through Ack numbers and Elapsed Time (§10.1), plus at most the
+    // 100-packet buffer's 84 ms of queueing (1044 B at 10 Mb/s: 0.835 ms each).
+    let rtt = c.rtt.unwrap();
+    assert!(rtt >= Dur(20 * MS) && rtt < Dur(104 * MS), "{rtt}");
+}
+
+#[test]
+fn ccid3_fills_a_bottleneck_at_the_equations_rate() {
+    let o =
+        run(ccid3(), Path { rate: 10_000_000, delay: Dur(10 * MS), buffer: 20 }, Time(60_000 * MS), Time(10_000 * MS));
+    let goodput = o.bytes_after as f64 * 8.0 / 50.0;
+    // A Data packet is 1000 B of payload in 1036 (20 IP + 16 DCCP): at most 9.65 Mb/s. A
+    // smooth rate with a buffer near the 25-packet pipe keeps the link busy.
+    let most = 10e6 * 1000.0 / 1036.0;
+    assert!(goodput > 0.9 * most && goodput <= most * 1.0001, "goodput {goodput}");
+    let c = o.snd.ccid3;
+    // The sender's p, from the reported Loss Intervals, is the receiver's own (§5), but for the
+    // intervals' whole packets (the first one is synthetic, §6.3.1).
+    assert!(c.p > 0.0 && (c.p / o.rcv_p - 1.0).abs() < 0.01, "{} vs {}", c.p, o.rcv_p);
+    assert!(c.loss_events >= 10 && u64::from(c.loss_events) <= o.drops, "{c:?}, drops {}", o.drops);
+    assert_eq!(c.nofeedback_expiries, 0);
+    // The RTT: 20 ms plus at most the 20-packet buffer's 17 ms.
+    let rtt = c.rtt.unwrap();
+    assert!(rtt >= Dur(20 * MS) && rtt <= Dur(37 * MS), "{rtt}");
+    // Feedback about once per RTT (§6): between one per 2 RTTs and two per RTT over the run.
+    let per_rtt = c.feedback_received as f64 / (60.0 / rtt.as_secs_f64());
+    assert!((0.5..=2.0).contains(&per_rtt), "{per_rtt} reports per RTT");
 }

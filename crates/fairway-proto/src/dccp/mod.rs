@@ -1,10 +1,13 @@
 //! DCCP, the Datagram Congestion Control Protocol (RFC 4340), with CCID2, TCP-like congestion
-//! control (RFC 4341): a connection whose client sends an application's packets and whose server
-//! acknowledges them with Ack Vectors.
+//! control (RFC 4341), or CCID3, TFRC (RFC 4342): a connection whose client sends an
+//! application's packets and whose server acknowledges them (CCID2: Ack Vectors; CCID3: TFRC's
+//! feedback as options).
 //!
 //! - [`packet`]: packets as values (types, header fields, options); [`wire`]: their bytes.
 //! - [`ackvec`]: the server's record of what arrived, and the Ack Vectors made from it.
 //! - [`ccid2`]: CCID2's window, pipe, loss inference, timeouts and Ack Ratio control.
+//! - [`ccid3`]: CCID3 on fairway's TFRC ends: window counters, feedback options, p from the
+//!   reported loss intervals.
 //! - [`DccpSender`], [`DccpReceiver`]: the client and server ends, each an
 //!   [`Endpoint`](crate::Endpoint): handshake with feature negotiation (§8.1, §6), sequence and
 //!   acknowledgement numbers (§7), acknowledgements paced by the Ack Ratio (§11.3).
@@ -14,6 +17,7 @@
 
 pub mod ackvec;
 pub mod ccid2;
+pub mod ccid3;
 pub mod packet;
 mod receiver;
 mod sender;
@@ -23,6 +27,29 @@ use fairway_core::{Bytes, Dur};
 use thiserror::Error;
 
 pub use ccid2::{Ccid2, Ccid2Config, Ccid2Stats};
+pub use ccid3::{Ccid3Receiver, Ccid3Sender, Ccid3SenderStats};
+
+use crate::tfrc::TfrcConfig;
+
+/// The congestion control a connection negotiates (RFC 4340 §10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ccid {
+    /// TCP-like (RFC 4341).
+    #[default]
+    Two,
+    /// TFRC (RFC 4342).
+    Three,
+}
+
+impl Ccid {
+    /// Its number in the CCID feature.
+    pub fn number(self) -> u8 {
+        match self {
+            Ccid::Two => 2,
+            Ccid::Three => 3,
+        }
+    }
+}
 pub use packet::{Packet, PacketType};
 pub use receiver::{DccpReceiver, DccpReceiverStats};
 pub use sender::{DccpSender, DccpSenderStats};
@@ -65,8 +92,11 @@ pub struct DccpConfig {
     pub flavor: Flavor,
     /// Bytes every packet adds below DCCP (IPv4's 20).
     pub ip_header: Bytes,
-    /// CCID2's settings.
+    /// The congestion control, and each one's settings.
+    pub ccid: Ccid,
     pub ccid2: Ccid2Config,
+    /// CCID3's TFRC (its flow, packet size and ECN are taken from the connection's).
+    pub ccid3: TfrcConfig,
     /// Send data ECN-capable (§12); marks then come back in the Ack Vector as State 1.
     pub ecn: bool,
     /// The first Request retransmission, doubled each time (§8.1.1: about one second).
@@ -85,7 +115,9 @@ impl Default for DccpConfig {
             flow: 0,
             flavor: Flavor::Rfc4341,
             ip_header: Bytes(20),
+            ccid: Ccid::Two,
             ccid2: Ccid2Config::default(),
+            ccid3: ccid3::rfc4342_tfrc(),
             ecn: false,
             request_rto: Dur::from_secs(1),
             ack_delay: Dur::from_millis(200),
@@ -132,6 +164,11 @@ impl DccpConfig {
         };
         Bytes(payload.0 + header)
     }
+    /// CCID3's TFRC settings for this connection.
+    pub fn tfrc(&self) -> TfrcConfig {
+        TfrcConfig { flow: self.flow, ecn: self.ecn, ..self.ccid3.clone() }
+    }
+
     /// Checks that the settings can work; names the field that cannot.
     pub fn validate(&self) -> Result<(), DccpError> {
         let c = &self.ccid2;
@@ -164,6 +201,9 @@ impl DccpConfig {
         }
         if self.send_buffer == 0 {
             return Err(DccpError::new("send_buffer", "must hold at least one packet"));
+        }
+        if self.ccid == Ccid::Three {
+            self.tfrc().validate().map_err(|e| DccpError::new(e.field, e.reason))?;
         }
         Ok(())
     }

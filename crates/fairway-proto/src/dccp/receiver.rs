@@ -1,12 +1,14 @@
 //! The server end of a DCCP connection (RFC 4340 §8.1): it answers the client's Request,
-//! confirms the features the client asked for, and acknowledges data with Ack Vectors, one
-//! acknowledgement per Ack Ratio data packets (§11.3) or after the ack delay.
+//! confirms the features the client asked for, and acknowledges data: with CCID2, with Ack
+//! Vectors, one acknowledgement per Ack Ratio data packets (§11.3) or after the ack delay; with
+//! CCID3, with TFRC's feedback when CCID3's receiver has some (RFC 4342 §6).
 
 use fairway_core::{Bytes, Time};
 
 use super::ackvec::AckRecord;
+use super::ccid3::Ccid3Receiver;
 use super::packet::{feature, FeatureOp, FeatureOpt, Packet, PacketType, SEQ_MASK};
-use super::{wire, DccpConfig, DccpError, SERVICE_CODE};
+use super::{wire, Ccid, DccpConfig, DccpError, SERVICE_CODE};
 use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
 
 /// The server's states (§8.1: LISTEN, RESPOND, OPEN).
@@ -48,9 +50,13 @@ pub struct DccpReceiver {
     /// The Request being answered, and the features it asked for.
     request_seq: u64,
     request_features: Vec<FeatureOpt>,
+    /// The greatest sequence number received (CCID3).
+    gsr: Option<u64>,
     /// Data packets since the last acknowledgement, and when the first of them arrived.
     unacked: u32,
     ack_due: Option<Time>,
+    /// CCID3's receiver, made for each Request answered.
+    ccid3: Option<Ccid3Receiver>,
     stats: DccpReceiverStats,
 }
 
@@ -69,8 +75,15 @@ impl DccpReceiver {
             request_features: vec![],
             unacked: 0,
             ack_due: None,
+            gsr: None,
+            ccid3: None,
             stats: DccpReceiverStats::default(),
         })
+    }
+
+    /// CCID3's loss event rate now (0 without CCID3).
+    pub fn ccid3_p(&self, now: Time) -> f64 {
+        self.ccid3.as_ref().map_or(0.0, |c| c.loss_event_rate(now))
     }
 
     fn packet(&mut self, kind: PacketType) -> Packet {
@@ -95,8 +108,16 @@ impl DccpReceiver {
                 self.respond = true;
                 self.request_seq = p.seq;
                 self.request_features = p.options.features.clone();
-                self.record = AckRecord::default();
-                self.record.record(p.seq, arrival.ce);
+                if self.cfg.ccid == Ccid::Three {
+                    // CCID3 keeps no Ack Vector record: its history is TFRC's.
+                    let mut c = Ccid3Receiver::new(self.cfg.tfrc()).expect("validated with the config");
+                    c.on_packet(now, p.seq, 0, false, arrival);
+                    self.ccid3 = Some(c);
+                    self.gsr = Some(p.seq);
+                } else {
+                    self.record = AckRecord::default();
+                    self.record.record(p.seq, arrival.ce);
+                }
                 return;
             }
             (State::Listen, _) => return,
@@ -109,6 +130,22 @@ impl DccpReceiver {
                 self.state = State::Open;
             }
             (State::Open, _) => {}
+        }
+        let data = matches!(p.kind, PacketType::Data | PacketType::DataAck);
+        if let Some(c) = &mut self.ccid3 {
+            let newest = self.gsr.is_none_or(|g| p.seq > g);
+            if newest {
+                self.gsr = Some(p.seq);
+            } else {
+                self.stats.out_of_order += 1;
+            }
+            c.on_packet(now, p.seq, p.ccval, data, arrival);
+            if data {
+                self.stats.data_received += 1;
+                self.stats.bytes_received += arrival.payload.0;
+                self.stats.marked += u64::from(arrival.ce);
+            }
+            return;
         }
         if p.kind.has_ack() {
             self.record.peer_acked(p.ack);
@@ -131,7 +168,7 @@ impl DccpReceiver {
         if !newest {
             self.stats.out_of_order += 1;
         }
-        if !matches!(p.kind, PacketType::Data | PacketType::DataAck) {
+        if !data {
             return;
         }
         self.stats.data_received += 1;
@@ -166,7 +203,11 @@ impl Endpoint for DccpReceiver {
         Ok(())
     }
 
-    fn handle_timeout(&mut self, _now: Time) {}
+    fn handle_timeout(&mut self, now: Time) {
+        if let Some(c) = &mut self.ccid3 {
+            c.on_timeout(now);
+        }
+    }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Transmit<Packet>> {
         if self.respond {
@@ -181,10 +222,11 @@ impl Endpoint for DccpReceiver {
                     FeatureOp::ChangeR => FeatureOp::ConfirmL,
                     _ => continue,
                 };
+                let ccid = self.cfg.ccid.number();
                 let known = matches!(
                     (f.feature, f.value.first()),
-                    (feature::CCID, Some(2)) | (feature::SEND_ACK_VECTOR, Some(1))
-                );
+                    (feature::CCID, Some(&c)) if c == ccid
+                ) || matches!((f.feature, f.value.first()), (feature::SEND_ACK_VECTOR, Some(1)));
                 if known {
                     p.options.features.push(FeatureOpt { op, feature: f.feature, value: vec![f.value[0]] });
                 }
@@ -193,7 +235,18 @@ impl Endpoint for DccpReceiver {
             self.stats.responses_sent += 1;
             return Some(self.transmit(p));
         }
-        if self.state != State::Open || !self.ack_now(now) {
+        if self.state != State::Open {
+            return None;
+        }
+        if self.ccid3.is_some() {
+            let (ack, options) = self.ccid3.as_mut().and_then(|c| c.poll_feedback(now))?;
+            let mut p = self.packet(PacketType::Ack);
+            p.ack = ack;
+            p.options = options;
+            self.stats.acks_sent += 1;
+            return Some(self.transmit(p));
+        }
+        if !self.ack_now(now) {
             return None;
         }
         let mut p = self.packet(PacketType::Ack);
@@ -212,7 +265,10 @@ impl Endpoint for DccpReceiver {
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        self.ack_due
+        match &self.ccid3 {
+            Some(c) => c.timeout(),
+            None => self.ack_due,
+        }
     }
 
     fn stats(&self) -> DccpReceiverStats {

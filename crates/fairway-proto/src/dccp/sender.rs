@@ -1,13 +1,15 @@
 //! The client end of a DCCP connection (RFC 4340 §8.1): it opens the connection, negotiates
-//! CCID2 and the Ack Vector, then sends its application's packets as CCID2's window allows.
+//! its CCID (CCID2 with the Ack Vector, or CCID3), then sends its application's packets as
+//! CCID2's window or CCID3's rate allows.
 
 use std::collections::VecDeque;
 
 use fairway_core::{Bytes, Dur, Rng, Time};
 
 use super::ccid2::{Ccid2, Ccid2Stats};
+use super::ccid3::{Ccid3Sender, Ccid3SenderStats};
 use super::packet::{feature, FeatureOp, FeatureOpt, Packet, PacketType, SEQ_MASK};
-use super::{wire, DccpConfig, DccpError, Flavor, SERVICE_CODE};
+use super::{wire, Ccid, DccpConfig, DccpError, Flavor, SERVICE_CODE};
 use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
 use crate::source::Source;
 
@@ -38,12 +40,21 @@ pub struct DccpSenderStats {
     pub backlog: u64,
     pub reset: bool,
     pub ccid2: Ccid2Stats,
+    pub ccid3: Ccid3SenderStats,
+}
+
+/// The congestion control, and who holds the application's packets.
+enum Tx {
+    /// CCID2's window; the sender buffers what the application offers.
+    Two { ccid: Ccid2, source: Box<dyn Source>, backlog: VecDeque<Bytes> },
+    /// CCID3: TFRC's sender paces and holds the application's packets itself.
+    Three(Box<Ccid3Sender>),
 }
 
 /// The client (HC-Sender) of one connection.
 pub struct DccpSender {
     cfg: DccpConfig,
-    source: Box<dyn Source>,
+    tx: Tx,
     state: State,
     /// GSS, the greatest sequence number sent; the next is GSS + 1 (§7.1). The ISS is 0.
     next_seq: u64,
@@ -58,9 +69,6 @@ pub struct DccpSender {
     request_at: Option<Time>,
     last_request: Option<Time>,
     request_rto: Dur,
-    /// The application's packets waiting for the window (sizes).
-    backlog: VecDeque<Bytes>,
-    ccid: Ccid2,
     /// Draws each data packet's ECN nonce (ns-2's ECT(0) or ECT(1)).
     rng: Rng,
     stats: DccpSenderStats,
@@ -70,11 +78,16 @@ impl DccpSender {
     /// A client sending what `source` offers; `rng` draws its ECN nonces.
     pub fn new(cfg: DccpConfig, source: Box<dyn Source>, rng: Rng) -> Result<DccpSender, DccpError> {
         cfg.validate()?;
+        let tx = match cfg.ccid {
+            Ccid::Two => Tx::Two { ccid: Ccid2::new(cfg.ccid2.clone()), source, backlog: VecDeque::new() },
+            Ccid::Three => Tx::Three(Box::new(
+                Ccid3Sender::new(cfg.tfrc(), source).map_err(|e| DccpError::new(e.field, e.reason))?,
+            )),
+        };
         Ok(DccpSender {
-            ccid: Ccid2::new(cfg.ccid2.clone()),
+            tx,
             request_rto: cfg.request_rto,
             cfg,
-            source,
             state: State::Closed,
             next_seq: 0,
             gsr: None,
@@ -83,45 +96,16 @@ impl DccpSender {
             handshake_ack: false,
             request_at: None,
             last_request: None,
-            backlog: VecDeque::new(),
             rng,
             stats: DccpSenderStats::default(),
         })
     }
 
-    pub fn ccid2(&self) -> &Ccid2 {
-        &self.ccid
-    }
-
-    /// Moves what the application has offered by now into the send buffer.
-    fn pull(&mut self, now: Time) {
-        if self.source.is_greedy() {
-            return;
-        }
-        while self.source.next_due().is_some_and(|t| t <= now) {
-            let Some(size) = self.source.poll(now) else { break };
-            if self.backlog.len() as u64 >= self.cfg.send_buffer {
-                self.stats.buffer_drops += 1;
-            } else {
-                self.backlog.push_back(size);
-            }
-        }
-    }
-
-    /// The next application packet, if there is one to send.
-    fn take_data(&mut self, now: Time) -> Option<Bytes> {
-        if self.source.is_greedy() {
-            self.source.poll(now)
-        } else {
-            self.backlog.pop_front()
-        }
-    }
-
-    fn has_data(&self) -> bool {
-        if self.source.is_greedy() {
-            self.source.next_due().is_some()
-        } else {
-            !self.backlog.is_empty()
+    /// CCID2's state, when the connection runs CCID2.
+    pub fn ccid2(&self) -> Option<&Ccid2> {
+        match &self.tx {
+            Tx::Two { ccid, .. } => Some(ccid),
+            Tx::Three(_) => None,
         }
     }
 
@@ -155,13 +139,20 @@ impl DccpSender {
     fn request(&mut self, now: Time) -> Transmit<Packet> {
         let mut p = self.packet(PacketType::Request);
         p.service = SERVICE_CODE;
-        // §6 and RFC 4341 §4: CCID2 for this half-connection, and Ack Vectors from the server.
-        p.options.features.push(FeatureOpt { op: FeatureOp::ChangeL, feature: feature::CCID, value: vec![2] });
+        // §6: the CCID for this half-connection (RFC 4341 §4: and Ack Vectors from the server;
+        // RFC 4342 §8.6 needs none: its feedback options are the CCID's own).
         p.options.features.push(FeatureOpt {
-            op: FeatureOp::ChangeR,
-            feature: feature::SEND_ACK_VECTOR,
-            value: vec![1],
+            op: FeatureOp::ChangeL,
+            feature: feature::CCID,
+            value: vec![self.cfg.ccid.number()],
         });
+        if self.cfg.ccid == Ccid::Two {
+            p.options.features.push(FeatureOpt {
+                op: FeatureOp::ChangeR,
+                feature: feature::SEND_ACK_VECTOR,
+                value: vec![1],
+            });
+        }
         self.stats.requests_sent += 1;
         self.request_at = Some(now + self.request_rto);
         // §8.1.1: back off, to no less than one Request per 64 s.
@@ -188,6 +179,10 @@ impl DccpSender {
                 // §8.1.3-8.1.5: the server's ISS; acknowledge it from PARTOPEN (ns-2: from OPEN,
                 // with an Ack of its own).
                 self.request_at = None;
+                if let Tx::Three(ccid) = &mut self.tx {
+                    // RFC 4342 §5: the initial rate and nofeedback timer run from here.
+                    ccid.start(now);
+                }
                 match self.cfg.flavor {
                     Flavor::Rfc4341 => self.state = State::PartOpen,
                     Flavor::Ns2 => {
@@ -211,13 +206,91 @@ impl DccpSender {
             return;
         }
         self.stats.acks_received += 1;
-        for f in &p.options.features {
-            if f.op == FeatureOp::ConfirmR && f.feature == feature::ACK_RATIO && f.value.len() == 2 {
-                self.ccid.ack_ratio_confirmed(u32::from(u16::from_be_bytes([f.value[0], f.value[1]])));
+        match &mut self.tx {
+            Tx::Two { ccid, .. } => {
+                for f in &p.options.features {
+                    if f.op == FeatureOp::ConfirmR && f.feature == feature::ACK_RATIO && f.value.len() == 2 {
+                        ccid.ack_ratio_confirmed(u32::from(u16::from_be_bytes([f.value[0], f.value[1]])));
+                    }
+                }
+                ccid.on_peer_packet(p.seq, arrival.ce && !p.kind.may_carry_data());
+                ccid.on_ack(now, p.ack, p.options.ack_vector.as_ref());
+            }
+            Tx::Three(ccid) => {
+                // RFC 4342 §6.3: CCID3's acknowledgements need no acknowledgement of their own.
+                self.gsr_acked = true;
+                ccid.on_ack(now, p.ack, &p.options);
             }
         }
-        self.ccid.on_peer_packet(p.seq, arrival.ce && !p.kind.may_carry_data());
-        self.ccid.on_ack(now, p.ack, p.options.ack_vector.as_ref());
+    }
+
+    /// A packet without data (the handshake's acknowledgement).
+    fn ack_packet(&mut self, now: Time) -> Transmit<Packet> {
+        let p = self.packet(PacketType::Ack);
+        match &mut self.tx {
+            Tx::Two { ccid, .. } => ccid.on_send(now, p.seq, false),
+            Tx::Three(ccid) => ccid.on_sent(now, p.seq),
+        }
+        self.transmit(p, Bytes(0))
+    }
+
+    /// CCID2: the next data packet when the window has room and the application has data.
+    fn poll_ccid2(&mut self, now: Time) -> Option<Transmit<Packet>> {
+        let Tx::Two { ccid, source, backlog } = &mut self.tx else { return None };
+        // What the application has offered by now goes into the send buffer.
+        if !source.is_greedy() {
+            while source.next_due().is_some_and(|t| t <= now) {
+                let Some(size) = source.poll(now) else { break };
+                if backlog.len() as u64 >= self.cfg.send_buffer {
+                    self.stats.buffer_drops += 1;
+                } else {
+                    backlog.push_back(size);
+                }
+            }
+        }
+        let has_data = if source.is_greedy() { source.next_due().is_some() } else { !backlog.is_empty() };
+        if !ccid.can_send() || !has_data {
+            return None;
+        }
+        let payload = if source.is_greedy() { source.poll(now) } else { backlog.pop_front() }?;
+        // §8.1.5: every packet in PARTOPEN acknowledges; in OPEN, a DataAck when the server's
+        // acknowledgements have not been acknowledged (RFC 4341 §6.2: at least once per window;
+        // ns-2 about once per window).
+        let owe = !self.gsr_acked
+            && match self.cfg.flavor {
+                Flavor::Rfc4341 => true,
+                Flavor::Ns2 => self.since_ack >= ccid.cwnd(),
+            };
+        let announce = ccid.ack_ratio_to_announce();
+        let kind = if self.state == State::PartOpen || owe { PacketType::DataAck } else { PacketType::Data };
+        self.since_ack = self.since_ack.saturating_add(1);
+        let mut p = self.packet(kind);
+        if let Some(r) = announce {
+            // RFC 4340 §11.3: Ack Ratio is the sender's non-negotiable feature.
+            let v = (r.min(u32::from(u16::MAX)) as u16).to_be_bytes().to_vec();
+            p.options.features.push(FeatureOpt { op: FeatureOp::ChangeL, feature: feature::ACK_RATIO, value: v });
+        }
+        if let Tx::Two { ccid, .. } = &mut self.tx {
+            ccid.on_send(now, p.seq, true);
+        }
+        self.stats.data_sent += 1;
+        Some(self.transmit(p, payload))
+    }
+
+    /// CCID3: the next data packet when TFRC's rate lets one go.
+    fn poll_ccid3(&mut self, now: Time) -> Option<Transmit<Packet>> {
+        let Tx::Three(ccid) = &mut self.tx else { return None };
+        let payload = ccid.poll_data(now)?;
+        let ccval = ccid.window_counter(now);
+        // §8.1.5: every packet in PARTOPEN acknowledges.
+        let kind = if self.state == State::PartOpen { PacketType::DataAck } else { PacketType::Data };
+        let mut p = self.packet(kind);
+        p.ccval = ccval;
+        if let Tx::Three(ccid) = &mut self.tx {
+            ccid.on_sent(now, p.seq);
+        }
+        self.stats.data_sent += 1;
+        Some(self.transmit(p, payload))
     }
 }
 
@@ -230,14 +303,22 @@ impl Endpoint for DccpSender {
         if self.state == State::Closed {
             self.state = State::Request;
             self.request_at = Some(now);
-            self.source.start(now);
+            // CCID3's TFRC starts when the connection opens (below).
+            if let Tx::Two { source, .. } = &mut self.tx {
+                source.start(now);
+            }
         }
     }
 
     fn stop(&mut self, now: Time) {
-        self.source.stop(now);
+        match &mut self.tx {
+            Tx::Two { source, backlog, .. } => {
+                source.stop(now);
+                backlog.clear();
+            }
+            Tx::Three(ccid) => ccid.stop(now),
+        }
         self.state = State::Done;
-        self.backlog.clear();
     }
 
     fn handle(&mut self, now: Time, msg: &Packet, arrival: Arrival) {
@@ -251,7 +332,10 @@ impl Endpoint for DccpSender {
     }
 
     fn handle_timeout(&mut self, now: Time) {
-        self.ccid.on_timeout(now);
+        match &mut self.tx {
+            Tx::Two { ccid, .. } => ccid.on_timeout(now),
+            Tx::Three(ccid) => ccid.on_timeout(now),
+        }
     }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Transmit<Packet>> {
@@ -269,61 +353,52 @@ impl Endpoint for DccpSender {
             }
             State::PartOpen | State::Open => {}
         }
-        self.pull(now);
         if self.handshake_ack {
             self.handshake_ack = false;
-            let p = self.packet(PacketType::Ack);
-            self.ccid.on_send(now, p.seq, false);
-            return Some(self.transmit(p, Bytes(0)));
+            return Some(self.ack_packet(now));
         }
-        if self.ccid.can_send() && self.has_data() {
-            let payload = self.take_data(now)?;
-            // §8.1.5: every packet in PARTOPEN acknowledges; in OPEN, a DataAck when the
-            // server's acknowledgements have not been acknowledged (RFC 4341 §6.2: at least
-            // once per window; ns-2 about once per window).
-            let owe = !self.gsr_acked
-                && match self.cfg.flavor {
-                    Flavor::Rfc4341 => true,
-                    Flavor::Ns2 => self.since_ack >= self.ccid.cwnd(),
-                };
-            let kind = if self.state == State::PartOpen || owe { PacketType::DataAck } else { PacketType::Data };
-            self.since_ack = self.since_ack.saturating_add(1);
-            let mut p = self.packet(kind);
-            if let Some(r) = self.ccid.ack_ratio_to_announce() {
-                // RFC 4340 §11.3: Ack Ratio is the sender's non-negotiable feature.
-                let v = (r.min(u32::from(u16::MAX)) as u16).to_be_bytes().to_vec();
-                p.options.features.push(FeatureOpt { op: FeatureOp::ChangeL, feature: feature::ACK_RATIO, value: v });
-            }
-            self.ccid.on_send(now, p.seq, true);
-            self.stats.data_sent += 1;
-            return Some(self.transmit(p, payload));
+        let data = match self.tx {
+            Tx::Two { .. } => self.poll_ccid2(now),
+            Tx::Three(_) => self.poll_ccid3(now),
+        };
+        if data.is_some() {
+            return data;
         }
         if self.state == State::PartOpen && !self.gsr_acked {
             // §8.1.5: acknowledge the Response even with no data to send.
-            let p = self.packet(PacketType::Ack);
-            self.ccid.on_send(now, p.seq, false);
-            return Some(self.transmit(p, Bytes(0)));
+            return Some(self.ack_packet(now));
         }
         None
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        let mut t = match self.state {
-            State::Closed | State::Done => return None,
-            State::Request => return self.request_at,
-            _ => self.ccid.timeout(),
-        };
-        if self.ccid.can_send() && !self.source.is_greedy() && self.backlog.is_empty() {
-            // Wake for the application's next packet.
-            if let Some(due) = self.source.next_due() {
-                t = Some(t.map_or(due, |x| x.min(due)));
-            }
+        match self.state {
+            State::Closed | State::Done => None,
+            State::Request => self.request_at,
+            _ => match &self.tx {
+                Tx::Two { ccid, source, backlog } => {
+                    let mut t = ccid.timeout();
+                    if ccid.can_send() && !source.is_greedy() && backlog.is_empty() {
+                        // Wake for the application's next packet.
+                        if let Some(due) = source.next_due() {
+                            t = Some(t.map_or(due, |x| x.min(due)));
+                        }
+                    }
+                    t
+                }
+                // TFRC's sender wakes for its next packet, the application's, and its timer.
+                Tx::Three(ccid) => ccid.timeout(),
+            },
         }
-        t
     }
 
     fn stats(&self) -> DccpSenderStats {
-        DccpSenderStats { backlog: self.backlog.len() as u64, ccid2: self.ccid.stats(), ..self.stats }
+        match &self.tx {
+            Tx::Two { ccid, backlog, .. } => {
+                DccpSenderStats { backlog: backlog.len() as u64, ccid2: ccid.stats(), ..self.stats }
+            }
+            Tx::Three(ccid) => DccpSenderStats { ccid3: ccid.stats(), ..self.stats },
+        }
     }
 
     fn encode(&self, t: &Transmit<Packet>, out: &mut Vec<u8>) {

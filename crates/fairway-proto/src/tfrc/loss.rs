@@ -40,6 +40,9 @@ pub struct LossConfig {
     /// Sequence numbers below the first packet received are holes too (RFC 5348 §6.3.1's lost
     /// first packet); ns-2 starts its history at the first arrival and never sees them.
     pub holes_before_first: bool,
+    /// Date a lost packet by the packet received just before it, not by interpolation
+    /// (RFC 4342 §10.2: CCID3 compares the window counters C(X_prev) and C(Y_prev)).
+    pub date_by_previous: bool,
 }
 
 impl Default for LossConfig {
@@ -54,6 +57,7 @@ impl Default for LossConfig {
             ns2_average: false,
             round_check: false,
             holes_before_first: true,
+            date_by_previous: false,
         }
     }
 }
@@ -75,6 +79,8 @@ struct Slot {
 struct Closed {
     /// Its size in packets (S_B - S_A), or N/K for a short TFRC-SP interval.
     size: f64,
+    /// Packets from its first loss to its last (RFC 4342 §8.6.1's Loss Length).
+    loss_len: u64,
     /// DF_i of §5.5.
     df: f64,
 }
@@ -85,8 +91,9 @@ struct Current {
     start_seq: u64,
     /// T_old: the (interpolated) arrival time of the event's first packet.
     start_at: Time,
-    /// Packets lost or marked in it (TFRC-SP's K).
+    /// Packets lost or marked in it (TFRC-SP's K), and the last of them.
     losses: u32,
+    last_loss: u64,
     /// The sender's round when it began.
     round: u32,
 }
@@ -100,6 +107,15 @@ pub struct Detected {
     pub new_events: u32,
     /// The very first loss event began: the caller seeds the first interval (§6.3.1).
     pub first_event: bool,
+}
+
+/// One loss interval as CCID3's Loss Intervals option reports it (RFC 4342 §8.6.1), in packets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IntervalReport {
+    /// The interval's packets: closed, S_B - S_A; the current one, up to the newest packet.
+    pub length: u64,
+    /// From its first lost or marked packet to its last.
+    pub loss_length: u64,
 }
 
 /// The packet and loss history of one TFRC receiver.
@@ -227,6 +243,7 @@ impl LossHistory {
                 .map(|(i, s)| (seq + i as u64, s.at))
                 .expect("a hole is resolved only with a packet after it");
             let t_loss = match self.before {
+                Some((_, t_before)) if self.cfg.date_by_previous => t_before,
                 Some((s_before, t_before)) => {
                     let frac = (seq - s_before) as f64 / (s_after - s_before) as f64;
                     t_before + Dur(((t_after - t_before).0 as f64 * frac) as u64)
@@ -249,13 +266,16 @@ impl LossHistory {
         self.lost += 1;
         match self.current {
             None => {
-                self.current = Some(Current { start_seq: seq, start_at: at, losses: 1, round });
+                self.current = Some(Current { start_seq: seq, start_at: at, losses: 1, last_loss: seq, round });
                 self.needs_seed = true;
                 self.events += 1;
                 d.new_events += 1;
                 d.first_event = true;
             }
-            Some(ref mut c) if c.start_at + rtt >= at || (self.cfg.round_check && round <= c.round) => c.losses += 1,
+            Some(ref mut c) if c.start_at + rtt >= at || (self.cfg.round_check && round <= c.round) => {
+                c.losses += 1;
+                c.last_loss = seq;
+            }
             Some(c) => {
                 // Close I_0 (S_B - S_A packets) and start a new one at this packet.
                 let n_pkts = (seq - c.start_seq) as f64;
@@ -267,9 +287,10 @@ impl LossHistory {
                 for cl in self.closed.iter_mut() {
                     cl.df *= df;
                 }
-                self.closed.push_front(Closed { size: size.max(f64::MIN_POSITIVE), df: 1.0 });
+                let loss_len = c.last_loss - c.start_seq + 1;
+                self.closed.push_front(Closed { size: size.max(f64::MIN_POSITIVE), loss_len, df: 1.0 });
                 self.closed.truncate(self.cfg.intervals);
-                self.current = Some(Current { start_seq: seq, start_at: at, losses: 1, round });
+                self.current = Some(Current { start_seq: seq, start_at: at, losses: 1, last_loss: seq, round });
                 self.events += 1;
                 d.new_events += 1;
             }
@@ -286,9 +307,25 @@ impl LossHistory {
     pub fn seed_first_interval(&mut self, size: f64) {
         if self.needs_seed {
             self.needs_seed = false;
-            self.closed.push_back(Closed { size: size.max(1.0), df: 1.0 });
+            // The synthetic interval has no losses of its own.
+            self.closed.push_back(Closed { size: size.max(1.0), loss_len: 0, df: 1.0 });
             self.closed.truncate(self.cfg.intervals);
         }
+    }
+
+    /// The loss intervals, newest (the current one) first, as many as the history keeps.
+    pub fn intervals(&self) -> Vec<IntervalReport> {
+        let mut out = vec![];
+        if let (Some(c), Some(h)) = (self.current, self.highest) {
+            out.push(IntervalReport {
+                length: h.saturating_sub(c.start_seq) + 1,
+                loss_length: c.last_loss - c.start_seq + 1,
+            });
+        }
+        for cl in &self.closed {
+            out.push(IntervalReport { length: cl.size.round() as u64, loss_length: cl.loss_len });
+        }
+        out
     }
 
     /// I_0: from the start of the current loss event to the highest packet received (ns-2's is

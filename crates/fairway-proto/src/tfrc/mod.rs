@@ -20,8 +20,8 @@ pub mod wire;
 use fairway_core::{Bytes, Dur, Time};
 use thiserror::Error;
 
-pub use loss::LossConfig;
-pub use receiver::{TfrcReceiver, TfrcReceiverStats};
+pub use loss::{IntervalReport, LossConfig};
+pub use receiver::{Observed, TfrcReceiver, TfrcReceiverStats};
 pub use sender::{TfrcSender, TfrcSenderStats};
 
 /// Which TFRC: the RFC's, or ns-2 2.35's.
@@ -108,6 +108,9 @@ pub struct TfrcConfig {
     pub loss: LossConfig,
     /// TFRC-SP (RFC 4828) instead of standard TFRC.
     pub sp: Option<SpConfig>,
+    /// The receiver's feedback timer (RFC 5348 §6.2); off, reports go when p rises and when its
+    /// owner asks (CCID3's window counter rule, RFC 4342 §10.3).
+    pub feedback_timer: bool,
 }
 
 impl TfrcConfig {
@@ -127,6 +130,7 @@ impl TfrcConfig {
             ecn: false,
             loss: LossConfig::default(),
             sp: None,
+            feedback_timer: true,
         }
     }
 

@@ -25,6 +25,25 @@ pub struct TfrcReceiverStats {
     pub p: f64,
 }
 
+/// What the receiver reads from one packet of the flow, whatever format carried it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Observed {
+    pub seq: u64,
+    /// A data packet; a packet without data only fills its place in the sequence.
+    pub data: bool,
+    /// The timestamp echoed back (t_recvdata).
+    pub ts: Time,
+    /// The time and round-trip time by which losses group into events (§5.2: arrival or send
+    /// times and the sender's R; CCID3: window counters, RFC 4342 §10.2).
+    pub loss_time: Time,
+    pub loss_rtt: Dur,
+    /// R_m, the round-trip time the receiver works with (zero while unknown).
+    pub rtt: Dur,
+    pub t_rto: Dur,
+    pub round: u32,
+    pub urgent: bool,
+}
+
 /// The receiving end of one TFRC flow.
 #[derive(Debug, Clone)]
 pub struct TfrcReceiver {
@@ -93,26 +112,44 @@ impl TfrcReceiver {
             self.stats.ignored += 1;
             return;
         }
-        let first = self.last_ts.is_none();
-        self.stats.received += 1;
-        self.pkts_since += 1;
-        self.bytes_since += payload.0;
-        self.recent.push_back((now, payload.0));
-        let new_highest = self.hist.highest().is_none_or(|h| d.seq > h);
         // §5.2 times losses by arrivals; ns-2 by the senders' timestamps.
-        let t = if self.cfg.loss.send_time_events { d.ts } else { now };
+        let loss_time = if self.cfg.loss.send_time_events { d.ts } else { now };
+        let o = Observed {
+            seq: d.seq,
+            data: true,
+            ts: d.ts,
+            loss_time,
+            loss_rtt: d.rtt,
+            rtt: d.rtt,
+            t_rto: d.t_rto,
+            round: d.round,
+            urgent: d.urgent,
+        };
+        self.observe(now, &o, payload, ce);
+    }
+
+    /// Takes a packet of the flow, whatever carried it (TFRC's data packets, CCID3's).
+    pub fn observe(&mut self, now: Time, o: &Observed, payload: Bytes, ce: bool) {
+        let first = self.last_ts.is_none();
+        if o.data {
+            self.stats.received += 1;
+            self.pkts_since += 1;
+            self.bytes_since += payload.0;
+            self.recent.push_back((now, payload.0));
+        }
+        let new_highest = self.hist.highest().is_none_or(|h| o.seq > h);
         let before = self.hist.lost_or_marked();
-        let det = self.hist.on_packet(d.seq, t, ce && self.cfg.ecn, d.rtt, d.round);
-        if self.hist.lost_or_marked() == before && !new_highest && !first {
+        let det = self.hist.on_packet(o.seq, o.loss_time, ce && self.cfg.ecn && o.data, o.loss_rtt, o.round);
+        if self.hist.lost_or_marked() == before && !new_highest && !first && o.data {
             // Neither new nor a revelation: a duplicate or a late packet.
             self.stats.ignored += 1;
         }
-        if new_highest || first {
-            self.last_ts = Some(d.ts);
+        if o.data && (new_highest || first) {
+            self.last_ts = Some(o.ts);
             self.last_arrival = now;
-            self.rtt = d.rtt;
-            self.t_rto = d.t_rto;
-            self.round = d.round;
+            self.rtt = o.rtt;
+            self.t_rto = o.t_rto;
+            self.round = o.round;
             if payload.0 > 0 {
                 self.psize = payload.0 as f64;
             }
@@ -122,6 +159,12 @@ impl TfrcReceiver {
         if det.first_event {
             let size = self.first_interval(now);
             self.hist.seed_first_interval(size);
+        }
+        if !o.data {
+            if det.new_events > 0 && !first {
+                self.report_due = true;
+            }
+            return;
         }
         if first {
             // §6.3: report at once; the timer runs from here.
@@ -134,12 +177,12 @@ impl TfrcReceiver {
             let rtt_passed = new_highest
                 && !self.rtt.is_zero()
                 && self.last_report.is_none_or(|r| now.saturating_since(r) >= self.rtt);
-            if d.urgent || det.new_events > 0 || rtt_passed {
+            if o.urgent || det.new_events > 0 || rtt_passed {
                 self.report_due = true;
             }
             return;
         }
-        if self.rtt.is_zero() || self.timer.is_none() {
+        if self.rtt.is_zero() || (self.cfg.feedback_timer && self.timer.is_none()) {
             // §6.3: without an RTT estimate, a report for every packet, until one that carries
             // an estimate (whose report starts the feedback timer).
             self.report_due = true;
@@ -152,6 +195,18 @@ impl TfrcReceiver {
                 self.report_due = true;
             }
         }
+    }
+
+    /// Asks for a report at the next poll (CCID3's window counter rule, RFC 4342 §10.3).
+    pub fn request_report(&mut self) {
+        if self.last_ts.is_some() {
+            self.report_due = true;
+        }
+    }
+
+    /// The loss intervals, newest first (RFC 4342 §8.6's Loss Intervals).
+    pub fn intervals(&self) -> Vec<super::IntervalReport> {
+        self.hist.intervals()
     }
 
     /// §6.3.1: the interval that would give X_target at the current RTT. RFC 5348: X_target is
@@ -218,7 +273,8 @@ impl TfrcReceiver {
         self.report_due = false;
         // §6.2 step 4 (RFC: R_m; ns-2: 1.5 R as a backup to the reports arrivals trigger).
         let k = if self.ns2() { 1.5 } else { 1.0 };
-        self.timer = (!self.rtt.is_zero()).then(|| now + Dur((self.rtt.0 as f64 * k) as u64));
+        self.timer =
+            (self.cfg.feedback_timer && !self.rtt.is_zero()).then(|| now + Dur((self.rtt.0 as f64 * k) as u64));
         TfrcFeedback {
             flow: self.cfg.flow,
             echo: self.last_ts.unwrap_or(Time::ZERO),

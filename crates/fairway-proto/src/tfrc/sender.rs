@@ -179,6 +179,11 @@ impl TfrcSender {
         self.x
     }
 
+    /// R, the smoothed round-trip time (none before the first report).
+    pub fn rtt(&self) -> Option<Dur> {
+        self.r.map(Dur::from_secs_f64)
+    }
+
     fn ns2(&self) -> bool {
         self.cfg.flavor == Flavor::Ns2
     }
