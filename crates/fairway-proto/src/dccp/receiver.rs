@@ -3,7 +3,9 @@
 //! Vectors, one acknowledgement per Ack Ratio data packets (§11.3) or after the ack delay; with
 //! CCID3, with TFRC's feedback when CCID3's receiver has some (RFC 4342 §6).
 
-use fairway_core::{Bytes, Time};
+use fairway_core::{Bytes, Dur, Time};
+
+use crate::tfrc::TfrcReceiverStats;
 
 use super::ackvec::AckRecord;
 use super::ccid3::Ccid3Receiver;
@@ -84,6 +86,16 @@ impl DccpReceiver {
     /// CCID3's loss event rate now (0 without CCID3).
     pub fn ccid3_p(&self, now: Time) -> f64 {
         self.ccid3.as_ref().map_or(0.0, |c| c.loss_event_rate(now))
+    }
+
+    /// CCID3's RTT estimate from window counters (zero without CCID3 or before one).
+    pub fn ccid3_rtt(&self) -> Dur {
+        self.ccid3.as_ref().map_or(Dur::ZERO, |c| c.rtt())
+    }
+
+    /// CCID3's receiver's counters.
+    pub fn ccid3_stats(&self) -> Option<TfrcReceiverStats> {
+        self.ccid3.as_ref().map(|c| c.stats())
     }
 
     fn packet(&mut self, kind: PacketType) -> Packet {

@@ -1,29 +1,36 @@
-//! `transport = "ccid2"`: DCCP (RFC 4340) with CCID2, TCP-like congestion control (RFC 4341),
-//! carrying a greedy application (`app = "ftp"`) or one that sets its own pace (`cbr`, `voip`,
-//! `video`: the client holds what the window does not let out, up to `send_buffer` packets).
-//! `flavor = "ns2"` gives ns-2 2.35's Agent/DCCP/TCPlike (docs/semantics.md, "DCCP"); the other
-//! keys override single settings.
+//! `transport = "ccid2"` and `"ccid3"`: DCCP (RFC 4340) with CCID2, TCP-like congestion control
+//! (RFC 4341), or CCID3, TFRC (RFC 4342), carrying a greedy application (`app = "ftp"`) or one
+//! that sets its own pace (`cbr`, `voip`, `video`: CCID2's client holds what the window does not
+//! let out, up to `send_buffer` packets; CCID3's sends min(application rate, allowed rate) and
+//! queues the rest, as TFRC does). For CCID2, `flavor = "ns2"` gives ns-2 2.35's
+//! Agent/DCCP/TCPlike (docs/semantics.md, "DCCP"); the other keys override single settings.
 
 use std::any::Any;
 use std::sync::Arc;
 
 use fairway_core::{Bytes, Rng};
-use fairway_proto::dccp::{Ccid2Config, DccpConfig, DccpReceiver, DccpSender, Flavor};
+use fairway_proto::dccp::{Ccid, Ccid2Config, DccpConfig, DccpReceiver, DccpSender, Flavor};
 use fairway_proto::Endpoint;
 use serde::Serialize;
 
 use super::sources::{parse_source, SourceSpec, SOURCE_KEYS};
+use super::tfrc::{parse_rate_keys, RATE_KEYS};
 use super::{Build, DatagramSpec, FlowContext, ProtocolReport, Registration, ReportContext};
 use crate::reader::{Res, Tbl};
 use fairway_engine::datagram::{DatagramFlow, FlowDriver};
 
 const APPS: &[&str] = &["ftp", "cbr", "voip", "video"];
 pub(crate) const CCID2: Registration =
-    Registration { transport: "ccid2", apps: APPS, keys: &[KEYS, SOURCE_KEYS], parse };
+    Registration { transport: "ccid2", apps: APPS, keys: &[DCCP_KEYS, KEYS, SOURCE_KEYS], parse };
+pub(crate) const CCID3: Registration =
+    Registration { transport: "ccid3", apps: APPS, keys: &[DCCP_KEYS, RATE_KEYS, SOURCE_KEYS], parse: parse_ccid3 };
 
+/// The connection's keys, whichever CCID.
+const DCCP_KEYS: &[&str] = &["ecn", "request_rto", "ip_header"];
+
+/// CCID2's.
 const KEYS: &[&str] = &[
     "flavor",
-    "ecn",
     "ack_ratio",
     "ack_ratio_control",
     "initial_cwnd",
@@ -33,9 +40,7 @@ const KEYS: &[&str] = &[
     "min_rto",
     "max_rto",
     "ack_delay",
-    "request_rto",
     "send_buffer",
-    "ip_header",
 ];
 
 #[derive(Debug, Clone)]
@@ -46,6 +51,26 @@ struct DccpSpec {
 }
 
 type DccpFlow = DatagramFlow<DccpSender, DccpReceiver>;
+
+/// What CCID3's two ends did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Ccid3Summary {
+    /// The allowed rate X at the end, bits per second of application data.
+    pub final_rate_bps: f64,
+    /// p as the sender last computed it from the Loss Intervals, and the receiver's at the end.
+    pub p_reported: f64,
+    pub p_final: f64,
+    /// The sender's RTT (from Acknowledgement Numbers and Elapsed Time) and the receiver's
+    /// estimate from window counters.
+    pub rtt_s: Option<f64>,
+    pub receiver_rtt_s: f64,
+    pub loss_events: u64,
+    pub lost_or_marked_pkts: u64,
+    pub feedback_sent: u64,
+    pub feedback_received: u64,
+    pub nofeedback_expiries: u64,
+    pub requests_sent: u64,
+}
 
 /// What CCID2's two ends did.
 #[derive(Debug, Clone, Serialize)]
@@ -120,14 +145,34 @@ fn parse(t: &Tbl, app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
     if let Some(v) = t.get("ack_delay") {
         cfg.ack_delay = v.dur_pos()?;
     }
-    if let Some(v) = t.get("request_rto") {
-        cfg.request_rto = v.dur_pos()?;
-    }
     if let Some(v) = t.get("send_buffer") {
         cfg.send_buffer = v.int_in(1, i64::MAX)? as u64;
     }
+    parse_connection_keys(t, &mut cfg)?;
+    Ok(Arc::new(DccpSpec { cfg, app, source }))
+}
+
+/// `transport = "ccid3"`: RFC 4342's CCID3 on RFC 5348's TFRC, s the application's packet size.
+fn parse_ccid3(t: &Tbl, app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
+    let mut cfg = DccpConfig { ccid: Ccid::Three, ..DccpConfig::default() };
+    let app = APPS.iter().copied().find(|a| *a == app).expect("a registered app");
+    let source = parse_source(t, app)?;
+    cfg.ccid3.packet_size = source.packet_size();
+    parse_rate_keys(t, &mut cfg.ccid3)?;
+    if let Some(v) = t.get("ecn") {
+        cfg.ecn = v.bool()?;
+    }
+    parse_connection_keys(t, &mut cfg)?;
+    Ok(Arc::new(DccpSpec { cfg, app, source }))
+}
+
+/// [`DCCP_KEYS`] but `ecn`, then the whole configuration's check (an error names its key).
+fn parse_connection_keys(t: &Tbl, cfg: &mut DccpConfig) -> Res<()> {
+    if let Some(v) = t.get("request_rto") {
+        cfg.request_rto = v.dur_pos()?;
+    }
     if let Some(v) = t.get("ip_header") {
-        if flavor == Flavor::Ns2 {
+        if cfg.flavor == Flavor::Ns2 {
             return Err(
                 v.error("ns-2's header sizes already hold its 20 bytes of IP: `ip_header` is for flavor rfc4341")
             );
@@ -137,8 +182,7 @@ fn parse(t: &Tbl, app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
     cfg.validate().map_err(|e| match t.get(e.field) {
         Some(v) => v.error(e.reason),
         None => t.error(e.to_string()),
-    })?;
-    Ok(Arc::new(DccpSpec { cfg, app, source }))
+    })
 }
 
 impl DatagramSpec for DccpSpec {
@@ -148,25 +192,48 @@ impl DatagramSpec for DccpSpec {
 
     /// Its own class: seed 001 compares TCP, CCID2 and CCID3.
     fn class(&self) -> &'static str {
-        "ccid2"
+        self.transport()
     }
 
     fn transport(&self) -> &'static str {
-        "ccid2"
+        match self.cfg.ccid {
+            Ccid::Two => "ccid2",
+            Ccid::Three => "ccid3",
+        }
     }
 
     fn build(&self, b: &Build) -> Result<Box<dyn FlowDriver>, String> {
         let cfg = DccpConfig { flow: b.flow, ..self.cfg.clone() };
         let source = self.source.build(b.seed, b.name);
-        let rng = Rng::stream(b.seed, &format!("ccid2:{}", b.name));
+        let rng = Rng::stream(b.seed, &format!("{}:{}", self.transport(), b.name));
         let snd = DccpSender::new(cfg.clone(), source, rng).map_err(|e| e.to_string())?;
         let rcv = DccpReceiver::new(cfg).map_err(|e| e.to_string())?;
         Ok(Box::new(DccpFlow::new(snd, rcv, b.wire)))
     }
 
-    fn report(&self, drv: &dyn FlowDriver, _ctx: &ReportContext) -> Option<ProtocolReport> {
+    fn report(&self, drv: &dyn FlowDriver, ctx: &ReportContext) -> Option<ProtocolReport> {
         let f = drv.as_any().downcast_ref::<DccpFlow>()?;
         let (s, r) = (f.snd.stats(), f.rcv.stats());
+        if self.cfg.ccid == Ccid::Three {
+            let c = s.ccid3;
+            let t = f.rcv.ccid3_stats().unwrap_or_default();
+            return Some(ProtocolReport::new(
+                "ccid3",
+                Ccid3Summary {
+                    final_rate_bps: c.rate * 8.0,
+                    p_reported: c.p,
+                    p_final: f.rcv.ccid3_p(ctx.end),
+                    rtt_s: c.rtt.map(|d| d.as_secs_f64()),
+                    receiver_rtt_s: f.rcv.ccid3_rtt().as_secs_f64(),
+                    loss_events: t.loss_events,
+                    lost_or_marked_pkts: t.lost_or_marked,
+                    feedback_sent: r.acks_sent,
+                    feedback_received: c.feedback_received,
+                    nofeedback_expiries: c.nofeedback_expiries,
+                    requests_sent: s.requests_sent,
+                },
+            ));
+        }
         let c = s.ccid2;
         Some(ProtocolReport::new(
             "ccid2",

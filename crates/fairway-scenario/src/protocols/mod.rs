@@ -21,7 +21,7 @@ mod sources;
 mod tfrc;
 mod udp;
 
-pub use dccp::Ccid2Summary;
+pub use dccp::{Ccid2Summary, Ccid3Summary};
 pub use iftp::IftpSummary;
 pub use mapp::MappSummary;
 pub use tfrc::TfrcSummary;
@@ -35,6 +35,7 @@ pub(crate) const REGISTRY: &[Registration] = &[
     tfrc::TFRC,
     tfrc::TFRC_SP,
     dccp::CCID2,
+    dccp::CCID3,
 ];
 
 /// How a scenario names a datagram transport and what it reads from a `[[flow]]` entry.

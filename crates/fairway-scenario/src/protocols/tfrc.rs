@@ -17,27 +17,18 @@ use crate::reader::{Res, Tbl};
 use fairway_engine::datagram::{DatagramFlow, FlowDriver};
 
 const APPS: &[&str] = &["ftp", "cbr", "voip", "video"];
-pub(crate) const TFRC: Registration = Registration { transport: "tfrc", apps: APPS, keys: &[KEYS, SOURCE_KEYS], parse };
-pub(crate) const TFRC_SP: Registration =
-    Registration { transport: "tfrc-sp", apps: APPS, keys: &[KEYS, SOURCE_KEYS], parse: parse_sp };
 
-const KEYS: &[&str] = &[
-    "flavor",
-    "packet_size",
-    "header_size",
-    "feedback_size",
-    "q",
-    "oscillation_reduction",
-    "t_rto",
-    "nofeedback_rtts",
-    "ecn",
-    "loss_intervals",
-    "ndupack",
-    "discounting",
-    "nominal_size",
-    "sp_header",
-    "min_interval",
-];
+pub(crate) const TFRC: Registration =
+    Registration { transport: "tfrc", apps: APPS, keys: &[KEYS, RATE_KEYS, SOURCE_KEYS], parse };
+pub(crate) const TFRC_SP: Registration =
+    Registration { transport: "tfrc-sp", apps: APPS, keys: &[KEYS, RATE_KEYS, SOURCE_KEYS], parse: parse_sp };
+
+const KEYS: &[&str] =
+    &["flavor", "packet_size", "header_size", "feedback_size", "ecn", "nominal_size", "sp_header", "min_interval"];
+
+/// The keys of TFRC's rate control and loss history, which CCID3 shares.
+pub(super) const RATE_KEYS: &[&str] =
+    &["q", "oscillation_reduction", "t_rto", "nofeedback_rtts", "loss_intervals", "ndupack", "discounting"];
 
 #[derive(Debug, Clone)]
 struct TfrcSpec {
@@ -95,35 +86,10 @@ fn parse_any(t: &Tbl, app: &str, _ctx: &FlowContext, sp: bool) -> Res<Arc<dyn Da
     if let Some(v) = t.get("feedback_size") {
         cfg.feedback_size = packet_size(&v)?;
     }
-    if let Some(v) = t.get("q") {
-        cfg.q = v.f64()?;
-    }
-    if let Some(v) = t.get("oscillation_reduction") {
-        cfg.oscillation_reduction = v.bool()?;
-    }
-    if let Some(v) = t.get("t_rto") {
-        cfg.t_rto = match v.string()?.as_str() {
-            "4r" => RtoRule::FourR,
-            "4r_min_1s" => RtoRule::FourRAtLeastOneSecond,
-            "tcp" => RtoRule::Tcp { tick: fairway_core::Dur::from_millis(100) },
-            other => return Err(v.error(format!("unknown t_rto `{other}`: expected 4r, 4r_min_1s or tcp"))),
-        };
-    }
-    if let Some(v) = t.get("nofeedback_rtts") {
-        cfg.nofeedback_rtts = v.f64()?;
-    }
     if let Some(v) = t.get("ecn") {
         cfg.ecn = v.bool()?;
     }
-    if let Some(v) = t.get("loss_intervals") {
-        cfg.loss.intervals = v.int_in(1, 64)? as usize;
-    }
-    if let Some(v) = t.get("ndupack") {
-        cfg.loss.ndupack = v.u32_min(1)?;
-    }
-    if let Some(v) = t.get("discounting") {
-        cfg.loss.discounting = v.bool()?;
-    }
+    parse_rate_keys(t, &mut cfg)?;
     let sp_keys = ["nominal_size", "sp_header", "min_interval"];
     if sp {
         let mut c = SpConfig::default();
@@ -147,6 +113,37 @@ fn parse_any(t: &Tbl, app: &str, _ctx: &FlowContext, sp: bool) -> Res<Arc<dyn Da
         None => t.error(e.to_string()),
     })?;
     Ok(Arc::new(TfrcSpec { cfg, app, source, sp }))
+}
+
+/// Reads [`RATE_KEYS`] into `cfg`.
+pub(super) fn parse_rate_keys(t: &Tbl, cfg: &mut TfrcConfig) -> Res<()> {
+    if let Some(v) = t.get("q") {
+        cfg.q = v.f64()?;
+    }
+    if let Some(v) = t.get("oscillation_reduction") {
+        cfg.oscillation_reduction = v.bool()?;
+    }
+    if let Some(v) = t.get("t_rto") {
+        cfg.t_rto = match v.string()?.as_str() {
+            "4r" => RtoRule::FourR,
+            "4r_min_1s" => RtoRule::FourRAtLeastOneSecond,
+            "tcp" => RtoRule::Tcp { tick: fairway_core::Dur::from_millis(100) },
+            other => return Err(v.error(format!("unknown t_rto `{other}`: expected 4r, 4r_min_1s or tcp"))),
+        };
+    }
+    if let Some(v) = t.get("nofeedback_rtts") {
+        cfg.nofeedback_rtts = v.f64()?;
+    }
+    if let Some(v) = t.get("loss_intervals") {
+        cfg.loss.intervals = v.int_in(1, 64)? as usize;
+    }
+    if let Some(v) = t.get("ndupack") {
+        cfg.loss.ndupack = v.u32_min(1)?;
+    }
+    if let Some(v) = t.get("discounting") {
+        cfg.loss.discounting = v.bool()?;
+    }
+    Ok(())
 }
 
 impl DatagramSpec for TfrcSpec {
