@@ -190,10 +190,10 @@ Application/FwCount instproc recv {nbytes} {
     incr total_ $nbytes
 }
 
-proc fw_dccp_flow {name src dst psize start ecn} {
+proc fw_dccp_flow {name src dst psize start ecn {agent TCPlike}} {
     global ns fw
-    set dccp [new Agent/DCCP/TCPlike]
-    set sink [new Agent/DCCP/TCPlike]
+    set dccp [new Agent/DCCP/$agent]
+    set sink [new Agent/DCCP/$agent]
     foreach a [list $dccp $sink] {
         $a set packetSize_ $psize
         $a set use_ecn_local_ $ecn
@@ -210,7 +210,7 @@ proc fw_dccp_flow {name src dst psize start ecn} {
     # `start` lets the sink call the counter's recv.
     $ns at 0.0 "$cnt start"
     $ns at $start "$ftp start"
-    lappend fw(flows) [list dccp $name $dccp $cnt $psize]
+    lappend fw(flows) [list dccp $name $dccp $cnt $psize [expr {$agent == "TFRC" ? "ccid3" : "ccid2"}]]
     return $dccp
 }
 
@@ -279,16 +279,21 @@ proc fw_finish {} {
             append j ", \"recv_bytes\": $rbytes, \"recv_pkts\": [expr {$rbytes / $wire}], \"packet_size\": $psize"
             append j ", \"sent_pkts\": [$tfrc set ndatapack_], \"rate_end_Bps\": [fw_jfloat [$tfrc set rate_]]}"
         } elseif {$kind == "dccp"} {
-            foreach {kind name dccp cnt psize} $f break
+            foreach {kind name dccp cnt psize ccid} $f break
             # Every packet carries psize bytes; on the wire a Data packet adds 32 (20 of IP and
             # the 12-byte short-sequence header), a DataAck a few more (about 1 in 20 packets).
             set payload [$cnt set total_]
             set npk [expr {$payload / $psize}]
-            set j "{\"name\": [fw_jstr $name], \"class\": \"udp\", \"transport\": \"ccid2\""
+            set j "{\"name\": [fw_jstr $name], \"class\": \"udp\", \"transport\": \"$ccid\""
             append j ", \"recv_bytes\": [expr {$npk * ($psize + 32)}], \"recv_pkts\": $npk"
             append j ", \"recv_payload_bytes\": $payload, \"packet_size\": $psize"
             append j ", \"sent_data_pkts\": [$dccp set num_data_pkt_], \"sent_dataack_pkts\": [$dccp set num_dataack_pkt_]"
-            append j ", \"cwnd_end\": [$dccp set cwnd_]}"
+            if {$ccid == "ccid2"} {
+                set tail ", \"cwnd_end\": [$dccp set cwnd_]"
+            } else {
+                set tail ", \"rate_end_Bps\": [fw_jfloat [$dccp set s_x_]], \"p_end\": [fw_jfloat [$dccp set s_p_]]"
+            }
+            append j "$tail}"
         } else {
             foreach {kind name udp lm psize cbr} $f break
             set j "{\"name\": [fw_jstr $name], \"class\": \"udp\", \"recv_bytes\": [$lm set bytes_], \"recv_pkts\": [$lm set npkts_]"

@@ -321,6 +321,22 @@ fn ccid2_red_without_ecn_agrees_with_ns2_flow_by_flow() {
     compare_per_flow("dccp-ccid2-red-noecn");
 }
 
+/// CCID3 in its ns-2 flavour against ns-2 2.35's Agent/DCCP/TFRC, on the same dumbbell.
+#[test]
+fn ccid3_droptail_agrees_with_ns2() {
+    compare_twin("dccp-ccid3");
+}
+
+#[test]
+fn ccid3_red_with_ecn_agrees_with_ns2_flow_by_flow() {
+    compare_per_flow("dccp-ccid3-red");
+}
+
+#[test]
+fn ccid3_red_without_ecn_agrees_with_ns2_flow_by_flow() {
+    compare_per_flow("dccp-ccid3-red-noecn");
+}
+
 #[test]
 fn bench_series_10_agrees_with_ns2() {
     compare_bench("series-10");

@@ -37,6 +37,19 @@ pub fn rfc4342_tfrc() -> TfrcConfig {
     c
 }
 
+/// ns-2 2.35's Agent/DCCP/TFRC's TFRC (dccp_tfrc.cc at its defaults): one packet per RTT after
+/// the first feedback (RFC 3448 §4.2) and p averaged over zero-filled interval slots; the rest
+/// as RFC 4342.
+pub fn ns2_tfrc() -> TfrcConfig {
+    let mut c = rfc4342_tfrc();
+    c.packet_size = Bytes(500);
+    c.initial_window = crate::tfrc::InitialWindow::OnePacket;
+    c.loss.zero_filled = true;
+    // Its current interval runs from the event's first loss to the newest packet, exclusive.
+    c.loss.ns2_average = true;
+    c
+}
+
 /// RFC 5348 §5.4 on reported loss interval lengths, newest (I_0) first: p = 1 / I_mean with
 /// I_mean the larger of the weighted means of I_0..I_(k-1) and I_1..I_k; 0 with no interval.
 pub fn loss_event_rate(lengths: &[u64], n: usize) -> f64 {
@@ -84,13 +97,17 @@ pub struct Ccid3Sender {
     last_newest: Option<(usize, u64)>,
     loss_events: u32,
     n: usize,
+    /// ns-2's feedback: Loss Event Rate and Receive Rate, Elapsed Time optional, p from the
+    /// Loss Event Rate.
+    ns2: bool,
     stats: Ccid3SenderStats,
 }
 
 impl Ccid3Sender {
-    pub fn new(cfg: TfrcConfig, source: Box<dyn Source>) -> Result<Ccid3Sender, TfrcError> {
+    pub fn new(cfg: TfrcConfig, source: Box<dyn Source>, ns2: bool) -> Result<Ccid3Sender, TfrcError> {
         let n = cfg.loss.intervals;
         Ok(Ccid3Sender {
+            ns2,
             tfrc: TfrcSender::new(cfg, source)?,
             wc: 0,
             wc_time: None,
@@ -140,9 +157,18 @@ impl Ccid3Sender {
 
     /// An acknowledgement of `ack` with `opts`: feedback when it carries Elapsed Time (or a
     /// Timestamp Echo), Receive Rate and Loss Intervals (§6); anything else is not feedback.
+    /// ns-2: Loss Event Rate and Receive Rate, the Elapsed Time 0 when absent.
     pub fn on_ack(&mut self, now: Time, ack: u64, opts: &Options) {
         let elapsed = opts.elapsed_time.or(opts.timestamp_echo.map(|(_, e)| e));
-        let (Some(elapsed), Some(x_recv), Some(li)) = (elapsed, opts.receive_rate, opts.loss_intervals.as_ref()) else {
+        let feedback = if self.ns2 {
+            opts.loss_event_rate.zip(opts.receive_rate).map(|(ler, rr)| (elapsed.unwrap_or(0), rr, Err(ler)))
+        } else {
+            match (elapsed, opts.receive_rate, opts.loss_intervals.as_ref()) {
+                (Some(e), Some(rr), Some(li)) => Some((e, rr, Ok(li))),
+                _ => None,
+            }
+        };
+        let Some((elapsed, x_recv, loss)) = feedback else {
             self.stats.not_feedback += 1;
             return;
         };
@@ -157,16 +183,28 @@ impl Ccid3Sender {
             self.wc = wc + 4;
             self.wc_time = Some(now);
         }
-        // §5: p from the intervals' data lengths (§6.1.1).
-        let lengths: Vec<u64> = li.intervals.iter().map(|i| u64::from(i.data_length)).collect();
-        let p = loss_event_rate(&lengths, self.n);
-        let newest = lengths.first().map(|&l| (lengths.len(), l));
-        if let (Some((n, l)), prev) = (newest, self.last_newest) {
-            if prev.is_none_or(|(pn, pl)| n > pn || l < pl) {
-                self.loss_events += 1;
+        let p = match loss {
+            Ok(li) => {
+                // §5: p from the intervals' data lengths (§6.1.1).
+                let lengths: Vec<u64> = li.intervals.iter().map(|i| u64::from(i.data_length)).collect();
+                let newest = lengths.first().map(|&l| (lengths.len(), l));
+                if let (Some((n, l)), prev) = (newest, self.last_newest) {
+                    if prev.is_none_or(|(pn, pl)| n > pn || l < pl) {
+                        self.loss_events += 1;
+                    }
+                }
+                self.last_newest = newest;
+                loss_event_rate(&lengths, self.n)
             }
-        }
-        self.last_newest = newest;
+            // ns-2: the receiver's p, 1 / (the option's whole packets per interval).
+            Err(ler) => {
+                if ler == u32::MAX || ler == 0 {
+                    0.0
+                } else {
+                    1.0 / f64::from(ler)
+                }
+            }
+        };
         self.stats.feedback_received += 1;
         let fb = TfrcFeedback {
             flow: self.tfrc.config().flow,
@@ -216,11 +254,14 @@ pub struct Ccid3Receiver {
     /// §10.3: the greatest counter received before the last feedback, and since.
     last_counter: Option<u64>,
     max_counter_since: Option<u64>,
+    /// ns-2's feedback: Loss Event Rate (1/p rounded down) and Receive Rate only.
+    ns2: bool,
 }
 
 impl Ccid3Receiver {
-    pub fn new(cfg: TfrcConfig) -> Result<Ccid3Receiver, TfrcError> {
+    pub fn new(cfg: TfrcConfig, ns2: bool) -> Result<Ccid3Receiver, TfrcError> {
         Ok(Ccid3Receiver {
+            ns2,
             tfrc: TfrcReceiver::new(cfg)?,
             gsr: None,
             gsr_arrival: Time::ZERO,
@@ -305,18 +346,25 @@ impl Ccid3Receiver {
     pub fn poll_feedback(&mut self, now: Time) -> Option<(u64, Options)> {
         let fb = self.tfrc.poll_transmit(now)?.msg;
         self.last_counter = self.max_counter_since.take().or(self.last_counter);
-        let opts = Options {
-            // §8.2 (in RFC 4340 §13.2's units of 10 microseconds).
-            elapsed_time: Some((now.saturating_since(self.gsr_arrival).0 / 10_000).min(u64::from(u32::MAX)) as u32),
-            receive_rate: Some(fb.x_recv.min(f64::from(u32::MAX)) as u32),
-            // §8.5: 1/p rounded up; all ones before any loss.
-            loss_event_rate: Some(if fb.p > 0.0 {
-                (1.0 / fb.p).ceil().min(f64::from(u32::MAX - 1)) as u32
-            } else {
-                u32::MAX
-            }),
-            loss_intervals: Some(self.loss_intervals()),
-            ..Options::default()
+        let receive_rate = Some(fb.x_recv.min(f64::from(u32::MAX)) as u32);
+        let opts = if self.ns2 {
+            let inv =
+                if fb.p > 0.0 { (1.0 / fb.p).floor().clamp(1.0, f64::from(u32::MAX - 1)) as u32 } else { u32::MAX };
+            Options { receive_rate, loss_event_rate: Some(inv), ..Options::default() }
+        } else {
+            Options {
+                // §8.2 (in RFC 4340 §13.2's units of 10 microseconds).
+                elapsed_time: Some((now.saturating_since(self.gsr_arrival).0 / 10_000).min(u64::from(u32::MAX)) as u32),
+                receive_rate,
+                // §8.5: 1/p rounded up; all ones before any loss.
+                loss_event_rate: Some(if fb.p > 0.0 {
+                    (1.0 / fb.p).ceil().min(f64::from(u32::MAX - 1)) as u32
+                } else {
+                    u32::MAX
+                }),
+                loss_intervals: Some(self.loss_intervals()),
+                ..Options::default()
+            }
         };
         Some((self.gsr.unwrap_or(0), opts))
     }
@@ -384,7 +432,7 @@ mod tests {
     /// §8.1's example: the first packets with counters K and K + 4 arrive an RTT apart.
     #[test]
     fn the_receiver_estimates_the_rtt_from_window_counters() {
-        let mut r = Ccid3Receiver::new(rfc4342_tfrc()).unwrap();
+        let mut r = Ccid3Receiver::new(rfc4342_tfrc(), false).unwrap();
         let ms = |m: u64| Time(m * 1_000_000);
         // Counters 14, 15, 0, 1, 2 (wrapping), a packet every 25 ms, a counter per packet.
         for (i, cc) in [14u8, 15, 0, 1, 2].into_iter().enumerate() {
@@ -399,7 +447,7 @@ mod tests {
     /// §10.2: losses whose previous packets' counters are at most 4 apart are one event.
     #[test]
     fn losses_group_by_window_counter() {
-        let mut r = Ccid3Receiver::new(rfc4342_tfrc()).unwrap();
+        let mut r = Ccid3Receiver::new(rfc4342_tfrc(), false).unwrap();
         // A counter step every two packets; packets 10 and 14 lost (previous counters 4 and 6:
         // one event), then 30 (previous counter 14: a second event).
         let mut now = 0;
@@ -417,7 +465,7 @@ mod tests {
     /// §10.3: after a report, the next goes when a packet's counter is 4 past the last one's.
     #[test]
     fn feedback_follows_the_window_counter() {
-        let mut r = Ccid3Receiver::new(rfc4342_tfrc()).unwrap();
+        let mut r = Ccid3Receiver::new(rfc4342_tfrc(), false).unwrap();
         let ms = |m: u64| Time(m * 1_000_000);
         r.on_packet(ms(0), 0, 0, true, arrival(1000));
         let (ack, o) = r.poll_feedback(ms(0)).expect("the first packet is reported at once");

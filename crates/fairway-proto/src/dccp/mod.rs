@@ -127,11 +127,13 @@ impl Default for DccpConfig {
 }
 
 impl DccpConfig {
-    /// ns-2 2.35's Agent/DCCP/TCPlike (ns-default.tcl): ECN on, Requests after 3 s.
+    /// ns-2 2.35's Agent/DCCP/TCPlike and Agent/DCCP/TFRC (ns-default.tcl): ECN on, Requests
+    /// after 3 s.
     pub fn ns2() -> DccpConfig {
         DccpConfig {
             flavor: Flavor::Ns2,
             ccid2: Ccid2Config::ns2(),
+            ccid3: ccid3::ns2_tfrc(),
             ecn: true,
             request_rto: Dur::from_secs(3),
             ..DccpConfig::default()

@@ -122,7 +122,8 @@ impl DccpReceiver {
                 self.request_features = p.options.features.clone();
                 if self.cfg.ccid == Ccid::Three {
                     // CCID3 keeps no Ack Vector record: its history is TFRC's.
-                    let mut c = Ccid3Receiver::new(self.cfg.tfrc()).expect("validated with the config");
+                    let mut c = Ccid3Receiver::new(self.cfg.tfrc(), self.cfg.flavor == super::Flavor::Ns2)
+                        .expect("validated with the config");
                     c.on_packet(now, p.seq, 0, false, arrival);
                     self.ccid3 = Some(c);
                     self.gsr = Some(p.seq);

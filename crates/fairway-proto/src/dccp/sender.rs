@@ -81,7 +81,8 @@ impl DccpSender {
         let tx = match cfg.ccid {
             Ccid::Two => Tx::Two { ccid: Ccid2::new(cfg.ccid2.clone()), source, backlog: VecDeque::new() },
             Ccid::Three => Tx::Three(Box::new(
-                Ccid3Sender::new(cfg.tfrc(), source).map_err(|e| DccpError::new(e.field, e.reason))?,
+                Ccid3Sender::new(cfg.tfrc(), source, cfg.flavor == Flavor::Ns2)
+                    .map_err(|e| DccpError::new(e.field, e.reason))?,
             )),
         };
         Ok(DccpSender {

@@ -40,6 +40,10 @@ pub struct LossConfig {
     /// Sequence numbers below the first packet received are holes too (RFC 5348 §6.3.1's lost
     /// first packet); ns-2 starts its history at the first arrival and never sees them.
     pub holes_before_first: bool,
+    /// ns-2 2.35's Agent/DCCP/TFRC: the n + 1 interval slots start at zero and the weighted
+    /// sums always run over all of them, divided by the full weight (so p is too high until n
+    /// loss events have filled the slots), and p is at most 1.
+    pub zero_filled: bool,
     /// Date a lost packet by the packet received just before it, not by interpolation
     /// (RFC 4342 §10.2: CCID3 compares the window counters C(X_prev) and C(Y_prev)).
     pub date_by_previous: bool,
@@ -57,6 +61,7 @@ impl Default for LossConfig {
             ns2_average: false,
             round_check: false,
             holes_before_first: true,
+            zero_filled: false,
             date_by_previous: false,
         }
     }
@@ -365,6 +370,15 @@ impl LossHistory {
     pub fn loss_event_rate(&self, now: Time, rtt: Dur) -> f64 {
         let (Some(c), Some(i0)) = (self.current, self.i0()) else { return 0.0 };
         let k = self.closed.len();
+        if self.cfg.zero_filled {
+            // I_tot0 over I_0..I_(n-1), I_tot1 over I_1..I_n, the slots not filled yet zero.
+            let n = self.cfg.intervals;
+            let slot = |i: usize| if i == 0 { i0 } else { self.closed.get(i - 1).map_or(0.0, |c| c.size) };
+            let tot0: f64 = (0..n).map(|i| self.w[i] * slot(i)).sum();
+            let tot1: f64 = (0..n).map(|i| self.w[i] * slot(i + 1)).sum();
+            let wt: f64 = self.w.iter().sum();
+            return wt / tot0.max(tot1).max(wt);
+        }
         if k == 0 {
             // Not seeded yet: only the current interval.
             return 1.0 / i0.max(1.0);
@@ -519,6 +533,28 @@ mod tests {
         // RFC: I_0 = 47; max(47 + 85 + 30, 85 + 30 + 20) / 3.
         let want = 3.0 / (47.0 + 85.0 + 30.0_f64).max(85.0 + 30.0 + 20.0);
         assert!((rfc.loss_event_rate(Time(0), R) - want).abs() < 1e-12);
+    }
+
+    /// ns-2's Agent/DCCP/TFRC divides by all eight weights from the first loss on: with the
+    /// seeded interval and the current one only, p = 6 / (I_1 + I_0), about six times the
+    /// RFC's; with the slots full it is the RFC's mean.
+    #[test]
+    fn zero_filled_slots_count_from_the_first_loss() {
+        let cfg = LossConfig { zero_filled: true, ns2_average: true, ..LossConfig::default() };
+        let mut h = LossHistory::new(cfg);
+        feed(&mut h, 106, &[100]);
+        h.seed_first_interval(342.0);
+        // I_0 = 105 - 100 = 5, I_1 = 342: I_tot0 = 5 + 342, I_tot1 = 342.
+        assert!((h.loss_event_rate(Time(0), R) - 6.0 / 347.0).abs() < 1e-12);
+        // Losses every 30 packets from there fill the slots: the RFC's weighted mean.
+        let lost: Vec<u64> = (0..12).map(|k| 100 + 30 * k).collect();
+        let mut full = LossHistory::new(cfg);
+        feed(&mut full, 100 + 30 * 11 + 20, &lost);
+        full.seed_first_interval(342.0);
+        let w = weights(8);
+        let tot0 = 19.0 * w[0] + 30.0 * w[1..].iter().sum::<f64>();
+        let tot1 = 30.0 * w.iter().sum::<f64>();
+        assert!((full.loss_event_rate(Time(0), R) - 6.0 / tot0.max(tot1)).abs() < 1e-12);
     }
 
     #[test]

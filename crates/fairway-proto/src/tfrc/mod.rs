@@ -21,6 +21,7 @@ use fairway_core::{Bytes, Dur, Time};
 use thiserror::Error;
 
 pub use loss::{IntervalReport, LossConfig};
+
 pub use receiver::{Observed, TfrcReceiver, TfrcReceiverStats};
 pub use sender::{TfrcSender, TfrcSenderStats};
 
@@ -61,6 +62,16 @@ pub enum RtoRule {
     FourRAtLeastOneSecond,
     /// TCP's estimator in whole ticks: srtt + 4 rttvar (ns-2's TFRC, tick 0.1 s).
     Tcp { tick: Dur },
+}
+
+/// The allowed rate the first feedback sets (RFC 5348 §4.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InitialWindow {
+    /// RFC 3390's window per RTT: min(4s, max(2s, 4380 B)) (RFC 5348 §4.2; RFC 4342 §5).
+    #[default]
+    Rfc3390,
+    /// One packet per RTT (RFC 3448 §4.2; ns-2 2.35's Agent/DCCP/TFRC).
+    OnePacket,
 }
 
 /// TFRC-SP's settings (RFC 4828 §3).
@@ -108,6 +119,8 @@ pub struct TfrcConfig {
     pub loss: LossConfig,
     /// TFRC-SP (RFC 4828) instead of standard TFRC.
     pub sp: Option<SpConfig>,
+    /// The rate the first RTT measurement sets (RFC 5348 flavour).
+    pub initial_window: InitialWindow,
     /// The receiver's feedback timer (RFC 5348 §6.2); off, reports go when p rises and when its
     /// owner asks (CCID3's window counter rule, RFC 4342 §10.3).
     pub feedback_timer: bool,
@@ -130,6 +143,7 @@ impl TfrcConfig {
             ecn: false,
             loss: LossConfig::default(),
             sp: None,
+            initial_window: InitialWindow::Rfc3390,
             feedback_timer: true,
         }
     }

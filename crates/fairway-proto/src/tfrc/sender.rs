@@ -8,7 +8,7 @@ use fairway_core::{Dur, Time};
 use super::equation::throughput;
 use super::receiver::ns2_throughput;
 use super::wire::{decode_feedback, encode_data};
-use super::{Flavor, RtoRule, TfrcConfig, TfrcData, TfrcError, TfrcFeedback};
+use super::{Flavor, InitialWindow, RtoRule, TfrcConfig, TfrcData, TfrcError, TfrcFeedback};
 use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
 use crate::source::Source;
 
@@ -209,13 +209,17 @@ impl TfrcSender {
         }
     }
 
-    /// RFC 5348 §4.2: W_init / R, W_init = min(4s, max(2s, 4380)); ns-2: its integer window.
+    /// RFC 5348 §4.2: W_init / R, W_init = min(4s, max(2s, 4380)), or one packet per RTT (RFC
+    /// 3448); ns-2's Agent/TFRC: its integer window.
     fn initial_rate(&self) -> f64 {
         let r = self.r.unwrap_or(1.0);
         if self.ns2() {
             return ns2_initial_window(self.s()) * self.s() / r;
         }
-        (4.0 * self.s()).min((2.0 * self.s()).max(4380.0)) / r
+        match self.cfg.initial_window {
+            InitialWindow::Rfc3390 => (4.0 * self.s()).min((2.0 * self.s()).max(4380.0)) / r,
+            InitialWindow::OnePacket => self.s() / r,
+        }
     }
 
     /// The time between packets at the current rate (§4.6: s / X_inst; TFRC-SP at least its

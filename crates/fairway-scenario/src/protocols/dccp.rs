@@ -26,11 +26,10 @@ pub(crate) const CCID3: Registration =
     Registration { transport: "ccid3", apps: APPS, keys: &[DCCP_KEYS, RATE_KEYS, SOURCE_KEYS], parse: parse_ccid3 };
 
 /// The connection's keys, whichever CCID.
-const DCCP_KEYS: &[&str] = &["ecn", "request_rto", "ip_header"];
+const DCCP_KEYS: &[&str] = &["flavor", "ecn", "request_rto", "ip_header"];
 
 /// CCID2's.
 const KEYS: &[&str] = &[
-    "flavor",
     "ack_ratio",
     "ack_ratio_control",
     "initial_cwnd",
@@ -55,6 +54,8 @@ type DccpFlow = DatagramFlow<DccpSender, DccpReceiver>;
 /// What CCID3's two ends did.
 #[derive(Debug, Clone, Serialize)]
 pub struct Ccid3Summary {
+    /// `rfc4342` or `ns2`.
+    pub flavor: &'static str,
     /// The allowed rate X at the end, bits per second of application data.
     pub final_rate_bps: f64,
     /// p as the sender last computed it from the Loss Intervals, and the receiver's at the end.
@@ -94,22 +95,8 @@ pub struct Ccid2Summary {
 }
 
 fn parse(t: &Tbl, app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
-    let flavor = match t.get("flavor") {
-        Some(v) => {
-            let s = v.string()?;
-            Flavor::parse(&s).ok_or_else(|| v.error(format!("unknown flavor `{s}`: expected rfc4341 or ns2")))?
-        }
-        None => Flavor::Rfc4341,
-    };
-    let mut cfg = DccpConfig::for_flavor(flavor);
-    let app = APPS.iter().copied().find(|a| *a == app).expect("a registered app");
-    let mut source = parse_source(t, app)?;
-    if let (Flavor::Ns2, SourceSpec::Greedy { packet_size, .. }) = (flavor, &mut source) {
-        if !t.has("packet_size") {
-            // ns-2's Agent/DCCP packetSize_.
-            *packet_size = Bytes(500);
-        }
-    }
+    let (mut cfg, app, source) = parse_flavor_and_source(t, app, "rfc4341")?;
+    let flavor = cfg.flavor;
     if flavor == Flavor::Rfc4341 {
         // RFC 4341 §5: RFC 3390's first window for the application's packet size.
         cfg.ccid2.initial_cwnd = Ccid2Config::rfc3390_window(source.packet_size().0);
@@ -154,9 +141,8 @@ fn parse(t: &Tbl, app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
 
 /// `transport = "ccid3"`: RFC 4342's CCID3 on RFC 5348's TFRC, s the application's packet size.
 fn parse_ccid3(t: &Tbl, app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
-    let mut cfg = DccpConfig { ccid: Ccid::Three, ..DccpConfig::default() };
-    let app = APPS.iter().copied().find(|a| *a == app).expect("a registered app");
-    let source = parse_source(t, app)?;
+    let (cfg, app, source) = parse_flavor_and_source(t, app, "rfc4342")?;
+    let mut cfg = DccpConfig { ccid: Ccid::Three, ..cfg };
     cfg.ccid3.packet_size = source.packet_size();
     parse_rate_keys(t, &mut cfg.ccid3)?;
     if let Some(v) = t.get("ecn") {
@@ -164,6 +150,32 @@ fn parse_ccid3(t: &Tbl, app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSp
     }
     parse_connection_keys(t, &mut cfg)?;
     Ok(Arc::new(DccpSpec { cfg, app, source }))
+}
+
+/// `flavor` (`rfc_name`, the default, or `ns2`), its settings, and the application (ns-2's FTP
+/// sends its agents' 500 B packets).
+fn parse_flavor_and_source(t: &Tbl, app: &str, rfc_name: &str) -> Res<(DccpConfig, &'static str, SourceSpec)> {
+    let flavor = match t.get("flavor") {
+        Some(v) => {
+            let s = v.string()?;
+            match s.as_str() {
+                "ns2" => Flavor::Ns2,
+                s if s == rfc_name => Flavor::Rfc4341,
+                _ => return Err(v.error(format!("unknown flavor `{s}`: expected {rfc_name} or ns2"))),
+            }
+        }
+        None => Flavor::Rfc4341,
+    };
+    let cfg = DccpConfig::for_flavor(flavor);
+    let app = APPS.iter().copied().find(|a| *a == app).expect("a registered app");
+    let mut source = parse_source(t, app)?;
+    if let (Flavor::Ns2, SourceSpec::Greedy { packet_size, .. }) = (flavor, &mut source) {
+        if !t.has("packet_size") {
+            // ns-2's Agent/DCCP packetSize_.
+            *packet_size = Bytes(500);
+        }
+    }
+    Ok((cfg, app, source))
 }
 
 /// [`DCCP_KEYS`] but `ecn`, then the whole configuration's check (an error names its key).
@@ -220,6 +232,7 @@ impl DatagramSpec for DccpSpec {
             return Some(ProtocolReport::new(
                 "ccid3",
                 Ccid3Summary {
+                    flavor: if self.cfg.flavor == Flavor::Ns2 { "ns2" } else { "rfc4342" },
                     final_rate_bps: c.rate * 8.0,
                     p_reported: c.p,
                     p_final: f.rcv.ccid3_p(ctx.end),
