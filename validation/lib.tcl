@@ -190,7 +190,7 @@ Application/FwCount instproc recv {nbytes} {
     incr total_ $nbytes
 }
 
-proc fw_dccp_flow {name src dst psize start ecn {agent TCPlike}} {
+proc fw_dccp_flow {name src dst psize start ecn {agent TCPlike} {stop ""}} {
     global ns fw
     set dccp [new Agent/DCCP/$agent]
     set sink [new Agent/DCCP/$agent]
@@ -210,6 +210,9 @@ proc fw_dccp_flow {name src dst psize start ecn {agent TCPlike}} {
     # `start` lets the sink call the counter's recv.
     $ns at 0.0 "$cnt start"
     $ns at $start "$ftp start"
+    if {$stop != ""} {
+        $ns at $stop "$ftp stop"
+    }
     lappend fw(flows) [list dccp $name $dccp $cnt $psize [expr {$agent == "TFRC" ? "ccid3" : "ccid2"}]]
     return $dccp
 }

@@ -59,6 +59,14 @@ pub const FILES: &[(&str, &[(&str, &str)])] = &[
             ("fig11-dcbt", include_str!("../../../../scenarios/chung-dcbt/fig11-dcbt.toml")),
         ],
     ),
+    (
+        "dccp-ns2",
+        &[
+            ("tcp", include_str!("../../../../scenarios/dccp-ns2/tcp.toml")),
+            ("ccid2", include_str!("../../../../scenarios/dccp-ns2/ccid2.toml")),
+            ("ccid3", include_str!("../../../../scenarios/dccp-ns2/ccid3.toml")),
+        ],
+    ),
     // Validation scenarios a report shows beside a paper's (checked against ns-2 by the
     // validation suite).
     (
