@@ -5,7 +5,8 @@
 Every transport (TCP Tahoe, CCID2, CCID3) and change (default, queue100, rate20, delay10,
 delay50) runs once with ns-2's defaults; the DCCP runs with ECN on (ns-2's default) are repeated,
 as ns-2 draws their ECN nonces from a clock-seeded generator and no two runs are alike, and run
-once more with ECN off (deterministic). Each run's record: the clients' mean throughput over
+once more with ECN off (deterministic). TCP's default run is also repeated with seeds 1-5 and
+Agent/TCP's overhead_ at 400 us, ns-2's random wait before each packet (fairway's send_jitter). Each run's record: the clients' mean throughput over
 10-35 s (payload, b/s), the coefficient of variation of their 1 s samples over the same window
 (averaged over the clients), the clients stalled (throughput over the last 10 s of their
 activity below 5% of the link's fair share; the measures of reproduce/dccp_ns2/mod.rs), and the
@@ -28,10 +29,10 @@ CHANGES = {"default": 10e6, "queue100": 10e6, "rate20": 20e6, "delay10": 10e6, "
 LAST = [(25, 35), (40, 50), (40, 50)]
 
 
-def run(transport, change, ecn):
+def run(transport, change, ecn, seed=1, overhead=0.0):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "o.json")
-        p = subprocess.run(["ns", TCL, out, "1", transport, change, str(ecn)],
+        p = subprocess.run(["ns", TCL, out, str(seed), transport, change, str(ecn), str(overhead)],
                            capture_output=True, text=True, check=True)
         with open(out) as f:
             cum = json.load(f)["cumulative_payload_bytes"]
@@ -48,7 +49,7 @@ def run(transport, change, ecn):
     fair = CHANGES[change] / 3.0
     stalled = sum(1 for c in range(3) if statistics.fmean(series[c][LAST[c][0]:LAST[c][1]]) < 0.05 * fair)
     return {
-        "transport": transport, "change": change, "ecn": bool(ecn),
+        "transport": transport, "change": change, "ecn": bool(ecn), "overhead_s": overhead, "seed": seed,
         "mean_bps": [round(m) for m in means],
         # None when a client got nothing in the window (a stalled flow has no variation to speak of).
         "cv": round(statistics.fmean(cvs), 4) if None not in cvs else None,
@@ -69,6 +70,8 @@ def main():
                 runs.append(run(t, change, 1))
             runs.append(run(t, change, 0))
         print(change, file=sys.stderr)
+    for seed in range(1, 6):
+        runs.append(run("tcp", "default", 0, seed, 0.0004))
     ver = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "ns2"], capture_output=True, text=True).stdout
     doc = {
         "made_by": "python3 validation/dccp-ns2-reference.py --repeats %d" % a.repeats,

@@ -6,15 +6,19 @@
 #              (Agent/DCCP/TFRC), DCCP at ns-2's defaults
 #   change:    default | queue100 | rate20 | delay10 | delay50 (the bottleneck, one at a time)
 #   ecn:       1 (ns-2's default for DCCP) or 0 (use_ecn_local_ and use_ecn_remote_ 0)
+#   overhead:  optional, TCP only: Agent/TCP's overhead_ (s), a random wait below it before each
+#              packet (ns-2's remedy for drop-tail phase effects; fairway's send_jitter), 0 by default
 # Writes the delivered payload of each client every second (cumulative bytes) as JSON.
 #
-# Usage: ns dccp-ns2.tcl <out.json> <seed> <tcp|ccid2|ccid3> <change> <ecn 0|1>
+# Usage: ns dccp-ns2.tcl <out.json> <seed> <tcp|ccid2|ccid3> <change> <ecn 0|1> [overhead]
 
 source [file join [file dirname [info script]] lib.tcl]
 
-if {[llength $argv] != 5} {
-    fw_usage "expected 5 arguments (out.json seed transport change ecn), got [llength $argv]"
+if {[llength $argv] != 5 && [llength $argv] != 6} {
+    fw_usage "expected 5 or 6 arguments (out.json seed transport change ecn \[overhead\]), got [llength $argv]"
 }
+set overhead [expr {[llength $argv] == 6 ? [lindex $argv 5] : 0}]
+Agent/TCP set overhead_ $overhead
 set transport [lindex $argv 2]
 set change [lindex $argv 3]
 set ecn [lindex $argv 4]
@@ -83,9 +87,9 @@ proc sample {} {
 }
 $ns at 0.0 "sample"
 proc finish {} {
-    global fw samples transport change ecn
+    global fw samples transport change ecn overhead
     set f [open $fw(out) w]
-    puts $f "{\"transport\": \"$transport\", \"change\": \"$change\", \"ecn\": $ecn, \"seed\": $fw(seed), \"cumulative_payload_bytes\": \[[join $samples ", "]\]}"
+    puts $f "{\"transport\": \"$transport\", \"change\": \"$change\", \"ecn\": $ecn, \"seed\": $fw(seed), \"overhead_s\": $overhead, \"cumulative_payload_bytes\": \[[join $samples ", "]\]}"
     close $f
     exit 0
 }

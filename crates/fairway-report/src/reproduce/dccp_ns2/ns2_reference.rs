@@ -18,12 +18,15 @@ pub struct Reference {
 
 /// One ns-2 run: the clients' means over 10-35 s (payload, b/s), their coefficient of
 /// variation (none when a client got nothing), the clients stalled, and the nonce checks that
-/// failed (each a Reset that ends its flow).
+/// failed (each a Reset that ends its flow). `overhead_s` is TCP's random wait before each
+/// packet (0: none, the deterministic run).
 #[derive(Debug, Clone, Deserialize)]
 pub struct Ns2Run {
     pub transport: String,
     pub change: String,
     pub ecn: bool,
+    pub overhead_s: f64,
+    pub seed: u64,
     pub mean_bps: [f64; 3],
     pub cv: Option<f64>,
     pub stalled: usize,
@@ -35,9 +38,17 @@ impl Reference {
         serde_json::from_str(TEXT).expect("scenarios/dccp-ns2/ns2-reference.json is valid")
     }
 
-    /// The runs of one transport and change, with ECN on or off.
+    /// The runs of one transport and change, with ECN on or off, without a random wait.
     pub fn runs(&self, transport: &str, change: &str, ecn: bool) -> Vec<&Ns2Run> {
-        self.runs.iter().filter(|r| r.transport == transport && r.change == change && r.ecn == ecn).collect()
+        self.runs
+            .iter()
+            .filter(|r| r.transport == transport && r.change == change && r.ecn == ecn && r.overhead_s == 0.0)
+            .collect()
+    }
+
+    /// The runs with a random wait before each packet (TCP's overhead_), over seeds.
+    pub fn waited(&self, transport: &str, change: &str) -> Vec<&Ns2Run> {
+        self.runs.iter().filter(|r| r.transport == transport && r.change == change && r.overhead_s > 0.0).collect()
     }
 }
 
@@ -58,5 +69,6 @@ mod tests {
                 }
             }
         }
+        assert!(r.waited("tcp", "default").len() >= 5);
     }
 }
