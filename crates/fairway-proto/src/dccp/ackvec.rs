@@ -12,11 +12,12 @@ pub const MAX_CELLS: usize = 3 * 253;
 /// Most sequence numbers the record keeps when the peer never acknowledges an acknowledgement.
 const MAX_TRACKED: usize = 1 << 16;
 
-/// What arrived, newest first: `states[i]` is the state of `head - i`.
+/// What arrived, newest first: `states[i]` is the state of `head - i`, with the ECN nonce it
+/// arrived with (RFC 3540; false when it was not ECN-capable or was marked).
 #[derive(Debug, Clone, Default)]
 pub struct AckRecord {
     head: Option<u64>,
-    states: VecDeque<AckState>,
+    states: VecDeque<(AckState, bool)>,
     /// (sequence number of an ack packet this end sent, the Ack Number it carried).
     sent: VecDeque<(u64, u64)>,
 }
@@ -36,13 +37,14 @@ impl AckRecord {
         self.states.is_empty()
     }
 
-    /// Packet `seq` arrived, ECN-marked or not (§11.4.1: CE is State 1). Returns false for a
-    /// duplicate or for one older than the record reaches.
-    pub fn record(&mut self, seq: u64, marked: bool) -> bool {
-        let state = if marked { AckState::ReceivedMarked } else { AckState::Received };
+    /// Packet `seq` arrived, ECN-marked or not (§11.4.1: CE is State 1), with `nonce` its ECN
+    /// nonce (RFC 3540: ECT(1); counted only when not marked). Returns false for a duplicate or
+    /// for one older than the record reaches.
+    pub fn record(&mut self, seq: u64, marked: bool, nonce: bool) -> bool {
+        let cell = if marked { (AckState::ReceivedMarked, false) } else { (AckState::Received, nonce) };
         let Some(head) = self.head else {
             self.head = Some(seq);
-            self.states.push_front(state);
+            self.states.push_front(cell);
             return true;
         };
         if seq > head {
@@ -52,40 +54,44 @@ impl AckRecord {
                 self.states.clear();
             } else {
                 for _ in 0..gap {
-                    self.states.push_front(AckState::NotReceived);
+                    self.states.push_front((AckState::NotReceived, false));
                 }
             }
-            self.states.push_front(state);
+            self.states.push_front(cell);
             self.head = Some(seq);
             self.states.truncate(MAX_TRACKED);
             return true;
         }
         match self.states.get_mut((head - seq) as usize) {
-            Some(s) if *s == AckState::NotReceived => {
-                *s = state;
+            Some(s) if s.0 == AckState::NotReceived => {
+                *s = cell;
                 true
             }
             _ => false,
         }
     }
 
-    /// The Ack Vector for an acknowledgement of the head, at most [`MAX_CELLS`] cells.
+    /// The Ack Vector for an acknowledgement of the head, at most [`MAX_CELLS`] cells, with its
+    /// ECN Nonce Echo: the one-bit sum of the nonces of the packets it reports as State 0
+    /// (RFC 4340 §12.2).
     pub fn vector(&self) -> AckVector {
         let mut cells = Vec::new();
+        let mut echo = false;
         let mut it = self.states.iter().copied().peekable();
-        while let Some(s) = it.next() {
+        while let Some((s, nonce)) = it.next() {
             if cells.len() == MAX_CELLS {
                 break;
             }
+            echo ^= nonce;
             // A run of up to 64 equal states in one cell (§11.4: run length 0..63).
             let mut run = 0u8;
-            while run < 63 && it.peek() == Some(&s) {
-                it.next();
+            while run < 63 && it.peek().is_some_and(|x| x.0 == s) {
+                echo ^= it.next().is_some_and(|x| x.1);
                 run += 1;
             }
             cells.push((s as u8) << 6 | run);
         }
-        AckVector { nonce_echo: false, cells }
+        AckVector { nonce_echo: echo, cells }
     }
 
     /// This end sent an acknowledgement `my_seq` whose Ack Number was `ack`.
@@ -131,17 +137,17 @@ mod tests {
         // §11.4's example in reverse: 88-93 arrive, 94 marked, 95-98, 99 lost, 100.
         let mut r = AckRecord::default();
         for s in 88..=93 {
-            assert!(r.record(s, false));
+            assert!(r.record(s, false, false));
         }
-        r.record(94, true);
+        r.record(94, true, false);
         for s in 95..=98 {
-            r.record(s, false);
+            r.record(s, false, false);
         }
-        r.record(100, false);
+        r.record(100, false, false);
         assert_eq!(r.vector().cells, vec![0x00, 0xc0, 0x03, 0x40, 0x05]);
         // 99 arrives late: the hole fills.
-        assert!(r.record(99, false));
-        assert!(!r.record(99, false), "a duplicate");
+        assert!(r.record(99, false, false));
+        assert!(!r.record(99, false, false), "a duplicate");
         assert_eq!(r.vector().cells, vec![0x05, 0x40, 0x05]);
     }
 
@@ -149,7 +155,7 @@ mod tests {
     fn long_runs_split_at_64() {
         let mut r = AckRecord::default();
         for s in 0..130 {
-            r.record(s, false);
+            r.record(s, false, false);
         }
         assert_eq!(r.vector().cells, vec![63, 63, 1]);
         assert_eq!(r.vector().span(), 130);
@@ -159,11 +165,11 @@ mod tests {
     fn an_acknowledged_acknowledgement_frees_what_it_covered() {
         let mut r = AckRecord::default();
         for s in 10..20 {
-            r.record(s, false);
+            r.record(s, false, false);
         }
         r.sent_ack(500, 19);
         for s in 20..25 {
-            r.record(s, false);
+            r.record(s, false, false);
         }
         r.sent_ack(501, 24);
         r.peer_acked(500);
@@ -173,5 +179,26 @@ mod tests {
         assert_eq!(r.len(), 5);
         r.peer_acked(501);
         assert_eq!(r.len(), 1, "the head stays, so the next vector starts from it");
+    }
+
+    /// §12.2: the echo is the one-bit sum of the nonces of the packets reported as State 0;
+    /// marked and missing packets do not count.
+    #[test]
+    fn the_nonce_echo_sums_the_received_packets_nonces() {
+        let mut r = AckRecord::default();
+        // 1 (nonce 1), 2 (nonce 1), 3 missing, 4 marked (its nonce lost), 5 (nonce 1).
+        r.record(1, false, true);
+        r.record(2, false, true);
+        r.record(4, true, true);
+        r.record(5, false, true);
+        assert!(r.vector().nonce_echo, "three nonces of 1");
+        r.record(3, false, true);
+        assert!(!r.vector().nonce_echo, "four");
+        let mut r = AckRecord::default();
+        // A run longer than one cell (64): 100 packets, nonce 1 on every third.
+        for s in 0..100u64 {
+            r.record(s, false, s % 3 == 0);
+        }
+        assert_eq!(r.vector().nonce_echo, (0..100).filter(|s| s % 3 == 0).count() % 2 == 1);
     }
 }

@@ -513,7 +513,7 @@ mod tests {
         let mut r = super::super::ackvec::AckRecord::default();
         for s in from..=to {
             if !holes.contains(&s) {
-                r.record(s, false);
+                r.record(s, false, false);
             }
         }
         r.vector()

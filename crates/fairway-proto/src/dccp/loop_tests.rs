@@ -20,6 +20,9 @@ struct Path {
     delay: Dur,
     /// Packets the forward buffer holds, the one being sent included.
     buffer: usize,
+    /// The server lies: its Ack Vectors report lost packets as received (RFC 3540 §3's
+    /// misbehaving receiver).
+    liar: bool,
 }
 
 struct Outcome {
@@ -67,9 +70,17 @@ fn run(cfg: DccpConfig, path: Path, end: Time, from: Time) -> Outcome {
             heap.push(Reverse((done + path.delay, flying.len() as u64)));
             flying.push(Some((true, t.msg, t.payload)));
         }
-        while let Some(t) = r.poll_transmit(now) {
+        while let Some(mut t) = r.poll_transmit(now) {
             if first_kinds.len() < 6 {
                 first_kinds.push((false, t.msg.kind));
+            }
+            if let (true, Some(v)) = (path.liar, t.msg.options.ack_vector.as_mut()) {
+                // State 3 (not received) becomes State 0; the echo stays what it was.
+                for c in v.cells.iter_mut() {
+                    if *c >> 6 == 3 {
+                        *c &= 0x3f;
+                    }
+                }
             }
             heap.push(Reverse((now + path.delay, flying.len() as u64)));
             flying.push(Some((false, t.msg, t.payload)));
@@ -104,7 +115,7 @@ fn run(cfg: DccpConfig, path: Path, end: Time, from: Time) -> Outcome {
 fn the_handshake_negotiates_before_data_flows() {
     let o = run(
         DccpConfig::default(),
-        Path { rate: 10_000_000, delay: Dur(10 * MS), buffer: 100 },
+        Path { rate: 10_000_000, delay: Dur(10 * MS), buffer: 100, liar: false },
         Time(200 * MS),
         Time::ZERO,
     );
@@ -121,7 +132,7 @@ fn a_lost_request_is_sent_again_after_a_second() {
     // 1, 2, 4 s (§8.1.1).
     let o = run(
         DccpConfig::default(),
-        Path { rate: 10_000_000, delay: Dur(10 * MS), buffer: 0 },
+        Path { rate: 10_000_000, delay: Dur(10 * MS), buffer: 0, liar: false },
         Time(7_500 * MS),
         Time::ZERO,
     );
@@ -134,7 +145,7 @@ fn ccid2_fills_a_bottleneck_and_halves_on_its_losses() {
     // 10 Mb/s, 20 ms RTT (25 packets of 1044 B in flight fill it), a 20-packet buffer.
     let o = run(
         DccpConfig::default(),
-        Path { rate: 10_000_000, delay: Dur(10 * MS), buffer: 20 },
+        Path { rate: 10_000_000, delay: Dur(10 * MS), buffer: 20, liar: false },
         Time(20_000 * MS),
         Time(5_000 * MS),
     );
@@ -164,7 +175,12 @@ fn ccid3() -> DccpConfig {
 
 #[test]
 fn ccid3_negotiates_and_feeds_back_with_its_options() {
-    let o = run(ccid3(), Path { rate: 10_000_000, delay: Dur(10 * MS), buffer: 100 }, Time(3_000 * MS), Time::ZERO);
+    let o = run(
+        ccid3(),
+        Path { rate: 10_000_000, delay: Dur(10 * MS), buffer: 100, liar: false },
+        Time(3_000 * MS),
+        Time::ZERO,
+    );
     use PacketType::*;
     // Request, Response, the first data acknowledging it, then the first data's feedback.
     assert_eq!(&o.first_kinds[..4], &[(true, Request), (false, Response), (true, DataAck), (false, Ack)]);
@@ -179,8 +195,12 @@ fn ccid3_negotiates_and_feeds_back_with_its_options() {
 
 #[test]
 fn ccid3_fills_a_bottleneck_at_the_equations_rate() {
-    let o =
-        run(ccid3(), Path { rate: 10_000_000, delay: Dur(10 * MS), buffer: 20 }, Time(60_000 * MS), Time(10_000 * MS));
+    let o = run(
+        ccid3(),
+        Path { rate: 10_000_000, delay: Dur(10 * MS), buffer: 20, liar: false },
+        Time(60_000 * MS),
+        Time(10_000 * MS),
+    );
     let goodput = o.bytes_after as f64 * 8.0 / 50.0;
     // A Data packet is 1000 B of payload in 1036 (20 IP + 16 DCCP): at most 9.65 Mb/s. A
     // smooth rate with a buffer near the 25-packet pipe keeps the link busy.
@@ -198,4 +218,19 @@ fn ccid3_fills_a_bottleneck_at_the_equations_rate() {
     // Feedback about once per RTT (§6): between one per 2 RTTs and two per RTT over the run.
     let per_rtt = c.feedback_received as f64 / (60.0 / rtt.as_secs_f64());
     assert!((0.5..=2.0).contains(&per_rtt), "{per_rtt} reports per RTT");
+}
+
+/// RFC 3540 §3 / RFC 4340 §12.2: an honest server's nonce echoes all check out through losses;
+/// one that reports its losses as received is caught, a hidden packet's nonce being a coin the
+/// server cannot call.
+#[test]
+fn the_ecn_nonce_echo_catches_a_server_that_hides_losses() {
+    let cfg = DccpConfig { ecn: true, ..DccpConfig::default() };
+    let path = |liar| Path { rate: 10_000_000, delay: Dur(10 * MS), buffer: 20, liar };
+    let honest = run(cfg.clone(), path(false), Time(10_000 * MS), Time::ZERO);
+    assert!(honest.drops > 10 && honest.snd.nonce_checks > 1000, "{:?}", honest.snd);
+    assert_eq!(honest.snd.nonce_failures, 0);
+    let liar = run(cfg, path(true), Time(10_000 * MS), Time::ZERO);
+    // Each vector that hides a loss fails with probability 1/2 per hidden packet.
+    assert!(liar.snd.nonce_failures > 10, "{:?}", liar.snd);
 }

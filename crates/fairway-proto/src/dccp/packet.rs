@@ -207,6 +207,10 @@ pub struct Packet {
     /// Reset Code of a Reset (§5.6).
     pub reset_code: u8,
     pub options: Options,
+    /// The ECN nonce of the IP header the packet travels in (RFC 3540 §2): ECT(1) when set,
+    /// ECT(0) when not (meaningless when the packet is not ECN-capable or arrives marked CE).
+    /// Not part of DCCP's header: fairway's wire format carries it in the preamble's type.
+    pub ecn_nonce: bool,
 }
 
 impl Packet {
@@ -220,6 +224,7 @@ impl Packet {
             service: 0,
             reset_code: 0,
             options: Options::default(),
+            ecn_nonce: false,
         }
     }
 }

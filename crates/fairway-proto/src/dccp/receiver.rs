@@ -129,7 +129,7 @@ impl DccpReceiver {
                     self.gsr = Some(p.seq);
                 } else {
                     self.record = AckRecord::default();
-                    self.record.record(p.seq, arrival.ce);
+                    self.record.record(p.seq, arrival.ce, p.ecn_nonce);
                 }
                 return;
             }
@@ -174,7 +174,7 @@ impl DccpReceiver {
             }
         }
         let newest = self.record.head().is_none_or(|h| p.seq > h);
-        if !self.record.record(p.seq, arrival.ce) {
+        if !self.record.record(p.seq, arrival.ce, p.ecn_nonce) {
             self.stats.duplicates += 1;
             return;
         }

@@ -39,8 +39,39 @@ pub struct DccpSenderStats {
     /// Application packets waiting in the send buffer.
     pub backlog: u64,
     pub reset: bool,
+    /// Ack Vectors whose ECN Nonce Echo was checked, and those that did not match (a receiver
+    /// that hides losses or marks, RFC 3540 §3).
+    pub nonce_checks: u64,
+    pub nonce_failures: u64,
     pub ccid2: Ccid2Stats,
     pub ccid3: Ccid3SenderStats,
+}
+
+/// The nonces of the packets sent, by sequence number (the client's are consecutive from its
+/// ISS, 0), the most recent [`NONCES_KEPT`].
+#[derive(Debug, Default)]
+struct NonceHistory {
+    first: u64,
+    nonces: VecDeque<bool>,
+}
+
+const NONCES_KEPT: usize = 1 << 16;
+
+impl NonceHistory {
+    fn sent(&mut self, seq: u64, nonce: bool) {
+        if self.nonces.is_empty() {
+            self.first = seq;
+        }
+        self.nonces.push_back(nonce);
+        if self.nonces.len() > NONCES_KEPT {
+            self.nonces.pop_front();
+            self.first += 1;
+        }
+    }
+
+    fn get(&self, seq: u64) -> Option<bool> {
+        self.nonces.get(usize::try_from(seq.checked_sub(self.first)?).ok()?).copied()
+    }
 }
 
 /// The congestion control, and who holds the application's packets.
@@ -69,8 +100,10 @@ pub struct DccpSender {
     request_at: Option<Time>,
     last_request: Option<Time>,
     request_rto: Dur,
-    /// Draws each data packet's ECN nonce (ns-2's ECT(0) or ECT(1)).
+    /// Draws each data packet's ECN nonce, ECT(0) or ECT(1) (RFC 3540 §2).
     rng: Rng,
+    /// The nonce of each packet sent, for the echo check.
+    nonces: NonceHistory,
     stats: DccpSenderStats,
 }
 
@@ -98,6 +131,7 @@ impl DccpSender {
             request_at: None,
             last_request: None,
             rng,
+            nonces: NonceHistory::default(),
             stats: DccpSenderStats::default(),
         })
     }
@@ -121,20 +155,42 @@ impl DccpSender {
         p
     }
 
-    fn transmit(&mut self, p: Packet, payload: Bytes) -> Transmit<Packet> {
+    fn transmit(&mut self, mut p: Packet, payload: Bytes) -> Transmit<Packet> {
         let size = self.cfg.wire_size(&p, payload);
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += size.0;
-        let ect = self.cfg.ecn
-            && payload.0 > 0
+        // §12.2 and RFC 3540 §2: data is sent ECN-capable with a random one-bit nonce, ECT(0) or
+        // ECT(1); packets without data are not ECN-capable.
+        let capable = self.cfg.ecn && payload.0 > 0;
+        p.ecn_nonce = capable && !self.rng.bernoulli(0.5);
+        self.nonces.sent(p.seq, p.ecn_nonce);
+        let ect = capable
             && match self.cfg.flavor {
                 Flavor::Rfc4341 => true,
-                // ns-2 sends ECT(0) or ECT(1) by a fair coin (the ECN nonce, RFC 3540), and its
-                // RED marks only ECT(0): a packet with ECT(1) meets the queue as not
+                // ns-2's RED marks only ECT(0): a packet with ECT(1) meets the queue as not
                 // ECN-capable, and is dropped where it would be marked.
-                Flavor::Ns2 => self.rng.bernoulli(0.5),
+                Flavor::Ns2 => !p.ecn_nonce,
             };
         Transmit { size, payload, ect, tagged: false, msg: p }
+    }
+
+    /// §12.2: the Ack Vector's ECN Nonce Echo against the one-bit sum of the nonces this end
+    /// sent on the packets it reports as received and not marked (State 0). A vector reaching
+    /// packets older than the nonces kept is not checked.
+    fn check_nonce_echo(&mut self, ack: u64, v: &super::packet::AckVector) {
+        let mut sum = false;
+        for (seq, state) in v.iter(ack) {
+            if state == super::packet::AckState::Received {
+                match self.nonces.get(seq) {
+                    Some(n) => sum ^= n,
+                    None => return,
+                }
+            }
+        }
+        self.stats.nonce_checks += 1;
+        if sum != v.nonce_echo {
+            self.stats.nonce_failures += 1;
+        }
     }
 
     fn request(&mut self, now: Time) -> Transmit<Packet> {
@@ -216,6 +272,9 @@ impl DccpSender {
                 }
                 ccid.on_peer_packet(p.seq, arrival.ce && !p.kind.may_carry_data());
                 ccid.on_ack(now, p.ack, p.options.ack_vector.as_ref());
+                if let (true, Some(v)) = (self.cfg.ecn, p.options.ack_vector.as_ref()) {
+                    self.check_nonce_echo(p.ack, v);
+                }
             }
             Tx::Three(ccid) => {
                 // RFC 4342 §6.3: CCID3's acknowledgements need no acknowledgement of their own.

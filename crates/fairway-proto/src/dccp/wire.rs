@@ -2,7 +2,7 @@
 //! packet as RFC 4340 §5 lays it out, always with 48-bit sequence numbers (X = 1):
 //!
 //! ```text
-//! "FW" | 2 | 0x30 | checksum u16 |
+//! "FW" | 2 | 0x30 or 0x31 | checksum u16 |
 //! source port u16 | dest port u16 | data offset u8 | CCVal u4 CsCov u4 | checksum u16 |
 //! res u3 type u4 X=1 | reserved u8 | sequence number u48 |          (the generic header, §5.1)
 //! [reserved u16 | acknowledgement number u48]                       (every type but Request, Data)
@@ -11,6 +11,8 @@
 //! options, padded to 32 bits (§5.8) | application data ...
 //! ```
 //!
+//! The preamble's type is 0x31 for a packet sent with the ECN nonce set (ECT(1), RFC 3540), which
+//! a real network carries in the IP header and a simulated one has nowhere else to put.
 //! The port pair carries the flow id (its high and low 16 bits). The preamble's checksum covers
 //! the whole DCCP header with its options, which is the coverage of RFC 4340 §9's checksum with
 //! CsCov = 1; DCCP's own checksum field is written as zero (no pseudo-header exists sans-IO; on a
@@ -24,6 +26,8 @@ use super::packet::{
 use crate::endpoint::Malformed;
 
 pub const TYPE_DCCP: u8 = 0x30;
+/// The same, sent with ECT(1): the ECN nonce set.
+pub const TYPE_DCCP_NONCE: u8 = 0x31;
 const O: usize = frame::PREAMBLE_LEN;
 /// The generic header with 48-bit sequence numbers (§5.1).
 const GENERIC: usize = 16;
@@ -130,7 +134,7 @@ fn put24(out: &mut Vec<u8>, v: u32) {
 pub fn encode(p: &Packet, out: &mut Vec<u8>) {
     let hlen = dccp_header_len(p);
     assert!(hlen <= MAX_HEADER, "a DCCP header of {hlen} bytes exceeds Data Offset's reach");
-    let start = frame::begin(out, TYPE_DCCP);
+    let start = frame::begin(out, if p.ecn_nonce { TYPE_DCCP_NONCE } else { TYPE_DCCP });
     out.extend_from_slice(&((p.flow >> 16) as u16).to_be_bytes());
     out.extend_from_slice(&(p.flow as u16).to_be_bytes());
     out.push((hlen / 4) as u8);
@@ -224,7 +228,8 @@ pub fn decode(b: &[u8]) -> Result<Packet, Malformed> {
         Some(&words) => usize::from(words) * 4,
         None => return Err(bad(format!("{} bytes, shorter than the generic header", b.len()))),
     };
-    frame::open(b, |t| (t == TYPE_DCCP).then_some(O + hlen)).map_err(|e| bad(e.to_string()))?;
+    let t = frame::open(b, |t| (t == TYPE_DCCP || t == TYPE_DCCP_NONCE).then_some(O + hlen))
+        .map_err(|e| bad(e.to_string()))?;
     let h = &b[O..O + hlen];
     if h.len() < GENERIC {
         return Err(bad(format!("Data Offset {} words, shorter than the 4-word generic header", hlen / 4)));
@@ -244,6 +249,7 @@ pub fn decode(b: &[u8]) -> Result<Packet, Malformed> {
         get48(h, 10),
     );
     p.ccval = h[5] >> 4;
+    p.ecn_nonce = t == TYPE_DCCP_NONCE;
     let mut at = GENERIC;
     if kind.has_ack() {
         p.ack = get48(h, at + 2);

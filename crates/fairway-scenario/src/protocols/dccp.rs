@@ -92,6 +92,9 @@ pub struct Ccid2Summary {
     /// Application packets dropped at a full send buffer, and those still in it at the end.
     pub buffer_drops_pkts: u64,
     pub backlog_pkts: u64,
+    /// Ack Vectors whose ECN Nonce Echo the client checked (with `ecn`), and those that failed.
+    pub nonce_checks: u64,
+    pub nonce_failures: u64,
 }
 
 fn parse(t: &Tbl, app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
@@ -266,6 +269,8 @@ impl DatagramSpec for DccpSpec {
                 requests_sent: s.requests_sent,
                 buffer_drops_pkts: s.buffer_drops,
                 backlog_pkts: s.backlog,
+                nonce_checks: s.nonce_checks,
+                nonce_failures: s.nonce_failures,
             },
         ))
     }

@@ -389,7 +389,7 @@ pub fn build(r: &Results, ns2: &Reference) -> Claims {
         band: "at least one client's throughput over its last 10 s below 5% of a fair share, in every seed".into(),
         verdict: if stalls.min >= 1.0 { Verdict::Reproduced } else { Verdict::NotReproduced },
         why: format!(
-            "an RFC 4342 sender at a 108 ms round trip keeps sending (its means {} Mb/s). The stall is ns-2's: in {} of its {} runs with ECN on (its default), {} \"ECN check failed!\" in all, its sender judged the receiver's ECN nonce echo wrong and reset the connection with Aggression Penalty, which ends the flow for good; with ECN off ns-2 never stalls ({} of {} runs; means {}). The paper's reading, the nofeedback timer cutting the rate to one packet, is not what ns-2 does. fairway has no ECN nonce yet (docs/semantics.md, \"DCCP with CCID3\"), so cannot show the artefact itself; the report's ns-2 table has both",
+            "an RFC 4342 sender at a 108 ms round trip keeps sending (its means {} Mb/s). The stall is ns-2's: in {} of its {} runs with ECN on (its default), {} \"ECN check failed!\" in all, its sender judged the receiver's ECN nonce echo wrong and reset the connection with Aggression Penalty, which ends the flow for good; with ECN off ns-2 never stalls ({} of {} runs; means {}). The paper's reading, the nofeedback timer cutting the rate to one packet, is not what ns-2 does. fairway's CCID3 sends no nonce echo yet and its CCID2 checks the echo without spurious failures (docs/semantics.md, \"DCCP\"), so fairway cannot show the artefact itself; the report's ns-2 table has both",
             mb(&r.est("ccid3", Delay50, |m| m.mean_bps.iter().sum::<f64>() / 3.0)),
             stalled_on,
             on.len(),
