@@ -256,12 +256,88 @@ pub struct Ccid3Receiver {
     max_counter_since: Option<u64>,
     /// ns-2's feedback: Loss Event Rate (1/p rounded down) and Receive Rate only.
     ns2: bool,
+    echoes: IntervalEchoes,
+}
+
+/// RFC 4342 §8.6.1's ECN Nonce Echo of each loss interval: the one-bit sum of the nonces of the
+/// data packets received in its lossless part (after its last lost or marked packet).
+#[derive(Debug, Default)]
+struct IntervalEchoes {
+    /// The current interval's first packet and last loss, as the history last said.
+    current: Option<(u64, u64)>,
+    /// The data packets received after the current interval's last loss: (seq, nonce), in
+    /// sequence order; past [`ECHO_KEPT`] the oldest fold into `folded`.
+    after: VecDeque<(u64, bool)>,
+    folded: bool,
+    /// The closed intervals' echoes, newest first (the synthetic first interval's is 0).
+    closed: VecDeque<bool>,
+}
+
+/// Data packets after the last loss kept one by one (a later loss of the same event, within a
+/// round trip, moves some of them into the lossy part).
+const ECHO_KEPT: usize = 1 << 14;
+
+impl IntervalEchoes {
+    /// A data packet arrived (before the history took it): its nonce counts if it lies after
+    /// the current interval's last loss (`nonce` false when marked or not ECN-capable).
+    fn arrived(&mut self, seq: u64, nonce: bool) {
+        if self.current.is_some_and(|(_, last)| seq <= last) {
+            return;
+        }
+        let at = self.after.partition_point(|&(s, _)| s < seq);
+        if self.after.get(at).is_some_and(|&(s, _)| s == seq) {
+            return;
+        }
+        self.after.insert(at, (seq, nonce));
+        if self.after.len() > ECHO_KEPT {
+            let (_, n) = self.after.pop_front().expect("not empty");
+            self.folded ^= n;
+        }
+    }
+
+    /// Takes the packets before `upto` out, returning the sum of their nonces.
+    fn sum_before(&mut self, upto: u64) -> bool {
+        let mut e = std::mem::take(&mut self.folded);
+        while self.after.front().is_some_and(|&(s, _)| s < upto) {
+            e ^= self.after.pop_front().expect("not empty").1;
+        }
+        e
+    }
+
+    /// The history's current interval after the arrival: a new one closes the old one's echo;
+    /// a later loss in the same one takes the packets up to it out of the lossless part.
+    fn update(&mut self, now: Option<(u64, u64)>, intervals: usize) {
+        match (self.current, now) {
+            (None, Some((_, last))) => {
+                // The first loss event: the interval before it is the synthetic one (§6.3.1).
+                self.closed.push_front(false);
+                self.sum_before(last + 1);
+            }
+            (Some((start, _)), Some((new_start, last))) if new_start != start => {
+                let e = self.sum_before(new_start);
+                self.closed.push_front(e);
+                self.sum_before(last + 1);
+            }
+            (Some((_, old_last)), Some((_, last))) if last != old_last => {
+                self.sum_before(last + 1);
+            }
+            _ => {}
+        }
+        self.closed.truncate(intervals);
+        self.current = now;
+    }
+
+    /// The current interval's echo up to (not including) `end`.
+    fn open_before(&self, end: u64) -> bool {
+        self.after.iter().take_while(|&&(s, _)| s < end).fold(self.folded, |e, &(_, n)| e ^ n)
+    }
 }
 
 impl Ccid3Receiver {
     pub fn new(cfg: TfrcConfig, ns2: bool) -> Result<Ccid3Receiver, TfrcError> {
         Ok(Ccid3Receiver {
             ns2,
+            echoes: IntervalEchoes::default(),
             tfrc: TfrcReceiver::new(cfg)?,
             gsr: None,
             gsr_arrival: Time::ZERO,
@@ -279,9 +355,9 @@ impl Ccid3Receiver {
         self.rtt
     }
 
-    /// Takes a packet of the connection from the sender: `data` with `ccval`, or a packet without
-    /// data (which only fills its place in the sequence).
-    pub fn on_packet(&mut self, now: Time, seq: u64, ccval: u8, data: bool, arrival: Arrival) {
+    /// Takes a packet of the connection from the sender: `data` with `ccval` and its ECN
+    /// `nonce`, or a packet without data (which only fills its place in the sequence).
+    pub fn on_packet(&mut self, now: Time, seq: u64, ccval: u8, data: bool, nonce: bool, arrival: Arrival) {
         let newest = self.gsr.is_none_or(|g| seq > g);
         // The counter unwrapped: forward from the newest packet's, or back for a late one.
         let wc = if !data {
@@ -313,7 +389,12 @@ impl Ccid3Receiver {
             round: 0,
             urgent: false,
         };
+        if data {
+            self.echoes.arrived(seq, nonce && !arrival.ce);
+        }
         self.tfrc.observe(now, &o, arrival.payload, arrival.ce);
+        let kept = self.tfrc.intervals().len().saturating_sub(1);
+        self.echoes.update(self.tfrc.current_interval(), kept);
         if data {
             // §10.3: feedback when a packet's counter is at least 4 past the last feedback's.
             if self.last_counter.is_some_and(|c| wc >= c + 4) {
@@ -370,25 +451,37 @@ impl Ccid3Receiver {
     }
 
     /// §8.6: the intervals newest first (the current one up to the newest packet, so Skip
-    /// Length is 0); a data length counts every sequence number of the interval.
+    /// Length is 0), with their ECN Nonce Echoes; a data length counts every sequence number of
+    /// the interval.
     fn loss_intervals(&self) -> LossIntervals {
+        // §8.6.1: Skip Length leaves out the newest packets from the oldest hole not yet
+        // declared lost: the current interval ends before it.
+        let skip = self.tfrc.unresolved().min(255);
+        let end = self.gsr.map_or(0, |g| g + 1).saturating_sub(skip);
         let intervals = self
             .tfrc
             .intervals()
             .into_iter()
             .take(MAX_INTERVALS)
-            .map(|i| {
-                let data = i.length.min(0xff_ffff) as u32;
-                let loss = i.loss_length.min(i.length).min(0x7f_ffff) as u32;
+            .enumerate()
+            .map(|(k, i)| {
+                let length = if k == 0 { i.length.saturating_sub(skip) } else { i.length };
+                let data = length.min(0xff_ffff) as u32;
+                let loss = i.loss_length.min(length).min(0x7f_ffff) as u32;
+                // §8.6.1: the echo of the lossless part (0 when it is empty).
+                let echo = match k {
+                    0 => self.echoes.open_before(end),
+                    _ => self.echoes.closed.get(k - 1).copied().unwrap_or(false),
+                };
                 LossIntervalOpt {
                     lossless_length: data - loss,
-                    nonce_echo: false,
+                    nonce_echo: echo && data > loss,
                     loss_length: loss,
                     data_length: data,
                 }
             })
             .collect();
-        LossIntervals { skip: 0, intervals }
+        LossIntervals { skip: skip as u8, intervals }
     }
 
     pub fn timeout(&self) -> Option<Time> {
@@ -436,11 +529,11 @@ mod tests {
         let ms = |m: u64| Time(m * 1_000_000);
         // Counters 14, 15, 0, 1, 2 (wrapping), a packet every 25 ms, a counter per packet.
         for (i, cc) in [14u8, 15, 0, 1, 2].into_iter().enumerate() {
-            r.on_packet(ms(25 * i as u64), i as u64, cc, true, arrival(1000));
+            r.on_packet(ms(25 * i as u64), i as u64, cc, true, false, arrival(1000));
         }
         assert_eq!(r.rtt(), Dur::from_millis(100));
         // A second packet of counter 2 does not move T(2).
-        r.on_packet(ms(140), 5, 2, true, arrival(1000));
+        r.on_packet(ms(140), 5, 2, true, false, arrival(1000));
         assert_eq!(r.rtt(), Dur::from_millis(100));
     }
 
@@ -456,7 +549,7 @@ mod tests {
             if [10, 14, 30].contains(&seq) {
                 continue;
             }
-            r.on_packet(Time(now), seq, ((seq / 2) % 16) as u8, true, arrival(1000));
+            r.on_packet(Time(now), seq, ((seq / 2) % 16) as u8, true, false, arrival(1000));
         }
         let s = r.stats();
         assert_eq!((s.lost_or_marked, s.loss_events), (3, 2));
@@ -467,13 +560,13 @@ mod tests {
     fn feedback_follows_the_window_counter() {
         let mut r = Ccid3Receiver::new(rfc4342_tfrc(), false).unwrap();
         let ms = |m: u64| Time(m * 1_000_000);
-        r.on_packet(ms(0), 0, 0, true, arrival(1000));
+        r.on_packet(ms(0), 0, 0, true, false, arrival(1000));
         let (ack, o) = r.poll_feedback(ms(0)).expect("the first packet is reported at once");
         assert_eq!((ack, o.receive_rate, o.loss_event_rate), (0, Some(0), Some(u32::MAX)));
         let mut reports = vec![];
         // Two packets per counter step, 10 ms apart.
         for seq in 1..40u64 {
-            r.on_packet(ms(10 * seq), seq, ((seq / 2) % 16) as u8, true, arrival(1000));
+            r.on_packet(ms(10 * seq), seq, ((seq / 2) % 16) as u8, true, false, arrival(1000));
             if r.poll_feedback(ms(10 * seq)).is_some() {
                 reports.push(seq);
             }

@@ -124,7 +124,7 @@ impl DccpReceiver {
                     // CCID3 keeps no Ack Vector record: its history is TFRC's.
                     let mut c = Ccid3Receiver::new(self.cfg.tfrc(), self.cfg.flavor == super::Flavor::Ns2)
                         .expect("validated with the config");
-                    c.on_packet(now, p.seq, 0, false, arrival);
+                    c.on_packet(now, p.seq, 0, false, false, arrival);
                     self.ccid3 = Some(c);
                     self.gsr = Some(p.seq);
                 } else {
@@ -152,7 +152,7 @@ impl DccpReceiver {
             } else {
                 self.stats.out_of_order += 1;
             }
-            c.on_packet(now, p.seq, p.ccval, data, arrival);
+            c.on_packet(now, p.seq, p.ccval, data, p.ecn_nonce, arrival);
             if data {
                 self.stats.data_received += 1;
                 self.stats.bytes_received += arrival.payload.0;

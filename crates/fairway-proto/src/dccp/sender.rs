@@ -48,11 +48,13 @@ pub struct DccpSenderStats {
 }
 
 /// The nonces of the packets sent, by sequence number (the client's are consecutive from its
-/// ISS, 0), the most recent [`NONCES_KEPT`].
+/// ISS, 0), the most recent [`NONCES_KEPT`], each with NonceSum (RFC 4342 §9.1): the one-bit sum
+/// of the nonces sent up to it (packets without data, never ECN-capable, add nothing).
 #[derive(Debug, Default)]
 struct NonceHistory {
     first: u64,
-    nonces: VecDeque<bool>,
+    /// (nonce, sum up to and including it).
+    nonces: VecDeque<(bool, bool)>,
 }
 
 const NONCES_KEPT: usize = 1 << 16;
@@ -62,15 +64,26 @@ impl NonceHistory {
         if self.nonces.is_empty() {
             self.first = seq;
         }
-        self.nonces.push_back(nonce);
+        let sum = self.nonces.back().is_some_and(|x| x.1) ^ nonce;
+        self.nonces.push_back((nonce, sum));
         if self.nonces.len() > NONCES_KEPT {
             self.nonces.pop_front();
             self.first += 1;
         }
     }
 
-    fn get(&self, seq: u64) -> Option<bool> {
+    fn entry(&self, seq: u64) -> Option<(bool, bool)> {
         self.nonces.get(usize::try_from(seq.checked_sub(self.first)?).ok()?).copied()
+    }
+
+    fn get(&self, seq: u64) -> Option<bool> {
+        self.entry(seq).map(|x| x.0)
+    }
+
+    /// The one-bit sum of the nonces of `from..=to`, if the history holds them all.
+    fn sum(&self, from: u64, to: u64) -> Option<bool> {
+        let (first, last) = (self.entry(from)?, self.entry(to)?);
+        Some(last.1 ^ first.1 ^ first.0)
     }
 }
 
@@ -177,6 +190,31 @@ impl DccpSender {
     /// §12.2: the Ack Vector's ECN Nonce Echo against the one-bit sum of the nonces this end
     /// sent on the packets it reports as received and not marked (State 0). A vector reaching
     /// packets older than the nonces kept is not checked.
+    /// RFC 4342 §9.1: each loss interval's ECN Nonce Echo against the sum of the nonces sent
+    /// over its lossless part, its newest Lossless Length packets; the newest interval ends
+    /// Skip Length packets before the Acknowledgement Number, each older one just before the
+    /// next. The synthetic first interval (no loss of its own) covers no packets sent, and
+    /// intervals older than the nonces kept are not checked.
+    fn check_interval_echoes(&mut self, ack: u64, li: &super::packet::LossIntervals) {
+        let Some(mut end) = ack.checked_sub(u64::from(li.skip)) else { return };
+        for i in &li.intervals {
+            if i.loss_length == 0 {
+                return;
+            }
+            let lossless = u64::from(i.lossless_length);
+            if lossless > 0 {
+                let Some(from) = (end + 1).checked_sub(lossless) else { return };
+                let Some(sum) = self.nonces.sum(from, end) else { return };
+                self.stats.nonce_checks += 1;
+                if sum != i.nonce_echo {
+                    self.stats.nonce_failures += 1;
+                }
+            }
+            let Some(e) = end.checked_sub(lossless + u64::from(i.loss_length)) else { return };
+            end = e;
+        }
+    }
+
     fn check_nonce_echo(&mut self, ack: u64, v: &super::packet::AckVector) {
         let mut sum = false;
         for (seq, state) in v.iter(ack) {
@@ -280,6 +318,9 @@ impl DccpSender {
                 // RFC 4342 §6.3: CCID3's acknowledgements need no acknowledgement of their own.
                 self.gsr_acked = true;
                 ccid.on_ack(now, p.ack, &p.options);
+                if let (true, Some(li)) = (self.cfg.ecn, p.options.loss_intervals.as_ref()) {
+                    self.check_interval_echoes(p.ack, li);
+                }
             }
         }
     }

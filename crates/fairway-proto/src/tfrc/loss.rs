@@ -318,6 +318,17 @@ impl LossHistory {
         }
     }
 
+    /// Packets from the oldest hole not yet declared lost to the newest received (0 when none):
+    /// what cannot be put in an interval yet.
+    pub fn unresolved(&self) -> u64 {
+        self.window.len() as u64
+    }
+
+    /// The current loss interval's first packet and its last lost or marked one.
+    pub fn current(&self) -> Option<(u64, u64)> {
+        self.current.map(|c| (c.start_seq, c.last_loss))
+    }
+
     /// The loss intervals, newest (the current one) first, as many as the history keeps.
     pub fn intervals(&self) -> Vec<IntervalReport> {
         let mut out = vec![];

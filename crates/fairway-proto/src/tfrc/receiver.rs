@@ -204,6 +204,16 @@ impl TfrcReceiver {
         }
     }
 
+    /// Packets at the head not yet resolved into an interval (from the oldest open hole).
+    pub fn unresolved(&self) -> u64 {
+        self.hist.unresolved()
+    }
+
+    /// The current loss interval's first packet and last lost or marked one.
+    pub fn current_interval(&self) -> Option<(u64, u64)> {
+        self.hist.current()
+    }
+
     /// The loss intervals, newest first (RFC 4342 §8.6's Loss Intervals).
     pub fn intervals(&self) -> Vec<super::IntervalReport> {
         self.hist.intervals()
