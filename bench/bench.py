@@ -575,6 +575,10 @@ def run_sweep_bench(exe, reps, mach, tmp, raw):
     return dict(rows=rows, cores=cores, points=len(SWEEP_SEEDS))
 
 
+# Benchmarks of other parts, written by their own scripts beside this one's results.md.
+OTHER_BENCHMARKS = [("results-aqm.md", "aqm.py"), ("results-dccp.md", "dccp.py")]
+
+
 def report(results, pairs, sweep, raw, notes, mach, commit, digest, a):
     L = []
     L.append("# fairway beside ns-2: speed and memory")
@@ -597,6 +601,8 @@ def report(results, pairs, sweep, raw, notes, mach, commit, digest, a):
              "on the machine slows wall times; CPU time (user + sys) is less sensitive to it")
     L.append("- wall time is the whole process: fairway's includes writing its results folder "
              "(CSV, SVG); ns-2's includes its ~15 ms start-up and writes one small JSON")
+    L.append("- the other benchmarks beside their peers, each with its own script: "
+             + ", ".join(f"[{f}]({f}) (`python3 bench/{s}`)" for f, s in OTHER_BENCHMARKS))
 
     # prominent: disagreements
     dis = []
