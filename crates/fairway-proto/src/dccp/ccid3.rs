@@ -257,6 +257,8 @@ pub struct Ccid3Receiver {
     /// ns-2's feedback: Loss Event Rate (1/p rounded down) and Receive Rate only.
     ns2: bool,
     echoes: IntervalEchoes,
+    /// n, the closed intervals the history keeps (and their echoes kept beside them).
+    n: usize,
 }
 
 /// RFC 4342 §8.6.1's ECN Nonce Echo of each loss interval: the one-bit sum of the nonces of the
@@ -338,6 +340,7 @@ impl Ccid3Receiver {
         Ok(Ccid3Receiver {
             ns2,
             echoes: IntervalEchoes::default(),
+            n: cfg.loss.intervals,
             tfrc: TfrcReceiver::new(cfg)?,
             gsr: None,
             gsr_arrival: Time::ZERO,
@@ -393,8 +396,7 @@ impl Ccid3Receiver {
             self.echoes.arrived(seq, nonce && !arrival.ce);
         }
         self.tfrc.observe(now, &o, arrival.payload, arrival.ce);
-        let kept = self.tfrc.intervals().len().saturating_sub(1);
-        self.echoes.update(self.tfrc.current_interval(), kept);
+        self.echoes.update(self.tfrc.current_interval(), self.n);
         if data {
             // §10.3: feedback when a packet's counter is at least 4 past the last feedback's.
             if self.last_counter.is_some_and(|c| wc >= c + 4) {

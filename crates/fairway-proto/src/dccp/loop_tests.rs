@@ -91,7 +91,6 @@ fn run(cfg: DccpConfig, path: Path, end: Time, from: Time) -> Outcome {
                     li.intervals[1].loss_length = a.loss_length;
                     li.intervals[1].data_length = a.data_length + b.data_length;
                     li.intervals.remove(0);
-                    let _ = a;
                 }
             }
             heap.push(Reverse((now + path.delay, flying.len() as u64)));
