@@ -23,6 +23,7 @@ pub mod routing;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod wireless;
 
 use std::sync::atomic::AtomicBool;
 
@@ -122,6 +123,51 @@ pub fn class_names(sc: &Scenario) -> Vec<&'static str> {
         }
     }
     names
+}
+
+/// Each wireless node's path: its waypoints and where it is at the end.
+fn node_paths(sim: &Sim) -> Vec<(String, Vec<(f64, f64, f64)>)> {
+    let (Some(spec), Some(air)) = (sim.sc.wireless.as_ref(), sim.air_ref()) else { return vec![] };
+    let end = sim.end();
+    spec.nodes
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let mut pts: Vec<(f64, f64, f64)> = air.paths[i].iter().map(|&(t, x, y)| (t.as_secs_f64(), x, y)).collect();
+            let (x, y) = air.position(i, end);
+            pts.push((end.as_secs_f64(), x, y));
+            (sim.sc.node_name(w.node).to_string(), pts)
+        })
+        .collect()
+}
+
+fn wireless_summary(sim: &Sim) -> Option<results::WirelessSummary> {
+    let spec = sim.sc.wireless.as_ref()?;
+    let air = sim.air_ref()?;
+    let nodes = spec
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let (mac, ifq) = air.mac_stats(i);
+            let (_, x, y) = air.paths[i][0];
+            results::WirelessNodeSummary {
+                name: sim.sc.node_name(w.node).to_string(),
+                x_m: x,
+                y_m: y,
+                mac,
+                net: air.net_stats(i),
+                ifq_pkts_end: ifq as u64,
+            }
+        })
+        .collect();
+    Some(results::WirelessSummary {
+        routing: spec.routing.name(),
+        propagation: spec.radio.model.name(),
+        rx_range_m: spec.radio.rx_range(),
+        cs_range_m: spec.radio.cs_range(),
+        nodes,
+    })
 }
 
 /// Gathers the results of a finished run; takes the per-bin rows out of `sim` rather than
@@ -289,6 +335,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         links_omitted: (links.len() - shown.len()) as u64,
         links: shown,
         classes,
+        wireless: wireless_summary(sim),
     };
     let scale_logs = (0..sc.flows.len())
         .filter_map(|i| {
@@ -303,5 +350,6 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         flow_bins: vec![],
         queue_samples: vec![],
         scale_logs,
+        node_paths: node_paths(sim),
     })
 }

@@ -35,6 +35,35 @@ pub struct Summary {
     pub links_omitted: u64,
     /// Per traffic class ("tcp", "udp"): the sums the ns-2 comparison uses.
     pub classes: Vec<ClassSummary>,
+    /// The wireless nodes' MAC and link-layer counters, when the scenario has wireless nodes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wireless: Option<WirelessSummary>,
+}
+
+/// What the wireless part of a run did.
+#[derive(Debug, Clone, Serialize)]
+pub struct WirelessSummary {
+    pub routing: &'static str,
+    pub propagation: &'static str,
+    /// The radio's decoding and carrier-sense ranges.
+    pub rx_range_m: f64,
+    pub cs_range_m: f64,
+    pub nodes: Vec<WirelessNodeSummary>,
+}
+
+/// One wireless node: where it was, and its MAC's and link layer's counters (frames sent by
+/// kind, collisions and drops by cause).
+#[derive(Debug, Clone, Serialize)]
+pub struct WirelessNodeSummary {
+    pub name: String,
+    pub x_m: f64,
+    pub y_m: f64,
+    #[serde(flatten)]
+    pub mac: crate::wireless::MacStats,
+    #[serde(flatten)]
+    pub net: crate::wireless::NetStats,
+    /// Packets left in its interface queue at the end.
+    pub ifq_pkts_end: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -277,4 +306,7 @@ pub struct RunResult {
     pub queue_samples: Vec<(usize, Vec<QueueRow>)>,
     /// Per MApp flow: (flow index, [(time s, scale)]) at every change of the sender's scale.
     pub scale_logs: Vec<(usize, Vec<(f64, u8)>)>,
+    /// Per wireless node: (name, [(time s, x m, y m)]) where it started, at every change of
+    /// heading, and at the end.
+    pub node_paths: Vec<(String, Vec<(f64, f64, f64)>)>,
 }

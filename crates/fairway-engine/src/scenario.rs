@@ -33,6 +33,8 @@ pub struct Scenario {
     pub links: Vec<LinkSpec>,
     pub flows: Vec<FlowSpec>,
     pub monitor: MonitorSpec,
+    /// Wireless nodes and their channel, if the scenario has any.
+    pub wireless: Option<crate::wireless::WirelessSpec>,
 }
 
 #[derive(Debug, Clone)]

@@ -27,6 +27,11 @@ use crate::scenario::{AppSpec, QueueSpec, Scenario};
 use crate::tcp::{TcpAck, TcpSegment, TcpSender, TcpSenderStats, TcpSink};
 use crate::SimError;
 
+#[path = "wireless/net.rs"]
+mod air;
+pub use air::NetStats;
+use air::{Air, AIR};
+
 /// Marks the end of a route in the flat route table.
 const END_OF_ROUTE: u32 = u32::MAX;
 
@@ -63,6 +68,23 @@ enum Ev {
     #[default]
     QueueSample,
     BinEnd(u32),
+    /// A wireless node's MAC timer: (node, timer kind, generation).
+    MacTimer(u32, u32, u32),
+    /// The first bit of a transmission reaches a wireless node: (node, transmission).
+    AirRx(u32, u32),
+    /// Every receiver is through with a transmission.
+    AirFree(u32),
+    /// A packet reaches a wireless node's interface queue: (node, payload, MAC destination).
+    LlDown(u32, u32, u32),
+    /// A packet reaches a wireless node's routing agent: (node, payload).
+    LlUp(u32, u32),
+    /// A wireless routing agent's delayed send reaches its link layer: (node, payload, next hop).
+    RtrOut(u32, u32, u32),
+    /// An AODV agent's timer: (node, kind, destination).
+    AodvTimer(u32, u32, u32),
+    /// A wireless node's next move: (node, 0) for random waypoint, (command, 1) for the
+    /// scenario's list of moves.
+    Move(u32, u32),
 }
 
 /// A timer slot: at most one live heap entry per agent timer.
@@ -179,13 +201,16 @@ pub struct Sim<'a> {
     /// General path: per arena slot, the insertion number reserved for the waiting packet's
     /// arrival at the far end (see `general_arrival`); empty without such links.
     queued_seq: Vec<u64>,
+    /// The wireless nodes, their channel and stacks, if the scenario has any.
+    air: Option<Box<Air>>,
 }
 
 impl<'a> Sim<'a> {
     /// Builds the network of a checked scenario. `seed` overrides the scenario's.
     pub fn new(sc: &'a Scenario, seed: u64) -> Result<Sim<'a>, SimError> {
         // Far beyond what memory holds (a link's state alone is hundreds of bytes).
-        assert!(sc.links.len() < LAST_HOP as usize && sc.flows.len() < LAST_HOP as usize, "2^31 links or flows");
+        // Links number fewer than 2^30 so that a route entry can say "across the wireless network".
+        assert!(sc.links.len() < AIR as usize && sc.flows.len() < LAST_HOP as usize, "2^30 links or 2^31 flows");
         let mut links = Vec::with_capacity(sc.links.len());
         for (i, l) in sc.links.iter().enumerate() {
             let name = || sc.link_name(i);
@@ -224,8 +249,18 @@ impl<'a> Sim<'a> {
         let mut flows = Vec::with_capacity(sc.flows.len());
         let nbins = (sc.duration.0.div_ceil(sc.monitor.bin.0)).max(1) as usize;
         let mut path = vec![];
+        let air = sc.wireless.as_ref().map(|w| Box::new(Air::new(w, sc.nodes.len(), seed, &sc.nodes)));
         for f in &sc.flows {
-            let mut route = |a, b| -> Result<u32, SimError> {
+            let mut route = |a: fairway_core::NodeId, b: fairway_core::NodeId| -> Result<u32, SimError> {
+                if let Some(air) = &air {
+                    // Between wireless nodes: across the wireless network, routed hop by hop.
+                    if air.has(a) && air.has(b) {
+                        let start = routes.len() as u32;
+                        routes.push(AIR | b.0);
+                        routes.push(END_OF_ROUTE);
+                        return Ok(start);
+                    }
+                }
                 path.clear();
                 if !router.route_into(a, b, &mut path) {
                     return Err(SimError::NoRoute(f.name.clone()));
@@ -307,6 +342,7 @@ impl<'a> Sim<'a> {
             jitter,
             behind_from: BEHIND_FROM,
             queued_seq: vec![],
+            air,
         })
     }
 
@@ -331,6 +367,7 @@ impl<'a> Sim<'a> {
             self.q.push(Time::ZERO, Ev::QueueSample);
         }
         self.q.push((Time::ZERO + self.bin).min(self.end), Ev::BinEnd(0));
+        self.air_start();
         // The run covers [0, end): like ns-2's `$ns at $end "finish"`, scheduled before the
         // run, nothing else happens at `end` itself but the last samples.
         while let Some(t) = self.q.peek_time() {
@@ -425,6 +462,14 @@ impl<'a> Sim<'a> {
             Ev::WebSession(f) => self.web_session(f as usize),
             Ev::QueueSample => self.queue_sample(),
             Ev::BinEnd(k) => self.bin_end(k as usize),
+            Ev::MacTimer(n, kind, gen) => self.mac_timer(n, kind, gen),
+            Ev::AirRx(n, tx) => self.air_rx(n, tx),
+            Ev::AirFree(tx) => self.air_free(tx),
+            Ev::LlDown(n, payload, ra) => self.ll_down(n, payload, ra),
+            Ev::LlUp(n, p) => self.ll_up(n, p),
+            Ev::RtrOut(n, p, nh) => self.rtr_out(n, p, nh),
+            Ev::AodvTimer(n, kind, dst) => self.aodv_timer(n, kind, dst),
+            Ev::Move(a, kind) => self.air_move(a, kind),
         }
     }
 
@@ -647,9 +692,19 @@ impl<'a> Sim<'a> {
 
     /// Puts a new packet on the first link of its route.
     fn inject(&mut self, pkt: Packet) {
-        let first = self.routes[pkt.route as usize] as usize;
         let p = self.arena.alloc(pkt);
-        self.link_arrival(first, p);
+        self.enter(p);
+    }
+
+    /// A packet starts its route: onto its first link, or into the wireless network.
+    #[inline]
+    fn enter(&mut self, p: PacketRef) {
+        let first = self.routes[self.arena.get(p).route as usize];
+        if first != END_OF_ROUTE && first & AIR != 0 {
+            self.air_originate(p);
+        } else {
+            self.link_arrival(first as usize, p);
+        }
     }
 
     /// A data packet leaves its source: at once, or after the flow's `send_jitter` delay.
@@ -680,9 +735,7 @@ impl<'a> Sim<'a> {
 
     /// A packet enters the first link of its route.
     fn release(&mut self, p: PacketRef) {
-        let pkt = self.arena.get(p);
-        let first = self.routes[pkt.route as usize] as usize;
-        self.link_arrival(first, p);
+        self.enter(p);
     }
 
     fn bin_index(&self, t: Time) -> usize {

@@ -11,6 +11,7 @@ pub mod protocols;
 pub mod queues;
 pub mod reader;
 pub mod sweep;
+pub mod wireless;
 
 pub use fairway_engine::scenario;
 pub use parse::{parse_scenario, parse_scenario_file, parse_scenario_file_warn, parse_scenario_warn};

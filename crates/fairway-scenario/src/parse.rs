@@ -13,8 +13,10 @@ use fairway_engine::scenario::*;
 use crate::protocols::{self, packet_size, MAX_PACKET};
 use crate::queues::parse_queue;
 use crate::reader::{Place, Res, ScenarioError, Source, Tbl, Val};
+use fairway_engine::wireless::{WirelessNode, WirelessSpec};
 
-const TOP_KEYS: &[&str] = &["name", "description", "duration", "seed", "wire", "link", "flow", "monitor", "sweep"];
+const TOP_KEYS: &[&str] =
+    &["name", "description", "duration", "seed", "wire", "link", "node", "wireless", "flow", "monitor", "sweep"];
 const LINK_KEYS: &[&str] = &["between", "from", "to", "rate", "delay", "queue", "loss", "count"];
 const FLOW_KEYS_COMMON: &[&str] = &["name", "app", "transport", "from", "to", "start", "stop", "count", "send_jitter"];
 const TCP_KEYS: &[&str] = &[
@@ -76,7 +78,8 @@ pub fn parse_scenario_warn(
         src.error(e.span(), "", format!("not valid TOML: {msg}"))
     })?;
     let root = Tbl::root(&src, doc.as_table(), Some(0..0));
-    let mut b = Builder::default();
+    let mut b =
+        Builder { dir: Path::new(file).parent().map(Path::to_path_buf).unwrap_or_default(), ..Default::default() };
     let sc = b.build(&root, default_name)?;
     Ok((sc, b.warnings))
 }
@@ -101,6 +104,11 @@ struct Builder {
     /// Where each (from, to) link was declared, to report duplicates.
     link_at: FastMap<(NodeId, NodeId), Place>,
     warnings: Vec<ScenarioError>,
+    /// The wireless nodes, their channel and stack, and the static routes among them.
+    wireless: Option<WirelessSpec>,
+    hops: Vec<Vec<Option<u32>>>,
+    /// The scenario file's folder (files it names are read from there).
+    dir: std::path::PathBuf,
 }
 
 impl Builder {
@@ -134,8 +142,12 @@ impl Builder {
             None => false,
         };
 
-        let links = root.req("link")?;
-        for entry in links.tables()? {
+        // A scenario has links, wireless nodes, or both.
+        let links = match (root.get("link"), root.get("node")) {
+            (None, None) => Some(root.req("link")?),
+            (l, _) => l,
+        };
+        for entry in links.map(|l| l.tables()).transpose()?.unwrap_or_default() {
             // A `count` group whose `{i}` is only in the node names: its first entry is read
             // in full and the others take everything else from it (see `repeats_only`).
             let again = repeats_only(&entry, &["between", "from", "to"]);
@@ -154,6 +166,8 @@ impl Builder {
                 }
             }
         }
+
+        self.wireless_nodes(root)?;
 
         let mut flows = vec![];
         let fv = root.req("flow")?;
@@ -210,7 +224,47 @@ impl Builder {
         let _ = root.get("sweep");
         root.finish(TOP_KEYS)?;
         let (nodes, links) = (std::mem::take(&mut self.nodes), std::mem::take(&mut self.links));
-        Ok(Scenario { name, description, duration, seed, wire, nodes, links, flows, monitor })
+        let wireless = self.wireless.take();
+        Ok(Scenario { name, description, duration, seed, wire, nodes, links, flows, monitor, wireless })
+    }
+
+    /// `[[node]]` entries and the `[wireless]` table.
+    fn wireless_nodes(&mut self, root: &Tbl) -> Res<()> {
+        let mut placed: Vec<WirelessNode> = vec![];
+        let mut places = vec![];
+        for entry in root.get("node").map(|v| v.tables()).transpose()?.unwrap_or_default() {
+            for (t, idx) in expand(&entry)? {
+                let (name, at) = crate::wireless::node(&t, idx)?;
+                if let Some(id) = self.node_ids.get(&name) {
+                    if placed.iter().any(|w| w.node == *id) {
+                        return Err(t.error(format!("node `{name}` is declared twice")));
+                    }
+                }
+                let node = self.node(name);
+                let (x, y) = at.unwrap_or((0.0, 0.0));
+                placed.push(WirelessNode { node, x, y, placed: at.is_some() });
+                places.push(t.error(""));
+            }
+        }
+        if placed.is_empty() {
+            if let Some(w) = root.get("wireless") {
+                return Err(w.error("`[wireless]` settings, but no wireless `[[node]]`"));
+            }
+            return Ok(());
+        }
+        let spec = crate::wireless::spec(root.get("wireless"), placed, &self.dir)?;
+        let random = matches!(spec.mobility, Some(fairway_engine::wireless::MobilitySpec::RandomWaypoint { .. }));
+        if let Some(i) = spec.nodes.iter().position(|w| !w.placed && !random) {
+            let mut e = places.swap_remove(i);
+            e.message = format!(
+                "node `{}` has no position: give `at = [x, y]`, place it in the movement file, or let random waypoint place it",
+                self.nodes[spec.nodes[i].node.index()]
+            );
+            return Err(e);
+        }
+        self.hops = spec.next_hops();
+        self.wireless = Some(spec);
+        Ok(())
     }
 
     /// What RED derives from the link (ns-2's automatic thresholds and weight come from its rate
@@ -310,6 +364,10 @@ impl Builder {
                 self.warnings.push(u.at);
             }
         }
+    }
+
+    fn on_link(&self, n: NodeId) -> bool {
+        self.links.iter().any(|l| l.from == n || l.to == n)
     }
 
     fn link_name(&self, l: usize) -> String {
@@ -510,7 +568,10 @@ impl Builder {
         let end = |key: &str| -> Res<NodeId> {
             let v = t.req(key)?;
             let n = v.name()?;
-            self.node_ids.get(&n).copied().ok_or_else(|| v.error(format!("node `{n}` is not on any link")))
+            self.node_ids
+                .get(&n)
+                .copied()
+                .ok_or_else(|| v.error(format!("node `{n}` is neither on a link nor a [[node]]")))
         };
         let from = end("from")?;
         let to = end("to")?;
@@ -522,6 +583,43 @@ impl Builder {
 
     /// Both directions need a route: data one way, acknowledgements (or nothing) the other.
     fn check_routes(&self, t: &Tbl, from: NodeId, to: NodeId, app: &AppSpec, router: &mut Router) -> Res<()> {
+        if let Some(w) = &self.wireless {
+            let (a, b) = (w.index_of(from), w.index_of(to));
+            if a.is_some() && b.is_some() {
+                // AODV finds its routes as the run goes (or finds none: that is a result).
+                if w.routing == fairway_engine::wireless::Routing::Aodv {
+                    return Ok(());
+                }
+                // Both ways: the receiver's feedback, and the link layer's ACKs and ARP, need
+                // the way back (the radio links are symmetric anyway).
+                if !crate::wireless::reachable(w, &self.hops, from, to) {
+                    let how = match w.routing {
+                        fairway_engine::wireless::Routing::Direct => format!(
+                            "with routing = \"none\" every destination must be within one hop ({:.0} m)",
+                            w.radio.rx_range()
+                        ),
+                        fairway_engine::wireless::Routing::Static | fairway_engine::wireless::Routing::Aodv => {
+                            format!("the nodes within {:.0} m of each other do not connect them", w.radio.rx_range())
+                        }
+                    };
+                    return Err(t.error(format!(
+                        "no wireless route from `{}` to `{}`: {how}",
+                        self.nodes[from.index()],
+                        self.nodes[to.index()]
+                    )));
+                }
+                return Ok(());
+            }
+            // A wireless node that is also on a link is reached over its links.
+            let only_wireless = |n: NodeId, i: Option<usize>| i.is_some() && !self.on_link(n);
+            if only_wireless(from, a) || only_wireless(to, b) {
+                return Err(t.error(format!(
+                    "a flow between `{}` and `{}`, one on the wireless network only and the other wired: routes that cross from one to the other are not supported yet",
+                    self.nodes[from.index()],
+                    self.nodes[to.index()]
+                )));
+            }
+        }
         if !router.reachable(from, to) {
             return Err(t.error(format!(
                 "no route from `{}` to `{}`",

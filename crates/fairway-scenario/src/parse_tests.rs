@@ -192,7 +192,7 @@ to = "b"
 #[test]
 fn unknown_node_app_and_transport() {
     let e = with("to = \"b\"", "to = \"nowhere\"").unwrap_err();
-    assert!(e.message.contains("`nowhere` is not on any link"), "{e}");
+    assert!(e.message.contains("`nowhere` is neither on a link nor a [[node]]"), "{e}");
     let e = with("app = \"ftp\"", "app = \"bittorrent\"").unwrap_err();
     assert_eq!(e.field, "flow[0].app");
     let e = with("app = \"cbr\"", "app = \"cbr\"\ntransport = \"newreno\"").unwrap_err();
@@ -377,7 +377,7 @@ delay = "1ms"
     parse(&flows(3, "tcp{i}-", "d{i}")).unwrap();
     let e = parse(&flows(4, "tcp{i}-", "d{i}")).unwrap_err();
     assert_eq!(e.field, "flow[1](i=3).from");
-    assert!(e.message.contains("node `s3` is not on any link"), "{e}");
+    assert!(e.message.contains("node `s3` is neither on a link nor a [[node]]"), "{e}");
     let e = parse(&flows(3, "tcp{i}-", "s1")).unwrap_err();
     assert_eq!(e.field, "flow[1](i=1)");
     assert!(e.message.contains("from a node to itself"), "{e}");

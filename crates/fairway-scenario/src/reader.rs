@@ -512,6 +512,33 @@ impl<'a> Val<'a> {
         Ok(out)
     }
 
+    /// An array of finite numbers.
+    pub fn numbers(&self) -> Res<Vec<f64>> {
+        match self.value() {
+            Some(Value::Array(a)) => a
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let x = match v {
+                        Value::Integer(n) => *n.value() as f64,
+                        Value::Float(f) => *f.value(),
+                        _ => f64::NAN,
+                    };
+                    if x.is_finite() {
+                        Ok(x)
+                    } else {
+                        Err(self.src.error(
+                            v.span().or(self.span.clone()),
+                            &format!("{}[{i}]", self.path()),
+                            "expected a finite number",
+                        ))
+                    }
+                })
+                .collect(),
+            _ => Err(self.expected("an array of numbers")),
+        }
+    }
+
     /// An array of strings.
     pub fn strings(&self) -> Res<Vec<String>> {
         match self.value() {

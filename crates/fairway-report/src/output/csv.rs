@@ -222,6 +222,45 @@ pub fn scale_csv(res: &RunResult, sc: &Scenario) -> String {
     s
 }
 
+/// nodes.csv: per wireless node, where it stood and what its MAC and link layer counted
+/// (`None` without wireless nodes).
+pub fn nodes_csv(res: &RunResult) -> Option<String> {
+    let w = res.summary.wireless.as_ref()?;
+    let mut s = String::with_capacity(256 + w.nodes.len() * 128);
+    s.push_str("node,x_m,y_m,data_frames,data_retries,rts_frames,cts_frames,ack_frames,collisions,retry_drops,ifq_drops,busy_drops,duplicates,rts_failures,ack_failures,arp_drops,no_route_drops,received,ifq_pkts_end\n");
+    for n in &w.nodes {
+        s.push_str(&n.name);
+        s.push(',');
+        fixed(&mut s, n.x_m, 3);
+        s.push(',');
+        fixed(&mut s, n.y_m, 3);
+        let m = &n.mac;
+        for v in [
+            m.data_frames,
+            m.data_retries,
+            m.rts_frames,
+            m.cts_frames,
+            m.ack_frames,
+            m.collisions,
+            m.retry_drops,
+            m.ifq_drops,
+            m.busy_drops,
+            m.duplicates,
+            m.rts_failures,
+            m.ack_failures,
+            n.net.arp_drops,
+            n.net.no_route_drops,
+            n.net.received,
+            n.ifq_pkts_end,
+        ] {
+            s.push(',');
+            uint(&mut s, v);
+        }
+        s.push('\n');
+    }
+    Some(s)
+}
+
 /// Every link's totals, one row per simplex link (summary.json lists only the interesting ones).
 pub fn links_csv(res: &RunResult) -> String {
     // About 120 bytes a row (reserved as in flows_csv).

@@ -40,6 +40,9 @@ pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<P
             if !res.scale_logs.is_empty() {
                 v.push(write("scale.csv", csv::scale_csv(res, sc).into_bytes())?);
             }
+            if let Some(nodes) = csv::nodes_csv(res) {
+                v.push(write("nodes.csv", nodes.into_bytes())?);
+            }
             Ok(v)
         });
         let others = || -> io::Result<Vec<PathBuf>> {
@@ -59,7 +62,7 @@ pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<P
         (tables.join(), others)
     });
     let tables = tables.map_err(|_| io::Error::other("building the CSV files failed"))??;
-    // summary.json, flows.csv, queue.csv, links.csv, classes.csv [, scale.csv], then the plots.
+    // summary.json, flows.csv, queue.csv, links.csv, classes.csv [, scale.csv] [, nodes.csv], then the plots.
     let mut others = others?;
     let plots = others.split_off(1);
     Ok(others.into_iter().chain(tables).chain(plots).collect())
@@ -90,6 +93,9 @@ pub fn write_after_stream(
     v.push(classes);
     if !res.scale_logs.is_empty() {
         v.push(write("scale.csv", csv::scale_csv(res, sc).into_bytes())?);
+    }
+    if let Some(nodes) = csv::nodes_csv(res) {
+        v.push(write("nodes.csv", nodes.into_bytes())?);
     }
     for (name, body) in plots::all(res, sc) {
         v.push(write(&name, body.into_bytes())?);

@@ -80,6 +80,17 @@ pub fn all(res: &RunResult, sc: &Scenario) -> Vec<(String, String)> {
     let title = format!("{}: throughput per flow ({} ms bins)", sc.name, res.bin.as_secs_f64() * 1e3);
     out.push(("throughput.svg".to_string(), plot(&title, "time (s)", "throughput (Mb/s)", &thr, Style::Line).to_svg()));
 
+    // Wireless nodes: where each went.
+    if !res.node_paths.is_empty() {
+        let lines: Vec<Line> = res
+            .node_paths
+            .iter()
+            .map(|(name, pts)| Line { name: name.clone(), pts: pts.iter().map(|&(_, x, y)| (x, y)).collect() })
+            .collect();
+        let title = format!("{}: wireless nodes' paths (a dot at each start, turn and end)", sc.name);
+        out.push(("nodes.svg".to_string(), plot(&title, "x (m)", "y (m)", &lines, Style::LinePoints).to_svg()));
+    }
+
     // Queue of each monitored link.
     for (l, rows) in &res.queue_samples {
         let name = sc.link_name(*l);

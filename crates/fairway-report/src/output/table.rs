@@ -57,6 +57,32 @@ pub fn render(res: &RunResult) -> String {
             ms(mean(|x| x.jitter_s)),
         );
     }
+    if let Some(w) = &s.wireless {
+        let _ = writeln!(t);
+        let _ = writeln!(
+            t,
+            "{:<18} {:>9} {:>8} {:>6} {:>9} {:>8} {:>6} {:>6} {:>6}",
+            "wireless node", "data tx", "retries", "rts", "collided", "ret drop", "ifq", "arp", "noroute"
+        );
+        for n in &w.nodes {
+            let _ = writeln!(
+                t,
+                "{:<18} {:>9} {:>8} {:>6} {:>9} {:>8} {:>6} {:>6} {:>6}",
+                truncate(&n.name, 18),
+                n.mac.data_frames,
+                n.mac.data_retries,
+                n.mac.rts_frames,
+                n.mac.collisions,
+                n.mac.retry_drops,
+                n.mac.ifq_drops,
+                n.net.arp_drops,
+                n.net.no_route_drops,
+            );
+        }
+    }
+    if !s.links.iter().any(|l| l.monitored) {
+        return t;
+    }
     let _ = writeln!(t);
     let _ = writeln!(
         t,

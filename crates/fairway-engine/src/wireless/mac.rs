@@ -1,0 +1,912 @@
+//! The IEEE 802.11 DCF MAC as ns-2's Mac/802_11 models it (mac/mac-802_11.cc, ns-2.35): carrier
+//! sense with a NAV, DIFS/SIFS/EIFS, binary exponential backoff, RTS/CTS for frames at or above
+//! the RTS threshold, ACKs, short and long retry limits, duplicate filtering, and its interface
+//! queue. Sans-IO: every entry point takes `now` and pushes what must happen onto `out`
+//! (transmit a frame, arm a timer, hand a frame up, give a payload back); the event loop in
+//! `net.rs` does it.
+//!
+//! Where ns-2 departs from the standard, this follows ns-2, the referee of the seeds' results:
+//! a backoff is drawn in [0, CW) rather than [0, CW]; a frame arriving at an idle medium still
+//! waits DIFS plus a backoff (ns-2's `bugFix_timer_`, on by default); capture is decided against
+//! the one frame being received, by a power ratio; a frame that cannot be decoded still makes
+//! the medium busy and costs an EIFS.
+
+use fairway_core::{Dur, Rate, Rng, Time};
+
+use super::ifq::{Ifq, IfqItem};
+use super::timer::{Backoff, Timer};
+
+/// The MAC broadcast address.
+pub const BROADCAST: u32 = u32::MAX;
+
+/// ns-2's allowance for propagation in the MAC's timeouts (DSSS_MaxPropagationDelay, 2 µs).
+const MAX_PROPAGATION: Dur = Dur::from_micros(2);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameKind {
+    Rts,
+    Cts,
+    Ack,
+    Data,
+}
+
+/// A frame on the air. Receivers keep copies; a data frame's payload stays with its sender
+/// until it is acknowledged or given up.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Frame {
+    pub kind: FrameKind,
+    /// Transmitter and receiver (a node's index among the wireless nodes, or [`BROADCAST`]).
+    pub ta: u32,
+    pub ra: u32,
+    /// The Duration field: how long the medium stays reserved after this frame (NAV), whole µs.
+    pub duration: Dur,
+    /// On the air, PLCP and MAC headers included, bytes.
+    pub size: u32,
+    pub txtime: Dur,
+    /// Sequence number (data frames), for duplicate filtering.
+    pub seqno: u16,
+    /// The engine's handle of a data frame's payload.
+    pub payload: u32,
+    /// The engine's handle of this transmission (set when it goes on the air).
+    pub tx: u32,
+}
+
+/// The MAC and PHY parameters (ns-2's Mac/802_11 and its defaults in ns-default.tcl).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MacParams {
+    pub cw_min: u32,
+    pub cw_max: u32,
+    pub slot: Dur,
+    pub sifs: Dur,
+    /// PLCP preamble and header, bits, sent at `plcp_rate`.
+    pub preamble_bits: u32,
+    pub plcp_header_bits: u32,
+    pub plcp_rate: Rate,
+    /// Unicast data frames go at `data_rate`; control, broadcast frames at `basic_rate`.
+    pub data_rate: Rate,
+    pub basic_rate: Rate,
+    /// Unicast frames of at least this size (MAC frame, headers included) go after RTS/CTS.
+    pub rts_threshold: u32,
+    pub short_retry: u32,
+    pub long_retry: u32,
+    /// The interface queue's limit, packets.
+    pub ifq_limit: usize,
+}
+
+impl Default for MacParams {
+    fn default() -> MacParams {
+        MacParams {
+            cw_min: 31,
+            cw_max: 1023,
+            slot: Dur::from_micros(20),
+            sifs: Dur::from_micros(10),
+            preamble_bits: 144,
+            plcp_header_bits: 48,
+            plcp_rate: Rate::from_bps(1_000_000),
+            data_rate: Rate::from_bps(1_000_000),
+            basic_rate: Rate::from_bps(1_000_000),
+            rts_threshold: 0,
+            short_retry: 7,
+            long_retry: 4,
+            ifq_limit: 50,
+        }
+    }
+}
+
+fn bits_at(bits: u64, rate: Rate) -> Dur {
+    Dur(((bits as u128 * 1_000_000_000 + rate.0 as u128 / 2) / rate.0 as u128) as u64)
+}
+
+fn minus(a: Dur, b: Dur) -> Dur {
+    Dur(a.0.saturating_sub(b.0))
+}
+
+/// ns-2 keeps Duration fields in whole microseconds (`usec()` rounds to the nearest).
+fn whole_us(d: Dur) -> Dur {
+    Dur((d.0 + 500) / 1000 * 1000)
+}
+
+impl MacParams {
+    pub fn difs(&self) -> Dur {
+        self.sifs + self.slot + self.slot
+    }
+
+    /// PLCP preamble and header, bytes.
+    pub fn plcp_len(&self) -> u32 {
+        (self.preamble_bits + self.plcp_header_bits) / 8
+    }
+
+    /// What the MAC adds to a packet: PLCP, the 30-byte data header and the FCS.
+    pub fn header_len(&self) -> u32 {
+        self.plcp_len() + 30 + 4
+    }
+
+    pub fn rts_len(&self) -> u32 {
+        self.plcp_len() + 20
+    }
+
+    pub fn cts_len(&self) -> u32 {
+        self.plcp_len() + 14
+    }
+
+    pub fn ack_len(&self) -> u32 {
+        self.plcp_len() + 14
+    }
+
+    /// Air time of a frame of `size` bytes (PLCP included) whose body goes at `rate`.
+    pub fn txtime(&self, size: u32, rate: Rate) -> Dur {
+        let plcp = self.preamble_bits + self.plcp_header_bits;
+        bits_at(plcp as u64, self.plcp_rate) + bits_at((size.saturating_sub(self.plcp_len()) as u64) * 8, rate)
+    }
+
+    /// EIFS: what a station waits after a frame it could not decode (ns-2: SIFS + DIFS + an
+    /// ACK's length at the PLCP rate).
+    pub fn eifs(&self) -> Dur {
+        self.sifs + self.difs() + bits_at(self.ack_len() as u64 * 8, self.plcp_rate)
+    }
+
+    fn ack_time(&self) -> Dur {
+        self.txtime(self.ack_len(), self.basic_rate)
+    }
+
+    fn cts_time(&self) -> Dur {
+        self.txtime(self.cts_len(), self.basic_rate)
+    }
+
+    fn rts_time(&self) -> Dur {
+        self.txtime(self.rts_len(), self.basic_rate)
+    }
+}
+
+/// The MAC's timers, as the event loop names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum TimerKind {
+    /// The transmitter is busy until the frame is out.
+    If = 0,
+    Nav = 1,
+    /// The frame being received ends.
+    Rx = 2,
+    /// The response (CTS, ACK) did not come.
+    Send = 3,
+    Defer = 4,
+    Backoff = 5,
+}
+
+impl TimerKind {
+    pub fn from_u8(k: u8) -> Option<TimerKind> {
+        Some(match k {
+            0 => TimerKind::If,
+            1 => TimerKind::Nav,
+            2 => TimerKind::Rx,
+            3 => TimerKind::Send,
+            4 => TimerKind::Defer,
+            5 => TimerKind::Backoff,
+            _ => return None,
+        })
+    }
+}
+
+/// Why a payload left the MAC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Acknowledged, or a broadcast sent.
+    Sent,
+    /// The retry limit was reached (ns-2's RET).
+    RetryLimit,
+    /// The interface queue was full (IFQ).
+    QueueFull,
+}
+
+/// What the event loop must do.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MacOut {
+    /// Expiry of a timer, valid while its generation matches.
+    Arm { timer: TimerKind, at: Time, gen: u32 },
+    /// Put a frame on the air now.
+    Transmit(Frame),
+    /// A data frame for this node (or broadcast) was received: hand its payload up.
+    Up(Frame),
+    /// A payload leaves the MAC (or its queue) for good. `ra` is where it was going.
+    Done { payload: u32, ra: u32, outcome: Outcome },
+}
+
+/// Per-station counters. Drops of frames follow what ns-2's trace shows: frames addressed to
+/// (or sent by) this station, and broadcast data, that were decodable.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct MacStats {
+    pub data_frames: u64,
+    pub data_retries: u64,
+    pub rts_frames: u64,
+    pub cts_frames: u64,
+    pub ack_frames: u64,
+    pub collisions: u64,
+    pub retry_drops: u64,
+    pub ifq_drops: u64,
+    /// Frames refused while busy with another exchange (ns-2's BSY).
+    pub busy_drops: u64,
+    pub duplicates: u64,
+    /// RTS without CTS, data without ACK (ns-2's RTSFailureCount, ACKFailureCount).
+    pub rts_failures: u64,
+    pub ack_failures: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RxState {
+    Idle,
+    Recv,
+    Coll,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TxState {
+    Idle,
+    Rts,
+    Cts,
+    Send,
+    Ack,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct RxSlot {
+    frame: Frame,
+    power: f64,
+    error: bool,
+}
+
+/// One station: its MAC and its interface queue.
+pub struct Mac {
+    me: u32,
+    p: MacParams,
+    capture_ratio: f64,
+    rng: Rng,
+    rx_state: RxState,
+    tx_state: TxState,
+    tx_active: bool,
+    nav: Time,
+    pkt_rx: Option<RxSlot>,
+    pkt_ctrl: Option<Frame>,
+    pkt_rts: Option<Frame>,
+    pkt_tx: Option<Frame>,
+    cw: u32,
+    ssrc: u32,
+    slrc: u32,
+    next_seqno: u16,
+    /// Per source station, the last sequence number received (0: none).
+    last_seqno: Vec<u16>,
+    /// The interface queue waits to be told that the MAC can take the next packet.
+    callback: bool,
+    ifq: Ifq,
+    /// A packet of the queue is at the MAC.
+    blocked: bool,
+    timers: [Timer; 5],
+    backoff: Backoff,
+    pub stats: MacStats,
+}
+
+impl Mac {
+    /// Station `me` of `stations`, drawing its backoffs from `rng`.
+    pub fn new(me: u32, stations: usize, p: MacParams, capture_ratio: f64, rng: Rng) -> Mac {
+        Mac {
+            me,
+            p,
+            capture_ratio,
+            rng,
+            rx_state: RxState::Idle,
+            tx_state: TxState::Idle,
+            tx_active: false,
+            nav: Time::ZERO,
+            pkt_rx: None,
+            pkt_ctrl: None,
+            pkt_rts: None,
+            pkt_tx: None,
+            cw: p.cw_min,
+            ssrc: 0,
+            slrc: 0,
+            next_seqno: 1,
+            last_seqno: vec![0; stations],
+            callback: false,
+            ifq: Ifq::new(p.ifq_limit),
+            blocked: false,
+            timers: [Timer::default(); 5],
+            backoff: Backoff::default(),
+            stats: MacStats::default(),
+        }
+    }
+
+    pub fn params(&self) -> &MacParams {
+        &self.p
+    }
+
+    /// The data frame the MAC is trying to send.
+    pub fn pending(&self) -> Option<&Frame> {
+        self.pkt_tx.as_ref()
+    }
+
+    /// Forgets the payload of the pending data frame (its receiver has taken it); the frame
+    /// itself is still acknowledged or retried as before.
+    pub fn hand_over(&mut self, payload: u32, ghost: u32) {
+        if let Some(f) = &mut self.pkt_tx {
+            if f.payload == payload {
+                f.payload = ghost;
+            }
+        }
+    }
+
+    pub fn queue(&self) -> &Ifq {
+        &self.ifq
+    }
+
+    pub fn queue_mut(&mut self) -> &mut Ifq {
+        &mut self.ifq
+    }
+
+    fn is_idle(&self, now: Time) -> bool {
+        self.rx_state == RxState::Idle && self.tx_state == TxState::Idle && self.nav <= now
+    }
+
+    // ---- timers ----------------------------------------------------------------------------
+
+    fn start(&mut self, now: Time, kind: TimerKind, len: Dur, out: &mut Vec<MacOut>) {
+        let (at, gen) = self.timers[kind as usize].start(now, len);
+        out.push(MacOut::Arm { timer: kind, at, gen });
+    }
+
+    fn stop(&mut self, kind: TimerKind) {
+        self.timers[kind as usize].stop();
+    }
+
+    fn busy(&self, kind: TimerKind) -> bool {
+        self.timers[kind as usize].busy()
+    }
+
+    fn start_backoff(&mut self, now: Time, difs: Dur, out: &mut Vec<MacOut>) {
+        let slots = self.rng.below(self.cw as u64);
+        let idle = self.is_idle(now);
+        if let Some((at, gen)) = self.backoff.start(now, slots, self.p.slot, idle, difs) {
+            out.push(MacOut::Arm { timer: TimerKind::Backoff, at, gen });
+        }
+    }
+
+    /// The backoff counts only while the medium is idle (ns-2 checkBackoffTimer).
+    fn check_backoff(&mut self, now: Time, out: &mut Vec<MacOut>) {
+        if self.is_idle(now) && self.backoff.paused() {
+            let (at, gen) = self.backoff.resume(now, self.p.difs());
+            out.push(MacOut::Arm { timer: TimerKind::Backoff, at, gen });
+        }
+        if !self.is_idle(now) && self.backoff.busy() && !self.backoff.paused() {
+            self.backoff.pause(now, self.p.slot);
+        }
+    }
+
+    fn set_rx_state(&mut self, now: Time, s: RxState, out: &mut Vec<MacOut>) {
+        self.rx_state = s;
+        self.check_backoff(now, out);
+    }
+
+    fn set_tx_state(&mut self, now: Time, s: TxState, out: &mut Vec<MacOut>) {
+        self.tx_state = s;
+        self.check_backoff(now, out);
+    }
+
+    /// IEEE 802.11 §9.2.5.4: the NAV only grows.
+    fn set_nav(&mut self, now: Time, d: Dur, out: &mut Vec<MacOut>) {
+        let d = whole_us(d);
+        if now + d > self.nav {
+            self.nav = now + d;
+            self.stop(TimerKind::Nav);
+            self.start(now, TimerKind::Nav, d, out);
+        }
+    }
+
+    fn inc_cw(&mut self) {
+        self.cw = ((self.cw << 1) + 1).min(self.p.cw_max);
+    }
+
+    fn reset_cw(&mut self) {
+        self.cw = self.p.cw_min;
+    }
+
+    /// The event loop's timer event of `kind` and generation `gen`.
+    pub fn on_timer(&mut self, now: Time, kind: TimerKind, gen: u32, out: &mut Vec<MacOut>) {
+        if kind == TimerKind::Backoff {
+            if self.backoff.fire(gen) {
+                self.backoff_expired(now, out);
+            }
+            return;
+        }
+        if !self.timers[kind as usize].fire(gen) {
+            return;
+        }
+        match kind {
+            TimerKind::If => self.tx_active = false,
+            TimerKind::Nav => {
+                if self.is_idle(now) && self.backoff.paused() {
+                    let (at, gen) = self.backoff.resume(now, self.p.difs());
+                    out.push(MacOut::Arm { timer: TimerKind::Backoff, at, gen });
+                }
+            }
+            TimerKind::Rx => self.rx_end(now, out),
+            TimerKind::Send => self.send_timeout(now, out),
+            TimerKind::Defer => self.defer_expired(now, out),
+            TimerKind::Backoff => unreachable!(),
+        }
+    }
+
+    // ---- from the link layer -----------------------------------------------------------------
+
+    /// A packet from the link layer (ns-2 Queue::recv in front of the MAC). `it.size` is the
+    /// packet's network-layer size; the MAC adds its headers.
+    pub fn enqueue(&mut self, now: Time, it: IfqItem, out: &mut Vec<MacOut>) {
+        if let Some(d) = self.ifq.enqueue(it) {
+            self.stats.ifq_drops += 1;
+            out.push(MacOut::Done { payload: d.payload, ra: d.ra, outcome: Outcome::QueueFull });
+        }
+        if !self.blocked {
+            if let Some(next) = self.ifq.dequeue() {
+                self.blocked = true;
+                self.send(now, next, out);
+            }
+        }
+    }
+
+    /// The queue hands its next packet to the MAC, or unblocks (ns-2 Queue::resume).
+    fn queue_resume(&mut self, now: Time, out: &mut Vec<MacOut>) {
+        match self.ifq.dequeue() {
+            Some(next) => self.send(now, next, out),
+            None => self.blocked = false,
+        }
+    }
+
+    fn send(&mut self, now: Time, it: IfqItem, out: &mut Vec<MacOut>) {
+        self.callback = true;
+        let size = it.size + self.p.header_len();
+        let seqno = self.next_seqno;
+        self.next_seqno = self.next_seqno.wrapping_add(1);
+        let (txtime, duration) = if it.ra == BROADCAST {
+            (self.p.txtime(size, self.p.basic_rate), Dur::ZERO)
+        } else {
+            (self.p.txtime(size, self.p.data_rate), whole_us(self.p.ack_time() + self.p.sifs))
+        };
+        debug_assert!(self.pkt_tx.is_none());
+        self.pkt_tx = Some(Frame {
+            kind: FrameKind::Data,
+            ta: self.me,
+            ra: it.ra,
+            duration,
+            size,
+            txtime,
+            seqno,
+            payload: it.payload,
+            tx: 0,
+        });
+        self.make_rts();
+        // An idle medium is still waited on for DIFS plus a backoff (ns-2 with bugFix_timer_).
+        if !self.backoff.busy() {
+            if self.is_idle(now) {
+                if !self.busy(TimerKind::Defer) {
+                    self.start_backoff(now, self.p.difs(), out);
+                }
+            } else {
+                self.start_backoff(now, Dur::ZERO, out);
+            }
+        }
+    }
+
+    /// An RTS for the pending data frame, if it is unicast and at least the threshold.
+    fn make_rts(&mut self) {
+        let Some(d) = self.pkt_tx else { return };
+        if d.size < self.p.rts_threshold || d.ra == BROADCAST {
+            return;
+        }
+        let p = &self.p;
+        let duration = whole_us(p.sifs + p.cts_time() + p.sifs + d.txtime + p.sifs + p.ack_time());
+        self.pkt_rts = Some(Frame {
+            kind: FrameKind::Rts,
+            ta: self.me,
+            ra: d.ra,
+            duration,
+            size: p.rts_len(),
+            txtime: p.rts_time(),
+            seqno: 0,
+            payload: 0,
+            tx: 0,
+        });
+    }
+
+    fn control(&self, kind: FrameKind, ra: u32, duration: Dur) -> Frame {
+        let size = if kind == FrameKind::Cts { self.p.cts_len() } else { self.p.ack_len() };
+        Frame {
+            kind,
+            ta: self.me,
+            ra,
+            duration,
+            size,
+            txtime: self.p.txtime(size, self.p.basic_rate),
+            seqno: 0,
+            payload: 0,
+            tx: 0,
+        }
+    }
+
+    // ---- sending -----------------------------------------------------------------------------
+
+    fn transmit(&mut self, now: Time, f: Frame, timeout: Dur, out: &mut Vec<MacOut>) {
+        self.tx_active = true;
+        // Sending without carrier sense (an ACK): whatever was being received is lost.
+        if self.rx_state != RxState::Idle {
+            if let Some(r) = &mut self.pkt_rx {
+                r.error = true;
+            }
+        }
+        match f.kind {
+            FrameKind::Rts => self.stats.rts_frames += 1,
+            FrameKind::Cts => self.stats.cts_frames += 1,
+            FrameKind::Ack => self.stats.ack_frames += 1,
+            FrameKind::Data => self.stats.data_frames += 1,
+        }
+        out.push(MacOut::Transmit(f));
+        self.start(now, TimerKind::Send, timeout, out);
+        self.start(now, TimerKind::If, f.txtime, out);
+    }
+
+    /// After an exchange step: what to send next, or ask the queue for more (ns-2 tx_resume).
+    fn tx_resume(&mut self, now: Time, out: &mut Vec<MacOut>) {
+        if self.pkt_ctrl.is_some() {
+            self.start(now, TimerKind::Defer, self.p.sifs, out);
+        } else if self.pkt_rts.is_some() {
+            if !self.backoff.busy() {
+                self.start_backoff(now, self.p.difs(), out);
+            }
+        } else if let Some(d) = self.pkt_tx {
+            if !self.backoff.busy() {
+                if d.size < self.p.rts_threshold || d.ra == BROADCAST {
+                    self.start_backoff(now, self.p.difs(), out);
+                } else {
+                    // The data frame a SIFS after its CTS.
+                    self.start(now, TimerKind::Defer, self.p.sifs, out);
+                }
+            }
+        } else if self.callback {
+            self.callback = false;
+            self.queue_resume(now, out);
+        }
+        self.set_tx_state(now, TxState::Idle, out);
+    }
+
+    /// CTS or ACK waiting to go. Returns whether it acted.
+    fn check_ctrl(&mut self, now: Time, out: &mut Vec<MacOut>) -> bool {
+        let Some(c) = self.pkt_ctrl else { return false };
+        if matches!(self.tx_state, TxState::Cts | TxState::Ack) {
+            return false;
+        }
+        let timeout = match c.kind {
+            FrameKind::Cts => {
+                // No CTS into a busy medium (the NAV included).
+                if !self.is_idle(now) {
+                    self.discard(&c, false, Drop::Busy);
+                    self.pkt_ctrl = None;
+                    return true;
+                }
+                self.set_tx_state(now, TxState::Cts, out);
+                // ns-2's guess at how long the data takes to start arriving.
+                minus(c.txtime + MAX_PROPAGATION + c.duration + MAX_PROPAGATION, self.p.sifs + self.p.ack_time())
+            }
+            // IEEE 802.11 §9.2.8: an ACK goes a SIFS after the data, busy medium or not.
+            FrameKind::Ack => {
+                self.set_tx_state(now, TxState::Ack, out);
+                c.txtime
+            }
+            _ => unreachable!("control frames are CTS and ACK"),
+        };
+        self.transmit(now, c, timeout, out);
+        true
+    }
+
+    fn check_rts(&mut self, now: Time, out: &mut Vec<MacOut>) -> bool {
+        let Some(r) = self.pkt_rts else { return false };
+        if !self.is_idle(now) {
+            self.inc_cw();
+            self.start_backoff(now, Dur::ZERO, out);
+            return true;
+        }
+        self.set_tx_state(now, TxState::Rts, out);
+        let p = &self.p;
+        let timeout = r.txtime + MAX_PROPAGATION + p.sifs + p.cts_time() + MAX_PROPAGATION;
+        self.transmit(now, r, timeout, out);
+        true
+    }
+
+    fn check_tx(&mut self, now: Time, out: &mut Vec<MacOut>) -> bool {
+        let Some(d) = self.pkt_tx else { return false };
+        if !self.is_idle(now) {
+            // Busy when the data was due (after its CTS, or its backoff): start over.
+            self.make_rts();
+            self.inc_cw();
+            self.start_backoff(now, Dur::ZERO, out);
+            return true;
+        }
+        self.set_tx_state(now, TxState::Send, out);
+        let timeout = if d.ra == BROADCAST {
+            d.txtime
+        } else {
+            d.txtime + MAX_PROPAGATION + self.p.sifs + self.p.ack_time() + MAX_PROPAGATION
+        };
+        self.transmit(now, d, timeout, out);
+        true
+    }
+
+    fn backoff_expired(&mut self, now: Time, out: &mut Vec<MacOut>) {
+        if self.pkt_ctrl.is_some() {
+            // A CTS or ACK is on its way; the pending frame waits for the next backoff.
+            return;
+        }
+        if self.check_rts(now, out) {
+            return;
+        }
+        self.check_tx(now, out);
+    }
+
+    fn defer_expired(&mut self, now: Time, out: &mut Vec<MacOut>) {
+        if self.check_ctrl(now, out) {
+            return;
+        }
+        if self.check_rts(now, out) {
+            return;
+        }
+        self.check_tx(now, out);
+    }
+
+    /// No CTS or ACK came back (or our own CTS or ACK is out).
+    fn send_timeout(&mut self, now: Time, out: &mut Vec<MacOut>) {
+        match self.tx_state {
+            TxState::Rts => self.retransmit_rts(now, out),
+            TxState::Send => self.retransmit_data(now, out),
+            // A CTS without data following, or an ACK sent: done with it.
+            TxState::Cts | TxState::Ack => self.pkt_ctrl = None,
+            TxState::Idle => {}
+        }
+        self.tx_resume(now, out);
+    }
+
+    fn retransmit_rts(&mut self, now: Time, out: &mut Vec<MacOut>) {
+        self.stats.rts_failures += 1;
+        self.ssrc += 1;
+        if self.ssrc >= self.p.short_retry {
+            if let Some(r) = self.pkt_rts.take() {
+                self.discard(&r, false, Drop::Retry);
+            }
+            self.give_up(out);
+            self.ssrc = 0;
+            self.reset_cw();
+        } else {
+            self.inc_cw();
+            self.start_backoff(now, Dur::ZERO, out);
+        }
+    }
+
+    fn retransmit_data(&mut self, now: Time, out: &mut Vec<MacOut>) {
+        let d = self.pkt_tx.expect("a data frame is out");
+        if d.ra == BROADCAST {
+            // Broadcasts are never acknowledged, so never retried.
+            self.pkt_tx = None;
+            out.push(MacOut::Done { payload: d.payload, ra: d.ra, outcome: Outcome::Sent });
+            self.reset_cw();
+            self.start_backoff(now, Dur::ZERO, out);
+            return;
+        }
+        self.stats.ack_failures += 1;
+        // IEEE 802.11 §9.2.5.3: frames up to the RTS threshold count against the short limit.
+        let short = d.size <= self.p.rts_threshold;
+        let (count, limit) = if short {
+            self.ssrc += 1;
+            (self.ssrc, self.p.short_retry)
+        } else {
+            self.slrc += 1;
+            (self.slrc, self.p.long_retry)
+        };
+        if count >= limit {
+            self.give_up(out);
+            if short {
+                self.ssrc = 0;
+            } else {
+                self.slrc = 0;
+            }
+            self.reset_cw();
+        } else {
+            self.stats.data_retries += 1;
+            self.make_rts();
+            self.inc_cw();
+            self.start_backoff(now, Dur::ZERO, out);
+        }
+    }
+
+    /// The retry limit is reached: the pending data frame is dropped.
+    fn give_up(&mut self, out: &mut Vec<MacOut>) {
+        if let Some(d) = self.pkt_tx.take() {
+            self.discard(&d, false, Drop::Retry);
+            out.push(MacOut::Done { payload: d.payload, ra: d.ra, outcome: Outcome::RetryLimit });
+        }
+    }
+
+    // ---- receiving ---------------------------------------------------------------------------
+
+    /// The first bit of `f` arrives at `power` W; `decodable` is false below the receive
+    /// threshold (it still occupies the medium).
+    pub fn rx_start(&mut self, now: Time, f: Frame, power: f64, decodable: bool, out: &mut Vec<MacOut>) {
+        // A transmitting station does not hear it, but the air is busy all the same.
+        let error = !decodable || self.tx_active;
+        if self.rx_state == RxState::Idle {
+            self.set_rx_state(now, RxState::Recv, out);
+            self.pkt_rx = Some(RxSlot { frame: f, power, error });
+            self.start(now, TimerKind::Rx, f.txtime, out);
+            return;
+        }
+        let cur = self.pkt_rx.expect("receiving");
+        if cur.power / power >= self.capture_ratio {
+            // Captured: the weaker frame is lost, but it keeps the medium busy.
+            self.set_nav(now, self.p.eifs() + f.txtime, out);
+            return;
+        }
+        // Collision: whichever frame lasts longer is the one the receiver waits out.
+        if self.rx_state == RxState::Recv {
+            self.set_rx_state(now, RxState::Coll, out);
+        }
+        if f.txtime > self.timers[TimerKind::Rx as usize].remaining(now) {
+            self.stop(TimerKind::Rx);
+            self.discard(&cur.frame, cur.error, Drop::Collision);
+            self.pkt_rx = Some(RxSlot { frame: f, power, error });
+            self.start(now, TimerKind::Rx, f.txtime, out);
+        } else {
+            self.discard(&f, error, Drop::Collision);
+        }
+    }
+
+    fn rx_end(&mut self, now: Time, out: &mut Vec<MacOut>) {
+        let slot = self.pkt_rx.expect("a frame is being received");
+        if !self.tx_active {
+            if self.rx_state == RxState::Coll {
+                self.discard(&slot.frame, slot.error, Drop::Collision);
+                self.set_nav(now, self.p.eifs(), out);
+            } else if slot.error {
+                self.set_nav(now, self.p.eifs(), out);
+            } else {
+                self.received(now, &slot.frame, out);
+            }
+        }
+        self.pkt_rx = None;
+        self.set_rx_state(now, RxState::Idle, out);
+    }
+
+    fn received(&mut self, now: Time, f: &Frame, out: &mut Vec<MacOut>) {
+        // IEEE 802.11 §9.2.5.6: frames for others set the NAV.
+        if f.ra != self.me {
+            self.set_nav(now, f.duration, out);
+        }
+        if f.ra != self.me && f.ra != BROADCAST {
+            return;
+        }
+        match f.kind {
+            FrameKind::Rts => self.recv_rts(now, f, out),
+            FrameKind::Cts => self.recv_cts(now, f, out),
+            FrameKind::Ack => self.recv_ack(now, f, out),
+            FrameKind::Data => self.recv_data(now, f, out),
+        }
+    }
+
+    fn recv_rts(&mut self, now: Time, f: &Frame, out: &mut Vec<MacOut>) {
+        if self.tx_state != TxState::Idle || self.pkt_ctrl.is_some() {
+            self.discard(f, false, Drop::Busy);
+            return;
+        }
+        let p = &self.p;
+        let duration = whole_us(minus(f.duration, p.sifs + p.cts_time()));
+        self.pkt_ctrl = Some(self.control(FrameKind::Cts, f.ta, duration));
+        if self.busy(TimerKind::Defer) {
+            self.stop(TimerKind::Defer);
+        }
+        self.tx_resume(now, out);
+    }
+
+    fn recv_cts(&mut self, now: Time, f: &Frame, out: &mut Vec<MacOut>) {
+        if self.tx_state != TxState::Rts {
+            self.discard(f, false, Drop::Invalid);
+            return;
+        }
+        self.pkt_rts = None;
+        self.stop(TimerKind::Send);
+        // IEEE 802.11 §9.2.5.3: the RTS got through; the contention window stays.
+        self.ssrc = 0;
+        self.tx_resume(now, out);
+    }
+
+    fn recv_data(&mut self, now: Time, f: &Frame, out: &mut Vec<MacOut>) {
+        if f.ra != BROADCAST {
+            if f.size >= self.p.rts_threshold {
+                // The exchange began with our CTS: it is done.
+                if self.tx_state != TxState::Cts {
+                    self.discard(f, false, Drop::Busy);
+                    return;
+                }
+                self.pkt_ctrl = None;
+                self.stop(TimerKind::Send);
+                self.pkt_ctrl = Some(self.control(FrameKind::Ack, f.ta, Dur::ZERO));
+                self.tx_resume(now, out);
+            } else {
+                // No room for a second control frame.
+                if self.pkt_ctrl.is_some() {
+                    self.discard(f, false, Drop::Busy);
+                    return;
+                }
+                self.pkt_ctrl = Some(self.control(FrameKind::Ack, f.ta, Dur::ZERO));
+                if !self.busy(TimerKind::Send) {
+                    self.tx_resume(now, out);
+                }
+            }
+            // A retransmission whose first copy got through but whose ACK was lost.
+            let last = &mut self.last_seqno[f.ta as usize];
+            if *last != 0 && *last == f.seqno {
+                self.discard(f, false, Drop::Duplicate);
+                return;
+            }
+            *last = f.seqno;
+        }
+        out.push(MacOut::Up(*f));
+    }
+
+    fn recv_ack(&mut self, now: Time, f: &Frame, out: &mut Vec<MacOut>) {
+        if self.tx_state != TxState::Send {
+            self.discard(f, false, Drop::Invalid);
+            return;
+        }
+        let d = self.pkt_tx.take().expect("a data frame is out");
+        self.stop(TimerKind::Send);
+        if d.size <= self.p.rts_threshold {
+            self.ssrc = 0;
+        } else {
+            self.slrc = 0;
+        }
+        self.reset_cw();
+        out.push(MacOut::Done { payload: d.payload, ra: d.ra, outcome: Outcome::Sent });
+        // A backoff after every successful exchange.
+        self.start_backoff(now, Dur::ZERO, out);
+        self.tx_resume(now, out);
+    }
+
+    /// Counts a frame thrown away, as ns-2's trace would show it: only decodable frames this
+    /// station sent or was sent, and broadcast data.
+    fn discard(&mut self, f: &Frame, error: bool, why: Drop) {
+        if error {
+            return;
+        }
+        let mine = match f.kind {
+            FrameKind::Rts => f.ta == self.me || f.ra == self.me,
+            FrameKind::Cts | FrameKind::Ack => f.ra == self.me,
+            FrameKind::Data => f.ra == self.me || f.ta == self.me || f.ra == BROADCAST,
+        };
+        if !mine {
+            return;
+        }
+        match why {
+            Drop::Collision => self.stats.collisions += 1,
+            Drop::Retry => self.stats.retry_drops += 1,
+            Drop::Busy => self.stats.busy_drops += 1,
+            Drop::Duplicate => self.stats.duplicates += 1,
+            Drop::Invalid => {}
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Drop {
+    Collision,
+    Retry,
+    Busy,
+    Duplicate,
+    /// A response that was not expected (ns-2's "INVALID STATE"), not counted.
+    Invalid,
+}
+
+#[cfg(test)]
+#[path = "mac_tests.rs"]
+mod tests;

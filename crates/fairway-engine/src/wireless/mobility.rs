@@ -1,0 +1,280 @@
+//! Node movement: straight-line moves at constant speed towards a destination, as ns-2's
+//! MobileNode makes them (`setdest X Y SPEED`, common/mobilenode.cc), given either as a list of
+//! such commands (ns-2's movement files, as CMU's setdest writes them) or drawn as the run goes
+//! by the random waypoint model with setdest's semantics (indep-utils/cmu-scen-gen/setdest,
+//! version 1: a node starts where it stands, pauses, then moves to a point drawn uniformly in the
+//! area at a drawn speed, pauses again on arrival, and so on). Positions are computed when asked
+//! for, from the current move: a node that stands still costs nothing.
+
+use fairway_core::{Dur, Rng, Time};
+
+/// How a random waypoint node draws its speed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Speed {
+    /// The same speed on every move, m/s.
+    Constant(f64),
+    /// Uniform in (min, max] m/s (setdest's version 1 draws in (0, max]).
+    Uniform { min: f64, max: f64 },
+}
+
+/// One `setdest` command: at `at`, node `node` (its wireless index) heads for (x, y) at `speed`
+/// m/s; speed 0 stops it where it is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SetDest {
+    pub at: Time,
+    pub node: usize,
+    pub x: f64,
+    pub y: f64,
+    pub speed: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum MobilitySpec {
+    /// setdest's random waypoint over the rectangle [0, width) x [0, height).
+    RandomWaypoint { width: f64, height: f64, speed: Speed, pause: Dur },
+    /// Explicit moves, in time order; `width` and `height` bound the topography (ns-2 ignores a
+    /// destination on or beyond its edges).
+    Moves { width: f64, height: f64, moves: Vec<SetDest> },
+}
+
+/// A node's current straight-line move.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Motion {
+    since: Time,
+    x: f64,
+    y: f64,
+    /// Unit direction and speed (m/s); zero speed stands still.
+    ux: f64,
+    uy: f64,
+    speed: f64,
+    dest_x: f64,
+    dest_y: f64,
+}
+
+impl Motion {
+    pub fn still(x: f64, y: f64) -> Motion {
+        Motion { since: Time::ZERO, x, y, ux: 0.0, uy: 0.0, speed: 0.0, dest_x: x, dest_y: y }
+    }
+
+    /// Where the node is at `t` (not before the move began), stopping at the destination
+    /// (ns-2's update_position clamps the overshoot).
+    pub fn at(&self, t: Time) -> (f64, f64) {
+        if self.speed == 0.0 {
+            return (self.x, self.y);
+        }
+        let s = t.saturating_since(self.since).as_secs_f64() * self.speed;
+        let mut x = self.x + self.ux * s;
+        let mut y = self.y + self.uy * s;
+        if (self.ux > 0.0 && x > self.dest_x) || (self.ux < 0.0 && x < self.dest_x) {
+            x = self.dest_x;
+        }
+        if (self.uy > 0.0 && y > self.dest_y) || (self.uy < 0.0 && y < self.dest_y) {
+            y = self.dest_y;
+        }
+        (x, y)
+    }
+
+    /// From where it is at `now`, the node heads for (x, y) at `speed` (ns-2 set_destination).
+    /// Returns when it gets there.
+    pub fn head_for(&mut self, now: Time, x: f64, y: f64, speed: f64) -> Time {
+        let (x0, y0) = self.at(now);
+        let (dx, dy) = (x - x0, y - y0);
+        let len = (dx * dx + dy * dy).sqrt();
+        let (ux, uy) = if len > 0.0 { (dx / len, dy / len) } else { (0.0, 0.0) };
+        *self = Motion { since: now, x: x0, y: y0, ux, uy, speed, dest_x: x, dest_y: y };
+        if speed > 0.0 && len > 0.0 {
+            now + Dur::from_secs_f64(len / speed)
+        } else {
+            now
+        }
+    }
+
+    pub fn moving(&self) -> bool {
+        self.speed > 0.0 && (self.ux != 0.0 || self.uy != 0.0)
+    }
+}
+
+/// A random waypoint node between events: pausing, or on its way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Pausing,
+    Moving,
+}
+
+/// What drives one node's moves during a run.
+pub struct Mover {
+    pub motion: Motion,
+    phase: Phase,
+    rng: Rng,
+}
+
+impl Mover {
+    pub fn new(x: f64, y: f64, rng: Rng) -> Mover {
+        Mover { motion: Motion::still(x, y), phase: Phase::Pausing, rng }
+    }
+
+    /// Random waypoint: the node's first event (setdest version 1 begins with a pause).
+    pub fn first(&self, pause: Dur) -> Time {
+        Time::ZERO + pause
+    }
+
+    /// Random waypoint: the pause or the move that ended at `now` is followed by the next;
+    /// returns when that one ends.
+    pub fn next(&mut self, now: Time, width: f64, height: f64, speed: Speed, pause: Dur) -> Time {
+        if self.phase == Phase::Moving && !pause.is_zero() {
+            // Arrived: stand still for the pause.
+            let (x, y) = self.motion.at(now);
+            self.motion = Motion { since: now, ..Motion::still(x, y) };
+            self.phase = Phase::Pausing;
+            return now + pause;
+        }
+        let x = self.rng.uniform() * width;
+        let y = self.rng.uniform() * height;
+        let v = match speed {
+            Speed::Constant(v) => v,
+            Speed::Uniform { min, max } => {
+                // (min, max]: never zero, as setdest asserts.
+                max - self.rng.uniform() * (max - min)
+            }
+        };
+        self.phase = Phase::Moving;
+        let arrive = self.motion.head_for(now, x, y, v);
+        // A destination drawn where the node stands: move on at the next instant.
+        arrive.max(now + Dur(1))
+    }
+}
+
+/// Reads ns-2 movement commands (the lines CMU's setdest writes), for wireless nodes numbered
+/// as ns-2's `$node_(i)`: `$node_(i) set X_ 12.5`, `$node_(i) set Y_ 40`, `$node_(i) set Z_ 0`
+/// (initial positions) and `$ns_ at 2.0 "$node_(i) setdest 100 200 5.0"`. Comments (`#`) and
+/// blank lines are skipped; `$god_` lines are ignored. Returns the initial positions given (node,
+/// x or y) and the moves in time order, or the line number and what is wrong.
+pub type Initial = Vec<(usize, char, f64)>;
+
+pub fn parse_moves(text: &str) -> Result<(Initial, Vec<SetDest>), (usize, String)> {
+    let mut init = vec![];
+    let mut moves = vec![];
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        let n = i + 1;
+        if line.is_empty() || line.starts_with('#') || line.contains("$god_") {
+            continue;
+        }
+        let node_of = |s: &str| -> Result<usize, (usize, String)> {
+            let inner = s
+                .strip_prefix("$node_(")
+                .and_then(|r| r.strip_suffix(')'))
+                .ok_or((n, format!("expected $node_(i), got `{s}`")))?;
+            inner.parse().map_err(|_| (n, format!("node index `{inner}` is not a number")))
+        };
+        let num = |s: &str| -> Result<f64, (usize, String)> {
+            let v: f64 = s.trim_matches('"').parse().map_err(|_| (n, format!("`{s}` is not a number")))?;
+            if v.is_finite() {
+                Ok(v)
+            } else {
+                Err((n, format!("`{s}` is not a finite number")))
+            }
+        };
+        let w: Vec<&str> = line.split_whitespace().collect();
+        match w.as_slice() {
+            [node, "set", coord, v] => {
+                let c = match *coord {
+                    "X_" => 'x',
+                    "Y_" => 'y',
+                    "Z_" => continue,
+                    other => return Err((n, format!("unknown coordinate `{other}` (X_, Y_, Z_)"))),
+                };
+                init.push((node_of(node)?, c, num(v)?));
+            }
+            [ns, "at", t, node, "setdest", x, y, s] if ns.starts_with('$') => {
+                let at = num(t)?;
+                let speed = num(s)?;
+                if at < 0.0 || speed < 0.0 {
+                    return Err((n, "negative time or speed".into()));
+                }
+                let node = node_of(node.trim_start_matches('"'))?;
+                moves.push(SetDest { at: Time::from_secs_f64(at), node, x: num(x)?, y: num(y)?, speed });
+            }
+            _ => {
+                return Err((n, format!("not a movement command: `{line}` (expected `$node_(i) set X_ v` or `$ns_ at t \"$node_(i) setdest x y speed\"`)")))
+            }
+        }
+    }
+    // Stable: commands for the same time keep their order, as ns-2 runs them.
+    moves.sort_by_key(|m| m.at);
+    Ok((init, moves))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: f64) -> Time {
+        Time::from_secs_f64(s)
+    }
+
+    #[test]
+    fn a_move_is_a_straight_line_that_stops_at_its_end() {
+        let mut m = Motion::still(0.0, 0.0);
+        let arrive = m.head_for(t(1.0), 30.0, 40.0, 10.0);
+        assert_eq!(arrive, t(6.0));
+        let (x, y) = m.at(t(3.5));
+        assert!((x - 15.0).abs() < 1e-9 && (y - 20.0).abs() < 1e-9, "{x} {y}");
+        assert_eq!(m.at(t(100.0)), (30.0, 40.0));
+        // Turning half-way starts the new leg where the node is.
+        m.head_for(t(3.5), 15.0, 0.0, 5.0);
+        let (x, y) = m.at(t(5.5));
+        assert!((x - 15.0).abs() < 1e-9 && (y - 10.0).abs() < 1e-9, "{x} {y}");
+    }
+
+    /// setdest version 1: pause first, then move at a constant speed to a point in the area,
+    /// pause again on arrival.
+    #[test]
+    fn random_waypoint_pauses_then_moves_inside_the_area() {
+        let pause = Dur::from_secs(10);
+        let mut m = Mover::new(500.0, 500.0, Rng::stream(1, "rw"));
+        let mut now = m.first(pause);
+        assert_eq!(now, t(10.0));
+        for _ in 0..50 {
+            let start = m.motion.at(now);
+            let end = m.next(now, 1000.0, 1000.0, Speed::Constant(20.0), pause);
+            let (x, y) = m.motion.at(end);
+            assert!((0.0..1000.0).contains(&x) && (0.0..1000.0).contains(&y));
+            let d = ((x - start.0).powi(2) + (y - start.1).powi(2)).sqrt();
+            assert!(((end - now).as_secs_f64() - d / 20.0).abs() < 1e-6);
+            // The pause on arrival.
+            let resume = m.next(end, 1000.0, 1000.0, Speed::Constant(20.0), pause);
+            assert_eq!(resume, end + pause);
+            assert_eq!(m.motion.at(resume), (x, y));
+            now = resume;
+        }
+    }
+
+    #[test]
+    fn uniform_speeds_stay_in_their_range() {
+        let mut m = Mover::new(0.0, 0.0, Rng::stream(2, "rw"));
+        let mut now = Time::ZERO;
+        for _ in 0..200 {
+            let end = m.next(now, 100.0, 100.0, Speed::Uniform { min: 0.0, max: 5.0 }, Dur::ZERO);
+            assert!(m.motion.speed > 0.0 && m.motion.speed <= 5.0);
+            now = end;
+        }
+    }
+
+    #[test]
+    fn setdest_files_are_read() {
+        let text = "# nodes: 2\n$node_(0) set X_ 10.0\n$node_(0) set Y_ 20.0\n$node_(0) set Z_ 0.0\n\
+                    $ns_ at 5.0 \"$node_(1) setdest 100.0 50.0 3.5\"\n$ns_ at 1.5 \"$node_(0) setdest 1 2 0\"\n\
+                    $god_ set-dist 0 1 2\n";
+        let (init, moves) = parse_moves(text).unwrap();
+        assert_eq!(init, vec![(0, 'x', 10.0), (0, 'y', 20.0)]);
+        assert_eq!(moves.len(), 2);
+        assert_eq!((moves[0].node, moves[0].at), (0, t(1.5)));
+        assert_eq!((moves[1].x, moves[1].y, moves[1].speed), (100.0, 50.0, 3.5));
+        let e = parse_moves("$node_(0) set W_ 1\n").unwrap_err();
+        assert_eq!(e.0, 1);
+        let e = parse_moves("\n$ns_ at x \"$node_(0) setdest 1 2 3\"\n").unwrap_err();
+        assert_eq!(e.0, 2);
+        assert!(e.1.contains("`x` is not a number"), "{}", e.1);
+    }
+}

@@ -1,0 +1,310 @@
+//! The wireless keys of a scenario file: `[[node]]` entries (wireless nodes and where they
+//! stand) and the `[wireless]` table (radio, MAC and routing, the same on every node). Defaults
+//! are ns-2.35's (docs/scenarios.md, "Wireless nodes").
+
+use std::path::Path;
+
+use fairway_core::{Dur, NodeId, Rate};
+use fairway_engine::wireless::mobility::parse_moves;
+use fairway_engine::wireless::{MacParams, MobilitySpec, Model, Radio, Routing, Speed, WirelessNode, WirelessSpec};
+
+use crate::reader::{Res, Tbl, Val};
+
+pub const NODE_KEYS: &[&str] = &["name", "at", "step", "count"];
+pub const WIRELESS_KEYS: &[&str] = &[
+    "propagation",
+    "routing",
+    "data_rate",
+    "basic_rate",
+    "rts_threshold",
+    "ifq_limit",
+    "arp",
+    "ll_delay",
+    "tx_power",
+    "frequency",
+    "antenna_height",
+    "system_loss",
+    "rx_threshold",
+    "cs_threshold",
+    "capture_ratio",
+    "cw_min",
+    "cw_max",
+    "slot",
+    "sifs",
+    "short_retry",
+    "long_retry",
+    "mobility",
+];
+pub const MOBILITY_KEYS: &[&str] = &["model", "area", "speed", "max_speed", "min_speed", "pause", "file"];
+
+/// A `[[node]]` entry (one of a `count` group): its name and position, metres, if it has one.
+pub fn node(t: &Tbl, idx: Option<u64>) -> Res<(String, Option<(f64, f64)>)> {
+    let name = t.req("name")?.name()?;
+    let Some(at) = t.get("at") else {
+        if let Some(s) = t.get("step") {
+            return Err(s.error("`step` places the nodes of a `count` group from `at`, which is missing"));
+        }
+        let _ = t.get("count");
+        t.finish(NODE_KEYS)?;
+        return Ok((name, None));
+    };
+    let xy = at.numbers()?;
+    if xy.len() != 2 {
+        return Err(at.error(format!("expected [x, y] in metres, got {} numbers", xy.len())));
+    }
+    let (mut x, mut y) = (xy[0], xy[1]);
+    match (t.get("step"), idx) {
+        (Some(s), Some(i)) => {
+            let d = s.numbers()?;
+            if d.len() != 2 {
+                return Err(s.error(format!("expected [dx, dy] in metres, got {} numbers", d.len())));
+            }
+            x += d[0] * i as f64;
+            y += d[1] * i as f64;
+        }
+        (Some(s), None) => return Err(s.error("`step` places the nodes of a `count` group; this entry has no `count`")),
+        (None, _) => {}
+    }
+    // Read by `expand`, on the entry this instance came from.
+    let _ = t.get("count");
+    t.finish(NODE_KEYS)?;
+    Ok((name, Some((x, y))))
+}
+
+fn positive(v: &Val, what: &str) -> Res<f64> {
+    let x = v.f64()?;
+    if x <= 0.0 {
+        return Err(v.error(format!("{what} must be positive, got {x}")));
+    }
+    Ok(x)
+}
+
+fn rate(v: &Val) -> Res<Rate> {
+    v.rate_pos()
+}
+
+fn dur(v: &Val) -> Res<Dur> {
+    v.dur_pos()
+}
+
+/// The `[wireless]` table (absent: ns-2's defaults) for `nodes`; a movement file is read
+/// from `dir`, the scenario file's folder.
+pub fn spec(v: Option<Val>, nodes: Vec<WirelessNode>, dir: &Path) -> Res<WirelessSpec> {
+    let mut s = WirelessSpec::ns2(nodes);
+    let Some(v) = v else { return Ok(s) };
+    let t = v.table()?;
+    let r: &mut Radio = &mut s.radio;
+    if let Some(v) = t.get("propagation") {
+        r.model = match v.string()?.as_str() {
+            "two_ray_ground" => Model::TwoRayGround,
+            "free_space" => Model::FreeSpace,
+            other => return Err(v.error(format!("unknown propagation `{other}` (two_ray_ground, free_space)"))),
+        };
+    }
+    if let Some(v) = t.get("tx_power") {
+        r.tx_power = positive(&v, "tx_power (W)")?;
+    }
+    if let Some(v) = t.get("frequency") {
+        r.frequency = positive(&v, "frequency (Hz)")?;
+    }
+    if let Some(v) = t.get("antenna_height") {
+        r.antenna_height = positive(&v, "antenna_height (m)")?;
+    }
+    if let Some(v) = t.get("system_loss") {
+        let l = v.f64()?;
+        if l < 1.0 {
+            return Err(v.error(format!("system_loss is a loss factor, at least 1, got {l}")));
+        }
+        r.system_loss = l;
+    }
+    if let Some(v) = t.get("rx_threshold") {
+        r.rx_threshold = positive(&v, "rx_threshold (W)")?;
+    }
+    if let Some(v) = t.get("cs_threshold") {
+        r.cs_threshold = positive(&v, "cs_threshold (W)")?;
+    }
+    if r.cs_threshold > r.rx_threshold {
+        let at = t.get("cs_threshold").or(t.get("rx_threshold")).expect("one was set");
+        return Err(at.error(format!(
+            "cs_threshold ({:e} W) is above rx_threshold ({:e} W): a node would decode frames it cannot sense",
+            r.cs_threshold, r.rx_threshold
+        )));
+    }
+    if let Some(v) = t.get("capture_ratio") {
+        let c = v.f64()?;
+        if c < 1.0 {
+            return Err(v.error(format!("capture_ratio is a power ratio, at least 1, got {c}")));
+        }
+        r.capture_ratio = c;
+    }
+    let m: &mut MacParams = &mut s.mac;
+    if let Some(v) = t.get("data_rate") {
+        m.data_rate = rate(&v)?;
+    }
+    if let Some(v) = t.get("basic_rate") {
+        m.basic_rate = rate(&v)?;
+    }
+    if let Some(v) = t.get("rts_threshold") {
+        m.rts_threshold = v.int_in(0, u32::MAX as i64)? as u32;
+    }
+    if let Some(v) = t.get("ifq_limit") {
+        // ns-2's DropTail holds limit - 1 behind the packet at the MAC: 2 is the least useful.
+        m.ifq_limit = v.int_in(2, 1_000_000)? as usize;
+    }
+    if let Some(v) = t.get("cw_min") {
+        m.cw_min = v.int_in(1, 1 << 20)? as u32;
+    }
+    if let Some(v) = t.get("cw_max") {
+        m.cw_max = v.int_in(1, 1 << 20)? as u32;
+    }
+    if m.cw_min > m.cw_max {
+        let at = t.get("cw_min").or(t.get("cw_max")).expect("one was set");
+        return Err(at.error(format!("cw_min ({}) is above cw_max ({})", m.cw_min, m.cw_max)));
+    }
+    if let Some(v) = t.get("slot") {
+        m.slot = dur(&v)?;
+    }
+    if let Some(v) = t.get("sifs") {
+        m.sifs = dur(&v)?;
+    }
+    if let Some(v) = t.get("short_retry") {
+        m.short_retry = v.int_in(1, 255)? as u32;
+    }
+    if let Some(v) = t.get("long_retry") {
+        m.long_retry = v.int_in(1, 255)? as u32;
+    }
+    if let Some(v) = t.get("routing") {
+        s.routing = match v.string()?.as_str() {
+            "none" => Routing::Direct,
+            "static" => Routing::Static,
+            "aodv" => Routing::Aodv,
+            other => return Err(v.error(format!("unknown routing `{other}` (none, static, aodv)"))),
+        };
+    }
+    if let Some(v) = t.get("arp") {
+        s.arp = v.bool()?;
+    }
+    if let Some(v) = t.get("ll_delay") {
+        s.ll_delay = v.dur()?;
+    }
+    if let Some(m) = t.get("mobility") {
+        s.mobility = Some(mobility(&m, &mut s.nodes, dir)?);
+        if s.routing == Routing::Static {
+            let at = t.get("routing").unwrap_or(m);
+            return Err(at.error(
+                "static routes are computed once, from where the nodes start: with moving nodes use routing = \"aodv\"",
+            ));
+        }
+    }
+    t.finish(WIRELESS_KEYS)?;
+    Ok(s)
+}
+
+fn area(v: &Val) -> Res<(f64, f64)> {
+    let wh = v.numbers()?;
+    if wh.len() != 2 || wh.iter().any(|&d| d <= 0.0) {
+        return Err(v.error("expected [width, height], two positive numbers of metres"));
+    }
+    Ok((wh[0], wh[1]))
+}
+
+/// `[wireless.mobility]`: random waypoint, or ns-2 movement commands from a file.
+fn mobility(v: &Val, nodes: &mut [WirelessNode], dir: &Path) -> Res<MobilitySpec> {
+    let t = v.table()?;
+    let model = t.req("model")?;
+    let (width, height) = area(&t.req("area")?)?;
+    let spec = match model.string()?.as_str() {
+        "random_waypoint" => {
+            let speed = match (t.get("speed"), t.get("max_speed")) {
+                (Some(s), None) => Speed::Constant(positive(&s, "speed (m/s)")?),
+                (None, Some(m)) => {
+                    let max = positive(&m, "max_speed (m/s)")?;
+                    let min = match t.get("min_speed") {
+                        Some(v) => v.f64()?,
+                        None => 0.0,
+                    };
+                    if !(0.0..max).contains(&min) {
+                        return Err(t
+                            .get("min_speed")
+                            .expect("set")
+                            .error(format!("min_speed must be in [0, max_speed), got {min}")));
+                    }
+                    Speed::Uniform { min, max }
+                }
+                (Some(s), Some(_)) => {
+                    return Err(
+                        s.error("give `speed` (constant) or `max_speed` (uniform, as setdest draws it), not both")
+                    )
+                }
+                (None, None) => return Err(t.error(
+                    "random waypoint needs `speed` (m/s, constant) or `max_speed` (uniform in (min_speed, max_speed])",
+                )),
+            };
+            let pause = match t.get("pause") {
+                Some(p) => p.dur()?,
+                None => Dur::ZERO,
+            };
+            for w in nodes.iter() {
+                let inside = (0.0..=width).contains(&w.x) && (0.0..=height).contains(&w.y);
+                if w.placed && !inside {
+                    return Err(t.error(format!("a node stands at ({}, {}), outside the area", w.x, w.y)));
+                }
+            }
+            MobilitySpec::RandomWaypoint { width, height, speed, pause }
+        }
+        "file" => {
+            let fv = t.req("file")?;
+            let path = dir.join(fv.string()?);
+            let text =
+                std::fs::read_to_string(&path).map_err(|e| fv.error(format!("cannot read {}: {e}", path.display())))?;
+            let (init, moves) =
+                parse_moves(&text).map_err(|(line, msg)| fv.error(format!("{}:{line}: {msg}", path.display())))?;
+            let mut set = vec![(false, false); nodes.len()];
+            for (i, c, v) in init {
+                let Some(w) = nodes.get_mut(i) else {
+                    return Err(fv.error(format!(
+                        "{} places $node_({i}), but there are {} wireless nodes",
+                        path.display(),
+                        nodes.len()
+                    )));
+                };
+                if w.placed {
+                    return Err(fv.error(format!("$node_({i}) is placed both by its `at` and by {}", path.display())));
+                }
+                if c == 'x' {
+                    w.x = v;
+                    set[i].0 = true;
+                } else {
+                    w.y = v;
+                    set[i].1 = true;
+                }
+            }
+            for (w, s) in nodes.iter_mut().zip(&set) {
+                if s.0 && s.1 {
+                    w.placed = true;
+                }
+            }
+            if let Some(m) = moves.iter().find(|m| m.node >= nodes.len()) {
+                return Err(fv.error(format!(
+                    "{} moves $node_({}), but there are {} wireless nodes",
+                    path.display(),
+                    m.node,
+                    nodes.len()
+                )));
+            }
+            MobilitySpec::Moves { width, height, moves }
+        }
+        other => return Err(model.error(format!("unknown mobility model `{other}` (random_waypoint, file)"))),
+    };
+    t.finish(MOBILITY_KEYS)?;
+    Ok(spec)
+}
+
+/// Whether wireless node `a` can reach `b` with the spec's routing (one hop for `none`).
+pub fn reachable(s: &WirelessSpec, hops: &[Vec<Option<u32>>], a: NodeId, b: NodeId) -> bool {
+    let (Some(i), Some(j)) = (s.index_of(a), s.index_of(b)) else { return false };
+    match s.routing {
+        Routing::Direct => s.radio.received_power(s.distance(i, j)) >= s.radio.rx_threshold,
+        Routing::Static | Routing::Aodv => hops[i][j].is_some(),
+    }
+}
