@@ -576,7 +576,7 @@ def run_sweep_bench(exe, reps, mach, tmp, raw):
 
 
 # Benchmarks of other parts, written by their own scripts beside this one's results.md.
-OTHER_BENCHMARKS = [("results-aqm.md", "aqm.py"), ("results-dccp.md", "dccp.py")]
+OTHER_BENCHMARKS = [("results-aqm.md", "aqm.py"), ("results-dccp.md", "dccp.py"), ("results-wireless.md", "wireless.py")]
 
 
 def report(results, pairs, sweep, raw, notes, mach, commit, digest, a):

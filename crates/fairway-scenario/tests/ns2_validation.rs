@@ -390,8 +390,6 @@ enum DelayBand {
     /// that is wider: where routes break and mend, the delay swings from seed to seed in either
     /// simulator.
     Spread,
-    /// Not compared (TCP; see docs/semantics.md, "Wireless").
-    None,
 }
 
 /// Wireless (802.11) scenarios against validation/wireless.tcl, over seeds 1 to `seeds` (ns-2
@@ -464,7 +462,6 @@ fn compare_wireless(name: &str, seeds: u64, band: DelayBand) {
     let delay_ok = match band {
         DelayBand::Tight => d.abs() <= THROUGHPUT_TOLERANCE,
         DelayBand::Spread => d.abs() <= THROUGHPUT_TOLERANCE || (fw_delay - ns_delay).abs() <= 2.0 * se,
-        DelayBand::None => true,
     };
     if !delay_ok {
         failed.push("delay");
@@ -502,10 +499,12 @@ fn wireless_chain_agrees_with_ns2() {
     compare_wireless("wireless-chain", 3, DelayBand::Tight);
 }
 
-/// TCP's per-packet delay is left out: see docs/semantics.md, "Wireless".
+/// TCP's delay hangs on how its window splits between the data queued at the sender and the
+/// ACKs queued at the receiver, which the MAC's contention decides anew every run (0.08 to 0.16 s
+/// over ns-2's first six seeds, 0.07 to 0.14 s in fairway's): compared within the spread.
 #[test]
 fn wireless_tcp_agrees_with_ns2() {
-    compare_wireless("wireless-tcp", 3, DelayBand::None);
+    compare_wireless("wireless-tcp", 3, DelayBand::Spread);
 }
 
 #[test]

@@ -366,6 +366,7 @@ impl Mac {
         if let Some((at, gen)) = self.backoff.start(now, slots, self.p.slot, idle, difs) {
             out.push(MacOut::Arm { timer: TimerKind::Backoff, at, gen });
         }
+        self.arm_nav(now, out);
     }
 
     /// The backoff counts only while the medium is idle (ns-2 checkBackoffTimer).
@@ -376,6 +377,7 @@ impl Mac {
         }
         if !self.is_idle(now) && self.backoff.busy() && !self.backoff.paused() {
             self.backoff.pause(now, self.p.slot);
+            self.arm_nav(now, out);
         }
     }
 
@@ -394,9 +396,23 @@ impl Mac {
         let d = whole_us(d);
         if now + d > self.nav {
             self.nav = now + d;
-            self.stop(TimerKind::Nav);
-            self.start(now, TimerKind::Nav, d, out);
+            self.arm_nav(now, out);
         }
+    }
+
+    /// The NAV's expiry matters only to a paused backoff, which it may resume (ns-2's
+    /// navHandler does nothing else), so its event is armed only while one waits on it: most
+    /// stations overhear most frames with nothing to send.
+    fn arm_nav(&mut self, now: Time, out: &mut Vec<MacOut>) {
+        if !self.backoff.paused() || self.nav <= now {
+            return;
+        }
+        let t = &self.timers[TimerKind::Nav as usize];
+        if t.busy() && now + t.remaining(now) == self.nav {
+            return;
+        }
+        self.stop(TimerKind::Nav);
+        self.start(now, TimerKind::Nav, self.nav - now, out);
     }
 
     fn inc_cw(&mut self) {
