@@ -255,6 +255,12 @@ fn mobility(v: &Val, nodes: &mut [WirelessNode], dir: &Path) -> Res<MobilitySpec
         "file" => {
             let fv = t.req("file")?;
             let path = dir.join(fv.string()?);
+            // A regular file only: a device or a pipe could be endless.
+            match std::fs::metadata(&path) {
+                Ok(m) if m.is_file() => {}
+                Ok(_) => return Err(fv.error(format!("{} is not a regular file", path.display()))),
+                Err(e) => return Err(fv.error(format!("cannot read {}: {e}", path.display()))),
+            }
             let text =
                 std::fs::read_to_string(&path).map_err(|e| fv.error(format!("cannot read {}: {e}", path.display())))?;
             let (init, moves) =

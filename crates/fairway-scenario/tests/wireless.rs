@@ -251,6 +251,7 @@ fn mobility_settings_are_checked() {
         ("{ model = \"random_waypoint\", area = [100], speed = 5 }", "aodv", "[width, height]"),
         ("{ model = \"brownian\", area = [100, 100] }", "aodv", "unknown mobility model"),
         ("{ model = \"file\", area = [100, 100], file = \"/nonexistent/moves.tcl\" }", "aodv", "cannot read"),
+        ("{ model = \"file\", area = [100, 100], file = \"/dev/zero\" }", "aodv", "not a regular file"),
     ];
     for (mob, routing, want) in cases {
         let e = parse_err(&base(mob, routing));
