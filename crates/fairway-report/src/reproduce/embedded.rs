@@ -45,6 +45,8 @@ pub const FILES: &[(&str, &[(&str, &str)])] = &[
             ("voip-tcp-greedy", include_str!("../../../../scenarios/janani-tfrc/voip-tcp-greedy.toml")),
             ("voip-udp", include_str!("../../../../scenarios/janani-tfrc/voip-udp.toml")),
             ("voip-udp-greedy", include_str!("../../../../scenarios/janani-tfrc/voip-udp-greedy.toml")),
+            ("wireless-videoconf-tcp", include_str!("../../../../scenarios/janani-tfrc/wireless-videoconf-tcp.toml")),
+            ("wireless-voip-udp", include_str!("../../../../scenarios/janani-tfrc/wireless-voip-udp.toml")),
         ],
     ),
     (
