@@ -72,10 +72,6 @@ impl Ifq {
         });
         out
     }
-
-    pub fn items(&self) -> impl Iterator<Item = &IfqItem> {
-        self.q.iter()
-    }
 }
 
 #[cfg(test)]

@@ -314,10 +314,6 @@ impl Mac {
         }
     }
 
-    pub fn params(&self) -> &MacParams {
-        &self.p
-    }
-
     /// The data frame the MAC is trying to send.
     pub fn pending(&self) -> Option<&Frame> {
         self.pkt_tx.as_ref()

@@ -88,10 +88,6 @@ impl Motion {
             now
         }
     }
-
-    pub fn moving(&self) -> bool {
-        self.speed > 0.0 && (self.ux != 0.0 || self.uy != 0.0)
-    }
 }
 
 /// A random waypoint node between events: pausing, or on its way.
