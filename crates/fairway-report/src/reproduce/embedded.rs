@@ -46,7 +46,15 @@ pub const FILES: &[(&str, &[(&str, &str)])] = &[
             ("voip-udp", include_str!("../../../../scenarios/janani-tfrc/voip-udp.toml")),
             ("voip-udp-greedy", include_str!("../../../../scenarios/janani-tfrc/voip-udp-greedy.toml")),
             ("wireless-videoconf-tcp", include_str!("../../../../scenarios/janani-tfrc/wireless-videoconf-tcp.toml")),
+            (
+                "wireless-videoconf-tcp-greedy",
+                include_str!("../../../../scenarios/janani-tfrc/wireless-videoconf-tcp-greedy.toml"),
+            ),
             ("wireless-voip-udp", include_str!("../../../../scenarios/janani-tfrc/wireless-voip-udp.toml")),
+            (
+                "wireless-voip-udp-greedy",
+                include_str!("../../../../scenarios/janani-tfrc/wireless-voip-udp-greedy.toml"),
+            ),
         ],
     ),
     (

@@ -80,7 +80,7 @@ Papers (seed file in shared/seeds/):
   dccp-ns2     seed 001  TCP vs DCCP CCID2 and CCID3 in ns-2
   elaarag2002  seed 002  IFTP, TCP emulated by the inter-packet gap
   chung-dcbt   seed 003  RED, CBT and Dynamic-CBT with MM_APP/MPEG_APP
-  janani-tfrc  seed 004  TFRC vs TCP vs UDP for VoIP and video, wired
+  janani-tfrc  seed 004  TFRC vs TCP vs UDP for VoIP and video, wired and ad hoc
 
 Writes DIR/report.md (the counts of claims by verdict first), DIR/claims.csv
 (claim,source,paper,fairway,band,verdict) and each experiment's runs beside them.

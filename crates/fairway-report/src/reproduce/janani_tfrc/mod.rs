@@ -1,12 +1,16 @@
 //! Seed 004 (Janani & Chenna Reddy): TFRC for VoIP, video conference and video streaming beside
-//! TCP and beside UDP on a 4 Mb/s dumbbell, wired part (§5.1, Tables 1 to 4, Figs 2 to 7). Each
-//! file of scenarios/janani-tfrc/ is one application, one comparator and one reading of "TFRC
-//! rate is set to X" (application-limited, or ns-2's greedy default); each runs at every N of the
-//! paper, the flow counts set from N. [`claims`] checks the tables cell by cell and the stated
-//! orderings against the reading closer to the tables; [`report`] shows both.
+//! TCP and beside UDP on a 4 Mb/s dumbbell (§5.1, Tables 1 to 4, Figs 2 to 7) and among mobile
+//! ad hoc nodes ([`wireless`]: §5.2, Tables 5 and 6). Each wired file of scenarios/janani-tfrc/
+//! is one application, one comparator and one reading of "TFRC rate is set to X"
+//! (application-limited, or ns-2's greedy default); each runs at every N of the paper, the flow
+//! counts set from N. [`claims`] checks the tables cell by cell and the stated orderings against
+//! the reading closer to the tables; [`report`] shows both.
 
 pub mod claims;
 mod report;
+pub mod wireless;
+pub mod wireless_claims;
+mod wireless_report;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -143,7 +147,7 @@ pub struct ClassMeasures {
 }
 
 impl ClassMeasures {
-    fn of(summaries: &[&Summary], class: &str) -> ClassMeasures {
+    pub(super) fn of(summaries: &[&Summary], class: &str) -> ClassMeasures {
         let get = |f: &dyn Fn(&fairway_engine::results::ClassSummary) -> Option<f64>| {
             Estimate::of(summaries.iter().filter_map(|s| s.classes.iter().find(|c| c.class == class)).filter_map(f))
         };
@@ -219,7 +223,8 @@ pub fn reproduce(opts: &ReproduceOptions, progress: &mut dyn FnMut(&str)) -> Res
         }
     }
     let r = Results { points, reps: opts.reps };
-    report::write_all(&r, opts)
+    let w = wireless::run(opts, progress)?;
+    report::write_all(&r, &w, opts)
 }
 
 #[cfg(test)]

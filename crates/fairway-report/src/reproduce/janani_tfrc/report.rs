@@ -6,16 +6,20 @@ use std::path::PathBuf;
 use super::super::stats::Estimate;
 use super::super::{write, write_report, ReproduceError, ReproduceOptions};
 use super::claims::{claims, closer, TABLES};
-use super::{App, Comparator, Experiment, Reading, Results, NODES};
+use super::{wireless, wireless_claims, wireless_report, App, Comparator, Experiment, Reading, Results, NODES};
 use crate::output::svg::{stack, Plot, Series, Style};
 
-pub fn write_all(r: &Results, opts: &ReproduceOptions) -> Result<PathBuf, ReproduceError> {
-    let c = claims(r);
+pub fn write_all(r: &Results, w: &wireless::Results, opts: &ReproduceOptions) -> Result<PathBuf, ReproduceError> {
+    let mut c = claims(r);
+    c.rows.extend(wireless_claims::claims(w).rows);
     write(&opts.out.join("claims.csv"), &c.csv())?;
     let (reading, da, db) = closer(r);
     let seeds = opts.seeds();
     let mut s = String::new();
-    let _ = writeln!(s, "# Seed 004 reproduced: Janani & Chenna Reddy (TFRC for real-time applications), wired\n");
+    let _ = writeln!(
+        s,
+        "# Seed 004 reproduced: Janani & Chenna Reddy (TFRC for real-time applications), wired and wireless\n"
+    );
     let _ = writeln!(s, "**{}** The table at the end lists each; claims.csv holds the same rows.\n", c.summary());
     let _ = writeln!(
         s,
@@ -112,8 +116,10 @@ of Tables 1 to 4 is {da:.2} for A and {db:.2} for B, so the claims below use **{
         }
     }
     s.push('\n');
+    s.push_str(&wireless_report::section(w));
     let _ = writeln!(s, "## Claims\n\n{}", c.markdown());
-    let figs = figures(r, opts)?;
+    let mut figs = figures(r, opts)?;
+    figs.extend(wireless_report::figures(w, opts)?);
     let captions: Vec<(&str, String)> = figs.iter().map(|(f, c)| (f.as_str(), c.clone())).collect();
     write_report(opts, s, &captions)
 }
