@@ -79,6 +79,18 @@ enum Cmd {
         /// Print nothing but errors.
         #[arg(long, short)]
         quiet: bool,
+        /// Trace as the run goes: `agents` writes trace-agents.csv, every change of each
+        /// sender's cwnd, ssthresh, srtt, rttvar and RTO (TCP, CCID2, IFTP) or rate and loss
+        /// event rate (TFRC, CCID3).
+        #[arg(long, value_enum, value_name = "WHAT")]
+        trace: Vec<TraceKind>,
+        /// Trace only this flow (its name, or its [[flow]] entry's name for all of a group);
+        /// repeat for more [default: every flow].
+        #[arg(long, value_name = "NAME", requires = "trace")]
+        trace_flow: Vec<String>,
+        /// Rows a trace file holds at most; the rest are counted, not written.
+        #[arg(long, value_name = "ROWS", default_value_t = 2_000_000, requires = "trace")]
+        trace_limit: u64,
     },
     /// Check a scenario file without running it.
     Check { file: PathBuf },
@@ -123,6 +135,20 @@ enum Cmd {
     },
 }
 
+/// What `fairway run --trace` can trace.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum TraceKind {
+    /// Senders' congestion-control state at every change (trace-agents.csv).
+    Agents,
+}
+
+/// What a run traces, from the command line.
+struct TraceArgs {
+    kinds: Vec<TraceKind>,
+    flows: Vec<String>,
+    limit: u64,
+}
+
 #[derive(Subcommand)]
 enum ModelCmd {
     /// IFTP's bandwidth model (seed 002 §5): ideal (eqs. 17-20), non-ideal (26), worst case (27).
@@ -155,7 +181,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     interrupt::install();
     let result = match cli.cmd {
-        Cmd::Run { file, out, seed, quiet } => run(&file, out, seed, quiet),
+        Cmd::Run { file, out, seed, quiet, trace, trace_flow, trace_limit } => {
+            run(&file, out, seed, quiet, &TraceArgs { kinds: trace, flows: trace_flow, limit: trace_limit })
+        }
         Cmd::Check { file } => check(&file),
         Cmd::Sweep { file, out, jobs, quiet } => run_sweep(&file, out, jobs, quiet),
         Cmd::Reproduce { name, out, scenarios, seed, reps } => reproduce(&name, out, scenarios, seed, reps),
@@ -326,8 +354,35 @@ fn run_sweep(file: &Path, out: Option<PathBuf>, jobs: Option<u64>, quiet: bool) 
     }
 }
 
-fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Result<(), Failure> {
+/// The flows a trace covers (scenario indices): those named, by flow or by [[flow]] entry, or
+/// every flow when none is.
+fn traced_flows(sc: &fairway_engine::scenario::Scenario, names: &[String]) -> Result<Vec<usize>, Failure> {
+    if names.is_empty() {
+        return Ok((0..sc.flows.len()).collect());
+    }
+    let mut v = vec![];
+    for n in names {
+        let hits: Vec<usize> =
+            (0..sc.flows.len()).filter(|&i| sc.flows[i].name == *n || sc.flows[i].group == *n).collect();
+        if hits.is_empty() {
+            let mut known: Vec<&str> = sc.flows.iter().map(|f| f.name.as_str()).collect();
+            known.truncate(20);
+            return Err(Failure::Input(format!(
+                "--trace-flow {n}: no flow or [[flow]] entry of that name (flows: {}{})",
+                known.join(", "),
+                if sc.flows.len() > 20 { ", ..." } else { "" }
+            )));
+        }
+        v.extend(hits);
+    }
+    v.sort_unstable();
+    v.dedup();
+    Ok(v)
+}
+
+fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool, trace: &TraceArgs) -> Result<(), Failure> {
     let sc = load(file)?;
+    let trace_agents = if trace.kinds.contains(&TraceKind::Agents) { traced_flows(&sc, &trace.flows)? } else { vec![] };
     if !quiet && has_sweep(file) {
         eprintln!(
             "note: {} has a [sweep] table, ignored here: this runs its base values (`fairway sweep` runs the grid)",
@@ -360,12 +415,23 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Res
         }
     };
     // The command ends soon after the run (see below): the simulator's state is left to the exit.
-    let opts = RunOptions { seed, leave_state: true, interrupt: Some(&interrupt::INTERRUPTED), ..Default::default() };
+    let opts = RunOptions {
+        seed,
+        leave_state: true,
+        interrupt: Some(&interrupt::INTERRUPTED),
+        trace_agents,
+        ..Default::default()
+    };
     // The time series go to their files as the run makes them (memory does not grow with the
     // run's length).
     let kept = if out.exists() { "; the earlier results there are unchanged" } else { "" };
     let mut stream = StreamWriter::create(staged.dir(), &sc)
         .with_context(|| format!("writing results to {}{kept}", out.display()))?;
+    if !opts.trace_agents.is_empty() {
+        stream
+            .trace_agents(staged.dir(), trace.limit)
+            .with_context(|| format!("writing results to {}{kept}", out.display()))?;
+    }
     let mut res = fairway_engine::run_into(&sc, &opts, &mut progress, &mut stream).context("the run failed")?;
     if shown {
         eprintln!();
@@ -377,9 +443,14 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Res
             res.summary.duration_s, total
         );
     }
+    let traced = stream.finish_trace().with_context(|| format!("writing results to {}{kept}", out.display()))?;
     let written = stream
         .finish(&mut res)
         .and_then(|streamed| output::write_after_stream(&res, &sc, staged.dir(), streamed))
+        .map(|mut w| {
+            w.extend(traced.as_ref().map(|t| t.path.clone()));
+            w
+        })
         .map_err(anyhow::Error::new)
         .and_then(|w| staged.commit().map(|_| w).map_err(anyhow::Error::new))
         .with_context(|| format!("writing results to {}{kept}", out.display()))?;
@@ -398,6 +469,12 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Res
         print!("{}", output::table::render(&res));
         println!();
         println!("results in {}/ ({} files: {})", out.display(), written.len(), names(&written));
+        if let Some(t) = traced.as_ref().filter(|t| t.left_out > 0) {
+            eprintln!(
+                "warning: trace-agents.csv holds the first {} state changes; {} more were left out (--trace-limit)",
+                t.rows, t.left_out
+            );
+        }
     }
     // The command ends here: with many flows the scenario and the results are tens of
     // thousands of small allocations, which the process's exit returns at once.

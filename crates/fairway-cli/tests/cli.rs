@@ -317,3 +317,50 @@ fn a_closed_stdout_is_not_a_panic() {
     assert!(out.join("summary.json").exists(), "the results are written all the same");
     let _ = fs::remove_dir_all(out);
 }
+
+/// `--trace agents` writes trace-agents.csv beside the results, with a row per state change of
+/// the flows named (the FTP here; the CBR has no congestion control), and the rest of the
+/// folder as without it.
+#[test]
+fn run_traces_a_flows_state_changes() {
+    let (out, plain) = (tmp("trace"), tmp("trace-plain"));
+    let file = "scenarios/validation/kadhum2015-cbr.toml";
+    let o = fairway(&["run", file, "--out", out.to_str().unwrap(), "--trace", "agents", "--trace-flow", "ftp"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("trace-agents.csv"));
+    let csv = fs::read_to_string(out.join("trace-agents.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("time_s,flow,conn,cwnd_pkts,ssthresh_pkts,srtt_s,rttvar_s,rto_s,rate_bps,loss_event_rate")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert!(rows.len() > 100, "{} rows", rows.len());
+    assert!(rows.iter().all(|r| r.len() == 10 && r[1] == "ftp" && !r[3].is_empty() && r[8].is_empty()));
+    let o = fairway(&["run", file, "--out", plain.to_str().unwrap()]);
+    assert!(o.status.success());
+    assert!(!plain.join("trace-agents.csv").exists());
+    for f in ["summary.json", "flows.csv", "queue.csv"] {
+        assert_eq!(fs::read(out.join(f)).unwrap(), fs::read(plain.join(f)).unwrap(), "{f}");
+    }
+    let _ = fs::remove_dir_all(&out);
+    let _ = fs::remove_dir_all(&plain);
+}
+
+/// The trace's bound: the first rows are kept and the run says how many it left out; a flow
+/// name the scenario lacks is an input error naming the flows it has.
+#[test]
+fn a_trace_is_bounded_and_its_flows_checked() {
+    let out = tmp("trace-limit");
+    let file = "scenarios/validation/kadhum2015-cbr.toml";
+    let o = fairway(&["run", file, "--out", out.to_str().unwrap(), "--trace", "agents", "--trace-limit", "7"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(fs::read_to_string(out.join("trace-agents.csv")).unwrap().lines().count(), 1 + 7);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("holds the first 7 state changes") && err.contains("more were left out"), "{err}");
+    let o = fairway(&["run", file, "--out", out.to_str().unwrap(), "--trace", "agents", "--trace-flow", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--trace-flow nope") && err.contains("ftp, cbr"), "{err}");
+    let _ = fs::remove_dir_all(&out);
+}

@@ -11,7 +11,7 @@
 use std::any::Any;
 
 use fairway_core::{Bytes, Time};
-use fairway_proto::{Arrival, Endpoint, Transmit};
+use fairway_proto::{AgentState, Arrival, Endpoint, Transmit};
 
 /// Which end of a flow: the source (data) or the sink (feedback, acknowledgements).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +53,8 @@ pub trait FlowDriver {
     fn scale_log(&self) -> Option<&[(Time, u8)]>;
     /// Wire mode: datagrams the receiving end refused (its own peer's bytes: a fairway bug).
     fn malformed(&self) -> u64;
+    /// The sender's congestion control now, for traces.
+    fn state(&self) -> AgentState;
     /// For the results: the concrete flow, to read its endpoints' statistics.
     fn as_any(&self) -> &dyn Any;
 }
@@ -280,6 +282,10 @@ where
 
     fn malformed(&self) -> u64 {
         self.malformed
+    }
+
+    fn state(&self) -> AgentState {
+        self.snd.state()
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -75,6 +75,10 @@ pub struct RunOptions {
     /// Set (by a signal handler, say) to stop the run at the simulated time reached; the
     /// results then cover the run up to that time and say they are not complete.
     pub interrupt: Option<&'static AtomicBool>,
+    /// The flows (scenario indices) whose senders' congestion-control state is traced at every
+    /// change: cwnd, ssthresh, srtt, rttvar and RTO of TCP and window-based protocols, the rate
+    /// and loss event rate of rate-based ones. Empty: no trace, and no cost.
+    pub trace_agents: Vec<usize>,
 }
 
 /// Runs a checked scenario to its end and gathers its results, the time series with them.
@@ -84,6 +88,7 @@ pub fn run(sc: &Scenario, opts: &RunOptions, progress: &mut dyn FnMut(Time)) -> 
     let mut res = run_into(sc, opts, progress, &mut all)?;
     res.flow_bins = all.flow_bins;
     res.queue_samples = all.queue_samples;
+    res.agent_trace = all.agent_rows;
     Ok(res)
 }
 
@@ -105,6 +110,7 @@ pub fn run_into(
             l.general = true;
         }
     }
+    sim.trace_agents(&opts.trace_agents);
     let complete = sim.run(progress, opts.interrupt, sink);
     let res = collect(&mut sim, seed, complete);
     if opts.leave_state {
@@ -351,5 +357,6 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         queue_samples: vec![],
         scale_logs,
         node_paths: node_paths(sim),
+        agent_trace: Vec::new(),
     })
 }

@@ -253,6 +253,19 @@ pub trait SeriesSink {
     fn bin(&mut self, k: usize, t0: Time, t1: Time, rows: &[BinRow]);
     /// A sample of monitored link `link` (its index in the scenario's links).
     fn queue(&mut self, link: usize, row: &QueueRow);
+    /// Traced senders' state changes since the last call, in time order (only when the run
+    /// traces agents: [`crate::RunOptions::trace_agents`]).
+    fn agent(&mut self, _rows: &[AgentRow]) {}
+}
+
+/// A traced sender's congestion-control state after a change: flow `flow` (scenario order),
+/// connection `conn` of it (0 for all but web flows' TCP sessions), at `t`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AgentRow {
+    pub t: Time,
+    pub flow: u32,
+    pub conn: u32,
+    pub state: fairway_proto::AgentState,
 }
 
 /// Keeps every bin and sample, as [`RunResult`] holds them.
@@ -260,6 +273,7 @@ pub trait SeriesSink {
 pub struct Collector {
     pub flow_bins: Vec<Vec<BinRow>>,
     pub queue_samples: Vec<(usize, Vec<QueueRow>)>,
+    pub agent_rows: Vec<AgentRow>,
     /// Per link, its place in `queue_samples` (usize::MAX: not monitored).
     place: Vec<usize>,
 }
@@ -274,6 +288,7 @@ impl Collector {
         Collector {
             flow_bins: vec![Vec::new(); flows],
             queue_samples: links.iter().map(|&l| (l, Vec::new())).collect(),
+            agent_rows: Vec::new(),
             place,
         }
     }
@@ -290,6 +305,10 @@ impl SeriesSink for Collector {
         if let Some(&i) = self.place.get(link).filter(|&&i| i != usize::MAX) {
             self.queue_samples[i].1.push(*row);
         }
+    }
+
+    fn agent(&mut self, rows: &[AgentRow]) {
+        self.agent_rows.extend_from_slice(rows);
     }
 }
 
@@ -309,4 +328,7 @@ pub struct RunResult {
     /// Per wireless node: (name, [(time s, x m, y m)]) where it started, at every change of
     /// heading, and at the end.
     pub node_paths: Vec<(String, Vec<(f64, f64, f64)>)>,
+    /// The traced senders' state changes, in time order (empty unless traced; a sink that
+    /// writes them as they come leaves this empty).
+    pub agent_trace: Vec<AgentRow>,
 }

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use fairway_aqm::{Class, PacketMeta, Qdisc, QueueDiscipline, Verdict};
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rng, Time};
 
-use fairway_proto::Arrival;
+use fairway_proto::{AgentState, Arrival};
 
 use crate::apps::WebSessions;
 pub(crate) use crate::datagram::Side;
@@ -21,7 +21,7 @@ use crate::link::{InFlight, LinkEnd, LinkState, BEHIND_FROM};
 use crate::monitor::{FlowCounters, FlowMonitor, LinkCheck};
 use crate::packet::{Arena, Packet, PktKind};
 use crate::prefetch::{prefetch, prefetch_lines};
-use crate::results::{BinRow, QueueRow, SeriesSink};
+use crate::results::{AgentRow, BinRow, QueueRow, SeriesSink};
 use crate::routing::Router;
 use crate::scenario::{AppSpec, QueueSpec, Scenario};
 use crate::tcp::{TcpAck, TcpSegment, TcpSender, TcpSenderStats, TcpSink};
@@ -203,6 +203,12 @@ pub struct Sim<'a> {
     queued_seq: Vec<u64>,
     /// The wireless nodes, their channel and stacks, if the scenario has any.
     air: Option<Box<Air>>,
+    /// Per flow, whether its sender's state is traced; empty when nothing is.
+    trace: Vec<bool>,
+    /// Per flow and connection, the state last traced.
+    trace_last: Vec<Vec<AgentState>>,
+    /// Traced changes not yet handed to the sink.
+    agent_rows: Vec<AgentRow>,
 }
 
 impl<'a> Sim<'a> {
@@ -343,6 +349,9 @@ impl<'a> Sim<'a> {
             behind_from: BEHIND_FROM,
             queued_seq: vec![],
             air,
+            trace: vec![],
+            trace_last: vec![],
+            agent_rows: vec![],
         })
     }
 
@@ -435,8 +444,42 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Traces the senders of `flows` (scenario indices) at every change of their state.
+    pub(crate) fn trace_agents(&mut self, flows: &[usize]) {
+        if flows.is_empty() {
+            return;
+        }
+        self.trace = vec![false; self.flows.len()];
+        for &f in flows {
+            if let Some(t) = self.trace.get_mut(f) {
+                *t = true;
+            }
+        }
+        self.trace_last = vec![Vec::new(); self.flows.len()];
+    }
+
+    fn traced(&self, fi: usize) -> bool {
+        self.trace.get(fi).copied().unwrap_or(false)
+    }
+
+    /// Keeps a row for flow `fi`'s connection `ci` if its state changed since the last.
+    fn trace_state(&mut self, fi: usize, ci: usize, state: AgentState) {
+        let last = &mut self.trace_last[fi];
+        if last.len() <= ci {
+            last.resize(ci + 1, AgentState::default());
+        }
+        if last[ci] != state {
+            last[ci] = state;
+            self.agent_rows.push(AgentRow { t: self.now, flow: fi as u32, conn: ci as u32, state });
+        }
+    }
+
     /// Hands the bin that ended and the samples taken to the sink.
     fn flush(&mut self, sink: &mut dyn SeriesSink) {
+        if !self.agent_rows.is_empty() {
+            sink.agent(&self.agent_rows);
+            self.agent_rows.clear();
+        }
         if let Some((k, t0, t1)) = self.bin_ready.take() {
             sink.bin(k, t0, t1, &self.bin_rows);
         }
@@ -832,6 +875,7 @@ impl<'a> Sim<'a> {
     /// Sends what the sender allows, re-arms its timer, and closes a finished transfer.
     fn drain_sender(&mut self, fi: usize, ci: usize) {
         let now = self.now;
+        let traced = self.traced(fi);
         let mut segs = std::mem::take(&mut self.scratch_segs);
         let Some(c) = self.conn(fi, ci) else { return };
         while let Some(s) = c.snd.poll_transmit(now) {
@@ -839,6 +883,7 @@ impl<'a> Sim<'a> {
         }
         let deadline = c.snd.poll_timeout();
         let done = c.snd.is_done();
+        let state = traced.then(|| c.snd.state());
         // From the connection, already in cache, rather than from the scenario's flow, which at
         // thousands of flows is not.
         let payload = c.snd.config().packet_size.0 as u32;
@@ -861,6 +906,9 @@ impl<'a> Sim<'a> {
             });
         }
         self.scratch_segs = segs;
+        if let Some(s) = state {
+            self.trace_state(fi, ci, s);
+        }
         if done {
             self.close_conn(fi, ci);
         }
@@ -900,9 +948,11 @@ impl<'a> Sim<'a> {
         call: impl FnOnce(&mut dyn FlowDriver, &mut Vec<Outgoing>) -> Option<Time>,
     ) {
         let now = self.now;
+        let traced = side == Side::Sender && self.traced(fi);
         let AppRt::Datagram(d) = &mut self.flows[fi].app else { return };
         let mut out = std::mem::take(&mut self.scratch_out);
         let deadline = call(&mut *d.drv, &mut out);
+        let state = traced.then(|| d.drv.state());
         if let Some((at, gen)) = arm_timer(&mut d.timers[side as usize], deadline) {
             self.q.push(at, Ev::Timer { flow: fi as u32, conn: 0, side, gen });
         }
@@ -933,6 +983,9 @@ impl<'a> Sim<'a> {
             }
         }
         self.scratch_out = out;
+        if let Some(s) = state {
+            self.trace_state(fi, 0, s);
+        }
     }
 
     fn close_conn(&mut self, fi: usize, ci: usize) {

@@ -13,7 +13,7 @@
 //! format and `handle_datagram` reads it, so a driver may carry typed messages (struct mode) or
 //! bytes (wire mode, the code live mode runs).
 
-use fairway_core::{Bytes, Time};
+use fairway_core::{Bytes, Dur, Time};
 
 /// How a datagram arrived, beside its content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -41,6 +41,23 @@ pub struct Transmit<M> {
     pub tagged: bool,
     /// The message: what the wire format encodes.
     pub msg: M,
+}
+
+/// What a sender's congestion control holds at a moment, for a trace of its changes: the fields
+/// its protocol has, the others `None`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct AgentState {
+    /// The congestion window and slow-start threshold, packets.
+    pub cwnd_pkts: Option<f64>,
+    pub ssthresh_pkts: Option<f64>,
+    pub srtt: Option<Dur>,
+    pub rttvar: Option<Dur>,
+    /// The retransmission (or no-feedback) timeout's length.
+    pub rto: Option<Dur>,
+    /// A rate-based sender's allowed rate, bits per second.
+    pub rate_bps: Option<f64>,
+    /// The loss event rate it computes its rate from.
+    pub loss_event_rate: Option<f64>,
 }
 
 /// A datagram that does not decode as the protocol's, or is not for this end; the endpoint
@@ -82,6 +99,12 @@ pub trait Endpoint {
 
     /// Its counters and state now.
     fn stats(&self) -> Self::Stats;
+
+    /// Its congestion control's state now, for traces; a receiver, or a sender with none (a
+    /// constant-rate source), has nothing to show.
+    fn state(&self) -> AgentState {
+        AgentState::default()
+    }
 
     /// Writes a message as it goes on the wire, `t.size` bytes in all.
     fn encode(&self, t: &Transmit<Self::Out>, out: &mut Vec<u8>);

@@ -23,4 +23,4 @@ pub mod source;
 pub mod tfrc;
 pub mod udp;
 
-pub use endpoint::{Arrival, Endpoint, Malformed, Transmit};
+pub use endpoint::{AgentState, Arrival, Endpoint, Malformed, Transmit};

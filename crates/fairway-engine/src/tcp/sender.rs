@@ -292,6 +292,18 @@ impl TcpSender {
         self.rtt.timeout()
     }
 
+    /// The window, threshold and timer's terms, for traces.
+    pub fn state(&self) -> fairway_proto::AgentState {
+        fairway_proto::AgentState {
+            cwnd_pkts: Some(self.cwnd),
+            ssthresh_pkts: Some(self.ssthresh()),
+            srtt: self.srtt(),
+            rttvar: Some(self.rttvar()),
+            rto: Some(self.rto()),
+            ..Default::default()
+        }
+    }
+
     /// The RTO backoff multiplier (ns-2 `backoff_`).
     pub fn backoff(&self) -> u64 {
         self.rtt.backoff()

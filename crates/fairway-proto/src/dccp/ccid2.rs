@@ -9,6 +9,7 @@ use fairway_core::{Dur, Time};
 
 use super::packet::{AckState, AckVector};
 use super::Flavor;
+use crate::endpoint::AgentState;
 
 /// CCID2's settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -166,6 +167,18 @@ impl Ccid2 {
     /// A data packet may go (§5: pipe < cwnd).
     pub fn can_send(&self) -> bool {
         self.pipe < self.cwnd
+    }
+
+    /// The window, threshold and timer's terms, for traces.
+    pub fn state(&self) -> AgentState {
+        AgentState {
+            cwnd_pkts: Some(self.cwnd as f64),
+            ssthresh_pkts: Some(self.ssthresh as f64),
+            srtt: self.srtt.map(Dur::from_secs_f64),
+            rttvar: self.srtt.map(|_| Dur::from_secs_f64(self.rttvar)),
+            rto: Some(Dur::from_secs_f64(self.rto)),
+            ..AgentState::default()
+        }
     }
 
     pub fn cwnd(&self) -> u32 {

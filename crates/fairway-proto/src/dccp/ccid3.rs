@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use fairway_core::{Bytes, Dur, Time};
 
 use super::packet::{LossIntervalOpt, LossIntervals, Options};
-use crate::endpoint::{Arrival, Endpoint};
+use crate::endpoint::{AgentState, Arrival, Endpoint};
 use crate::source::Source;
 use crate::tfrc::loss::weights;
 use crate::tfrc::{Observed, TfrcConfig, TfrcError, TfrcFeedback, TfrcReceiver, TfrcSender};
@@ -104,6 +104,11 @@ pub struct Ccid3Sender {
 }
 
 impl Ccid3Sender {
+    /// TFRC's rate, loss event rate and RTT (RFC 4342 §5 leaves them to RFC 5348).
+    pub fn state(&self) -> AgentState {
+        self.tfrc.state()
+    }
+
     pub fn new(cfg: TfrcConfig, source: Box<dyn Source>, ns2: bool) -> Result<Ccid3Sender, TfrcError> {
         let n = cfg.loss.intervals;
         Ok(Ccid3Sender {

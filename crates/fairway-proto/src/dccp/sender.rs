@@ -10,7 +10,7 @@ use super::ccid2::{Ccid2, Ccid2Stats};
 use super::ccid3::{Ccid3Sender, Ccid3SenderStats};
 use super::packet::{feature, FeatureOp, FeatureOpt, Packet, PacketType, SEQ_MASK};
 use super::{wire, Ccid, DccpConfig, DccpError, Flavor, SERVICE_CODE};
-use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
+use crate::endpoint::{AgentState, Arrival, Endpoint, Malformed, Transmit};
 use crate::source::Source;
 
 /// The client's states (§8.1; CLOSED until the application starts).
@@ -399,6 +399,13 @@ impl Endpoint for DccpSender {
     type In = Packet;
     type Out = Packet;
     type Stats = DccpSenderStats;
+
+    fn state(&self) -> AgentState {
+        match &self.tx {
+            Tx::Two { ccid, .. } => ccid.state(),
+            Tx::Three(c) => c.state(),
+        }
+    }
 
     fn start(&mut self, now: Time) {
         if self.state == State::Closed {

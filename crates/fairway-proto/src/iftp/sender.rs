@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 
 use fairway_core::{Bytes, Dur, Time};
 
-use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
+use crate::endpoint::{AgentState, Arrival, Endpoint, Malformed, Transmit};
 
 use super::rto::RttEstimator;
 use super::wire::{whole_micros, DataHeader, Message, HEADER_LEN};
@@ -625,6 +625,18 @@ impl Endpoint for IftpSender {
     type In = IftpAck;
     type Out = IftpData;
     type Stats = IftpSenderStats;
+
+    /// n and ssthresh of standard mode's bookkeeping (seed 002 §4), and the timer's terms.
+    fn state(&self) -> AgentState {
+        AgentState {
+            cwnd_pkts: Some(self.window() as f64),
+            ssthresh_pkts: Some(self.ssthresh() as f64),
+            srtt: self.srtt(),
+            rttvar: Some(self.rttvar()),
+            rto: Some(self.rto()),
+            ..AgentState::default()
+        }
+    }
 
     /// Starts sending. seed 002 §4: "The Internet friendly scheme starts by setting n to 1. It
     /// sends one packet and waits for its ACK to arrive to set the initial value of the round trip

@@ -9,7 +9,7 @@ use super::equation::throughput;
 use super::receiver::ns2_throughput;
 use super::wire::{decode_feedback, encode_data};
 use super::{Flavor, InitialWindow, RtoRule, TfrcConfig, TfrcData, TfrcError, TfrcFeedback};
-use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
+use crate::endpoint::{AgentState, Arrival, Endpoint, Malformed, Transmit};
 use crate::source::Source;
 
 /// t_mbi, the maximum backoff interval (RFC 5348 §4.3: 64 s).
@@ -599,6 +599,17 @@ impl Endpoint for TfrcSender {
     type In = TfrcFeedback;
     type Out = TfrcData;
     type Stats = TfrcSenderStats;
+
+    fn state(&self) -> AgentState {
+        AgentState {
+            srtt: self.rtt(),
+            // t_RTO of the throughput equation (RFC 5348 §4.3), once there is an RTT.
+            rto: self.r.map(|_| Dur::from_secs_f64(self.t_rto)),
+            rate_bps: Some(self.x * 8.0),
+            loss_event_rate: Some(self.p),
+            ..AgentState::default()
+        }
+    }
 
     fn start(&mut self, now: Time) {
         if self.running {

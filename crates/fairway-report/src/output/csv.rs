@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use fairway_engine::decimal::push_u64 as uint;
-use fairway_engine::results::{BinRow, QueueRow, RunResult};
+use fairway_engine::results::{AgentRow, BinRow, QueueRow, RunResult};
 use fairway_engine::scenario::Scenario;
 
 /// Appends `v` with `decimals` decimals (nothing for NaN or infinite values: a missing value).
@@ -54,6 +54,53 @@ fn secs(s: &mut String, ns: u64) {
 pub const FLOWS_HEADER: &str = "bin_start_s,bin_end_s,flow,group,class,sent_pkts,recv_pkts,dropped_pkts,throughput_bps,goodput_bps,mean_delay_s,cwnd_pkts,scale\n";
 pub const CLASSES_HEADER: &str = "bin_start_s,bin_end_s,class,flows,throughput_bps,jain_index\n";
 pub const QUEUE_HEADER: &str = "time_s,link,queue_pkts,queue_bytes,avg_queue_pkts,arrivals_pkts,departures_pkts,departures_bytes,drops_pkts,early_drops_pkts,forced_drops_pkts,overflow_drops_pkts,threshold_drops_pkts,sojourn_drops_pkts,flow_drops_pkts,marks_pkts\n";
+
+pub const AGENTS_HEADER: &str =
+    "time_s,flow,conn,cwnd_pkts,ssthresh_pkts,srtt_s,rttvar_s,rto_s,rate_bps,loss_event_rate\n";
+
+/// One row of trace-agents.csv: a traced sender's state after a change, flow by name; a
+/// quantity its protocol does not have is left empty.
+pub fn agent_row(s: &mut String, sc: &Scenario, r: &AgentRow) {
+    secs(s, r.t.0);
+    s.push(',');
+    s.push_str(sc.flows.get(r.flow as usize).map_or("", |f| f.name.as_str()));
+    s.push(',');
+    uint(s, r.conn as u64);
+    let st = &r.state;
+    for v in [st.cwnd_pkts, st.ssthresh_pkts] {
+        s.push(',');
+        if let Some(v) = v {
+            fixed(s, v, 4);
+        }
+    }
+    for d in [st.srtt, st.rttvar, st.rto] {
+        s.push(',');
+        if let Some(d) = d {
+            secs(s, d.0);
+        }
+    }
+    s.push(',');
+    if let Some(v) = st.rate_bps {
+        fixed(s, v, 1);
+    }
+    s.push(',');
+    if let Some(v) = st.loss_event_rate {
+        fixed(s, v, 8);
+    }
+    s.push('\n');
+}
+
+/// trace-agents.csv from a result that kept the trace; `None` when nothing was traced.
+pub fn agents_csv(res: &RunResult, sc: &Scenario) -> Option<String> {
+    if res.agent_trace.is_empty() {
+        return None;
+    }
+    let mut s = String::from(AGENTS_HEADER);
+    for r in &res.agent_trace {
+        agent_row(&mut s, sc, r);
+    }
+    Some(s)
+}
 
 /// Each flow's `,name,group,class,` for its rows of flows.csv, made once.
 pub fn flow_labels(sc: &Scenario) -> Vec<String> {

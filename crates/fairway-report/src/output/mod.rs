@@ -43,6 +43,9 @@ pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<P
             if let Some(nodes) = csv::nodes_csv(res) {
                 v.push(write("nodes.csv", nodes.into_bytes())?);
             }
+            if let Some(trace) = csv::agents_csv(res, sc) {
+                v.push(write("trace-agents.csv", trace.into_bytes())?);
+            }
             Ok(v)
         });
         let others = || -> io::Result<Vec<PathBuf>> {
