@@ -91,6 +91,14 @@ enum Cmd {
         /// Rows a trace file holds at most; the rest are counted, not written.
         #[arg(long, value_name = "ROWS", default_value_t = 2_000_000, requires = "trace")]
         trace_limit: u64,
+        /// Run N replications (seeds from --seed or the file's) in parallel: a folder per seed
+        /// and replications.csv, each figure's mean and 95% confidence half-width
+        /// [default folder: out/<scenario name>-reps].
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(2..=100_000), conflicts_with = "trace")]
+        reps: Option<u64>,
+        /// Worker threads for --reps [default: the available cores].
+        #[arg(long, short, value_parser = clap::value_parser!(u64).range(1..), requires = "reps")]
+        jobs: Option<u64>,
     },
     /// Check a scenario file without running it.
     Check { file: PathBuf },
@@ -181,7 +189,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     interrupt::install();
     let result = match cli.cmd {
-        Cmd::Run { file, out, seed, quiet, trace, trace_flow, trace_limit } => {
+        Cmd::Run { file, out, seed, quiet, reps: Some(reps), jobs, .. } => {
+            run_reps(&file, out, seed, reps, jobs, quiet)
+        }
+        Cmd::Run { file, out, seed, quiet, trace, trace_flow, trace_limit, reps: None, .. } => {
             run(&file, out, seed, quiet, &TraceArgs { kinds: trace, flows: trace_flow, limit: trace_limit })
         }
         Cmd::Check { file } => check(&file),
@@ -351,6 +362,80 @@ fn run_sweep(file: &Path, out: Option<PathBuf>, jobs: Option<u64>, quiet: bool) 
         Some(f) => {
             Err(anyhow::anyhow!("{} of {} sweep points failed:\n{}", f.len(), sw.points.len(), f.join("\n")).into())
         }
+    }
+}
+
+/// `fairway run --reps N`: the scenario's base values at N seeds, run like a sweep's points,
+/// then each figure's mean and 95% confidence half-width over them.
+fn run_reps(
+    file: &Path,
+    out: Option<PathBuf>,
+    seed: Option<u64>,
+    reps: u64,
+    jobs: Option<u64>,
+    quiet: bool,
+) -> Result<(), Failure> {
+    use sweep::SweepError;
+    let sc = load(file)?;
+    let first = seed.unwrap_or(sc.seed);
+    if first.checked_add(reps - 1).is_none_or(|last| last > i64::MAX as u64) {
+        return Err(Failure::Input(format!("--seed {first} --reps {reps}: the seeds must stay below 2^63")));
+    }
+    let text = std::fs::read_to_string(file).map_err(|e| Failure::Input(format!("{}: {e}", file.display())))?;
+    if !quiet && sweep::has_sweep(&text) {
+        eprintln!("note: {} has a [sweep] table, ignored here: the replications run its base values", file.display());
+    }
+    let sw = sweep::replications(&file.display().to_string(), &text, first, reps as usize)
+        .map_err(|e| Failure::Input(e.to_string()))?;
+    let out = out.unwrap_or_else(|| PathBuf::from("out").join(format!("{}-reps", sc.name)));
+    fits(file, &sc, &out)?;
+    let staged = Staged::begin(&out).map_err(|e| Failure::Input(e.to_string()))?;
+    let jobs = jobs.map_or_else(sweep::default_jobs, |j| j as usize);
+    let started = Instant::now();
+    let show = !quiet && std::io::stderr().is_terminal();
+    let mut progress = |done: usize, total: usize| {
+        if show {
+            eprint!("\r  {}", sweep::progress_line(done, total, started.elapsed()));
+            let _ = std::io::stderr().flush();
+        }
+    };
+    let opts = sweep::SweepOptions {
+        jobs,
+        keep_runs: false,
+        write: output::write_point,
+        interrupt: Some(&interrupt::INTERRUPTED),
+    };
+    let (res, failed) = match sweep::run_sweep_with(&sw, staged.dir(), &opts, &mut progress) {
+        Ok(res) => (res, None),
+        Err(SweepError::Failed { failed, result }) => (*result, Some(failed)),
+        Err(e) => return Err(anyhow::Error::new(e).context("the replications failed").into()),
+    };
+    if show {
+        eprintln!();
+    }
+    let runs: Vec<&fairway_engine::Summary> = res.points.iter().filter_map(|p| p.outcome.as_ref().ok()).collect();
+    let csv = staged.dir().join("replications.csv");
+    std::fs::write(&csv, output::replications::csv(&runs)).with_context(|| format!("writing {}", csv.display()))?;
+    staged.commit().context("the replications' results are complete but could not take their folder's place")?;
+    if res.interrupted {
+        eprintln!("interrupted: {} of {reps} replications ended; replications.csv covers those", runs.len());
+    }
+    if !quiet {
+        print!("{}", output::replications::table(&runs));
+        println!();
+        println!(
+            "{} replications (seeds {first} to {}) in {:.1} s on {} workers: mean ± 95% confidence half-width; results \
+in {}/ (replications.csv, sweep.csv and a folder per seed)",
+            runs.len(),
+            first + reps - 1,
+            started.elapsed().as_secs_f64(),
+            jobs.min(reps as usize),
+            out.display()
+        );
+    }
+    match failed {
+        None => Ok(()),
+        Some(f) => Err(anyhow::anyhow!("{} of {reps} replications failed:\n{}", f.len(), f.join("\n")).into()),
     }
 }
 

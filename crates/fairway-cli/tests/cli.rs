@@ -364,3 +364,47 @@ fn a_trace_is_bounded_and_its_flows_checked() {
     assert!(err.contains("--trace-flow nope") && err.contains("ftp, cbr"), "{err}");
     let _ = fs::remove_dir_all(&out);
 }
+
+/// `--reps N` runs N seeds, a folder each, and replications.csv holds each figure's mean over
+/// them and its 95% confidence half-width, t(0.975, N - 1) s / sqrt(N): checked here against
+/// the per-seed summaries.
+#[test]
+fn replications_give_means_and_confidence_intervals() {
+    let out = tmp("reps");
+    let o = fairway(&[
+        "run",
+        "scenarios/validation/tahoe-mix.toml",
+        "--reps",
+        "3",
+        "--seed",
+        "4",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("3 replications (seeds 4 to 6)"));
+    let tput: Vec<f64> = ["0_seed=4", "1_seed=5", "2_seed=6"]
+        .iter()
+        .map(|d| {
+            let s: serde_json::Value =
+                serde_json::from_str(&fs::read_to_string(out.join(d).join("summary.json")).unwrap()).unwrap();
+            assert_eq!(s["seed"].as_u64().unwrap(), d[d.len() - 1..].parse::<u64>().unwrap());
+            s["flows"][0]["throughput_bps"].as_f64().unwrap()
+        })
+        .collect();
+    let csv = fs::read_to_string(out.join("replications.csv")).unwrap();
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| row[head.iter().position(|h| *h == name).unwrap()].parse::<f64>().unwrap();
+    let mean = tput.iter().sum::<f64>() / 3.0;
+    let sd = (tput.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+    assert!(sd > 0.0, "the seeds should differ: {tput:?}");
+    assert_eq!((row[0], row[3]), ("flow", "3"));
+    assert!((col("throughput_bps") - mean).abs() < 1e-6 * mean);
+    assert!((col("throughput_bps_ci95") - 4.303 * sd / 3f64.sqrt()).abs() < 1e-3 * sd);
+    assert!(csv.lines().any(|l| l.starts_with("class,tcp,tcp,3,")));
+    let o = fairway(&["run", "scenarios/validation/tahoe-mix.toml", "--reps", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    let _ = fs::remove_dir_all(&out);
+}

@@ -4,6 +4,7 @@
 pub mod csv;
 pub mod folder;
 pub mod plots;
+pub mod replications;
 pub mod stream;
 pub mod svg;
 pub mod table;

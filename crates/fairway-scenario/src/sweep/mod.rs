@@ -177,6 +177,22 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, ScenarioError> {
     points_of_text(&file, &text)
 }
 
+/// Replications of a scenario: its base values (a `[sweep]` table it has is left out) at `reps`
+/// seeds from `first`, one point each, the seed the only axis.
+pub fn replications(file: &str, text: &str, first: u64, reps: usize) -> Result<Sweep, ScenarioError> {
+    let mut doc: DocumentMut = match text.parse() {
+        Ok(d) => d,
+        // Let the scenario's own reading report what is wrong with it.
+        Err(_) => return points_of_text(file, text),
+    };
+    doc.remove("sweep");
+    let mut sweep = Table::new();
+    let seeds: toml_edit::Array = (0..reps as u64).map(|k| first.saturating_add(k) as i64).collect();
+    sweep.insert("seed", Item::Value(Value::Array(seeds)));
+    doc.insert("sweep", Item::Table(sweep));
+    points_of_text(file, &doc.to_string())
+}
+
 /// [`load_sweep`] on text: `file` names it in errors and, without a `name` key, gives the
 /// scenario's name (its file stem).
 pub fn points_of_text(file: &str, text: &str) -> Result<Sweep, ScenarioError> {
@@ -423,6 +439,22 @@ mod tests {
         for bad in ["", "link[x].rate", "link[2", "a..b", "a.", "a b", "\"open"] {
             assert!(parse_path(bad).is_err(), "{bad}");
         }
+    }
+
+    /// Replications leave a file's own grid out: the seed is their only axis.
+    #[test]
+    fn replications_are_the_base_values_at_consecutive_seeds() {
+        let text = "duration = \"1s\"\n[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mb\"\ndelay = \"1ms\"\n\
+[[flow]]\nname = \"u\"\napp = \"cbr\"\nfrom = \"a\"\nto = \"b\"\nrate = \"0.1Mb\"\n\
+[sweep]\n\"flow.u.rate\" = [\"0.2Mb\", \"0.3Mb\"]\nseed = [9]\n";
+        assert_eq!(points_of_text("t.toml", text).unwrap().points.len(), 2);
+        let s = replications("t.toml", text, 7, 3).unwrap();
+        assert_eq!(s.keys, ["seed"]);
+        let seeds: Vec<&str> = s.points.iter().map(|p| p.values[0].as_str()).collect();
+        assert_eq!(seeds, ["7", "8", "9"]);
+        let built = s.build(1).unwrap();
+        assert_eq!(built.scenario.seed, 8);
+        assert_eq!(built.scenario.flows[0].name, "u");
     }
 
     #[test]
