@@ -196,7 +196,8 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
             return Err(SimError::Wire(f.name.clone(), refused));
         }
         let stop = f.stop.unwrap_or(end).min(end);
-        let active = (stop - f.start).as_secs_f64();
+        let start = sim.start_of(i);
+        let active = stop.saturating_since(start).as_secs_f64();
         let per_s = |bytes: u64| if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 };
         let tcp = sim.tcp_stats(i).unwrap_or_default();
         let web = sim.web_stats(i);
@@ -208,7 +209,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
             class: f.class(),
             from: sc.node_name(f.from).to_string(),
             to: sc.node_name(f.to).to_string(),
-            start_s: f.start.as_secs_f64(),
+            start_s: start.as_secs_f64(),
             stop_s: stop.as_secs_f64(),
             sent_pkts: c.data_sent,
             sent_bytes: c.data_sent_bytes,
@@ -245,7 +246,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
             },
             protocol: match (&f.app, sim.driver(i)) {
                 (AppSpec::Datagram(d), Some(drv)) => {
-                    d.spec.report(drv, &protocol::ReportContext { start: f.start, stop, end })
+                    d.spec.report(drv, &protocol::ReportContext { start: sim.start_of(i), stop, end })
                 }
                 _ => None,
             },

@@ -93,6 +93,10 @@ pub struct FlowSpec {
     pub from: NodeId,
     pub to: NodeId,
     pub start: Time,
+    /// A random start: the flow starts at a time drawn uniformly from [start, start +
+    /// start_spread), from a stream of its own (so each seed gives other times, and the
+    /// other streams are untouched). 0 = at `start`.
+    pub start_spread: Dur,
     /// When the application stops offering data; `None` = the end of the run.
     pub stop: Option<Time>,
     /// Each data packet waits at its source a uniform random time in [0, send_jitter) before it

@@ -209,6 +209,8 @@ pub struct Sim<'a> {
     trace_last: Vec<Vec<AgentState>>,
     /// Traced changes not yet handed to the sink.
     agent_rows: Vec<AgentRow>,
+    /// Per flow, when it starts in this run (its `start`, or drawn after it: `start_spread`).
+    starts: Vec<Time>,
 }
 
 impl<'a> Sim<'a> {
@@ -311,6 +313,19 @@ impl<'a> Sim<'a> {
             };
             flows.push(FlowRt { fwd, rev, conn0: None, mon: FlowMonitor::new(), app });
         }
+        // Random starts, each from a stream of its own (drawn only where asked for, so that no
+        // other stream moves).
+        let starts = sc
+            .flows
+            .iter()
+            .map(|f| {
+                if f.start_spread.is_zero() {
+                    return f.start;
+                }
+                let mut rng = Rng::stream(seed, &format!("start:{}", f.name));
+                f.start + Dur::from_nanos(rng.below(f.start_spread.0))
+            })
+            .collect();
         let jitter = if sc.flows.iter().any(|f| !f.send_jitter.is_zero()) {
             sc.flows
                 .iter()
@@ -352,6 +367,7 @@ impl<'a> Sim<'a> {
             trace: vec![],
             trace_last: vec![],
             agent_rows: vec![],
+            starts,
         })
     }
 
@@ -367,7 +383,7 @@ impl<'a> Sim<'a> {
     ) -> bool {
         let mut complete = true;
         for (i, f) in self.sc.flows.iter().enumerate() {
-            self.q.push(f.start, Ev::FlowStart(i as u32));
+            self.q.push(self.starts[i], Ev::FlowStart(i as u32));
             if let Some(stop) = f.stop {
                 self.q.push(stop, Ev::FlowStop(i as u32));
             }
@@ -442,6 +458,11 @@ impl<'a> Sim<'a> {
             self.bin_end(k);
             self.flush(sink);
         }
+    }
+
+    /// When flow `i` starts in this run.
+    pub(crate) fn start_of(&self, i: usize) -> Time {
+        self.starts[i]
     }
 
     /// Traces the senders of `flows` (scenario indices) at every change of their state.

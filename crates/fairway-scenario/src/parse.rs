@@ -453,20 +453,42 @@ impl Builder {
         let app_v = t.req("app")?;
         let app_name = app_v.string()?;
         let (from, to) = self.flow_ends(t)?;
-        let start = match t.get("start") {
-            Some(v) => v.time()?,
-            None => Time::ZERO,
+        // `start = "uniform(A, B)"`: a random start in [A, B), drawn per run.
+        let (start, start_spread) = match t.get("start") {
+            Some(v) => match v.string().ok().as_deref().and_then(|s| s.strip_prefix("uniform(")) {
+                Some(args) => {
+                    let bad = || v.error("expected uniform(A, B) with times A < B, as in uniform(0s, 1s)".to_string());
+                    let (a, b) = args.strip_suffix(')').and_then(|x| x.split_once(',')).ok_or_else(bad)?;
+                    let a = Time::parse(a.trim()).map_err(|e| v.error(format!("uniform(A, B): {e}")))?;
+                    let b = Time::parse(b.trim()).map_err(|e| v.error(format!("uniform(A, B): {e}")))?;
+                    if b <= a {
+                        return Err(bad());
+                    }
+                    (a, b.saturating_since(a))
+                }
+                None => (v.time()?, Dur::ZERO),
+            },
+            None => (Time::ZERO, Dur::ZERO),
         };
+        let latest = start + start_spread;
         if start.0 >= duration.0 {
             return Err(t
                 .req("start")?
                 .error(format!("starts at {start}, at or after the end of the run ({duration})")));
+        }
+        if latest.0 >= duration.0 {
+            return Err(t
+                .req("start")?
+                .error(format!("may start as late as {latest}, at or after the end of the run ({duration})")));
         }
         let stop = match t.get("stop") {
             Some(v) => {
                 let s = v.time()?;
                 if s <= start {
                     return Err(v.error(format!("stops at {s}, not after it starts ({start})")));
+                }
+                if s <= latest {
+                    return Err(v.error(format!("stops at {s}, not after it may start ({latest} at the latest)")));
                 }
                 Some(s)
             }
@@ -551,7 +573,7 @@ impl Builder {
             }
         };
         self.check_routes(t, from, to, &app, router)?;
-        Ok(FlowSpec { name, group: group.to_string(), from, to, start, stop, send_jitter, app })
+        Ok(FlowSpec { name, group: group.to_string(), from, to, start, start_spread, stop, send_jitter, app })
     }
 
     /// Another entry of a `count` group whose first entry gave `first`: its own name and ends,
