@@ -307,13 +307,16 @@ fn has_sweep(file: &Path) -> bool {
     std::fs::read_to_string(file).is_ok_and(|t| sweep::has_sweep(&t))
 }
 
-fn run_sweep(file: &Path, out: Option<PathBuf>, jobs: Option<u64>, quiet: bool) -> Result<(), Failure> {
-    use sweep::SweepError;
-    let sw = sweep::load_sweep(file).map_err(|e| Failure::Input(e.to_string()))?;
-    let out = out.unwrap_or_else(|| PathBuf::from("out").join(format!("{}-sweep", sw.name)));
-    let staged = Staged::begin(&out).map_err(|e| Failure::Input(e.to_string()))?;
-    let jobs = jobs.map_or_else(sweep::default_jobs, |j| j as usize);
-    let started = Instant::now();
+/// Runs a sweep's points into `dir` on `jobs` workers, with a progress line on a terminal: the
+/// result, and the points that failed (the others still ran).
+fn run_points(
+    sw: &sweep::Sweep,
+    dir: &Path,
+    jobs: usize,
+    quiet: bool,
+    started: Instant,
+    what: &'static str,
+) -> Result<(sweep::SweepResult, Option<Vec<String>>), Failure> {
     let show = !quiet && std::io::stderr().is_terminal();
     let mut progress = |done: usize, total: usize| {
         if show {
@@ -327,14 +330,24 @@ fn run_sweep(file: &Path, out: Option<PathBuf>, jobs: Option<u64>, quiet: bool) 
         write: output::write_point,
         interrupt: Some(&interrupt::INTERRUPTED),
     };
-    let (res, failed) = match sweep::run_sweep_with(&sw, staged.dir(), &opts, &mut progress) {
+    let res = match sweep::run_sweep_with(sw, dir, &opts, &mut progress) {
         Ok(res) => (res, None),
-        Err(SweepError::Failed { failed, result }) => (*result, Some(failed)),
-        Err(e) => return Err(anyhow::Error::new(e).context("the sweep failed").into()),
+        Err(sweep::SweepError::Failed { failed, result }) => (*result, Some(failed)),
+        Err(e) => return Err(anyhow::Error::new(e).context(what).into()),
     };
     if show {
         eprintln!();
     }
+    Ok(res)
+}
+
+fn run_sweep(file: &Path, out: Option<PathBuf>, jobs: Option<u64>, quiet: bool) -> Result<(), Failure> {
+    let sw = sweep::load_sweep(file).map_err(|e| Failure::Input(e.to_string()))?;
+    let out = out.unwrap_or_else(|| PathBuf::from("out").join(format!("{}-sweep", sw.name)));
+    let staged = Staged::begin(&out).map_err(|e| Failure::Input(e.to_string()))?;
+    let jobs = jobs.map_or_else(sweep::default_jobs, |j| j as usize);
+    let started = Instant::now();
+    let (res, failed) = run_points(&sw, staged.dir(), jobs, quiet, started, "the sweep failed")?;
     staged.commit().context("the sweep's results are complete but could not take their folder's place")?;
     if res.interrupted {
         let done = res.points.iter().filter(|p| p.outcome.is_ok()).count();
@@ -375,7 +388,6 @@ fn run_reps(
     jobs: Option<u64>,
     quiet: bool,
 ) -> Result<(), Failure> {
-    use sweep::SweepError;
     let sc = load(file)?;
     let first = seed.unwrap_or(sc.seed);
     if first.checked_add(reps - 1).is_none_or(|last| last > i64::MAX as u64) {
@@ -392,27 +404,7 @@ fn run_reps(
     let staged = Staged::begin(&out).map_err(|e| Failure::Input(e.to_string()))?;
     let jobs = jobs.map_or_else(sweep::default_jobs, |j| j as usize);
     let started = Instant::now();
-    let show = !quiet && std::io::stderr().is_terminal();
-    let mut progress = |done: usize, total: usize| {
-        if show {
-            eprint!("\r  {}", sweep::progress_line(done, total, started.elapsed()));
-            let _ = std::io::stderr().flush();
-        }
-    };
-    let opts = sweep::SweepOptions {
-        jobs,
-        keep_runs: false,
-        write: output::write_point,
-        interrupt: Some(&interrupt::INTERRUPTED),
-    };
-    let (res, failed) = match sweep::run_sweep_with(&sw, staged.dir(), &opts, &mut progress) {
-        Ok(res) => (res, None),
-        Err(SweepError::Failed { failed, result }) => (*result, Some(failed)),
-        Err(e) => return Err(anyhow::Error::new(e).context("the replications failed").into()),
-    };
-    if show {
-        eprintln!();
-    }
+    let (res, failed) = run_points(&sw, staged.dir(), jobs, quiet, started, "the replications failed")?;
     let runs: Vec<&fairway_engine::Summary> = res.points.iter().filter_map(|p| p.outcome.as_ref().ok()).collect();
     let csv = staged.dir().join("replications.csv");
     std::fs::write(&csv, output::replications::csv(&runs)).with_context(|| format!("writing {}", csv.display()))?;

@@ -201,21 +201,24 @@ pub fn text_at(text: &str, comp: Comparator, n: u32) -> Result<String, String> {
     Ok(doc.to_string())
 }
 
+/// A scenario file the reproduction could not set its points in (an edited copy, `--scenarios`).
+fn edit_error(file: &str, message: String) -> ReproduceError {
+    ReproduceError::Scenario(fairway_scenario::ScenarioError {
+        file: file.to_string(),
+        line: 0,
+        col: 0,
+        field: String::new(),
+        message,
+    })
+}
+
 pub fn reproduce(opts: &ReproduceOptions, progress: &mut dyn FnMut(&str)) -> Result<PathBuf, ReproduceError> {
     let mut points = BTreeMap::new();
     for e in Experiment::all() {
         let stem = e.stem();
         let (file, text) = scenario_text(opts, PAPER, &stem)?;
         for n in NODES {
-            let t = text_at(&text, e.comp, n).map_err(|m| {
-                ReproduceError::Scenario(fairway_scenario::ScenarioError {
-                    file: file.clone(),
-                    line: 0,
-                    col: 0,
-                    field: String::new(),
-                    message: m,
-                })
-            })?;
+            let t = text_at(&text, e.comp, n).map_err(|m| edit_error(&file, m))?;
             let runs = run_text(opts, &format!("{stem}-n{n}"), &file, &t, false, progress)?;
             let s: Vec<&Summary> = runs.summaries.iter().collect();
             let point = Point { tfrc: ClassMeasures::of(&s, "tfrc"), comp: ClassMeasures::of(&s, e.comp.stem()) };

@@ -256,15 +256,7 @@ pub fn run(opts: &ReproduceOptions, progress: &mut dyn FnMut(&str)) -> Result<Re
             let stem = table.stem(setup.reading);
             let (file, text) = scenario_text(opts, super::PAPER, &stem)?;
             for &x in table.xs() {
-                let t = text_at(&text, table, setup.nodes, x).map_err(|m| {
-                    ReproduceError::Scenario(fairway_scenario::ScenarioError {
-                        file: file.clone(),
-                        line: 0,
-                        col: 0,
-                        field: String::new(),
-                        message: m,
-                    })
-                })?;
+                let t = text_at(&text, table, setup.nodes, x).map_err(|m| super::edit_error(&file, m))?;
                 let label =
                     format!("{stem}-n{}-{}{x}", setup.nodes, if table == Table::Pause { "pause" } else { "speed" });
                 let runs = run_text(opts, &label, &file, &t, true, progress)?;
