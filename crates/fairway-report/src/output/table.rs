@@ -30,14 +30,16 @@ pub fn render(res: &RunResult) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "{:<18} {:>5} {:>9} {:>10} {:>10} {:>8} {:>11} {:>9} {:>9}",
-        "flow", "n", "transport", "sent", "received", "dropped", "thru Mb/s", "delay ms", "jitter ms"
+        "{:<18} {:>5} {:>9} {:>10} {:>10} {:>8} {:>9} {:>12} {:>9} {:>9}",
+        "flow", "n", "transport", "sent", "received", "dropped", "wire Mb/s", "goodput Mb/s", "delay ms", "jitter ms"
     );
     for (g, fl) in groups(&s.flows) {
         let n = fl.len();
         let name = if n == 1 { fl[0].name.clone() } else { format!("{g}*") };
         let sum = |f: fn(&FlowSummary) -> u64| fl.iter().map(|x| f(x)).sum::<u64>();
+        // Throughput counts the bytes on the wire, headers included; goodput the application's.
         let thru: f64 = fl.iter().map(|x| x.throughput_bps).sum();
+        let good: f64 = fl.iter().map(|x| x.goodput_bps).sum();
         // Delay and jitter: the mean over the group's flows that received anything.
         let mean = |f: fn(&FlowSummary) -> Option<f64>| {
             let v: Vec<f64> = fl.iter().filter_map(|x| f(x)).collect();
@@ -45,7 +47,7 @@ pub fn render(res: &RunResult) -> String {
         };
         let _ = writeln!(
             t,
-            "{:<18} {:>5} {:>9} {:>10} {:>10} {:>8} {:>11} {:>9} {:>9}",
+            "{:<18} {:>5} {:>9} {:>10} {:>10} {:>8} {:>9} {:>12} {:>9} {:>9}",
             truncate(&name, 18),
             n,
             fl[0].transport,
@@ -53,6 +55,7 @@ pub fn render(res: &RunResult) -> String {
             sum(|x| x.recv_distinct_pkts),
             sum(|x| x.dropped_pkts),
             mbps(thru),
+            mbps(good),
             ms(mean(|x| x.mean_delay_s)),
             ms(mean(|x| x.jitter_s)),
         );
