@@ -33,6 +33,10 @@ pub use air::NetStats;
 use air::{Air, AIR};
 
 /// Marks the end of a route in the flat route table.
+/// Traced state changes handed to the sink at once, at most: a bin's worth of them could be
+/// millions with thousands of flows.
+const AGENT_BATCH: usize = 1 << 16;
+
 const END_OF_ROUTE: u32 = u32::MAX;
 
 /// In an arrival event's next hop, marks the last hop; the other bits are then the packet's
@@ -207,7 +211,7 @@ pub struct Sim<'a> {
     trace: Vec<bool>,
     /// Per flow and connection, the state last traced.
     trace_last: Vec<Vec<AgentState>>,
-    /// Traced changes not yet handed to the sink.
+    /// Traced changes not yet handed to the sink (at most [`AGENT_BATCH`] and a few).
     agent_rows: Vec<AgentRow>,
     /// Per flow, when it starts in this run (its `start`, or drawn after it: `start_spread`).
     starts: Vec<Time>,
@@ -434,7 +438,9 @@ impl<'a> Sim<'a> {
                     prefetch_lines(f, 3);
                 }
             }
-            let series = matches!(ev, Ev::BinEnd(_) | Ev::QueueSample);
+            // Traced state changes also go once a batch has gathered, so that a long bin
+            // cannot make them pile up.
+            let series = matches!(ev, Ev::BinEnd(_) | Ev::QueueSample) || self.agent_rows.len() >= AGENT_BATCH;
             self.dispatch(ev);
             if series {
                 self.flush(sink);

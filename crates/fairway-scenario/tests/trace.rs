@@ -1,8 +1,9 @@
 //! Agent traces (`RunOptions::trace_agents`): every change of a sender's congestion-control
 //! state, for the flows asked for only, without changing the run.
 
-use fairway_engine::results::{AgentRow, RunResult};
-use fairway_engine::{run, RunOptions};
+use fairway_core::Time;
+use fairway_engine::results::{AgentRow, BinRow, QueueRow, RunResult, SeriesSink};
+use fairway_engine::{run, run_into, RunOptions};
 use fairway_scenario::parse_scenario;
 
 /// Seed 000's comparison run: a NewReno FTP (window 15) and 800 kb/s of CBR through a 2 Mb/s
@@ -134,4 +135,36 @@ fn a_tfrc_sender_traces_its_rate_and_loss_event_rate() {
     assert!(p_max > 0.0, "no loss event traced");
     let rate_max = rows.iter().filter_map(|r| r.state.rate_bps).fold(0.0, f64::max);
     assert!(rate_max > 100e3 && rate_max < 20e6, "rate {rate_max}");
+}
+
+/// A bin's worth of changes can be millions: they reach the sink in batches as they gather,
+/// the same rows in the same order whatever the bin. dumbbell-mid's 100 TCP flows make about
+/// 90 000 changes in 20 s, more than one batch, all in one bin here.
+#[test]
+fn the_rows_are_the_same_whatever_the_bin() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(root.join("scenarios/validation/dumbbell-mid.toml")).unwrap();
+    let one_bin = text.replace("bin = \"100ms\"", "bin = \"20s\"");
+    assert_ne!(one_bin, text);
+    let flows: Vec<usize> = (0..100).collect();
+    let (a, b) = (traced(&text, &flows), traced(&one_bin, &flows));
+    assert!(a.agent_trace.len() > 1 << 16, "{} rows", a.agent_trace.len());
+    assert!(a.agent_trace == b.agent_trace);
+
+    /// Counts the rows of each hand-over.
+    #[derive(Default)]
+    struct Batches(Vec<usize>);
+    impl SeriesSink for Batches {
+        fn bin(&mut self, _: usize, _: Time, _: Time, _: &[BinRow]) {}
+        fn queue(&mut self, _: usize, _: &QueueRow) {}
+        fn agent(&mut self, rows: &[AgentRow]) {
+            self.0.push(rows.len());
+        }
+    }
+    let sc = parse_scenario("t.toml", &one_bin, "t").unwrap();
+    let mut sink = Batches::default();
+    run_into(&sc, &RunOptions { trace_agents: flows, ..Default::default() }, &mut |_| {}, &mut sink).unwrap();
+    assert!(sink.0.len() >= 2, "one bin, yet handed over in {} batches", sink.0.len());
+    assert!(sink.0.iter().all(|&n| n <= (1 << 16) + 100), "{:?}", sink.0);
+    assert_eq!(sink.0.iter().sum::<usize>(), a.agent_trace.len());
 }
