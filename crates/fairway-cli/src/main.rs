@@ -103,7 +103,7 @@ enum Cmd {
     /// Check a scenario file without running it.
     Check { file: PathBuf },
     /// Run every point of a scenario's [sweep] grid in parallel; write each point's results
-    /// folder and one combined sweep.csv.
+    /// folder, one combined sweep.csv and the monitored links' sweep-links.csv.
     Sweep {
         /// The scenario (TOML) with a [sweep] table.
         file: PathBuf,

@@ -298,7 +298,8 @@ fn outputs_are_the_same_bytes_whatever_the_number_of_workers() {
     run_sweep(&s, &b, 2, write_point, &mut |_, _| {}).unwrap();
     run_sweep(&s, &c, 3, write_point, &mut |_, _| {}).unwrap();
     let (fa, fb, fc) = (files(&a), files(&b), files(&c));
-    assert_eq!(fa.len(), 1 + 10 * fa.keys().filter(|k| k.starts_with("0_")).count());
+    // sweep.csv, sweep-links.csv, and ten files per point.
+    assert_eq!(fa.len(), 2 + 10 * fa.keys().filter(|k| k.starts_with("0_")).count());
     assert_eq!(fa.keys().collect::<Vec<_>>(), fb.keys().collect::<Vec<_>>());
     for (k, v) in &fa {
         assert!(fb[k] == *v && fc[k] == *v, "{k} differs between --jobs 1, 2 and 3");
@@ -326,5 +327,28 @@ fn a_failing_point_is_reported_with_its_values_and_the_others_finish() {
         }
         other => panic!("expected a failed point, got {other:?}"),
     }
+    let _ = fs::remove_dir_all(&out);
+}
+
+/// Every monitored link reaches sweep-links.csv, a row per point per link: the bottleneck
+/// drops what 1.5 Mb/s of CBR offers beyond its 1 Mb/s, the access link behind it nothing.
+#[test]
+fn every_monitored_link_has_its_rows() {
+    let text = dumbbell("[sweep]\n\"flow.udp.rate\" = [\"0.5Mb\", \"1.5Mb\"]\n")
+        .replace("links = [\"r1->r2\"]", "links = [\"r1->r2\", \"r2->b\"]");
+    let s = load(&text);
+    let out = tmp("links");
+    run_sweep(&s, &out, 2, write_point, &mut |_, _| {}).unwrap();
+    let csv = fs::read_to_string(out.join("sweep-links.csv")).unwrap();
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(&head[..3], ["point", "flow.udp.rate", "link"]);
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let links: Vec<(&str, &str)> = rows.iter().map(|r| (r[1], r[2])).collect();
+    assert_eq!(links, [("0.5Mb", "r1->r2"), ("0.5Mb", "r2->b"), ("1.5Mb", "r1->r2"), ("1.5Mb", "r2->b")]);
+    let drops = |r: &Vec<&str>| r[head.iter().position(|h| *h == "drops_pkts").unwrap()].parse::<u64>().unwrap();
+    assert_eq!(drops(&rows[0]), 0);
+    assert!(drops(&rows[2]) > 100, "{}", drops(&rows[2]));
+    assert_eq!(drops(&rows[3]), 0);
     let _ = fs::remove_dir_all(&out);
 }

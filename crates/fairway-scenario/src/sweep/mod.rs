@@ -38,6 +38,9 @@ pub const MAX_POINTS: usize = 100_000;
 /// The name of the combined CSV in a sweep's output folder.
 pub const SWEEP_CSV: &str = "sweep.csv";
 
+/// The monitored links' totals per point, beside sweep.csv.
+pub const SWEEP_LINKS_CSV: &str = "sweep-links.csv";
+
 /// A sweep: the grid of a scenario file's `[sweep]` table, every point checked. A point's
 /// scenario is built again when it is needed ([`Sweep::build`]), so that a sweep of 100 000
 /// points holds their values and labels, not 100 000 scenarios.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use super::{Sweep, SWEEP_CSV};
+use super::{Sweep, SWEEP_CSV, SWEEP_LINKS_CSV};
 use fairway_engine::results::{RunResult, Summary};
 use fairway_engine::{RunOptions, Scenario};
 
@@ -149,6 +149,8 @@ pub fn run_sweep_with(
         .collect();
     let csv = out.join(SWEEP_CSV);
     fs::write(&csv, sweep_csv(s, &points)).map_err(io(&csv))?;
+    let links = out.join(SWEEP_LINKS_CSV);
+    fs::write(&links, sweep_links_csv(s, &points)).map_err(io(&links))?;
     let interrupted = points.iter().any(|p| p.interrupted);
     let failed: Vec<String> = points
         .iter()
@@ -236,6 +238,41 @@ pub fn sweep_csv(s: &Sweep, runs: &[PointRun]) -> String {
                 f.goodput_bps,
                 opt(f.mean_delay_s),
                 opt(f.jitter_s),
+            );
+        }
+    }
+    out
+}
+
+/// The monitored links' totals: one row per point per monitored link (sweep.csv repeats only
+/// the first's on each flow's row). Failed points have no rows.
+pub fn sweep_links_csv(s: &Sweep, runs: &[PointRun]) -> String {
+    let mut out = String::from("point");
+    for k in &s.keys {
+        out.push(',');
+        out.push_str(&csv_field(k));
+    }
+    out.push_str(
+        ",link,queue,arrivals_pkts,departures_pkts,drops_pkts,early_drops_pkts,forced_drops_pkts,marks_pkts,utilization,mean_queue_pkts\n",
+    );
+    for (p, r) in s.points.iter().zip(runs) {
+        let Ok(sum) = &r.outcome else { continue };
+        let values: String = p.values.iter().map(|v| format!(",{}", csv_field(v))).collect();
+        for l in sum.links.iter().filter(|l| l.monitored) {
+            let _ = writeln!(
+                out,
+                "{}{values},{},{},{},{},{},{},{},{},{:.6},{:.4}",
+                p.index,
+                csv_field(&l.name),
+                l.queue,
+                l.arrivals_pkts,
+                l.departures_pkts,
+                l.drops_pkts,
+                l.early_drops_pkts,
+                l.forced_drops_pkts,
+                l.marks_pkts,
+                l.utilization,
+                l.mean_queue_pkts,
             );
         }
     }
