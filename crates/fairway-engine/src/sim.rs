@@ -72,6 +72,8 @@ enum Ev {
     #[default]
     QueueSample,
     BinEnd(u32),
+    /// Traced state changes have gathered a batch ([`AGENT_BATCH`]): hand them to the sink.
+    Flush,
     /// A wireless node's MAC timer: (node, timer kind, generation).
     MacTimer(u32, u32, u32),
     /// The first bit of a transmission reaches a wireless node: (node, transmission).
@@ -438,9 +440,7 @@ impl<'a> Sim<'a> {
                     prefetch_lines(f, 3);
                 }
             }
-            // Traced state changes also go once a batch has gathered, so that a long bin
-            // cannot make them pile up.
-            let series = matches!(ev, Ev::BinEnd(_) | Ev::QueueSample) || self.agent_rows.len() >= AGENT_BATCH;
+            let series = matches!(ev, Ev::BinEnd(_) | Ev::QueueSample | Ev::Flush);
             self.dispatch(ev);
             if series {
                 self.flush(sink);
@@ -498,6 +498,10 @@ impl<'a> Sim<'a> {
         if last[ci] != state {
             last[ci] = state;
             self.agent_rows.push(AgentRow { t: self.now, flow: fi as u32, conn: ci as u32, state });
+            // A long bin's changes go to the sink in batches rather than pile up.
+            if self.agent_rows.len() == AGENT_BATCH {
+                self.q.push(self.now, Ev::Flush);
+            }
         }
     }
 
@@ -531,6 +535,8 @@ impl<'a> Sim<'a> {
             Ev::FlowStop(f) => self.flow_stop(f as usize),
             Ev::WebSession(f) => self.web_session(f as usize),
             Ev::QueueSample => self.queue_sample(),
+            // Not an event of the simulation: the run's count leaves it out.
+            Ev::Flush => self.events -= 1,
             Ev::BinEnd(k) => self.bin_end(k as usize),
             Ev::MacTimer(n, kind, gen) => self.mac_timer(n, kind, gen),
             Ev::AirRx(n, tx) => self.air_rx(n, tx),

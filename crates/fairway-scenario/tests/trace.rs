@@ -150,6 +150,12 @@ fn the_rows_are_the_same_whatever_the_bin() {
     let (a, b) = (traced(&text, &flows), traced(&one_bin, &flows));
     assert!(a.agent_trace.len() > 1 << 16, "{} rows", a.agent_trace.len());
     assert!(a.agent_trace == b.agent_trace);
+    // The hand-overs are not events of the simulation.
+    let plain = {
+        let sc = parse_scenario("t.toml", &one_bin, "t").unwrap();
+        run(&sc, &RunOptions::default(), &mut |_| {}).unwrap().summary
+    };
+    assert_eq!(serde_json::to_string(&plain).unwrap(), serde_json::to_string(&b.summary).unwrap());
 
     /// Counts the rows of each hand-over.
     #[derive(Default)]
