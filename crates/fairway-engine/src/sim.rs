@@ -32,11 +32,11 @@ mod air;
 pub use air::NetStats;
 use air::{Air, AIR};
 
-/// Marks the end of a route in the flat route table.
 /// Traced state changes handed to the sink at once, at most: a bin's worth of them could be
 /// millions with thousands of flows.
 const AGENT_BATCH: usize = 1 << 16;
 
+/// Marks the end of a route in the flat route table.
 const END_OF_ROUTE: u32 = u32::MAX;
 
 /// In an arrival event's next hop, marks the last hop; the other bits are then the packet's
