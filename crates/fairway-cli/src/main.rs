@@ -116,6 +116,10 @@ enum Cmd {
         /// Print nothing but errors.
         #[arg(long, short)]
         quiet: bool,
+        /// Run every point at N seeds (from the file's seed; a seed axis in [sweep] gives way)
+        /// and write replications.csv: per point, each figure's mean and 95% half-width.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(2..=100_000))]
+        reps: Option<u64>,
     },
     /// A protocol's closed-form model, tabulated and plotted.
     Model {
@@ -196,7 +200,7 @@ fn main() -> ExitCode {
             run(&file, out, seed, quiet, &TraceArgs { kinds: trace, flows: trace_flow, limit: trace_limit })
         }
         Cmd::Check { file } => check(&file),
-        Cmd::Sweep { file, out, jobs, quiet } => run_sweep(&file, out, jobs, quiet),
+        Cmd::Sweep { file, out, jobs, quiet, reps } => run_sweep(&file, out, jobs, quiet, reps),
         Cmd::Reproduce { name, out, scenarios, seed, reps } => reproduce(&name, out, scenarios, seed, reps),
         Cmd::Model { which: ModelCmd::Iftp { packet_size, rtt, ssthresh, w_max, loss, access_rate, out } } => {
             model_iftp(&packet_size, &rtt, ssthresh, w_max, loss, &access_rate, out)
@@ -341,13 +345,48 @@ fn run_points(
     Ok(res)
 }
 
-fn run_sweep(file: &Path, out: Option<PathBuf>, jobs: Option<u64>, quiet: bool) -> Result<(), Failure> {
+fn run_sweep(
+    file: &Path,
+    out: Option<PathBuf>,
+    jobs: Option<u64>,
+    quiet: bool,
+    reps: Option<u64>,
+) -> Result<(), Failure> {
     let sw = sweep::load_sweep(file).map_err(|e| Failure::Input(e.to_string()))?;
+    // With replications: the grid, and the seeds from the file's as its last axis.
+    let sw = match reps {
+        None => sw,
+        Some(reps) => {
+            let first = load(file)?.seed;
+            if first.checked_add(reps - 1).is_none_or(|last| last > i64::MAX as u64) {
+                return Err(Failure::Input(format!("seed {first}, --reps {reps}: the seeds must stay below 2^63")));
+            }
+            let text = std::fs::read_to_string(file).map_err(|e| Failure::Input(format!("{}: {e}", file.display())))?;
+            sweep::replicated(&file.display().to_string(), &text, first, reps as usize)
+                .map_err(|e| Failure::Input(e.to_string()))?
+        }
+    };
     let out = out.unwrap_or_else(|| PathBuf::from("out").join(format!("{}-sweep", sw.name)));
     let staged = Staged::begin(&out).map_err(|e| Failure::Input(e.to_string()))?;
     let jobs = jobs.map_or_else(sweep::default_jobs, |j| j as usize);
     let started = Instant::now();
     let (res, failed) = run_points(&sw, staged.dir(), jobs, quiet, started, "the sweep failed")?;
+    if reps.is_some() {
+        // Per point of the grid without the seed (the last key): its runs' means and intervals.
+        let keys = &sw.keys[..sw.keys.len() - 1];
+        let mut groups: Vec<(Vec<String>, Vec<&fairway_engine::Summary>)> = vec![];
+        for (p, r) in sw.points.iter().zip(&res.points) {
+            let Ok(s) = &r.outcome else { continue };
+            let values = p.values[..keys.len()].to_vec();
+            match groups.iter_mut().find(|g| g.0 == values) {
+                Some(g) => g.1.push(s),
+                None => groups.push((values, vec![s])),
+            }
+        }
+        let csv = staged.dir().join("replications.csv");
+        std::fs::write(&csv, output::replications::csv_grouped(keys, &groups))
+            .with_context(|| format!("writing {}", csv.display()))?;
+    }
     staged.commit().context("the sweep's results are complete but could not take their folder's place")?;
     if res.interrupted {
         let done = res.points.iter().filter(|p| p.outcome.is_ok()).count();
@@ -362,12 +401,13 @@ fn run_sweep(file: &Path, out: Option<PathBuf>, jobs: Option<u64>, quiet: bool) 
         print!("{}", sweep::table(&sw, &res));
         println!();
         println!(
-            "{} points in {:.1} s on {} workers; results in {}/ ({} and a folder per point)",
+            "{} points in {:.1} s on {} workers; results in {}/ ({}{} and a folder per point)",
             sw.points.len(),
             started.elapsed().as_secs_f64(),
             jobs.min(sw.points.len()),
             out.display(),
-            sweep::SWEEP_CSV
+            sweep::SWEEP_CSV,
+            if reps.is_some() { ", replications.csv" } else { "" }
         );
     }
     match failed {

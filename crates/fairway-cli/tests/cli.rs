@@ -408,3 +408,33 @@ fn replications_give_means_and_confidence_intervals() {
     assert_eq!(o.status.code(), Some(2));
     let _ = fs::remove_dir_all(&out);
 }
+
+/// `fairway sweep --reps N`: each point of the grid at N seeds, and replications.csv with a
+/// row group per point of the grid without the seed, whose means are those of sweep.csv's rows.
+#[test]
+fn a_sweep_with_replications_gives_each_point_its_interval() {
+    let out = tmp("sweep-reps");
+    let file = "scenarios/tutorial/red-dumbbell-sweep.toml";
+    let o = fairway(&["sweep", file, "--reps", "2", "--out", out.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let sweep = fs::read_to_string(out.join("sweep.csv")).unwrap();
+    let head: Vec<&str> = sweep.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+    // The file's three rates, at seeds 1 and 2 (its own seed axis of three gave way).
+    let rows: Vec<Vec<&str>> = sweep.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let tcp0_at_1mb: Vec<f64> = rows
+        .iter()
+        .filter(|r| r[col("flow.cbr.rate")] == "1Mb" && r[col("flow")] == "tcp0")
+        .map(|r| r[col("throughput_bps")].parse().unwrap())
+        .collect();
+    assert_eq!(tcp0_at_1mb.len(), 2);
+    let reps = fs::read_to_string(out.join("replications.csv")).unwrap();
+    let rhead: Vec<&str> = reps.lines().next().unwrap().split(',').collect();
+    assert_eq!(&rhead[..5], ["flow.cbr.rate", "kind", "name", "class", "reps"]);
+    assert_eq!(reps.lines().count(), 1 + 3 * (3 + 2), "three points, three flows and two classes each");
+    let row: Vec<&str> = reps.lines().find(|l| l.starts_with("1Mb,flow,tcp0,")).unwrap().split(',').collect();
+    let mean: f64 = row[5].parse().unwrap();
+    assert_eq!(row[4], "2");
+    assert!((mean - (tcp0_at_1mb[0] + tcp0_at_1mb[1]) / 2.0).abs() < 0.1, "{mean} vs {tcp0_at_1mb:?}");
+    let _ = fs::remove_dir_all(&out);
+}

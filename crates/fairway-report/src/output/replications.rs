@@ -1,6 +1,6 @@
-//! Replications of one scenario (`fairway run --reps N`): each flow's and each class's figures
-//! over the seeds, as the mean and the half-width of its 95% confidence interval (Student's t),
-//! in replications.csv and a printed table.
+//! Replications (`fairway run --reps N`, `fairway sweep --reps N`): each flow's and each class's
+//! figures over the seeds, as the mean and the half-width of its 95% confidence interval
+//! (Student's t), in replications.csv and a printed table.
 
 use std::fmt::Write as _;
 
@@ -43,10 +43,20 @@ fn figures() -> Vec<&'static str> {
     names
 }
 
-/// Every figure's column and its `_ci95` beside it.
-fn header() -> String {
+/// Every figure's column and its `_ci95` beside it, after the `keys` of a sweep.
+fn header(keys: &[String]) -> String {
+    let lead: String = keys.iter().map(|k| format!("{},", field(k))).collect();
     let cols: Vec<String> = figures().iter().map(|n| format!("{n},{n}_ci95")).collect();
-    format!("kind,name,class,reps,{}\n", cols.join(","))
+    format!("{lead}kind,name,class,reps,{}\n", cols.join(","))
+}
+
+/// A CSV field, quoted when it holds a comma or a quote.
+fn field(v: &str) -> String {
+    if v.contains([',', '"', '\n']) {
+        format!("\"{}\"", v.replace('"', "\"\""))
+    } else {
+        v.to_string()
+    }
 }
 
 fn push(s: &mut String, e: &Estimate) {
@@ -67,15 +77,29 @@ fn push(s: &mut String, e: &Estimate) {
 /// replications.csv: a row per flow, then a row per class, each figure's mean over the runs and
 /// its 95% confidence half-width (`..._ci95`); `reps` is how many runs had the flow.
 pub fn csv(runs: &[&Summary]) -> String {
-    let mut s = header();
-    let Some(first) = runs.first() else { return s };
+    csv_grouped(&[], &[(vec![], runs.to_vec())])
+}
+
+/// replications.csv of a sweep: per point of the grid without its seeds (`keys`, the values
+/// leading each row), the rows [`csv`] gives for that point's runs.
+pub fn csv_grouped(keys: &[String], groups: &[(Vec<String>, Vec<&Summary>)]) -> String {
+    let mut s = header(keys);
+    for (values, runs) in groups {
+        let lead: String = values.iter().map(|v| format!("{},", field(v))).collect();
+        rows(&mut s, &lead, runs);
+    }
+    s
+}
+
+fn rows(s: &mut String, lead: &str, runs: &[&Summary]) {
+    let Some(first) = runs.first() else { return };
     let names = figures();
     for (i, f) in first.flows.iter().enumerate() {
         let rows: Vec<&FlowSummary> = runs.iter().filter_map(|r| r.flows.get(i)).collect();
-        let _ = write!(s, "flow,{},{},{}", f.name, f.class, rows.len());
+        let _ = write!(s, "{lead}flow,{},{},{}", field(&f.name), f.class, rows.len());
         for n in &names {
             match FLOW_FIGURES.iter().find(|x| x.0 == *n) {
-                Some((_, get)) => push(&mut s, &Estimate::of(rows.iter().filter_map(|r| get(r)))),
+                Some((_, get)) => push(s, &Estimate::of(rows.iter().filter_map(|r| get(r)))),
                 None => s.push_str(",,"),
             }
         }
@@ -83,16 +107,15 @@ pub fn csv(runs: &[&Summary]) -> String {
     }
     for (i, c) in first.classes.iter().enumerate() {
         let rows: Vec<&ClassSummary> = runs.iter().filter_map(|r| r.classes.get(i)).collect();
-        let _ = write!(s, "class,{},{},{}", c.class, c.class, rows.len());
+        let _ = write!(s, "{lead}class,{},{},{}", c.class, c.class, rows.len());
         for n in &names {
             match CLASS_FIGURES.iter().find(|x| x.0 == *n) {
-                Some((_, get)) => push(&mut s, &Estimate::of(rows.iter().filter_map(|r| get(r)))),
+                Some((_, get)) => push(s, &Estimate::of(rows.iter().filter_map(|r| get(r)))),
                 None => s.push_str(",,"),
             }
         }
         s.push('\n');
     }
-    s
 }
 
 /// The printed table: each flow's throughput, delivery ratio and delay as mean ± 95% half-width.
@@ -129,7 +152,7 @@ mod tests {
 
     #[test]
     fn every_figure_has_its_interval_beside_it() {
-        let h = header();
+        let h = header(&[]);
         let cols: Vec<&str> = h.trim_end().split(',').collect();
         assert_eq!(&cols[..4], ["kind", "name", "class", "reps"]);
         for pair in cols[4..].chunks(2) {

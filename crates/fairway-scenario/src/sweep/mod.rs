@@ -183,13 +183,26 @@ pub fn load_sweep(path: &Path) -> Result<Sweep, ScenarioError> {
 /// Replications of a scenario: its base values (a `[sweep]` table it has is left out) at `reps`
 /// seeds from `first`, one point each, the seed the only axis.
 pub fn replications(file: &str, text: &str, first: u64, reps: usize) -> Result<Sweep, ScenarioError> {
+    seeded(file, text, first, reps, false)
+}
+
+/// A sweep with replications: the file's grid with `reps` seeds from `first` as its last axis
+/// (a `seed` axis the file gives is replaced).
+pub fn replicated(file: &str, text: &str, first: u64, reps: usize) -> Result<Sweep, ScenarioError> {
+    seeded(file, text, first, reps, true)
+}
+
+fn seeded(file: &str, text: &str, first: u64, reps: usize, grid: bool) -> Result<Sweep, ScenarioError> {
     let mut doc: DocumentMut = match text.parse() {
         Ok(d) => d,
         // Let the scenario's own reading report what is wrong with it.
         Err(_) => return points_of_text(file, text),
     };
-    doc.remove("sweep");
-    let mut sweep = Table::new();
+    let mut sweep = match doc.remove("sweep") {
+        Some(Item::Table(t)) if grid => t,
+        _ => Table::new(),
+    };
+    sweep.remove("seed");
     let seeds: toml_edit::Array = (0..reps as u64).map(|k| first.saturating_add(k) as i64).collect();
     sweep.insert("seed", Item::Value(Value::Array(seeds)));
     doc.insert("sweep", Item::Table(sweep));
@@ -458,6 +471,18 @@ mod tests {
         let built = s.build(1).unwrap();
         assert_eq!(built.scenario.seed, 8);
         assert_eq!(built.scenario.flows[0].name, "u");
+    }
+
+    /// A sweep with replications keeps its grid and puts the seeds last, in place of its own.
+    #[test]
+    fn a_replicated_sweep_keeps_its_grid_with_the_seeds_last() {
+        let text = "duration = \"1s\"\n[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mb\"\ndelay = \"1ms\"\n\
+[[flow]]\nname = \"u\"\napp = \"cbr\"\nfrom = \"a\"\nto = \"b\"\nrate = \"0.1Mb\"\n\
+[sweep]\nseed = [9]\n\"flow.u.rate\" = [\"0.2Mb\", \"0.3Mb\"]\n";
+        let s = replicated("t.toml", text, 1, 2).unwrap();
+        assert_eq!(s.keys, ["flow.u.rate", "seed"]);
+        let values: Vec<Vec<&str>> = s.points.iter().map(|p| p.values.iter().map(String::as_str).collect()).collect();
+        assert_eq!(values, [["0.2Mb", "1"], ["0.2Mb", "2"], ["0.3Mb", "1"], ["0.3Mb", "2"]]);
     }
 
     #[test]
