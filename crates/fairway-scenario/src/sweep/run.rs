@@ -202,21 +202,32 @@ fn run_point(s: &Sweep, i: usize, out: &Path, opts: &SweepOptions) -> PointRun {
     }
 }
 
-/// The combined CSV: one row per point per flow, with the point's values and the first
-/// monitored link's totals. Failed points have no rows.
-pub fn sweep_csv(s: &Sweep, runs: &[PointRun]) -> String {
+/// The columns that lead every row of a sweep's CSVs: `point` and the swept keys.
+fn keys_header(s: &Sweep) -> String {
     let mut out = String::from("point");
     for k in &s.keys {
         out.push(',');
         out.push_str(&csv_field(k));
     }
+    out
+}
+
+/// A point's values, each after a comma, as [`keys_header`] names them.
+fn point_values(p: &super::Point) -> String {
+    p.values.iter().map(|v| format!(",{}", csv_field(v))).collect()
+}
+
+/// The combined CSV: one row per point per flow, with the point's values and the first
+/// monitored link's totals. Failed points have no rows.
+pub fn sweep_csv(s: &Sweep, runs: &[PointRun]) -> String {
+    let mut out = keys_header(s);
     out.push_str(
         ",flow,group,class,kind,sent_pkts,recv_pkts,recv_distinct_pkts,dropped_pkts,throughput_bps,goodput_bps,mean_delay_s,jitter_s,link,link_drops_pkts,link_utilization,link_mean_queue_pkts\n",
     );
     let opt = |v: Option<f64>| v.filter(|v| v.is_finite()).map_or(String::new(), |v| format!("{v:.6}"));
     for (p, r) in s.points.iter().zip(runs) {
         let Ok(sum) = &r.outcome else { continue };
-        let values: String = p.values.iter().map(|v| format!(",{}", csv_field(v))).collect();
+        let values = point_values(p);
         let link = match sum.links.iter().find(|l| l.monitored) {
             Some(l) => format!("{},{},{:.6},{:.4}", csv_field(&l.name), l.drops_pkts, l.utilization, l.mean_queue_pkts),
             None => ",,,".to_string(),
@@ -247,17 +258,13 @@ pub fn sweep_csv(s: &Sweep, runs: &[PointRun]) -> String {
 /// The monitored links' totals: one row per point per monitored link (sweep.csv repeats only
 /// the first's on each flow's row). Failed points have no rows.
 pub fn sweep_links_csv(s: &Sweep, runs: &[PointRun]) -> String {
-    let mut out = String::from("point");
-    for k in &s.keys {
-        out.push(',');
-        out.push_str(&csv_field(k));
-    }
+    let mut out = keys_header(s);
     out.push_str(
         ",link,queue,arrivals_pkts,departures_pkts,drops_pkts,early_drops_pkts,forced_drops_pkts,marks_pkts,utilization,mean_queue_pkts\n",
     );
     for (p, r) in s.points.iter().zip(runs) {
         let Ok(sum) = &r.outcome else { continue };
-        let values: String = p.values.iter().map(|v| format!(",{}", csv_field(v))).collect();
+        let values = point_values(p);
         for l in sum.links.iter().filter(|l| l.monitored) {
             let _ = writeln!(
                 out,

@@ -85,13 +85,19 @@ pub fn distance(r: &Results, reading: Reading) -> f64 {
                 if skip {
                     continue;
                 }
-                let paper: f64 = paper.parse().unwrap_or(f64::NAN);
-                sum += (fw.max(1e-5) / paper.max(1e-5)).ln().abs();
+                sum += log_distance(fw, paper);
                 n += 1.0;
             }
         }
     }
     sum / n
+}
+
+/// |ln(fairway / paper)| for a loss ratio, both floored at 1e-5 (below the tables' precision,
+/// so that a zero on either side stays finite).
+pub fn log_distance(fairway: f64, printed: &str) -> f64 {
+    let paper: f64 = printed.parse().unwrap_or(f64::NAN);
+    (fairway.max(1e-5) / paper.max(1e-5)).ln().abs()
 }
 
 /// The reading closer to the tables, and both distances.

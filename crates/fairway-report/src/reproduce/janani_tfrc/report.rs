@@ -124,10 +124,11 @@ of Tables 1 to 4 is {da:.2} for A and {db:.2} for B, so the claims below use **{
     write_report(opts, s, &captions)
 }
 
-type Points = (Vec<(f64, f64)>, Vec<f64>);
+pub(super) type Points = (Vec<(f64, f64)>, Vec<f64>);
 
-fn points(f: impl Fn(u32) -> Estimate) -> Points {
-    let es: Vec<(f64, Estimate)> = NODES.iter().map(|&n| (n as f64, f(n))).collect();
+/// A series to plot: at each of `xs`, the mean of `f(x)` and its 95% confidence half-width.
+pub(super) fn points(xs: &[u32], f: impl Fn(u32) -> Estimate) -> Points {
+    let es: Vec<(f64, Estimate)> = xs.iter().map(|&x| (x as f64, f(x))).collect();
     (es.iter().map(|(x, e)| (*x, e.mean)).collect(), es.iter().map(|(_, e)| e.ci95()).collect())
 }
 
@@ -139,10 +140,10 @@ fn figures(r: &Results, opts: &ReproduceOptions) -> Result<Vec<(String, String)>
         let paper_t: Vec<(f64, f64)> = rows.iter().map(|r| (r.0 as f64, r.2.parse().unwrap_or(f64::NAN))).collect();
         let paper_c: Vec<(f64, f64)> = rows.iter().map(|r| (r.0 as f64, r.4.parse().unwrap_or(f64::NAN))).collect();
         let a = |reading| Experiment { app, comp, reading };
-        let at = points(|n| r.get(a(Reading::AppLimited), n).tfrc.plr.clone());
-        let bt = points(|n| r.get(a(Reading::Greedy), n).tfrc.plr.clone());
-        let ac = points(|n| r.get(a(Reading::AppLimited), n).comp.plr.clone());
-        let bc = points(|n| r.get(a(Reading::Greedy), n).comp.plr.clone());
+        let at = points(&NODES, |n| r.get(a(Reading::AppLimited), n).tfrc.plr.clone());
+        let bt = points(&NODES, |n| r.get(a(Reading::Greedy), n).tfrc.plr.clone());
+        let ac = points(&NODES, |n| r.get(a(Reading::AppLimited), n).comp.plr.clone());
+        let bc = points(&NODES, |n| r.get(a(Reading::Greedy), n).comp.plr.clone());
         data.push((
             format!("Table {t}: {} beside {}: loss ratio", app.label(), comp.label()),
             comp,

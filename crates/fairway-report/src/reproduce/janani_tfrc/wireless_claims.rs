@@ -3,7 +3,7 @@
 //! (reading and node count) that lies closest to the tables.
 
 use super::super::claims::{trim, Claim, Claims, Verdict};
-use super::claims::Row;
+use super::claims::{log_distance, Row};
 use super::wireless::{airtime_s, Results, Setup, Table};
 
 /// Table 5: VoIP, TFRC vs UDP, against the pause time (s); speed 10.
@@ -66,8 +66,7 @@ pub fn distance(r: &Results, s: Setup) -> f64 {
                 if plr_inconsistent(t, x, tfrc) {
                     continue;
                 }
-                let paper: f64 = paper.parse().unwrap_or(f64::NAN);
-                sum += (fw.max(1e-5) / paper.max(1e-5)).ln().abs();
+                sum += log_distance(fw, paper);
                 n += 1.0;
             }
         }

@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use super::super::stats::Estimate;
 use super::super::{write, ReproduceError, ReproduceOptions};
+use super::report::points;
 use super::wireless::{Results, Setup, Table, NODE_COUNTS};
 use super::wireless_claims::{closest, rows};
 use super::Reading;
@@ -108,13 +108,6 @@ conference and video streaming beside UDP), whose findings §5.2 states only as 
     s
 }
 
-type Points = (Vec<(f64, f64)>, Vec<f64>);
-
-fn points(t: Table, f: impl Fn(u32) -> Estimate) -> Points {
-    let es: Vec<(f64, Estimate)> = t.xs().iter().map(|&x| (x as f64, f(x))).collect();
-    (es.iter().map(|(x, e)| (*x, e.mean)).collect(), es.iter().map(|(_, e)| e.ci95()).collect())
-}
-
 /// Tables 5 and 6, one figure each: each class's delivery ratio against the table's x, the
 /// paper's and fairway's at both node counts under the chosen reading, with the share of time
 /// the ends were joined.
@@ -129,9 +122,9 @@ pub fn figures(w: &Results, opts: &ReproduceOptions) -> Result<Vec<(String, Stri
         for n in NODE_COUNTS {
             let st = Setup { reading, nodes: n };
             fw.push((
-                points(t, |x| w.get(t, st, x).tfrc.pdr.clone()),
-                points(t, |x| w.get(t, st, x).comp.pdr.clone()),
-                points(t, |x| w.get(t, st, x).connected.clone()),
+                points(t.xs(), |x| w.get(t, st, x).tfrc.pdr.clone()),
+                points(t.xs(), |x| w.get(t, st, x).comp.pdr.clone()),
+                points(t.xs(), |x| w.get(t, st, x).connected.clone()),
             ));
         }
         let title = format!("Table {}: {} beside {}: delivery ratio", t.number(), t.app().label(), t.comp().label());
