@@ -50,9 +50,11 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use fairway_core::Time;
+use fairway_engine::packet_trace::PacketOp;
 use fairway_engine::RunOptions;
 use fairway_report::output;
 use fairway_report::output::folder::Staged;
+use fairway_report::output::packet_files::PacketOutputs;
 use fairway_report::output::stream::StreamWriter;
 use fairway_scenario::estimate::{self, Footprint};
 use fairway_scenario::{parse_scenario_file_warn, sweep};
@@ -79,16 +81,27 @@ enum Cmd {
         /// Print nothing but errors.
         #[arg(long, short)]
         quiet: bool,
-        /// Trace as the run goes: `agents` writes trace-agents.csv, every change of each
-        /// sender's cwnd, ssthresh, srtt, rttvar and RTO (TCP, CCID2, IFTP) or rate and loss
-        /// event rate (TFRC, CCID3).
+        /// Trace as the run goes (repeat for more than one): `agents` writes trace-agents.csv,
+        /// every change of each sender's cwnd, ssthresh, srtt, rttvar and RTO (TCP, CCID2,
+        /// IFTP) or rate and loss event rate (TFRC, CCID3); `packets` writes trace.tr, every
+        /// packet's enqueue, dequeue, receive and drop on the wired links in ns-2's trace
+        /// format; `pcap` writes trace-<from>-<to>.pcap per link (--trace-link, or the
+        /// monitored links), the packets leaving its queue with their IP and TCP, UDP or DCCP
+        /// headers, for tcpdump and Wireshark.
         #[arg(long, value_enum, value_name = "WHAT")]
         trace: Vec<TraceKind>,
         /// Trace only this flow (its name, or its [[flow]] entry's name for all of a group);
         /// repeat for more [default: every flow].
         #[arg(long, value_name = "NAME", requires = "trace")]
         trace_flow: Vec<String>,
-        /// Rows a trace file holds at most; the rest are counted, not written.
+        /// Trace packets only on this link ("from->to"); repeat for more [default: every
+        /// link for trace.tr, the monitored links for pcap].
+        #[arg(long, value_name = "FROM->TO", requires = "trace")]
+        trace_link: Vec<String>,
+        /// Keep only these events in trace.tr; repeat for more [default: all four].
+        #[arg(long, value_enum, value_name = "EVENT", requires = "trace")]
+        trace_event: Vec<TraceEvent>,
+        /// Rows (or packets) a trace file holds at most; the rest are counted, not written.
         #[arg(long, value_name = "ROWS", default_value_t = 2_000_000, requires = "trace")]
         trace_limit: u64,
         /// Run N replications (seeds from --seed or the file's) in parallel: a folder per seed
@@ -152,12 +165,31 @@ enum Cmd {
 enum TraceKind {
     /// Senders' congestion-control state at every change (trace-agents.csv).
     Agents,
+    /// Every packet event on the wired links, in ns-2's trace format (trace.tr).
+    Packets,
+    /// The packets leaving a link's queue, as a pcap per link (trace-<from>-<to>.pcap).
+    Pcap,
+}
+
+/// A packet event `--trace-event` keeps (ns-2's letter in brackets).
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum TraceEvent {
+    /// Offered to a queue (+).
+    Enqueue,
+    /// Leaves the queue for the wire (-).
+    Dequeue,
+    /// Reaches the link's far end (r).
+    Receive,
+    /// Thrown away by the queue or lost on the wire (d).
+    Drop,
 }
 
 /// What a run traces, from the command line.
 struct TraceArgs {
     kinds: Vec<TraceKind>,
     flows: Vec<String>,
+    links: Vec<String>,
+    events: Vec<TraceEvent>,
     limit: u64,
 }
 
@@ -196,8 +228,27 @@ fn main() -> ExitCode {
         Cmd::Run { file, out, seed, quiet, reps: Some(reps), jobs, .. } => {
             run_reps(&file, out, seed, reps, jobs, quiet)
         }
-        Cmd::Run { file, out, seed, quiet, trace, trace_flow, trace_limit, reps: None, .. } => {
-            run(&file, out, seed, quiet, &TraceArgs { kinds: trace, flows: trace_flow, limit: trace_limit })
+        Cmd::Run {
+            file,
+            out,
+            seed,
+            quiet,
+            trace,
+            trace_flow,
+            trace_link,
+            trace_event,
+            trace_limit,
+            reps: None,
+            ..
+        } => {
+            let args = TraceArgs {
+                kinds: trace,
+                flows: trace_flow,
+                links: trace_link,
+                events: trace_event,
+                limit: trace_limit,
+            };
+            run(&file, out, seed, quiet, &args)
         }
         Cmd::Check { file } => check(&file),
         Cmd::Sweep { file, out, jobs, quiet, reps } => run_sweep(&file, out, jobs, quiet, reps),
@@ -497,9 +548,91 @@ fn traced_flows(sc: &fairway_engine::scenario::Scenario, names: &[String]) -> Re
     Ok(v)
 }
 
+/// The links a packet trace covers (scenario indices), by their names.
+fn traced_links(sc: &fairway_engine::scenario::Scenario, names: &[String]) -> Result<Vec<usize>, Failure> {
+    let mut v = vec![];
+    for n in names {
+        let Some(l) = (0..sc.links.len()).find(|&l| sc.link_name(l) == *n) else {
+            let mut known: Vec<String> = (0..sc.links.len().min(20)).map(|l| sc.link_name(l)).collect();
+            if sc.links.len() > 20 {
+                known.push("...".into());
+            }
+            return Err(Failure::Input(if sc.links.is_empty() {
+                format!("--trace-link {n}: the scenario has no wired links")
+            } else {
+                format!("--trace-link {n}: no link of that name (links: {})", known.join(", "))
+            }));
+        };
+        v.push(l);
+    }
+    v.sort_unstable();
+    v.dedup();
+    Ok(v)
+}
+
+/// The packet trace's files a run writes, from the command line; `None` when it writes none.
+fn packet_outputs(
+    sc: &fairway_engine::scenario::Scenario,
+    trace: &TraceArgs,
+) -> Result<Option<PacketOutputs>, Failure> {
+    let text = trace.kinds.contains(&TraceKind::Packets);
+    let pcap = trace.kinds.contains(&TraceKind::Pcap);
+    if !text && !pcap {
+        if !trace.links.is_empty() || !trace.events.is_empty() {
+            return Err(Failure::Input(
+                "--trace-link and --trace-event choose what a packet trace holds: add --trace packets or --trace pcap"
+                    .into(),
+            ));
+        }
+        return Ok(None);
+    }
+    if !text && !trace.events.is_empty() {
+        return Err(Failure::Input(
+            "--trace-event chooses the events trace.tr holds (a pcap holds the packets leaving the queue): add --trace packets".into(),
+        ));
+    }
+    if sc.links.is_empty() {
+        return Err(Failure::Input(
+            "--trace packets and --trace pcap cover wired links, and this scenario has none (wireless packet traces are not built yet: docs/not-yet.md)".into(),
+        ));
+    }
+    let links = traced_links(sc, &trace.links)?;
+    let pcap_links = if !pcap {
+        vec![]
+    } else if !links.is_empty() {
+        links.clone()
+    } else if !sc.monitor.links.is_empty() {
+        sc.monitor.links.clone()
+    } else {
+        return Err(Failure::Input(
+            "--trace pcap: name the links to capture with --trace-link FROM->TO (the scenario monitors none)".into(),
+        ));
+    };
+    let ops = trace
+        .events
+        .iter()
+        .map(|e| match e {
+            TraceEvent::Enqueue => PacketOp::Enqueue,
+            TraceEvent::Dequeue => PacketOp::Dequeue,
+            TraceEvent::Receive => PacketOp::Receive,
+            TraceEvent::Drop => PacketOp::Drop,
+        })
+        .collect();
+    Ok(Some(PacketOutputs { text, text_links: links, ops, pcap_links, flows: vec![] }))
+}
+
 fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool, trace: &TraceArgs) -> Result<(), Failure> {
     let sc = load(file)?;
     let trace_agents = if trace.kinds.contains(&TraceKind::Agents) { traced_flows(&sc, &trace.flows)? } else { vec![] };
+    let packets = match packet_outputs(&sc, trace)? {
+        Some(mut p) => {
+            if !trace.flows.is_empty() {
+                p.flows = traced_flows(&sc, &trace.flows)?;
+            }
+            Some(p)
+        }
+        None => None,
+    };
     if !quiet && has_sweep(file) {
         eprintln!(
             "note: {} has a [sweep] table, ignored here: this runs its base values (`fairway sweep` runs the grid)",
@@ -537,6 +670,7 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool, trace:
         leave_state: true,
         interrupt: Some(&interrupt::INTERRUPTED),
         trace_agents,
+        trace_packets: packets.as_ref().and_then(PacketOutputs::engine_spec),
         ..Default::default()
     };
     // The time series go to their files as the run makes them (memory does not grow with the
@@ -547,6 +681,11 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool, trace:
     if !opts.trace_agents.is_empty() {
         stream
             .trace_agents(staged.dir(), trace.limit)
+            .with_context(|| format!("writing results to {}{kept}", out.display()))?;
+    }
+    if let Some(p) = &packets {
+        stream
+            .trace_packets(staged.dir(), p, trace.limit)
             .with_context(|| format!("writing results to {}{kept}", out.display()))?;
     }
     let mut res = fairway_engine::run_into(&sc, &opts, &mut progress, &mut stream).context("the run failed")?;
@@ -563,10 +702,9 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool, trace:
     let traced = stream.finish_trace().with_context(|| format!("writing results to {}{kept}", out.display()))?;
     let written = stream
         .finish(&mut res)
-        .and_then(|streamed| output::write_after_stream(&res, &sc, staged.dir(), streamed))
-        .map(|mut w| {
-            w.extend(traced.as_ref().map(|t| t.path.clone()));
-            w
+        .and_then(|streamed| {
+            let traces: Vec<PathBuf> = traced.iter().map(|t| t.path.clone()).collect();
+            output::write_after_stream(&res, &sc, staged.dir(), streamed, &traces)
         })
         .map_err(anyhow::Error::new)
         .and_then(|w| staged.commit().map(|_| w).map_err(anyhow::Error::new))
@@ -586,9 +724,11 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool, trace:
         print!("{}", output::table::render(&res));
         println!();
         println!("results in {}/ ({} files: {})", out.display(), written.len(), names(&written));
-        if let Some(t) = traced.as_ref().filter(|t| t.left_out > 0) {
+        for t in traced.iter().filter(|t| t.left_out > 0) {
+            let name = t.path.file_name().unwrap_or_default().to_string_lossy();
+            let what = if name.ends_with(".csv") { "state changes" } else { "packet events" };
             eprintln!(
-                "warning: trace-agents.csv holds the first {} state changes; {} more were left out (--trace-limit)",
+                "warning: {name} holds the first {} {what}; {} more were left out (--trace-limit)",
                 t.rows, t.left_out
             );
         }

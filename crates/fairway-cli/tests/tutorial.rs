@@ -73,6 +73,8 @@ fn the_tutorial_runs_as_written() {
         "out/red-dumbbell/queue.csv",
         "out/red-dumbbell/links.csv",
         "out/red-dumbbell/trace-agents.csv",
+        "out/red-dumbbell/trace.tr",
+        "out/red-dumbbell/trace-r1-r2.pcap",
         "out/red-dumbbell-reps/replications.csv",
         "out/red-dumbbell-sweep/sweep.csv",
     ] {

@@ -16,6 +16,7 @@ pub mod link;
 pub mod metrics;
 pub mod monitor;
 pub mod packet;
+pub mod packet_trace;
 mod prefetch;
 pub mod protocol;
 pub mod results;
@@ -79,6 +80,11 @@ pub struct RunOptions {
     /// change: cwnd, ssthresh, srtt, rttvar and RTO of TCP and window-based protocols, the rate
     /// and loss event rate of rate-based ones. Empty: no trace, and no cost.
     pub trace_agents: Vec<usize>,
+    /// Per-packet events (enqueue, dequeue, receive, drop) on wired links, as ns-2's
+    /// `trace-all` records them; `None`: no trace, and no cost. The traced links take the
+    /// general path: the same results, but for the event count and their mean wait (over
+    /// departures rather than admissions).
+    pub trace_packets: Option<packet_trace::PacketTraceSpec>,
 }
 
 /// Runs a checked scenario to its end and gathers its results, the time series with them.
@@ -89,6 +95,7 @@ pub fn run(sc: &Scenario, opts: &RunOptions, progress: &mut dyn FnMut(Time)) -> 
     res.flow_bins = all.flow_bins;
     res.queue_samples = all.queue_samples;
     res.agent_trace = all.agent_rows;
+    res.packet_trace = all.packet_rows;
     Ok(res)
 }
 
@@ -111,6 +118,9 @@ pub fn run_into(
         }
     }
     sim.trace_agents(&opts.trace_agents);
+    if let Some(spec) = &opts.trace_packets {
+        sim.trace_packets(spec);
+    }
     let complete = sim.run(progress, opts.interrupt, sink);
     let res = collect(&mut sim, seed, complete);
     if opts.leave_state {
@@ -359,5 +369,6 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         scale_logs,
         node_paths: node_paths(sim),
         agent_trace: Vec::new(),
+        packet_trace: Vec::new(),
     })
 }

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::packet_trace::PacketEvent;
 use crate::protocol::ProtocolReport;
 
 use fairway_core::{Dur, Time};
@@ -256,6 +257,9 @@ pub trait SeriesSink {
     /// Traced senders' state changes since the last call, in time order (only when the run
     /// traces agents: [`crate::RunOptions::trace_agents`]).
     fn agent(&mut self, _rows: &[AgentRow]) {}
+    /// Traced packet events since the last call, in time order (only when the run traces
+    /// packets: [`crate::RunOptions::trace_packets`]).
+    fn packets(&mut self, _rows: &[PacketEvent]) {}
 }
 
 /// A traced sender's congestion-control state after a change: flow `flow` (scenario order),
@@ -274,6 +278,7 @@ pub struct Collector {
     pub flow_bins: Vec<Vec<BinRow>>,
     pub queue_samples: Vec<(usize, Vec<QueueRow>)>,
     pub agent_rows: Vec<AgentRow>,
+    pub packet_rows: Vec<PacketEvent>,
     /// Per link, its place in `queue_samples` (usize::MAX: not monitored).
     place: Vec<usize>,
 }
@@ -289,6 +294,7 @@ impl Collector {
             flow_bins: vec![Vec::new(); flows],
             queue_samples: links.iter().map(|&l| (l, Vec::new())).collect(),
             agent_rows: Vec::new(),
+            packet_rows: Vec::new(),
             place,
         }
     }
@@ -309,6 +315,10 @@ impl SeriesSink for Collector {
 
     fn agent(&mut self, rows: &[AgentRow]) {
         self.agent_rows.extend_from_slice(rows);
+    }
+
+    fn packets(&mut self, rows: &[PacketEvent]) {
+        self.packet_rows.extend_from_slice(rows);
     }
 }
 
@@ -331,4 +341,6 @@ pub struct RunResult {
     /// The traced senders' state changes, in time order (empty unless traced; a sink that
     /// writes them as they come leaves this empty).
     pub agent_trace: Vec<AgentRow>,
+    /// The traced packet events, in time order (as `agent_trace`).
+    pub packet_trace: Vec<PacketEvent>,
 }

@@ -20,6 +20,7 @@ use crate::events::EventQueue;
 use crate::link::{InFlight, LinkEnd, LinkState, BEHIND_FROM};
 use crate::monitor::{FlowCounters, FlowMonitor, LinkCheck};
 use crate::packet::{Arena, Packet, PktKind};
+use crate::packet_trace::{PacketOp, PacketTraceSpec, PacketTracer};
 use crate::prefetch::{prefetch, prefetch_lines};
 use crate::results::{AgentRow, BinRow, QueueRow, SeriesSink};
 use crate::routing::Router;
@@ -217,6 +218,8 @@ pub struct Sim<'a> {
     agent_rows: Vec<AgentRow>,
     /// Per flow, when it starts in this run (its `start`, or drawn after it: `start_spread`).
     starts: Vec<Time>,
+    /// Per-packet events on the traced links, when asked for.
+    ptrace: Option<Box<PacketTracer>>,
 }
 
 impl<'a> Sim<'a> {
@@ -374,6 +377,7 @@ impl<'a> Sim<'a> {
             trace_last: vec![],
             agent_rows: vec![],
             starts,
+            ptrace: None,
         })
     }
 
@@ -485,6 +489,46 @@ impl<'a> Sim<'a> {
         self.trace_last = vec![Vec::new(); self.flows.len()];
     }
 
+    /// Traces every packet event of `spec`'s flows on its links. Those links take the general
+    /// path, where each event is one of the loop's: the same verdicts at the same times as the
+    /// fast path.
+    pub(crate) fn trace_packets(&mut self, spec: &PacketTraceSpec) {
+        let t = PacketTracer::new(spec, self.links.len(), self.flows.len(), self.end);
+        for (l, link) in self.links.iter_mut().enumerate() {
+            if t.traces_link(l) {
+                link.general = true;
+            }
+        }
+        self.ptrace = Some(Box::new(t));
+    }
+
+    /// Packet `p` reaches the far end of link `l` (or is lost there): records it, and notes
+    /// what reached the end of its route. Out of line: untraced runs never come here.
+    #[cold]
+    #[inline(never)]
+    fn trace_arrival(&mut self, l: usize, p: PacketRef, next: u32) {
+        let Some(t) = self.ptrace.as_deref_mut() else { return };
+        let pkt = self.arena.get(p);
+        let op = if pkt.lost { PacketOp::Drop } else { PacketOp::Receive };
+        let full = t.record(op, self.now, l, p.index(), pkt);
+        if next & LAST_HOP != 0 && !pkt.lost {
+            t.delivered(p.index(), pkt);
+        }
+        if full {
+            self.q.push(self.now, Ev::Flush);
+        }
+    }
+
+    /// Records `op` at link `l` for packet `p`, if it is traced.
+    #[inline]
+    fn trace_packet(&mut self, op: PacketOp, l: usize, p: PacketRef) {
+        if let Some(t) = self.ptrace.as_deref_mut() {
+            if t.record(op, self.now, l, p.index(), self.arena.get(p)) {
+                self.q.push(self.now, Ev::Flush);
+            }
+        }
+    }
+
     fn traced(&self, fi: usize) -> bool {
         self.trace.get(fi).copied().unwrap_or(false)
     }
@@ -510,6 +554,10 @@ impl<'a> Sim<'a> {
         if !self.agent_rows.is_empty() {
             sink.agent(&self.agent_rows);
             self.agent_rows.clear();
+        }
+        if let Some(t) = self.ptrace.as_deref_mut().filter(|t| !t.rows.is_empty()) {
+            sink.packets(&t.rows);
+            t.rows.clear();
         }
         if let Some((k, t0, t1)) = self.bin_ready.take() {
             sink.bin(k, t0, t1, &self.bin_rows);
@@ -649,6 +697,7 @@ impl<'a> Sim<'a> {
     fn general_arrival(&mut self, l: usize, p: PacketRef, meta: &PacketMeta) {
         let now = self.now;
         self.catch_up(l);
+        self.trace_packet(PacketOp::Enqueue, l, p);
         let link = &mut self.links[l];
         link.integrate(now);
         let v = link.qdisc.enqueue(now, meta, p, &mut link.rng);
@@ -656,6 +705,7 @@ impl<'a> Sim<'a> {
         self.drop_taken(l);
         match v {
             Verdict::Drop(_) => {
+                self.trace_packet(PacketOp::Drop, l, p);
                 self.drop_packet(p);
                 return;
             }
@@ -700,6 +750,7 @@ impl<'a> Sim<'a> {
         }
         self.q.push(now + d, Ev::TxDone(l as u32, link.tx_gen));
         let next = self.next_hop(dep.pkt, dep.mark);
+        self.trace_packet(PacketOp::Dequeue, l, dep.pkt);
         let at = now + d + self.links[l].delay;
         let seq = self.queued_seq[dep.pkt.0 as usize];
         self.on_wire(l, dep.pkt, next, at, seq);
@@ -718,11 +769,15 @@ impl<'a> Sim<'a> {
     /// Disposes of the packets link `l`'s discipline threw away after taking them.
     fn drop_taken(&mut self, l: usize) {
         while let Some(d) = self.links[l].qdisc.take_dropped() {
+            self.trace_packet(PacketOp::Drop, l, d.pkt);
             self.drop_packet(d.pkt);
         }
     }
 
     fn arrive(&mut self, l: usize, p: PacketRef, next: u32) {
+        if self.ptrace.is_some() {
+            self.trace_arrival(l, p, next);
+        }
         let end = &mut self.ends[l];
         end.inflight -= 1;
         // Those in flight with an event of their own are the ones not behind. When the last of
@@ -768,8 +823,26 @@ impl<'a> Sim<'a> {
 
     /// Puts a new packet on the first link of its route.
     fn inject(&mut self, pkt: Packet) {
-        let p = self.arena.alloc(pkt);
+        let p = self.alloc(pkt);
         self.enter(p);
+    }
+
+    /// A new packet's place in the arena (and its uid, when packets are traced).
+    #[inline]
+    fn alloc(&mut self, pkt: Packet) -> PacketRef {
+        let p = self.arena.alloc(pkt);
+        if self.ptrace.is_some() {
+            self.trace_made(p);
+        }
+        p
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn trace_made(&mut self, p: PacketRef) {
+        if let Some(t) = self.ptrace.as_deref_mut() {
+            t.made(p.index(), self.arena.get(p));
+        }
     }
 
     /// A packet starts its route: onto its first link, or into the wireless network.
@@ -790,7 +863,7 @@ impl<'a> Sim<'a> {
         if self.jitter.is_empty() {
             self.inject(pkt);
         } else {
-            let p = self.arena.alloc(pkt);
+            let p = self.alloc(pkt);
             self.hold_or_send(p);
         }
     }

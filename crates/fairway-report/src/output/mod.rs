@@ -1,8 +1,13 @@
 //! The results folder: summary.json, flows.csv, queue.csv and SVG plots, plus the short table
 //! `fairway run` prints. Files are written so that the same run gives the same bytes.
 
+pub mod bounded;
 pub mod csv;
 pub mod folder;
+pub mod html;
+pub mod ns2_trace;
+pub mod packet_files;
+pub mod pcap;
 pub mod plots;
 pub mod replications;
 pub mod stream;
@@ -49,7 +54,7 @@ pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<P
             }
             Ok(v)
         });
-        let others = || -> io::Result<Vec<PathBuf>> {
+        let others = || -> io::Result<(Vec<PathBuf>, Vec<(String, String)>)> {
             // About 900 bytes a flow and 500 a link listed; reserved, so that ten megabytes
             // (10 000 flows) are not copied as they grow.
             let s = &res.summary;
@@ -57,30 +62,52 @@ pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<P
             serde_json::to_writer_pretty(&mut json, s).map_err(io::Error::other)?;
             json.push(b'\n');
             let mut v = vec![write("summary.json", json)?];
-            for (name, body) in plots::all(res, sc) {
-                v.push(write(&name, body.into_bytes())?);
+            let figures = plots::all(res, sc);
+            for (name, body) in &figures {
+                v.push(write(name, body.clone().into_bytes())?);
             }
-            Ok(v)
+            Ok((v, figures))
         };
         let others = others();
         (tables.join(), others)
     });
     let tables = tables.map_err(|_| io::Error::other("building the CSV files failed"))??;
-    // summary.json, flows.csv, queue.csv, links.csv, classes.csv [, scale.csv] [, nodes.csv], then the plots.
-    let mut others = others?;
+    // summary.json, flows.csv, queue.csv, links.csv, classes.csv [, scale.csv] [, nodes.csv], the
+    // plots, then report.html.
+    let (mut others, figures) = others?;
     let plots = others.split_off(1);
-    Ok(others.into_iter().chain(tables).chain(plots).collect())
+    let mut v: Vec<PathBuf> = others.into_iter().chain(tables).chain(plots).collect();
+    v.push(write_report(res, sc, dir, &figures, &v)?);
+    Ok(v)
+}
+
+/// report.html in `dir`, listing `files` (and itself).
+fn write_report(
+    res: &RunResult,
+    sc: &Scenario,
+    dir: &Path,
+    figures: &[(String, String)],
+    files: &[PathBuf],
+) -> io::Result<PathBuf> {
+    let mut names: Vec<String> =
+        files.iter().filter_map(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).collect();
+    names.push("report.html".into());
+    let p = dir.join("report.html");
+    fs::write(&p, html::run_page(res, sc, figures, &names))?;
+    Ok(p)
 }
 
 /// What [`write_all`] writes but the series a [`stream::StreamWriter`] wrote while the run
-/// ran (`streamed`: flows.csv, queue.csv, classes.csv): summary.json, links.csv, scale.csv and
-/// the plots, these from the series `res` keeps for them. Returns every path, in
-/// [`write_all`]'s order.
+/// ran (`streamed`: flows.csv, queue.csv, classes.csv): summary.json, links.csv, scale.csv,
+/// the plots (from the series `res` keeps for them) and report.html, which lists `traces` (the
+/// trace files the writer wrote) too. Returns every path, in [`write_all`]'s order, the traces
+/// before report.html.
 pub fn write_after_stream(
     res: &RunResult,
     sc: &Scenario,
     dir: &Path,
     streamed: [PathBuf; 3],
+    traces: &[PathBuf],
 ) -> io::Result<Vec<PathBuf>> {
     let write = |name: &str, body: Vec<u8>| -> io::Result<PathBuf> {
         let p = dir.join(name);
@@ -101,9 +128,12 @@ pub fn write_after_stream(
     if let Some(nodes) = csv::nodes_csv(res) {
         v.push(write("nodes.csv", nodes.into_bytes())?);
     }
-    for (name, body) in plots::all(res, sc) {
-        v.push(write(&name, body.into_bytes())?);
+    let figures = plots::all(res, sc);
+    for (name, body) in &figures {
+        v.push(write(name, body.clone().into_bytes())?);
     }
+    v.extend(traces.iter().cloned());
+    v.push(write_report(res, sc, dir, &figures, &v)?);
     Ok(v)
 }
 

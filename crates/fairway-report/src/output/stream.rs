@@ -11,10 +11,13 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
 use fairway_core::{Dur, Time};
+use fairway_engine::packet_trace::PacketEvent;
 use fairway_engine::results::{AgentRow, BinRow, QueueRow, RunResult, SeriesSink};
 use fairway_engine::scenario::Scenario;
 
+use super::bounded::{Bounded, TraceFile};
 use super::csv;
+use super::packet_files::{PacketFiles, PacketOutputs};
 
 /// Rows (flows x bins, and links x samples) kept for the plots, at most.
 pub const PLOT_ROWS: u64 = 200_000;
@@ -51,27 +54,11 @@ pub struct StreamWriter<'a> {
     merged: usize,
     plot_samples: Vec<(usize, Vec<QueueRow>)>,
     sample_count: Vec<usize>,
-    agents: Option<AgentFile>,
-}
-
-/// trace-agents.csv as the run makes it, at most `limit` rows. Written on the run's thread: only
-/// a traced run pays for it.
-struct AgentFile {
-    w: BufWriter<File>,
-    path: PathBuf,
-    limit: u64,
-    rows: u64,
-    /// Rows past the limit, left out.
-    left_out: u64,
+    /// trace-agents.csv, written on the run's thread: only a traced run pays for it.
+    agents: Option<Bounded>,
+    /// The packet trace's files, likewise.
+    packets: Option<PacketFiles>,
     buf: String,
-    error: Option<io::Error>,
-}
-
-/// What an agent trace came to: its file, and the rows its limit left out.
-pub struct AgentTrace {
-    pub path: PathBuf,
-    pub rows: u64,
-    pub left_out: u64,
 }
 
 /// The writer thread: formats each bin's rows into flows.csv and classes.csv and each sample
@@ -143,28 +130,37 @@ impl<'a> StreamWriter<'a> {
             plot_samples: sc.monitor.links.iter().map(|&l| (l, Vec::new())).collect(),
             sample_count: vec![0; sc.monitor.links.len()],
             agents: None,
+            packets: None,
+            buf: String::new(),
         })
     }
 
     /// Also writes trace-agents.csv in `dir`, the traced senders' state changes (the run's
     /// [`fairway_engine::RunOptions::trace_agents`]), at most `limit` rows after its header.
     pub fn trace_agents(&mut self, dir: &Path, limit: u64) -> io::Result<()> {
-        let path = dir.join("trace-agents.csv");
-        let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
-        w.write_all(csv::AGENTS_HEADER.as_bytes())?;
-        self.agents = Some(AgentFile { w, path, limit, rows: 0, left_out: 0, buf: String::new(), error: None });
+        self.agents = Some(Bounded::create(&dir.join("trace-agents.csv"), csv::AGENTS_HEADER.as_bytes(), limit)?);
         Ok(())
     }
 
-    /// Closes trace-agents.csv, if the run traced: its path, rows written and rows left out;
-    /// the first write that failed, if one did.
-    pub fn finish_trace(&mut self) -> io::Result<Option<AgentTrace>> {
-        let Some(mut a) = self.agents.take() else { return Ok(None) };
-        if let Some(e) = a.error.take() {
-            return Err(e);
+    /// Also writes the packet trace's files in `dir` (the run's
+    /// [`fairway_engine::RunOptions::trace_packets`] has to cover them:
+    /// [`PacketOutputs::engine_spec`]), each at most `limit` records.
+    pub fn trace_packets(&mut self, dir: &Path, out: &PacketOutputs, limit: u64) -> io::Result<()> {
+        self.packets = Some(PacketFiles::create(dir, self.sc, out, limit)?);
+        Ok(())
+    }
+
+    /// Closes the trace files, if the run traced: each one's path, records written and records
+    /// left out (trace-agents.csv first); the first write that failed, if one did.
+    pub fn finish_trace(&mut self) -> io::Result<Vec<TraceFile>> {
+        let mut v = vec![];
+        if let Some(a) = self.agents.take() {
+            v.push(a.finish()?);
         }
-        a.w.flush()?;
-        Ok(Some(AgentTrace { path: a.path, rows: a.rows, left_out: a.left_out }))
+        if let Some(p) = self.packets.take() {
+            v.extend(p.finish()?);
+        }
+        Ok(v)
     }
 
     fn send(&mut self, rows: Rows) {
@@ -236,19 +232,17 @@ impl SeriesSink for StreamWriter<'_> {
 
     fn agent(&mut self, rows: &[AgentRow]) {
         let Some(a) = &mut self.agents else { return };
-        let room = a.limit.saturating_sub(a.rows) as usize;
-        let (kept, over) = rows.split_at(rows.len().min(room));
-        a.left_out += over.len() as u64;
-        if kept.is_empty() || a.error.is_some() {
-            return;
+        let kept = a.take(rows.len());
+        self.buf.clear();
+        for r in &rows[..kept] {
+            csv::agent_row(&mut self.buf, self.sc, r);
         }
-        a.buf.clear();
-        for r in kept {
-            csv::agent_row(&mut a.buf, self.sc, r);
-        }
-        a.rows += kept.len() as u64;
-        if let Err(e) = a.w.write_all(a.buf.as_bytes()) {
-            a.error = Some(e);
+        a.write(kept, self.buf.as_bytes());
+    }
+
+    fn packets(&mut self, rows: &[PacketEvent]) {
+        if let Some(p) = &mut self.packets {
+            p.write(self.sc, rows);
         }
     }
 

@@ -25,14 +25,33 @@ fn groups(flows: &[FlowSummary]) -> Vec<(String, Vec<&FlowSummary>)> {
     out
 }
 
-pub fn render(res: &RunResult) -> String {
+/// One table of the summary: its columns (name and width in the printed table; the first is
+/// left-aligned and cut to its width there, the others right-aligned) and rows.
+pub struct Section {
+    pub columns: Vec<(&'static str, usize)>,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// The summary's tables: flows (grouped by `[[flow]]` entry), wireless nodes if any, monitored
+/// links if any.
+pub fn sections(res: &RunResult) -> Vec<Section> {
     let s = &res.summary;
-    let mut t = String::new();
-    let _ = writeln!(
-        t,
-        "{:<18} {:>5} {:>9} {:>10} {:>10} {:>8} {:>9} {:>12} {:>9} {:>9}",
-        "flow", "n", "transport", "sent", "received", "dropped", "wire Mb/s", "goodput Mb/s", "delay ms", "jitter ms"
-    );
+    let mut out = vec![];
+    let mut flows = Section {
+        columns: vec![
+            ("flow", 18),
+            ("n", 5),
+            ("transport", 9),
+            ("sent", 10),
+            ("received", 10),
+            ("dropped", 8),
+            ("wire Mb/s", 9),
+            ("goodput Mb/s", 12),
+            ("delay ms", 9),
+            ("jitter ms", 9),
+        ],
+        rows: vec![],
+    };
     for (g, fl) in groups(&s.flows) {
         let n = fl.len();
         let name = if n == 1 { fl[0].name.clone() } else { format!("{g}*") };
@@ -45,67 +64,110 @@ pub fn render(res: &RunResult) -> String {
             let v: Vec<f64> = fl.iter().filter_map(|x| f(x)).collect();
             (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
         };
-        let _ = writeln!(
-            t,
-            "{:<18} {:>5} {:>9} {:>10} {:>10} {:>8} {:>9} {:>12} {:>9} {:>9}",
-            truncate(&name, 18),
-            n,
-            fl[0].transport,
-            sum(|x| x.sent_pkts),
-            sum(|x| x.recv_distinct_pkts),
-            sum(|x| x.dropped_pkts),
+        flows.rows.push(vec![
+            name,
+            n.to_string(),
+            fl[0].transport.to_string(),
+            sum(|x| x.sent_pkts).to_string(),
+            sum(|x| x.recv_distinct_pkts).to_string(),
+            sum(|x| x.dropped_pkts).to_string(),
             mbps(thru),
             mbps(good),
             ms(mean(|x| x.mean_delay_s)),
             ms(mean(|x| x.jitter_s)),
-        );
+        ]);
     }
+    out.push(flows);
     if let Some(w) = &s.wireless {
-        let _ = writeln!(t);
-        let _ = writeln!(
-            t,
-            "{:<18} {:>9} {:>8} {:>6} {:>9} {:>8} {:>6} {:>6} {:>6}",
-            "wireless node", "data tx", "retries", "rts", "collided", "ret drop", "ifq", "arp", "noroute"
-        );
+        let mut nodes = Section {
+            columns: vec![
+                ("wireless node", 18),
+                ("data tx", 9),
+                ("retries", 8),
+                ("rts", 6),
+                ("collided", 9),
+                ("ret drop", 8),
+                ("ifq", 6),
+                ("arp", 6),
+                ("noroute", 6),
+            ],
+            rows: vec![],
+        };
         for n in &w.nodes {
-            let _ = writeln!(
-                t,
-                "{:<18} {:>9} {:>8} {:>6} {:>9} {:>8} {:>6} {:>6} {:>6}",
-                truncate(&n.name, 18),
-                n.mac.data_frames,
-                n.mac.data_retries,
-                n.mac.rts_frames,
-                n.mac.collisions,
-                n.mac.retry_drops,
-                n.mac.ifq_drops,
-                n.net.arp_drops,
-                n.net.no_route_drops,
+            nodes.rows.push(
+                [
+                    n.mac.data_frames,
+                    n.mac.data_retries,
+                    n.mac.rts_frames,
+                    n.mac.collisions,
+                    n.mac.retry_drops,
+                    n.mac.ifq_drops,
+                    n.net.arp_drops,
+                    n.net.no_route_drops,
+                ]
+                .iter()
+                .fold(vec![n.name.clone()], |mut v, x| {
+                    v.push(x.to_string());
+                    v
+                }),
             );
         }
+        out.push(nodes);
     }
-    if !s.links.iter().any(|l| l.monitored) {
-        return t;
+    if s.links.iter().any(|l| l.monitored) {
+        let mut links = Section {
+            columns: vec![
+                ("link", 18),
+                ("queue", 8),
+                ("arrivals", 10),
+                ("drops", 8),
+                ("early", 7),
+                ("marks", 7),
+                ("mean q", 9),
+                ("mean avg", 9),
+                ("util", 6),
+            ],
+            rows: vec![],
+        };
+        for l in s.links.iter().filter(|l| l.monitored) {
+            links.rows.push(vec![
+                l.name.clone(),
+                l.queue.to_string(),
+                l.arrivals_pkts.to_string(),
+                l.drops_pkts.to_string(),
+                l.early_drops_pkts.to_string(),
+                l.marks_pkts.to_string(),
+                format!("{:.2}", l.mean_queue_pkts),
+                l.mean_avg_queue_pkts.map_or("-".to_string(), |a| format!("{a:.2}")),
+                format!("{:.1}%", l.utilization * 100.0),
+            ]);
+        }
+        out.push(links);
     }
-    let _ = writeln!(t);
-    let _ = writeln!(
-        t,
-        "{:<18} {:>8} {:>10} {:>8} {:>7} {:>7} {:>9} {:>9} {:>6}",
-        "link", "queue", "arrivals", "drops", "early", "marks", "mean q", "mean avg", "util"
-    );
-    for l in s.links.iter().filter(|l| l.monitored) {
-        let _ = writeln!(
-            t,
-            "{:<18} {:>8} {:>10} {:>8} {:>7} {:>7} {:>9.2} {:>9} {:>5.1}%",
-            truncate(&l.name, 18),
-            l.queue,
-            l.arrivals_pkts,
-            l.drops_pkts,
-            l.early_drops_pkts,
-            l.marks_pkts,
-            l.mean_queue_pkts,
-            l.mean_avg_queue_pkts.map_or("-".to_string(), |a| format!("{a:.2}")),
-            l.utilization * 100.0
-        );
+    out
+}
+
+/// The tables as `fairway run` prints them, a blank line between two.
+pub fn render(res: &RunResult) -> String {
+    let mut t = String::new();
+    for (i, sec) in sections(res).iter().enumerate() {
+        if i > 0 {
+            t.push('\n');
+        }
+        let line = |t: &mut String, cells: &mut dyn Iterator<Item = String>| {
+            for (k, (cell, &(_, w))) in cells.zip(&sec.columns).enumerate() {
+                if k == 0 {
+                    let _ = write!(t, "{:<w$}", truncate(&cell, w));
+                } else {
+                    let _ = write!(t, " {cell:>w$}");
+                }
+            }
+            t.push('\n');
+        };
+        line(&mut t, &mut sec.columns.iter().map(|c| c.0.to_string()));
+        for r in &sec.rows {
+            line(&mut t, &mut r.iter().cloned());
+        }
     }
     t
 }

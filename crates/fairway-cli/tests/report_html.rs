@@ -1,0 +1,108 @@
+//! report.html as a user opens it: every run's folder has one, with the summary's tables and
+//! every figure of the folder inline; a headless browser (Debian's chromium, where installed:
+//! CI installs it and sets FAIRWAY_REQUIRE_CHROMIUM) loads it offline without a script error
+//! and draws every figure with a size on the page.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn fairway(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fairway")).args(args).current_dir(repo()).output().expect("run fairway")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fairway-html-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    d
+}
+
+fn chromium() -> Option<&'static str> {
+    let found = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()));
+    if found.is_none() {
+        assert!(
+            std::env::var_os("FAIRWAY_REQUIRE_CHROMIUM").is_none(),
+            "FAIRWAY_REQUIRE_CHROMIUM is set but no chromium runs"
+        );
+        eprintln!("chromium is not installed: report.html was not loaded in a browser");
+    }
+    found
+}
+
+/// The page's `<body ...>` tag after the browser loaded it and its script ran.
+fn loaded_body(browser: &str, page: &Path, profile: &Path) -> String {
+    let o = Command::new("timeout")
+        .arg("120")
+        .arg(browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000", "--dump-dom"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("run the browser");
+    assert!(o.status.success(), "{browser}: {}", String::from_utf8_lossy(&o.stderr));
+    let dom = String::from_utf8_lossy(&o.stdout);
+    let at = dom.find("<body").expect("a body");
+    dom[at..at + dom[at..].find('>').expect("the body tag ends")].to_string()
+}
+
+fn check_folder(dir: &Path, want_figures: &[&str]) {
+    let page = dir.join("report.html");
+    let html = fs::read_to_string(&page).expect("report.html");
+    let svgs: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".svg"))
+        .collect();
+    for f in want_figures {
+        assert!(svgs.iter().any(|s| s == f), "{f} in {}", dir.display());
+    }
+    for s in &svgs {
+        assert!(html.contains(&format!("<figure data-figure=\"{s}\"")), "report.html shows {s}");
+    }
+    // Readable offline: nothing loaded from anywhere (an SVG's xmlns names, it does not load).
+    assert!(
+        !html.contains("src=") && !html.contains("href=\"http") && !html.contains("@import"),
+        "nothing from elsewhere"
+    );
+    if let Some(browser) = chromium() {
+        let body = loaded_body(browser, &page, &dir.join(".chromium"));
+        let n = svgs.len();
+        assert!(body.contains(&format!("data-figures-drawn=\"{n}/{n}\"")), "every figure drawn: {body}");
+        assert!(body.contains("data-errors=\"0\""), "no script error: {body}");
+        let _ = fs::remove_dir_all(dir.join(".chromium"));
+    }
+}
+
+/// A wired run: the summary's tables, every link, every figure, every file.
+#[test]
+fn a_run_has_a_report_a_browser_shows_whole() {
+    let out = tmp("run");
+    let o =
+        fairway(&["run", "scenarios/tutorial/red-dumbbell.toml", "--out", out.to_str().unwrap(), "--trace", "packets"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("report.html"), "listed among the files written");
+    let html = fs::read_to_string(out.join("report.html")).unwrap();
+    for needle in
+        ["<th>goodput Mb/s</th>", "<td>tcp*</td>", "<td>r1-&gt;r2</td>", "<td>d1-&gt;r2</td>", "href=\"trace.tr\""]
+    {
+        assert!(html.contains(needle), "report.html lacks {needle}");
+    }
+    check_folder(&out, &["throughput.svg", "queue_r1-r2.svg", "drops.svg", "cwnd.svg"]);
+    let _ = fs::remove_dir_all(&out);
+}
+
+/// A wireless run draws its nodes' paths too.
+#[test]
+fn a_wireless_run_has_one_too() {
+    let out = tmp("wireless");
+    let o = fairway(&["run", "scenarios/validation/wireless-mobile.toml", "--out", out.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    check_folder(&out, &["throughput.svg", "nodes.svg"]);
+    let _ = fs::remove_dir_all(&out);
+}
