@@ -88,12 +88,18 @@ fn a_run_has_a_report_a_browser_shows_whole() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("report.html"), "listed among the files written");
     let html = fs::read_to_string(out.join("report.html")).unwrap();
-    for needle in
-        ["<th>goodput Mb/s</th>", "<td>tcp*</td>", "<td>r1-&gt;r2</td>", "<td>d1-&gt;r2</td>", "href=\"trace.tr\""]
-    {
+    // The tutorial's tcp0 crosses s1, r1, r2 and d1: 2 + 20 + 2 ms each way.
+    for needle in [
+        "<th>goodput Mb/s</th>",
+        "<td>tcp*</td>",
+        "<td>r1-&gt;r2</td>",
+        "<td>d1-&gt;r2</td>",
+        "href=\"trace.tr\"",
+        "<td>tcp0</td><td>s1 → r1 → r2 → d1</td><td class=\"n\">48</td>",
+    ] {
         assert!(html.contains(needle), "report.html lacks {needle}");
     }
-    check_folder(&out, &["throughput.svg", "queue_r1-r2.svg", "drops.svg", "cwnd.svg"]);
+    check_folder(&out, &["throughput.svg", "queue_r1-r2.svg", "drops.svg", "cwnd.svg", "topology.svg"]);
     let _ = fs::remove_dir_all(&out);
 }
 

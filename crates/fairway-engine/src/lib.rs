@@ -211,6 +211,14 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         let per_s = |bytes: u64| if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 };
         let tcp = sim.tcp_stats(i).unwrap_or_default();
         let web = sim.web_stats(i);
+        let (fwd, rev) = sim.routes_of(i);
+        let delays = |r: &[usize]| r.iter().map(|&l| sc.links[l].delay.as_secs_f64()).sum::<f64>();
+        let path = fwd.as_ref().map_or(vec![], |r| {
+            let mut p = vec![sc.node_name(f.from).to_string()];
+            p.extend(r.iter().map(|&l| sc.node_name(sc.links[l].to).to_string()));
+            p
+        });
+        let base_rtt_s = fwd.as_ref().zip(rev.as_ref()).map(|(a, b)| delays(a) + delays(b));
         flows.push(FlowSummary {
             name: f.name.clone(),
             group: f.group.clone(),
@@ -254,6 +262,8 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
                 AppSpec::Transfer { .. } => sim.done_at(i).map(|t| t.as_secs_f64()),
                 _ => None,
             },
+            path,
+            base_rtt_s,
             protocol: match (&f.app, sim.driver(i)) {
                 (AppSpec::Datagram(d), Some(drv)) => {
                     d.spec.report(drv, &protocol::ReportContext { start: sim.start_of(i), stop, end })

@@ -122,6 +122,13 @@ pub struct FlowSummary {
     pub mean_session_s: Option<f64>,
     /// Finite transfers: when the last packet was acknowledged (null if it was not).
     pub completion_s: Option<f64>,
+    /// The nodes its data crosses, source to sink (empty across a wireless network, whose
+    /// routes change as the run goes).
+    pub path: Vec<String>,
+    /// Its propagation round trip: the delays of the links its data crosses and of those its
+    /// acknowledgements or feedback cross back, no serialisation or queueing counted (null
+    /// across a wireless network).
+    pub base_rtt_s: Option<f64>,
     /// What the flow's datagram protocol reports of itself, under its name: "mapp" (seed 000's
     /// media scaling), "iftp" (seed 002), ... (see each module of `protocols`).
     #[serde(flatten)]

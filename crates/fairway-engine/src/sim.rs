@@ -1337,6 +1337,18 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Flow `fi`'s wired routes, as link indices: its data's, and its acknowledgements' (`None`
+    /// across a wireless network, whose routes change as the run goes, or where there is none).
+    pub(crate) fn routes_of(&self, fi: usize) -> (Option<Vec<usize>>, Option<Vec<usize>>) {
+        let links = |start: u32| -> Option<Vec<usize>> {
+            let from = self.routes.get(start as usize..)?;
+            let hops: Vec<u32> = from.iter().copied().take_while(|&l| l != END_OF_ROUTE).collect();
+            (!hops.iter().any(|&l| l & AIR != 0)).then(|| hops.iter().map(|&l| l as usize).collect())
+        };
+        let f = &self.flows[fi];
+        (links(f.fwd), links(f.rev))
+    }
+
     pub(crate) fn end(&self) -> Time {
         self.end
     }

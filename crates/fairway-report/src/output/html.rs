@@ -29,7 +29,7 @@ pub fn escape(s: &str) -> String {
 
 const STYLE: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
 table{border-collapse:collapse;margin:0.5em 0 1.5em}td,th{padding:2px 8px;border-bottom:1px solid #ddd}\
-td{text-align:right;font-variant-numeric:tabular-nums}td:first-child,th:first-child{text-align:left}\
+td{text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}th{text-align:left}\
 figure{margin:1em 0 2em}figcaption{font-size:90%;color:#555}svg{max-width:100%;height:auto}\
 dl{display:grid;grid-template-columns:max-content auto;gap:2px 1em}dt{color:#555}";
 
@@ -64,7 +64,9 @@ pub fn section_table(page: &mut String, sec: &table::Section) {
     for r in &sec.rows {
         page.push_str("<tr>");
         for c in r {
-            let _ = write!(page, "<td>{}</td>", escape(c));
+            // Numbers (and percentages) right-aligned, so that their digits line up.
+            let number = c.trim_end_matches('%').parse::<f64>().is_ok();
+            let _ = write!(page, "<td{}>{}</td>", if number { " class=\"n\"" } else { "" }, escape(c));
         }
         page.push_str("</tr>\n");
     }
@@ -138,6 +140,36 @@ pub fn run_page(res: &RunResult, sc: &Scenario, figures: &[(String, String)], fi
             .collect(),
     };
     section_table(&mut p, &links);
+    if sc.wireless.is_none() && !figures.iter().any(|(n, _)| n == "topology.svg") {
+        let _ = writeln!(
+            p,
+            "<p>The network is not drawn: {} nodes, more than the {} a drawing shows.</p>",
+            sc.nodes.len(),
+            super::topology::MAX_NODES
+        );
+    }
+    const PATHS: usize = 200;
+    p.push_str("<h2>Paths</h2>\n");
+    let paths = table::Section {
+        columns: vec![("flow", 0), ("path", 0), ("base RTT ms", 0)],
+        rows: s
+            .flows
+            .iter()
+            .take(PATHS)
+            .map(|f| {
+                vec![
+                    f.name.clone(),
+                    if f.path.is_empty() { "across the wireless network".into() } else { f.path.join(" → ") },
+                    f.base_rtt_s.map_or("-".into(), |r| format!("{}", (r * 1e6).round() / 1e3)),
+                ]
+            })
+            .collect(),
+    };
+    section_table(&mut p, &paths);
+    if s.flows.len() > PATHS {
+        let _ = writeln!(p, "<p>The first {PATHS} of {} flows; summary.json has them all.</p>", s.flows.len());
+    }
+    p.push_str("<p>Base RTT: the delays of the links a flow's data crosses and of those its acknowledgements cross back, without serialisation or queueing.</p>\n");
     p.push_str("<h2>Figures</h2>\n");
     for (name, svg) in figures {
         figure(&mut p, name, svg);

@@ -13,6 +13,7 @@ pub mod replications;
 pub mod stream;
 pub mod svg;
 pub mod table;
+pub mod topology;
 
 use std::fs;
 use std::io;

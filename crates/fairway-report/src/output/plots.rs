@@ -162,5 +162,19 @@ pub fn all(res: &RunResult, sc: &Scenario) -> Vec<(String, String)> {
         let title = format!("{}: TCP congestion window (end of each bin)", sc.name);
         out.push(("cwnd.svg".to_string(), plot(&title, "time (s)", "cwnd (packets)", &cwnd, Style::Step).to_svg()));
     }
+
+    // The network, with each [[flow]] entry's path (its first flow's).
+    let index: std::collections::HashMap<&str, usize> =
+        sc.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
+    let mut paths: Vec<(String, Vec<usize>)> = vec![];
+    for f in &res.summary.flows {
+        if f.path.is_empty() || paths.iter().any(|(g, _)| *g == f.group) {
+            continue;
+        }
+        paths.push((f.group.clone(), f.path.iter().filter_map(|n| index.get(n.as_str()).copied()).collect()));
+    }
+    if let Some(svg) = super::topology::svg(sc, &paths) {
+        out.push(("topology.svg".to_string(), svg));
+    }
     out
 }
