@@ -328,11 +328,15 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
             let dropped: u64 = fl.iter().map(|f| f.dropped_pkts).sum();
             let delay_sum: f64 = fl.iter().filter_map(|f| f.mean_delay_s.map(|d| d * f.recv_pkts as f64)).sum();
             let rates: Vec<f64> = fl.iter().map(|f| f.throughput_bps).collect();
+            // A class's throughput is over its active time, as a flow's is: the time at least
+            // one of its flows was active.
+            let active = metrics::union_length(fl.iter().map(|f| (f.start_s, f.stop_s)));
             ClassSummary {
                 class,
                 flows: fl.len() as u64,
                 recv_distinct_bytes: bytes,
-                throughput_bps: if dur_s > 0.0 { bytes as f64 * 8.0 / dur_s } else { 0.0 },
+                active_s: active,
+                throughput_bps: if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 },
                 dropped_pkts: dropped,
                 sent_pkts: sent,
                 recv_pkts: recv,

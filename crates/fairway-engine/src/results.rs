@@ -185,7 +185,11 @@ pub struct ClassSummary {
     pub class: &'static str,
     pub flows: u64,
     pub recv_distinct_bytes: u64,
-    /// recv_distinct_bytes x 8 / run duration.
+    /// The time at least one of its flows was active (each flow from its start to its stop or
+    /// the run's end).
+    pub active_s: f64,
+    /// recv_distinct_bytes x 8 / active_s: over the class's active time, as a flow's throughput
+    /// is over its own.
     pub throughput_bps: f64,
     pub dropped_pkts: u64,
     pub sent_pkts: u64,

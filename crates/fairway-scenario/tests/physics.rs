@@ -77,6 +77,35 @@ rate = "1Mb"
     assert_eq!(bottleneck.drops_pkts, 0);
 }
 
+/// A flow's throughput and its class's are over the same kind of time: a lossless 1 Mb/s CBR
+/// that starts at 5 s of a 30 s run shows 1 Mb/s in both (over the whole run, its class would
+/// show 25/30 of it). With a second CBR from 10 s to 20 s the class is active the same 25 s.
+#[test]
+fn a_class_and_its_flows_share_one_definition_of_throughput() {
+    let cbr = |name: &str, from: &str, to: &str, timing: &str| {
+        format!(
+            "[[flow]]\nname = \"{name}\"\napp = \"cbr\"\nfrom = \"{from}\"\nto = \"{to}\"\npacket_size = \"1000B\"\nrate = \"1Mb\"\n{timing}\n"
+        )
+    };
+    let s = sim(&path("10Mb", "\"droptail\"", "30s", &cbr("c", "a0", "b0", "start = \"5s\"")));
+    let (f, class) = (flow(&s, "c"), s.classes.iter().find(|c| c.class == "udp").unwrap());
+    assert_eq!(f.dropped_pkts, 0);
+    assert_eq!(class.active_s, 25.0);
+    // Bytes over 25 s: 3125 packets of 1000 B, but for the few in flight at the end.
+    assert!((f.throughput_bps - 1e6).abs() < 1e6 * 0.002, "{}", f.throughput_bps);
+    assert_eq!(class.throughput_bps, f.throughput_bps);
+    let two = format!(
+        "{}{}",
+        cbr("c", "a0", "b0", "start = \"5s\""),
+        cbr("d", "a1", "b1", "start = \"10s\"\nstop = \"20s\"")
+    );
+    let s = sim(&path("10Mb", "\"droptail\"", "30s", &two));
+    let class = s.classes.iter().find(|c| c.class == "udp").unwrap();
+    assert_eq!(class.active_s, 25.0);
+    let bytes = (flow(&s, "c").recv_distinct_bytes + flow(&s, "d").recv_distinct_bytes) as f64;
+    assert_eq!(class.throughput_bps, bytes * 8.0 / 25.0);
+}
+
 #[test]
 fn cbr_above_capacity_is_cut_to_the_link_rate() {
     let s = sim(&path(
