@@ -4,7 +4,7 @@
 use super::file_safe;
 use super::svg::{stack, Plot, Series, Style};
 use fairway_engine::results::RunResult;
-use fairway_engine::scenario::Scenario;
+use fairway_engine::scenario::{QueueSpec, Scenario};
 
 /// At most this many flows are drawn one by one; beyond it flows are summed per group.
 const MAX_FLOW_SERIES: usize = 12;
@@ -21,6 +21,53 @@ fn plot<'a>(title: &'a str, x: &'a str, y: &'a str, lines: &'a [Line], style: St
         p = p.series(Series::new(&l.name, &l.pts, style));
     }
     p
+}
+
+/// The least and greatest of `samples` in each bin of width `bin` up to `end`, as the lower
+/// edge of a band (two points a bin, so that it steps) and its upper edge's values.
+fn envelope(samples: impl Iterator<Item = (f64, f64)>, bin: f64, end: f64) -> (Vec<(f64, f64)>, Vec<f64>) {
+    let mut bins: Vec<(f64, f64)> = vec![];
+    for (t, v) in samples {
+        let k = ((t / bin) as usize).min((end / bin).ceil().max(1.0) as usize - 1);
+        if bins.len() <= k {
+            bins.resize(k + 1, (f64::INFINITY, f64::NEG_INFINITY));
+        }
+        bins[k] = (bins[k].0.min(v), bins[k].1.max(v));
+    }
+    let (mut lower, mut upper) = (vec![], vec![]);
+    for (k, &(lo, hi)) in bins.iter().enumerate().filter(|(_, b)| b.0 <= b.1) {
+        let (t0, t1) = (k as f64 * bin, ((k + 1) as f64 * bin).min(end));
+        lower.extend([(t0, lo), (t1, lo)]);
+        upper.extend([hi, hi]);
+    }
+    (lower, upper)
+}
+
+/// The lines a queue plot marks, in packets: RED's thresholds and every discipline's limit
+/// where it is a number of packets.
+fn queue_marks(q: &QueueSpec) -> Vec<(String, f64)> {
+    match q {
+        QueueSpec::Red(p) => {
+            let mut v = vec![];
+            // A threshold of 0 is ns-2's automatic one, set from the link (not known here).
+            if p.thresh > 0.0 {
+                let max = if p.maxthresh > 0.0 { p.maxthresh } else { 3.0 * p.thresh };
+                let unit = if p.queue_in_bytes { " (in mean_pktsize packets)" } else { "" };
+                v.push((format!("RED min_th {}{unit}", p.thresh), p.thresh));
+                v.push((format!("RED max_th {max}{unit}"), max));
+            }
+            v.push((format!("limit {}", p.limit), p.limit as f64));
+            v
+        }
+        QueueSpec::DropTail(p) => match p.limit {
+            fairway_aqm::Limit::Packets(n) => vec![(format!("limit {n}"), n as f64)],
+            fairway_aqm::Limit::Bytes(_) => vec![],
+        },
+        QueueSpec::Codel(p) => vec![(format!("limit {}", p.limit), p.limit as f64)],
+        QueueSpec::Pie(p) => vec![(format!("limit {}", p.limit), p.limit as f64)],
+        QueueSpec::FqCodel(p) => vec![(format!("limit {}", p.limit), p.limit as f64)],
+        QueueSpec::Cbt(_) | QueueSpec::Dcbt(_) | QueueSpec::Fred(_) => vec![],
+    }
 }
 
 /// Per-bin values of each flow (or of each group summed, when there are many flows).
@@ -91,22 +138,26 @@ pub fn all(res: &RunResult, sc: &Scenario) -> Vec<(String, String)> {
         out.push(("nodes.svg".to_string(), plot(&title, "x (m)", "y (m)", &lines, Style::LinePoints).to_svg()));
     }
 
-    // Queue of each monitored link.
+    // Queue of each monitored link: the least and greatest sample of each bin as a band (the
+    // samples themselves, every few ms, would be a solid smear), RED's average, and the
+    // discipline's thresholds and limit.
     for (l, rows) in &res.queue_samples {
         let name = sc.link_name(*l);
-        let mut lines = vec![Line {
-            name: "actual queue".into(),
-            pts: rows.iter().map(|r| (r.t_s, r.queue_pkts as f64)).collect(),
-        }];
-        if rows.iter().any(|r| r.avg_queue_pkts.is_finite()) {
-            lines.push(Line {
-                name: "average queue (RED)".into(),
-                pts: rows.iter().map(|r| (r.t_s, r.avg_queue_pkts)).collect(),
-            });
+        let (lower, upper) = envelope(rows.iter().map(|r| (r.t_s, r.queue_pkts as f64)), bin, end);
+        let band_name = format!("queue, range per {} ms", bin * 1e3);
+        let mut p = Plot::new("", "time (s)", "queue (packets)").series(Series::band(&band_name, &lower, &upper));
+        let avg: Vec<(f64, f64)> = rows.iter().map(|r| (r.t_s, r.avg_queue_pkts)).collect();
+        if avg.iter().any(|a| a.1.is_finite()) {
+            p = p.series(Series::new("average queue (RED)", &avg, Style::Line));
+        }
+        let marks: Vec<(String, Vec<(f64, f64)>)> =
+            queue_marks(&sc.links[*l].queue).into_iter().map(|(label, v)| (label, vec![(0.0, v), (end, v)])).collect();
+        for (label, pts) in &marks {
+            p = p.series(Series::new(label, pts, Style::Line));
         }
         let title = format!("{}: queue at {name}", sc.name);
-        let svg = plot(&title, "time (s)", "queue (packets)", &lines, Style::Line).to_svg();
-        out.push((format!("queue_{}.svg", file_safe(&name)), svg));
+        p.title = &title;
+        out.push((format!("queue_{}.svg", file_safe(&name)), p.to_svg()));
     }
 
     // Cumulative drops: per monitored link, and per flow (or group).
@@ -158,7 +209,33 @@ pub fn all(res: &RunResult, sc: &Scenario) -> Vec<(String, String)> {
         out.push(("scale.svg".to_string(), plot(&title, "time (s)", "scale", &scales, Style::Step).to_svg()));
     }
 
-    if !cwnd.is_empty() {
+    // With an agent trace, the traced senders' windows at every change instead (first
+    // connection of each flow; the plot's copy holds the trace's first rows).
+    let mut traced: Vec<Line> = vec![];
+    for r in res.agent_trace.iter().filter(|r| r.conn == 0) {
+        let Some(w) = r.state.cwnd_pkts else { continue };
+        let name = &sc.flows[r.flow as usize].name;
+        let pt = (r.t.as_secs_f64(), w);
+        match traced.iter().position(|l| l.name == *name) {
+            Some(i) => traced[i].pts.push(pt),
+            None if traced.len() < MAX_FLOW_SERIES => traced.push(Line { name: name.clone(), pts: vec![pt] }),
+            None => {}
+        }
+    }
+    // Each window held to the run's end, or, when the plot's copy of the trace stopped short,
+    // to the last change it holds (and the title says so).
+    let cut = res.agent_trace.len() >= super::stream::PLOT_ROWS as usize;
+    let last = if cut { res.agent_trace.last().map_or(end, |r| r.t.as_secs_f64()) } else { end };
+    for l in &mut traced {
+        if let Some(&(t, w)) = l.pts.last() {
+            l.pts.push((last.max(t), w));
+        }
+    }
+    if !traced.is_empty() {
+        let upto = if cut { format!(", to {last:.1} s") } else { String::new() };
+        let title = format!("{}: TCP congestion window (every change{upto})", sc.name);
+        out.push(("cwnd.svg".to_string(), plot(&title, "time (s)", "cwnd (packets)", &traced, Style::Step).to_svg()));
+    } else if !cwnd.is_empty() {
         let title = format!("{}: TCP congestion window (end of each bin)", sc.name);
         out.push(("cwnd.svg".to_string(), plot(&title, "time (s)", "cwnd (packets)", &cwnd, Style::Step).to_svg()));
     }

@@ -56,6 +56,8 @@ pub struct StreamWriter<'a> {
     sample_count: Vec<usize>,
     /// trace-agents.csv, written on the run's thread: only a traced run pays for it.
     agents: Option<Bounded>,
+    /// The plots' copy of the agent trace: its first [`PLOT_ROWS`] rows.
+    plot_agents: Vec<AgentRow>,
     /// The packet trace's files, likewise.
     packets: Option<PacketFiles>,
     buf: String,
@@ -130,6 +132,7 @@ impl<'a> StreamWriter<'a> {
             plot_samples: sc.monitor.links.iter().map(|&l| (l, Vec::new())).collect(),
             sample_count: vec![0; sc.monitor.links.len()],
             agents: None,
+            plot_agents: vec![],
             packets: None,
             buf: String::new(),
         })
@@ -195,6 +198,7 @@ impl<'a> StreamWriter<'a> {
         }
         res.flow_bins = std::mem::take(&mut self.plot_bins);
         res.queue_samples = std::mem::take(&mut self.plot_samples);
+        res.agent_trace = std::mem::take(&mut self.plot_agents);
         res.bin = Dur(self.sc.monitor.bin.0.saturating_mul(self.bins_per_plot_bin as u64));
         Ok(self.paths)
     }
@@ -232,6 +236,8 @@ impl SeriesSink for StreamWriter<'_> {
 
     fn agent(&mut self, rows: &[AgentRow]) {
         let Some(a) = &mut self.agents else { return };
+        let room = (PLOT_ROWS as usize).saturating_sub(self.plot_agents.len());
+        self.plot_agents.extend_from_slice(&rows[..rows.len().min(room)]);
         let kept = a.take(rows.len());
         self.buf.clear();
         for r in &rows[..kept] {

@@ -52,6 +52,9 @@ pub enum Style {
     /// An open diamond per point and no line: reference values, such as a paper's numbers drawn
     /// beside a simulation's.
     Markers,
+    /// A filled band from each point's y up to [`Series::upper`]'s value at the same index: a
+    /// range, such as a queue's least and greatest samples in each bin.
+    Band,
 }
 
 /// One named trace of a plot.
@@ -68,11 +71,17 @@ pub struct Series<'a> {
     /// Draw in the colour and dash of the series at this index rather than its own (a paper's
     /// values in the colour of the simulation's series they go with).
     pub look: Option<usize>,
+    /// A [`Style::Band`]'s upper edge, one value per point.
+    pub upper: Option<&'a [f64]>,
 }
 
 impl<'a> Series<'a> {
     pub fn new(name: &'a str, points: &'a [(f64, f64)], style: Style) -> Self {
-        Series { name, points, style, errors: None, look: None }
+        Series { name, points, style, errors: None, look: None, upper: None }
+    }
+    /// A band from `lower`'s values up to `upper`'s (see [`Style::Band`]).
+    pub fn band(name: &'a str, lower: &'a [(f64, f64)], upper: &'a [f64]) -> Self {
+        Series { upper: Some(upper), ..Self::new(name, lower, Style::Band) }
     }
     /// The same series drawn in the colour of series `k` (see [`Series::look`]).
     pub fn like(mut self, k: usize) -> Self {
@@ -343,7 +352,10 @@ fn y_axis(p: &Plot<'_>, x_window: Option<(f64, f64)>, px: f64) -> (Axis, bool) {
             let y = clamp_value(y);
             integral &= y.fract() == 0.0;
             let e = s.errors.and_then(|e| e.get(k)).copied().filter(|e| e.is_finite()).map_or(0.0, f64::abs);
-            let (a, b) = (clamp_value(y - e), clamp_value(y + e));
+            let (a, mut b) = (clamp_value(y - e), clamp_value(y + e));
+            if let Some(&u) = s.upper.and_then(|u| u.get(k)).filter(|u| u.is_finite()) {
+                b = b.max(clamp_value(u));
+            }
             extent = Some(extent.map_or((a, b), |(lo, hi)| (lo.min(a), hi.max(b))));
         }
     }
@@ -495,8 +507,8 @@ fn path_data(pts: &[(f64, f64)], style: Style) -> String {
             _ if single => write!(d, "M{} {}h0", N(x), N(y)),
             Style::Points => write!(d, "M{} {}h0", N(x), N(y)),
             _ if k == 0 => write!(d, "M{} {}", N(x), N(y)),
-            Style::Line | Style::LinePoints if k == 1 => write!(d, "L{} {}", N(x), N(y)),
-            Style::Line | Style::LinePoints => write!(d, " {} {}", N(x), N(y)),
+            Style::Line | Style::LinePoints | Style::Band if k == 1 => write!(d, "L{} {}", N(x), N(y)),
+            Style::Line | Style::LinePoints | Style::Band => write!(d, " {} {}", N(x), N(y)),
             Style::Step => {
                 let (px, py) = pts[k - 1];
                 if N(x).to_string() != N(px).to_string() {
@@ -740,6 +752,17 @@ fn draw_panel(s: &mut String, pn: &Panel<'_, '_>, left: f64, w: f64, x: &Axis, x
             other => other,
         };
         let li = series.look.unwrap_or(i);
+        if style == Style::Band {
+            let upper: Vec<(f64, f64)> =
+                series.points.iter().zip(series.upper.unwrap_or(&[])).map(|(&(x, _), &u)| (x, u)).collect();
+            let top = pixel_points(&upper, &m);
+            let mut d = path_data(&pts, Style::Line);
+            for &(x, y) in top.iter().rev() {
+                let _ = write!(d, " {} {}", N(x), N(y));
+            }
+            let _ = writeln!(s, r#"<path stroke="none" fill="{}" fill-opacity="0.35" d="{d}Z"/>"#, look(li).0);
+            continue;
+        }
         if let Some(errors) = series.errors {
             draw_error_bars(s, li, series.points, errors, &m);
         }
@@ -848,6 +871,15 @@ fn draw_legend(s: &mut String, pn: &Panel<'_, '_>, left: f64, w: f64, x_block: f
             Style::Markers => {
                 let d = path_data(&[(ex + 11.0, ey)], Style::Markers);
                 let _ = write!(s, r#"<path {} d="{d}"/>"#, stroke_attrs(*i, Style::Markers, ""));
+            }
+            Style::Band => {
+                let _ = write!(
+                    s,
+                    r#"<rect x="{}" y="{}" width="22" height="10" stroke="none" fill="{}" fill-opacity="0.35"/>"#,
+                    N(ex),
+                    N(ey - 5.0),
+                    look(*i).0
+                );
             }
             Style::LinePoints => {
                 let attrs = stroke_attrs(*i, Style::Line, "2");
@@ -1093,6 +1125,27 @@ mod tests {
         valid(&doc);
         assert!(doc.contains(">flow 11</text>") && !doc.contains(">flow 12</text>"));
         assert!(doc.contains(">+13 more</text>"));
+    }
+
+    /// A band is one filled shape, lower edge out and upper edge back; the axis covers its
+    /// upper edge; the legend shows a swatch.
+    #[test]
+    fn a_band_fills_between_its_edges() {
+        let lower = [(0.0, 1.0), (1.0, 1.0), (1.0, 2.0), (2.0, 2.0)];
+        let upper = [5.0, 5.0, 40.0, 40.0];
+        let p = Plot::new("t", "x", "y").series(Series::band("range", &lower, &upper));
+        let doc = p.to_svg();
+        valid(&doc);
+        let fills: Vec<&str> = doc.lines().filter(|l| l.contains(r#"fill-opacity="0.35" d="M"#)).collect();
+        assert_eq!(fills.len(), 1, "one shape");
+        assert!(fills[0].ends_with(r#"Z"/>"#));
+        // Four points out and four back.
+        let d = fills[0].split(" d=\"").nth(1).unwrap();
+        let numbers = d.split(|c: char| c == ' ' || c.is_ascii_alphabetic()).filter(|t| t.parse::<f64>().is_ok());
+        assert_eq!(numbers.count(), 2 * 8, "{d}");
+        assert!(doc.contains(r#"width="22" height="10" stroke="none""#), "a swatch in the legend");
+        let (axis, _) = y_axis(&p, None, 300.0);
+        assert!(axis.hi >= 40.0 && axis.lo == 0.0, "{axis:?}");
     }
 
     #[test]
