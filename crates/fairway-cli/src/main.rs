@@ -134,6 +134,34 @@ enum Cmd {
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(2..=100_000))]
         reps: Option<u64>,
     },
+    /// Draw a sweep's or replications' folder: a measure against a swept setting, a line per
+    /// flow (or class), each point the mean over the seeds with its 95% confidence interval
+    /// (replications.csv), or each run's value (sweep.csv). Writes DIR/plot-<y>-vs-<x>.svg.
+    Plot {
+        /// The folder `fairway sweep` (or `fairway run --reps`) wrote.
+        dir: PathBuf,
+        /// The swept setting on the x axis [default: the first].
+        #[arg(long, value_name = "SETTING")]
+        x: Option<String>,
+        /// The measure on the y axis: a column of the folder's CSV [default: throughput_bps].
+        #[arg(long, value_name = "COLUMN")]
+        y: Option<String>,
+        /// Lines per `flow` or per `class` (replications.csv) [default: flow].
+        #[arg(long, value_name = "flow|class")]
+        rows: Option<String>,
+        /// The figure's title [default: what it shows].
+        #[arg(long)]
+        title: Option<String>,
+        /// Width and height in pixels [default: 800 and 400].
+        #[arg(long)]
+        width: Option<u32>,
+        #[arg(long)]
+        height: Option<u32>,
+        /// Also write the figure as PNG or PDF (repeat for both), converted with rsvg-convert
+        /// (Debian's librsvg2-bin).
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        format: Vec<FigureFormat>,
+    },
     /// A protocol's closed-form model, tabulated and plotted.
     Model {
         #[command(subcommand)]
@@ -158,6 +186,13 @@ enum Cmd {
         #[arg(long, default_value_t = fairway_report::reproduce::DEFAULT_REPS as u64, value_parser = clap::value_parser!(u64).range(2..=1000))]
         reps: u64,
     },
+}
+
+/// A figure's other formats.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FigureFormat {
+    Png,
+    Pdf,
 }
 
 /// What `fairway run --trace` can trace.
@@ -253,6 +288,10 @@ fn main() -> ExitCode {
         Cmd::Check { file } => check(&file),
         Cmd::Sweep { file, out, jobs, quiet, reps } => run_sweep(&file, out, jobs, quiet, reps),
         Cmd::Reproduce { name, out, scenarios, seed, reps } => reproduce(&name, out, scenarios, seed, reps),
+        Cmd::Plot { dir, x, y, rows, title, width, height, format } => {
+            let req = output::sweep_plot::PlotRequest { x, y, rows, title, width, height };
+            plot(&dir, &req, &format)
+        }
         Cmd::Model { which: ModelCmd::Iftp { packet_size, rtt, ssthresh, w_max, loss, access_rate, out } } => {
             model_iftp(&packet_size, &rtt, ssthresh, w_max, loss, &access_rate, out)
         }
@@ -396,6 +435,39 @@ fn run_points(
     Ok(res)
 }
 
+fn plot(dir: &Path, req: &output::sweep_plot::PlotRequest, formats: &[FigureFormat]) -> Result<(), Failure> {
+    let (path, svg) = output::sweep_plot::plot(dir, req).map_err(Failure::Input)?;
+    std::fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;
+    let mut written = vec![path.clone()];
+    for f in formats {
+        let (ext, kind) = match f {
+            FigureFormat::Png => ("png", "png"),
+            FigureFormat::Pdf => ("pdf", "pdf"),
+        };
+        let to = path.with_extension(ext);
+        let o =
+            std::process::Command::new("rsvg-convert").args(["-f", kind, "-o"]).arg(&to).arg(&path).output().map_err(
+                |e| Failure::Input(format!("--format {ext} needs rsvg-convert (Debian's librsvg2-bin): {e}")),
+            )?;
+        if !o.status.success() {
+            return Err(anyhow::anyhow!("rsvg-convert failed: {}", String::from_utf8_lossy(&o.stderr)).into());
+        }
+        written.push(to);
+    }
+    for w in written {
+        println!("{}", w.display());
+    }
+    Ok(())
+}
+
+/// report.html of a sweep's or replications' folder: its tables, and each point's page.
+fn folder_page(dir: &Path, title: &str) -> Result<(), Failure> {
+    let tables = ["replications.csv", sweep::SWEEP_CSV, "sweep-links.csv"];
+    output::html_pages::write_folder_page(dir, title, &tables)
+        .with_context(|| format!("writing {}", dir.join("report.html").display()))?;
+    Ok(())
+}
+
 fn run_sweep(
     file: &Path,
     out: Option<PathBuf>,
@@ -438,6 +510,7 @@ fn run_sweep(
         std::fs::write(&csv, output::replications::csv_grouped(keys, &groups))
             .with_context(|| format!("writing {}", csv.display()))?;
     }
+    folder_page(staged.dir(), &format!("fairway sweep {}", file.display()))?;
     staged.commit().context("the sweep's results are complete but could not take their folder's place")?;
     if res.interrupted {
         let done = res.points.iter().filter(|p| p.outcome.is_ok()).count();
@@ -499,6 +572,7 @@ fn run_reps(
     let runs: Vec<&fairway_engine::Summary> = res.points.iter().filter_map(|p| p.outcome.as_ref().ok()).collect();
     let csv = staged.dir().join("replications.csv");
     std::fs::write(&csv, output::replications::csv(&runs)).with_context(|| format!("writing {}", csv.display()))?;
+    folder_page(staged.dir(), &format!("fairway run {} --reps {reps}", file.display()))?;
     staged.commit().context("the replications' results are complete but could not take their folder's place")?;
     if res.interrupted {
         eprintln!("interrupted: {} of {reps} replications ended; replications.csv covers those", runs.len());

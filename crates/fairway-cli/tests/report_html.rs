@@ -112,3 +112,53 @@ fn a_wireless_run_has_one_too() {
     check_folder(&out, &["throughput.svg", "nodes.svg"]);
     let _ = fs::remove_dir_all(&out);
 }
+
+/// A sweep's folder has a page with its tables and a link to each point's own page.
+#[test]
+fn a_sweep_has_a_page_of_its_tables_and_points() {
+    let out = tmp("sweep");
+    let o = fairway(&["sweep", "scenarios/tutorial/red-dumbbell-sweep.toml", "--out", out.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = fs::read_to_string(out.join("report.html")).unwrap();
+    let sweep_csv = fs::read_to_string(out.join("sweep.csv")).unwrap();
+    // sweep.csv's table: each of its lines, header included, is a row of the page.
+    let rows: Vec<String> = html
+        .split("<tr>")
+        .filter_map(|r| r.split("</tr>").next())
+        .map(|r| {
+            let cells: Vec<&str> = r.split("</t").filter_map(|c| c.rsplit('>').next()).collect();
+            cells[..cells.len().saturating_sub(1)]
+                .join(",")
+                .replace("&gt;", ">")
+                .replace("&lt;", "<")
+                .replace("&amp;", "&")
+        })
+        .collect();
+    for line in sweep_csv.lines() {
+        assert!(rows.iter().any(|r| r == line), "no row of the page reads {line}");
+    }
+    let points =
+        fs::read_dir(&out).unwrap().filter(|e| e.as_ref().unwrap().path().join("report.html").is_file()).count();
+    assert!(points >= 2);
+    assert_eq!(html.matches("/report.html\">").count(), points, "a link to each point's page");
+    check_folder(&out, &[]);
+    let _ = fs::remove_dir_all(&out);
+}
+
+/// A reproduction's report.md as a page: every figure it shows, drawn inline.
+#[test]
+fn a_reproduction_has_its_report_as_a_page() {
+    let out = tmp("reproduce");
+    let o = fairway(&["reproduce", "kadhum2015", "--reps", "2", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = fs::read_to_string(out.join("report.md")).unwrap();
+    let html = fs::read_to_string(out.join("report.html")).unwrap();
+    let shown: Vec<&str> = md.split("![").skip(1).filter_map(|s| s.split("](").nth(1)?.split(')').next()).collect();
+    assert!(!shown.is_empty());
+    for f in &shown {
+        assert!(html.contains(&format!("<figure data-figure=\"{f}\"")), "{f} inline");
+    }
+    assert!(html.contains("<table>") && html.contains("<h2>The claims</h2>"), "the claims table rendered");
+    check_folder(&out, &[]);
+    let _ = fs::remove_dir_all(&out);
+}

@@ -65,7 +65,7 @@ fn the_tutorial_runs_as_written() {
             ran += 1;
         }
     }
-    assert_eq!(ran, 4, "run, run --trace, run --reps, sweep");
+    assert_eq!(ran, 5, "run, run --trace, run --reps, sweep, plot");
     for f in [
         "out/red-dumbbell/summary.json",
         "out/red-dumbbell/flows.csv",
@@ -77,6 +77,8 @@ fn the_tutorial_runs_as_written() {
         "out/red-dumbbell/trace-r1-r2.pcap",
         "out/red-dumbbell-reps/replications.csv",
         "out/red-dumbbell-sweep/sweep.csv",
+        "out/red-dumbbell-sweep/plot-throughput_bps-vs-flow.cbr.rate.svg",
+        "out/red-dumbbell-sweep/report.html",
     ] {
         assert!(dir.join(f).is_file(), "{f}");
     }

@@ -41,12 +41,17 @@ if(b.width>0&&b.height>0){drawn++;}}});\
 document.body.setAttribute('data-figures-drawn',drawn+'/'+f.length);\
 document.body.setAttribute('data-errors',String(errors));});";
 
-/// Opens a page: its head, its title, and the body's first heading.
-pub fn open(title: &str) -> String {
+/// Opens a page: its head and title, and the body.
+pub fn head(title: &str) -> String {
     let t = escape(title);
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{t}</title>\n<style>{STYLE}</style>\n<script>{SCRIPT}</script>\n</head>\n<body>\n<h1>{t}</h1>\n"
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{t}</title>\n<style>{STYLE}</style>\n<script>{SCRIPT}</script>\n</head>\n<body>\n"
     )
+}
+
+/// Opens a page with its title as the body's first heading.
+pub fn open(title: &str) -> String {
+    format!("{}<h1>{}</h1>\n", head(title), escape(title))
 }
 
 /// Closes a page [`open`] opened.

@@ -5,6 +5,7 @@ pub mod bounded;
 pub mod csv;
 pub mod folder;
 pub mod html;
+pub mod html_pages;
 pub mod ns2_trace;
 pub mod packet_files;
 pub mod pcap;
@@ -12,6 +13,7 @@ pub mod plots;
 pub mod replications;
 pub mod stream;
 pub mod svg;
+pub mod sweep_plot;
 pub mod table;
 pub mod topology;
 

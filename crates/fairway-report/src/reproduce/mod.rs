@@ -165,14 +165,18 @@ pub fn reproduce(
 ) -> Result<PathBuf, ReproduceError> {
     check_ready(name)?;
     std::fs::create_dir_all(&opts.out).map_err(|e| ReproduceError::Io(opts.out.clone(), e))?;
-    match name {
+    let md = match name {
         "kadhum2015" => kadhum2015::reproduce(opts, progress),
         "elaarag2002" => elaarag2002::reproduce(opts, progress),
         "janani-tfrc" => janani_tfrc::reproduce(opts, progress),
         "chung-dcbt" => chung_dcbt::reproduce(opts, progress),
         "dccp-ns2" => dccp_ns2::reproduce(opts, progress),
         other => Err(ReproduceError::Unknown(other.to_string())),
-    }
+    }?;
+    // The same report as a page, its figures inline.
+    crate::output::html_pages::write_markdown_page(&md, &format!("fairway reproduce {name}"))
+        .map_err(|e| ReproduceError::Io(md.with_extension("html"), e))?;
+    Ok(md)
 }
 
 /// One experiment's runs: a scenario file's sweep with the seeds added as its last axis, every

@@ -1,0 +1,149 @@
+//! `fairway plot DIR`: a figure from a sweep's or replications' folder. One figure per measure
+//! (`throughput_bps` unless asked otherwise) against one swept setting, a line per flow (or
+//! class), each point the mean over the seeds with its 95% confidence interval as an error bar
+//! (replications.csv), or, without replications, each run's value as a point (sweep.csv).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use fairway_core::{Bytes, Dur, Rate};
+
+use super::svg::{Plot, Series, Style};
+
+/// What to draw.
+#[derive(Debug, Clone, Default)]
+pub struct PlotRequest {
+    /// The swept setting on the x axis [default: the first].
+    pub x: Option<String>,
+    /// The measure on the y axis [default: throughput_bps].
+    pub y: Option<String>,
+    /// `flow` or `class` rows of replications.csv [default: flow].
+    pub rows: Option<String>,
+    pub title: Option<String>,
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+}
+
+/// A setting's value as a number: plain, or with a unit (a rate in b/s, a time in s, a size in
+/// bytes), with the unit's name for the axis.
+fn number(v: &str) -> Option<(f64, &'static str)> {
+    if let Ok(x) = v.parse::<f64>() {
+        return Some((x, ""));
+    }
+    if let Ok(r) = Rate::parse(v) {
+        return Some((r.0 as f64, "b/s"));
+    }
+    if let Ok(d) = Dur::parse(v) {
+        return Some((d.as_secs_f64(), "s"));
+    }
+    Bytes::parse(v).ok().map(|b| (b.0 as f64, "B"))
+}
+
+fn split(line: &str) -> Vec<&str> {
+    line.split(',').collect()
+}
+
+/// The figure's file name and SVG text.
+pub fn plot(dir: &Path, req: &PlotRequest) -> Result<(PathBuf, String), String> {
+    let (file, reps) = match fs::read_to_string(dir.join("replications.csv")) {
+        Ok(t) => ("replications.csv", t),
+        Err(_) => (
+            "sweep.csv",
+            fs::read_to_string(dir.join("sweep.csv")).map_err(|_| {
+                format!(
+                    "{}: no replications.csv or sweep.csv (a folder `fairway sweep` or `fairway run --reps` wrote)",
+                    dir.display()
+                )
+            })?,
+        ),
+    };
+    let mut lines = reps.lines();
+    let header = split(lines.next().ok_or(format!("{file} is empty"))?);
+    let col = |name: &str| header.iter().position(|h| *h == name);
+    // The swept settings: replications.csv's columns before `kind`; sweep.csv's between
+    // `point` and `flow` (the seed among them).
+    let keys: Vec<&str> = if file == "replications.csv" {
+        header[..col("kind").ok_or("replications.csv has no kind column")?].to_vec()
+    } else {
+        header[1..col("flow").ok_or("sweep.csv has no flow column")?].to_vec()
+    };
+    let keys: Vec<&str> = keys.into_iter().filter(|k| *k != "seed").collect();
+    if keys.is_empty() {
+        return Err(format!(
+            "{file} has no swept setting to put on the x axis (a `fairway run --reps` folder has one point)"
+        ));
+    }
+    let x = req.x.as_deref().unwrap_or(keys[0]);
+    let xi =
+        col(x).filter(|_| keys.contains(&x)).ok_or(format!("--x {x}: not a swept setting ({})", keys.join(", ")))?;
+    let y = req.y.as_deref().unwrap_or("throughput_bps");
+    let yi = col(y).ok_or_else(|| {
+        let measures: Vec<&str> =
+            header.iter().copied().filter(|h| !h.ends_with("_ci95") && !keys.contains(h)).collect();
+        format!("--y {y}: no such column in {file} ({})", measures.join(", "))
+    })?;
+    let ei = col(&format!("{y}_ci95"));
+    let rows = req.rows.as_deref().unwrap_or("flow");
+    if rows != "flow" && rows != "class" {
+        return Err(format!("--rows {rows}: flow or class"));
+    }
+    let name_col = if file == "replications.csv" { col("name") } else { col("flow") }.ok_or("no name column")?;
+    let kind_col = col("kind");
+    // Other settings than x pick a series of their own: "name, key=value".
+    let others: Vec<usize> = keys.iter().filter(|k| **k != x).filter_map(|k| col(k)).collect();
+    let mut unit = None;
+    let mut series: Vec<(String, Vec<(f64, f64)>, Vec<f64>)> = vec![];
+    for line in lines.filter(|l| !l.is_empty()) {
+        let f = split(line);
+        if file == "replications.csv" && kind_col.is_some_and(|k| f.get(k) != Some(&rows)) {
+            continue;
+        }
+        let (xv, u) = number(f[xi]).ok_or(format!("--x {x}: the value {} is not a number", f[xi]))?;
+        unit.get_or_insert(u);
+        let yv: f64 = f.get(yi).and_then(|v| v.parse().ok()).unwrap_or(f64::NAN);
+        let ev: f64 = ei.and_then(|e| f.get(e)).and_then(|v| v.parse().ok()).unwrap_or(f64::NAN);
+        let mut name = f[name_col].to_string();
+        for &o in &others {
+            name.push_str(&format!(", {}={}", header[o], f[o]));
+        }
+        match series.iter_mut().find(|s| s.0 == name) {
+            Some(s) => {
+                s.1.push((xv, yv));
+                s.2.push(ev);
+            }
+            None => series.push((name, vec![(xv, yv)], vec![ev])),
+        }
+    }
+    if series.is_empty() {
+        return Err(format!("{file} has no {rows} rows"));
+    }
+    for s in &mut series {
+        let mut idx: Vec<usize> = (0..s.1.len()).collect();
+        idx.sort_by(|&a, &b| s.1[a].0.total_cmp(&s.1[b].0));
+        s.1 = idx.iter().map(|&i| s.1[i]).collect();
+        s.2 = idx.iter().map(|&i| s.2[i]).collect();
+    }
+    let x_label = match unit.unwrap_or("") {
+        "" => x.to_string(),
+        u => format!("{x} ({u})"),
+    };
+    let what = if ei.is_some() { "mean and 95% confidence interval over the seeds" } else { "each run" };
+    let title = req.title.clone().unwrap_or_else(|| format!("{y} against {x} ({what})"));
+    let style = if file == "replications.csv" { Style::LinePoints } else { Style::Points };
+    let mut p = Plot::new(&title, &x_label, y);
+    for (name, pts, errs) in &series {
+        let s = Series::new(name, pts, style);
+        p = p.series(if ei.is_some() { s.with_errors(errs) } else { s });
+    }
+    // A margin either side, so that the end points' error bars show whole.
+    let xs = series.iter().flat_map(|s| s.1.iter().map(|p| p.0));
+    let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
+    if hi > lo {
+        p = p.x_range(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo));
+    }
+    if req.width.is_some() || req.height.is_some() {
+        p = p.size(req.width.unwrap_or(800), req.height.unwrap_or(400));
+    }
+    let name = format!("plot-{}-vs-{}.svg", super::file_safe(y), super::file_safe(x));
+    Ok((dir.join(name), p.to_svg()))
+}
