@@ -58,8 +58,9 @@ pub struct PacketEvent {
     /// ns-2 traces them), or a datagram's number among its flow's datagrams of that direction
     /// (from 0).
     pub seq: i64,
-    /// For feedback of datagram protocols: the number of the flow's datagrams that had reached
-    /// its sink when the feedback left it (-1 before any had).
+    /// For feedback of datagram protocols: the highest number among the flow's datagrams that
+    /// had reached its sink when the feedback left it (-1 before any had); what a DCCP-Ack's
+    /// acknowledgement number says in the pcap.
     pub acked: i64,
     pub ect: bool,
     pub ce: bool,
