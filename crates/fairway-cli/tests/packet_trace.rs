@@ -23,6 +23,13 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
+/// `fairway run scenarios/validation/trace-dumbbell.toml --out OUT ARGS...`.
+fn run_dumbbell(out: &Path, args: &[&str]) -> Output {
+    let mut all = vec!["run", "scenarios/validation/trace-dumbbell.toml", "--out", out.to_str().unwrap()];
+    all.extend(args);
+    fairway(&all)
+}
+
 fn ok(o: &Output) -> String {
     assert!(o.status.success(), "fairway failed: {}", String::from_utf8_lossy(&o.stderr));
     String::from_utf8_lossy(&o.stdout).into_owned()
@@ -81,15 +88,7 @@ fn trace_tr_is_what_ns2_writes() {
         return;
     }
     let out = tmp("ns2");
-    ok(&fairway(&[
-        "run",
-        "scenarios/validation/trace-dumbbell.toml",
-        "--out",
-        out.to_str().unwrap(),
-        "--trace",
-        "packets",
-        "-q",
-    ]));
+    ok(&run_dumbbell(&out, &["--trace", "packets", "-q"]));
     let ns_tr = out.join("ns2.tr");
     let st = Command::new("ns").arg(repo().join("validation/trace-dumbbell.tcl")).arg(&ns_tr).output().expect("run ns");
     assert!(st.status.success(), "ns failed: {}", String::from_utf8_lossy(&st.stderr));
@@ -129,19 +128,7 @@ fn pcap_records(bytes: &[u8]) -> Vec<(u32, u32, usize, usize)> {
 #[test]
 fn tcpdump_reads_the_pcap() {
     let out = tmp("pcap");
-    ok(&fairway(&[
-        "run",
-        "scenarios/validation/trace-dumbbell.toml",
-        "--out",
-        out.to_str().unwrap(),
-        "--trace",
-        "packets",
-        "--trace",
-        "pcap",
-        "--trace-flow",
-        "ftp",
-        "-q",
-    ]));
+    ok(&run_dumbbell(&out, &["--trace", "packets", "--trace", "pcap", "--trace-flow", "ftp", "-q"]));
     let pcap = out.join("trace-r1-r2.pcap");
     let records = pcap_records(&fs::read(&pcap).unwrap());
     let tr = fs::read_to_string(out.join("trace.tr")).unwrap();
@@ -165,17 +152,7 @@ fn tcpdump_reads_the_pcap() {
     }
     for link in ["r1->r2", "r2->r1"] {
         let dir = out.join(link.replace("->", "-"));
-        ok(&fairway(&[
-            "run",
-            "scenarios/validation/trace-dumbbell.toml",
-            "--out",
-            dir.to_str().unwrap(),
-            "--trace",
-            "pcap",
-            "--trace-link",
-            link,
-            "-q",
-        ]));
+        ok(&run_dumbbell(&dir, &["--trace", "pcap", "--trace-link", link, "-q"]));
         let file = dir.join(format!("trace-{}.pcap", link.replace("->", "-")));
         let o = Command::new("tcpdump").args(["-nn", "-vv", "-r"]).arg(&file).output().unwrap();
         assert!(o.status.success(), "tcpdump: {}", String::from_utf8_lossy(&o.stderr));
@@ -199,16 +176,7 @@ fn tcpdump_reads_the_pcap() {
 #[test]
 fn the_limit_bounds_the_trace_and_says_so() {
     let out = tmp("limit");
-    let o = fairway(&[
-        "run",
-        "scenarios/validation/trace-dumbbell.toml",
-        "--out",
-        out.to_str().unwrap(),
-        "--trace",
-        "packets",
-        "--trace-limit",
-        "1000",
-    ]);
+    let o = run_dumbbell(&out, &["--trace", "packets", "--trace-limit", "1000"]);
     ok(&o);
     assert_eq!(fs::read_to_string(out.join("trace.tr")).unwrap().lines().count(), 1000);
     let err = String::from_utf8_lossy(&o.stderr);
@@ -223,19 +191,7 @@ fn the_limit_bounds_the_trace_and_says_so() {
 #[test]
 fn links_and_events_filter_the_trace() {
     let out = tmp("filter");
-    ok(&fairway(&[
-        "run",
-        "scenarios/validation/trace-dumbbell.toml",
-        "--out",
-        out.to_str().unwrap(),
-        "--trace",
-        "packets",
-        "--trace-link",
-        "r1->r2",
-        "--trace-event",
-        "drop",
-        "-q",
-    ]));
+    ok(&run_dumbbell(&out, &["--trace", "packets", "--trace-link", "r1->r2", "--trace-event", "drop", "-q"]));
     let tr = fs::read_to_string(out.join("trace.tr")).unwrap();
     assert!(tr.lines().count() > 20);
     assert!(tr.lines().all(|l| l.starts_with("d ") && l.split(' ').nth(2) == Some("1")), "{tr}");

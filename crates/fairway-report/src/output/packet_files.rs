@@ -2,7 +2,7 @@
 //! events asked for, and a pcap per captured link, each at most `--trace-limit` records.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use fairway_engine::packet_trace::{PacketEvent, PacketOp, PacketTraceSpec};
 use fairway_engine::scenario::Scenario;
@@ -129,9 +129,4 @@ impl PacketFiles {
     pub(crate) fn finish(self) -> io::Result<Vec<TraceFile>> {
         self.text.into_iter().map(|t| t.0).chain(self.pcaps).map(Bounded::finish).collect()
     }
-}
-
-/// The paths of trace files, for listing.
-pub fn paths(files: &[TraceFile]) -> Vec<PathBuf> {
-    files.iter().map(|f| f.path.clone()).collect()
 }
