@@ -112,6 +112,8 @@ enum Cmd {
         /// Worker threads for --reps [default: the available cores].
         #[arg(long, short, value_parser = clap::value_parser!(u64).range(1..), requires = "reps")]
         jobs: Option<u64>,
+        #[command(flatten)]
+        figures: FigureArgs,
     },
     /// Check a scenario file without running it.
     Check { file: PathBuf },
@@ -152,15 +154,8 @@ enum Cmd {
         /// The figure's title [default: what it shows].
         #[arg(long)]
         title: Option<String>,
-        /// Width and height in pixels [default: 800 and 400].
-        #[arg(long)]
-        width: Option<u32>,
-        #[arg(long)]
-        height: Option<u32>,
-        /// Also write the figure as PNG or PDF (repeat for both), converted with rsvg-convert
-        /// (Debian's librsvg2-bin).
-        #[arg(long, value_enum, value_name = "FORMAT")]
-        format: Vec<FigureFormat>,
+        #[command(flatten)]
+        figures: FigureArgs,
     },
     /// A protocol's closed-form model, tabulated and plotted.
     Model {
@@ -193,6 +188,74 @@ enum Cmd {
 enum FigureFormat {
     Png,
     Pdf,
+}
+
+/// How figures are drawn (`run` and `plot`).
+#[derive(clap::Args)]
+struct FigureArgs {
+    /// Figure width in pixels [default: 800].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(160..=20_000))]
+    width: Option<u32>,
+    /// Figure height in pixels (per panel of a stacked figure) [default: 400].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(100..=20_000))]
+    height: Option<u32>,
+    /// Text size in pixels at that size; lines grow with it [default: 11].
+    #[arg(long, value_name = "PX", value_parser = font_size)]
+    font_size: Option<f64>,
+    /// Leave the titles off the figures (a paper's captions say what they show).
+    #[arg(long)]
+    no_titles: bool,
+    /// Also write each figure as PNG or PDF (repeat for both), converted with rsvg-convert
+    /// (Debian's librsvg2-bin).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    format: Vec<FigureFormat>,
+}
+
+fn font_size(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if (4.0..=40.0).contains(&x) => Ok(x),
+        _ => Err(format!("`{s}`: a text size in pixels from 4 to 40")),
+    }
+}
+
+impl FigureArgs {
+    fn formats(&self) -> Vec<output::convert::Format> {
+        self.format
+            .iter()
+            .map(|f| match f {
+                FigureFormat::Png => output::convert::Format::Png,
+                FigureFormat::Pdf => output::convert::Format::Pdf,
+            })
+            .collect()
+    }
+
+    fn figures(&self) -> output::Figures {
+        let d = output::plots::FigureStyle::default();
+        output::Figures {
+            style: output::plots::FigureStyle {
+                width: self.width.unwrap_or(d.width),
+                height: self.height.unwrap_or(d.height),
+                font_size: self.font_size.unwrap_or(d.font_size),
+                titles: !self.no_titles,
+            },
+            formats: self.formats(),
+        }
+    }
+
+    /// Refuses what `--reps` would not honour: its runs' figures are drawn the usual way.
+    fn check_unused_with_reps(&self) -> Result<(), Failure> {
+        if self.width.is_some()
+            || self.height.is_some()
+            || self.font_size.is_some()
+            || self.no_titles
+            || !self.format.is_empty()
+        {
+            return Err(Failure::Input(
+                "--width, --height, --font-size, --no-titles and --format set a single run's figures; with --reps, draw the replications with `fairway plot`".into(),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// What `fairway run --trace` can trace.
@@ -260,8 +323,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     interrupt::install();
     let result = match cli.cmd {
-        Cmd::Run { file, out, seed, quiet, reps: Some(reps), jobs, .. } => {
-            run_reps(&file, out, seed, reps, jobs, quiet)
+        Cmd::Run { file, out, seed, quiet, reps: Some(reps), jobs, figures, .. } => {
+            figures.check_unused_with_reps().and_then(|_| run_reps(&file, out, seed, reps, jobs, quiet))
         }
         Cmd::Run {
             file,
@@ -274,6 +337,7 @@ fn main() -> ExitCode {
             trace_event,
             trace_limit,
             reps: None,
+            figures,
             ..
         } => {
             let args = TraceArgs {
@@ -283,14 +347,22 @@ fn main() -> ExitCode {
                 events: trace_event,
                 limit: trace_limit,
             };
-            run(&file, out, seed, quiet, &args)
+            run(&file, out, seed, quiet, &args, &figures.figures())
         }
         Cmd::Check { file } => check(&file),
         Cmd::Sweep { file, out, jobs, quiet, reps } => run_sweep(&file, out, jobs, quiet, reps),
         Cmd::Reproduce { name, out, scenarios, seed, reps } => reproduce(&name, out, scenarios, seed, reps),
-        Cmd::Plot { dir, x, y, rows, title, width, height, format } => {
-            let req = output::sweep_plot::PlotRequest { x, y, rows, title, width, height };
-            plot(&dir, &req, &format)
+        Cmd::Plot { dir, x, y, rows, title, figures } => {
+            let req = output::sweep_plot::PlotRequest {
+                x,
+                y,
+                rows,
+                title: if figures.no_titles { Some(String::new()) } else { title },
+                width: figures.width,
+                height: figures.height,
+                font_size: figures.font_size,
+            };
+            plot(&dir, &req, &figures.formats())
         }
         Cmd::Model { which: ModelCmd::Iftp { packet_size, rtt, ssthresh, w_max, loss, access_rate, out } } => {
             model_iftp(&packet_size, &rtt, ssthresh, w_max, loss, &access_rate, out)
@@ -435,35 +507,34 @@ fn run_points(
     Ok(res)
 }
 
-fn plot(dir: &Path, req: &output::sweep_plot::PlotRequest, formats: &[FigureFormat]) -> Result<(), Failure> {
+fn plot(dir: &Path, req: &output::sweep_plot::PlotRequest, formats: &[output::convert::Format]) -> Result<(), Failure> {
+    output::convert::available(formats).map_err(Failure::Input)?;
     let (path, svg) = output::sweep_plot::plot(dir, req).map_err(Failure::Input)?;
     std::fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;
     let mut written = vec![path.clone()];
-    for f in formats {
-        let (ext, kind) = match f {
-            FigureFormat::Png => ("png", "png"),
-            FigureFormat::Pdf => ("pdf", "pdf"),
-        };
-        let to = path.with_extension(ext);
-        let o =
-            std::process::Command::new("rsvg-convert").args(["-f", kind, "-o"]).arg(&to).arg(&path).output().map_err(
-                |e| Failure::Input(format!("--format {ext} needs rsvg-convert (Debian's librsvg2-bin): {e}")),
-            )?;
-        if !o.status.success() {
-            return Err(anyhow::anyhow!("rsvg-convert failed: {}", String::from_utf8_lossy(&o.stderr)).into());
-        }
-        written.push(to);
-    }
+    written.extend(output::convert::convert(&path, formats).map_err(anyhow::Error::new)?);
     for w in written {
         println!("{}", w.display());
     }
     Ok(())
 }
 
-/// report.html of a sweep's or replications' folder: its tables, and each point's page.
+/// report.html of a sweep's or replications' folder: `fairway plot`'s figure of it (each flow's
+/// throughput against the first swept setting, with intervals over the seeds), its tables, and
+/// each point's page.
 fn folder_page(dir: &Path, title: &str) -> Result<(), Failure> {
     let tables = ["replications.csv", sweep::SWEEP_CSV, "sweep-links.csv"];
-    output::html_pages::write_folder_page(dir, title, &tables)
+    let mut figures = vec![];
+    let mut why = None;
+    match output::sweep_plot::plot(dir, &Default::default()) {
+        Ok((path, svg)) => {
+            std::fs::write(&path, &svg).with_context(|| format!("writing {}", path.display()))?;
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            figures.push((name, svg));
+        }
+        Err(e) => why = Some(e),
+    }
+    output::html_pages::write_folder_page(dir, title, &figures, why.as_deref(), &tables)
         .with_context(|| format!("writing {}", dir.join("report.html").display()))?;
     Ok(())
 }
@@ -695,8 +766,16 @@ fn packet_outputs(
     Ok(Some(PacketOutputs { text, text_links: links, ops, pcap_links, flows: vec![] }))
 }
 
-fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool, trace: &TraceArgs) -> Result<(), Failure> {
+fn run(
+    file: &Path,
+    out: Option<PathBuf>,
+    seed: Option<u64>,
+    quiet: bool,
+    trace: &TraceArgs,
+    figures: &output::Figures,
+) -> Result<(), Failure> {
     let sc = load(file)?;
+    output::convert::available(&figures.formats).map_err(Failure::Input)?;
     let trace_agents = if trace.kinds.contains(&TraceKind::Agents) { traced_flows(&sc, &trace.flows)? } else { vec![] };
     let packets = match packet_outputs(&sc, trace)? {
         Some(mut p) => {
@@ -778,7 +857,7 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool, trace:
         .finish(&mut res)
         .and_then(|streamed| {
             let traces: Vec<PathBuf> = traced.iter().map(|t| t.path.clone()).collect();
-            output::write_after_stream(&res, &sc, staged.dir(), streamed, &traces)
+            output::write_after_stream(&res, &sc, staged.dir(), streamed, &traces, figures)
         })
         .map_err(anyhow::Error::new)
         .and_then(|w| staged.commit().map(|_| w).map_err(anyhow::Error::new))
@@ -794,6 +873,9 @@ fn run(file: &Path, out: Option<PathBuf>, seed: Option<u64>, quiet: bool, trace:
             wall,
             s.events as f64 / wall.max(1e-9) / 1e6
         );
+        if s.measure_from_s > 0.0 {
+            println!("figures from {} s on (measure_from): the warm-up before it is left out", s.measure_from_s);
+        }
         println!();
         print!("{}", output::table::render(&res));
         println!();

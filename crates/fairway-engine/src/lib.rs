@@ -24,11 +24,12 @@ pub mod routing;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+mod warmup;
 pub mod wireless;
 
 use std::sync::atomic::AtomicBool;
 
-use fairway_core::Time;
+use fairway_core::{Dur, Time};
 
 pub use results::{Collector, RunResult, SeriesSink, Summary};
 pub use scenario::Scenario;
@@ -191,26 +192,48 @@ fn wireless_summary(sim: &Sim) -> Option<results::WirelessSummary> {
 fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimError> {
     let sc = sim.sc;
     let end = sim.end();
-    let dur_s = end.as_secs_f64();
     let in_net = sim.in_network();
     let mut problems = vec![];
+    // The figures count from the warm-up's end (`measure_from`); a run stopped before then
+    // measured nothing.
+    if !sc.measure_from.is_zero() && sim.baseline.is_none() {
+        sim.take_baseline();
+    }
+    let base = sim.baseline.as_deref();
+    let from = base.map_or(Time::ZERO, |b| b.at);
+    let measured_s = end.saturating_since(from).as_secs_f64();
 
     let mut flows = Vec::with_capacity(sc.flows.len());
+    let mut to_deliver_of = Vec::with_capacity(sc.flows.len());
     for (i, f) in sc.flows.iter().enumerate() {
-        let c = sim.flow_counters(i);
-        if let Err(e) = c.check(in_net[i].0, in_net[i].1) {
+        let all = sim.flow_counters(i);
+        if let Err(e) = all.check(in_net[i].0, in_net[i].1) {
             problems.push(format!("flow {}: {e}", f.name));
         }
+        let fb = base.map(|b| &b.flows[i]);
+        let c = match fb {
+            Some(b) => std::borrow::Cow::Owned(warmup::counters_since(all, &b.counters)),
+            None => std::borrow::Cow::Borrowed(all),
+        };
+        // What the measured part had to deliver: what it sent, and what was on its way then.
+        let to_deliver = c.data_sent + fb.map_or(0, |b| b.inflight);
+        to_deliver_of.push(to_deliver);
         let refused = sim.malformed(i);
         if refused > 0 {
             return Err(SimError::Wire(f.name.clone(), refused));
         }
         let stop = f.stop.unwrap_or(end).min(end);
         let start = sim.start_of(i);
-        let active = stop.saturating_since(start).as_secs_f64();
+        let active = stop.saturating_since(start.max(from)).as_secs_f64();
         let per_s = |bytes: u64| if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 };
         let tcp = sim.tcp_stats(i).unwrap_or_default();
-        let web = sim.web_stats(i);
+        let tcp = fb.map_or(tcp, |b| warmup::tcp_since(&tcp, &b.tcp));
+        let web = sim.web_stats(i).map(|w| {
+            let (s0, c0, t0) = fb.map_or((0, 0, Dur::ZERO), |b| b.web);
+            let done = w.completed - c0;
+            let mean = (done > 0).then(|| Dur((w.completion_time_sum.0 - t0.0) / done));
+            (w.started - s0, done, mean)
+        });
         let (fwd, rev) = sim.routes_of(i);
         let delays = |r: &[usize]| r.iter().map(|&l| sc.links[l].delay.as_secs_f64()).sum::<f64>();
         let path = fwd.as_ref().map_or(vec![], |r| {
@@ -237,7 +260,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
             recv_distinct_bytes: c.distinct_bytes,
             dropped_pkts: c.data_dropped,
             inflight_pkts: in_net[i].0,
-            pdr: (c.data_sent > 0).then(|| c.data_recv as f64 / c.data_sent as f64),
+            pdr: (to_deliver > 0).then(|| c.data_recv as f64 / to_deliver as f64),
             plr: (c.data_recv + c.data_dropped > 0)
                 .then(|| c.data_dropped as f64 / (c.data_recv + c.data_dropped) as f64),
             throughput_bps: per_s(c.distinct_bytes),
@@ -255,9 +278,9 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
             timeouts: tcp.timeouts,
             fast_retransmits: tcp.fast_retransmits,
             ecn_reductions: tcp.ecn_reductions,
-            sessions_started: web.map_or(0, |w| w.started),
-            sessions_completed: web.map_or(0, |w| w.completed),
-            mean_session_s: web.and_then(|w| w.mean_session()).map(|d| d.as_secs_f64()),
+            sessions_started: web.map_or(0, |w| w.0),
+            sessions_completed: web.map_or(0, |w| w.1),
+            mean_session_s: web.and_then(|w| w.2).map(|d| d.as_secs_f64()),
             completion_s: match f.app {
                 AppSpec::Transfer { .. } => sim.done_at(i).map(|t| t.as_secs_f64()),
                 _ => None,
@@ -266,7 +289,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
             base_rtt_s,
             protocol: match (&f.app, sim.driver(i)) {
                 (AppSpec::Datagram(d), Some(drv)) => {
-                    d.spec.report(drv, &protocol::ReportContext { start: sim.start_of(i), stop, end })
+                    d.spec.report(drv, &protocol::ReportContext { start: start.max(from), stop, end })
                 }
                 _ => None,
             },
@@ -281,12 +304,17 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
             problems.push(format!("link {}: {e}", sc.link_name(l)));
         }
         let link = &sim.links[l];
-        let (mean_q, mean_avg) = link.integ.means(end);
-        let s = chk.stats;
+        let lb = base.map_or_else(warmup::LinkBase::default, |b| b.links[l].clone());
+        let (mean_q, mean_avg) = link.integ.means_since(from, (lb.len_area, lb.avg_area), end);
+        let s = warmup::queue_since(&chk.stats, &lb.stats);
+        let lost = chk.lost - lb.lost;
+        // Busy time within the run: a packet being serialised at the end counted whole.
+        let busy = link.busy.0 - link.free_at.saturating_since(end).0.min(link.busy.0) - lb.busy.0;
         // The fast path knows each admitted packet's wait when it admits it; the general path
         // when the packet leaves.
         let waits = if link.general { s.departures_pkts } else { s.arrivals_pkts - s.drops() };
-        let (mean_wait, max_wait) = link.sojourn(waits);
+        let mean_wait = (waits > 0).then(|| Dur(((link.wait_sum - lb.wait_sum) / waits as u128) as u64));
+        let max_wait = link.wait_max;
         links.push(LinkSummary {
             name: sc.link_name(l),
             queue: spec.queue.kind(),
@@ -305,13 +333,13 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
             marks_pkts: s.marks,
             mean_sojourn_s: mean_wait.map(|d| d.as_secs_f64()),
             max_sojourn_s: max_wait.as_secs_f64(),
-            lost_pkts: chk.lost,
+            lost_pkts: lost,
             mean_queue_pkts: mean_q,
             mean_avg_queue_pkts: match spec.queue {
                 QueueSpec::Red(_) | QueueSpec::Cbt(_) | QueueSpec::Dcbt(_) | QueueSpec::Fred(_) => Some(mean_avg),
                 QueueSpec::DropTail(_) | QueueSpec::Pie(_) | QueueSpec::Codel(_) | QueueSpec::FqCodel(_) => None,
             },
-            utilization: if dur_s > 0.0 { (link.busy.as_secs_f64() / dur_s).min(1.0) } else { 0.0 },
+            utilization: if measured_s > 0.0 { (Dur(busy).as_secs_f64() / measured_s).min(1.0) } else { 0.0 },
         });
     }
     if !problems.is_empty() {
@@ -322,6 +350,8 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         .into_iter()
         .map(|class| {
             let fl: Vec<&FlowSummary> = flows.iter().filter(|f| f.class == class).collect();
+            let to_deliver: u64 =
+                flows.iter().zip(&to_deliver_of).filter(|(f, _)| f.class == class).map(|(_, n)| n).sum();
             let bytes: u64 = fl.iter().map(|f| f.recv_distinct_bytes).sum();
             let sent: u64 = fl.iter().map(|f| f.sent_pkts).sum();
             let recv: u64 = fl.iter().map(|f| f.recv_pkts).sum();
@@ -330,7 +360,8 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
             let rates: Vec<f64> = fl.iter().map(|f| f.throughput_bps).collect();
             // A class's throughput is over its active time, as a flow's is: the time at least
             // one of its flows was active.
-            let active = metrics::union_length(fl.iter().map(|f| (f.start_s, f.stop_s)));
+            let from_s = from.as_secs_f64();
+            let active = metrics::union_length(fl.iter().map(|f| (f.start_s.max(from_s), f.stop_s)));
             ClassSummary {
                 class,
                 flows: fl.len() as u64,
@@ -340,7 +371,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
                 dropped_pkts: dropped,
                 sent_pkts: sent,
                 recv_pkts: recv,
-                pdr: (sent > 0).then(|| recv as f64 / sent as f64),
+                pdr: (to_deliver > 0).then(|| recv as f64 / to_deliver as f64),
                 plr: (recv + dropped > 0).then(|| dropped as f64 / (recv + dropped) as f64),
                 mean_delay_s: (recv > 0).then(|| delay_sum / recv as f64),
                 jain_index: metrics::jain(&rates),
@@ -358,7 +389,8 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         scenario: sc.name.clone(),
         seed,
         wire: sc.wire,
-        duration_s: dur_s,
+        duration_s: end.as_secs_f64(),
+        measure_from_s: from.as_secs_f64(),
         complete,
         scenario_duration_s: (!complete).then(|| sc.duration.as_secs_f64()),
         events: sim.events,

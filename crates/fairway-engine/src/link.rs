@@ -252,13 +252,6 @@ impl LinkState {
         self.wait_max = self.wait_max.max(d);
     }
 
-    /// The mean and longest wait before serialisation over `n` packets (those admitted, on the
-    /// fast path; those that left the queue, on the general path).
-    pub fn sojourn(&self, n: u64) -> (Option<Dur>, Dur) {
-        let mean = (n > 0).then(|| Dur((self.wait_sum / n as u128) as u64));
-        (mean, self.wait_max)
-    }
-
     /// Call before the queue changes: accumulates the time-weighted queue and average.
     #[inline]
     pub fn integrate(&mut self, now: Time) {
@@ -297,14 +290,21 @@ impl QueueIntegral {
         self.last = now;
     }
 
-    /// Time-averages over [0, end].
-    pub fn means(&self, end: Time) -> (f64, f64) {
+    /// The integrals over [0, t] (`t` at or after the last change).
+    pub fn areas(&self, t: Time) -> (u128, f64) {
         let mut c = self.clone();
-        c.advance(end);
-        if end.0 == 0 {
+        c.advance(t);
+        (c.len_area, c.avg_area)
+    }
+
+    /// Time-averages over [from, end], given the integrals up to `from` (`areas(from)`).
+    pub fn means_since(&self, from: Time, base: (u128, f64), end: Time) -> (f64, f64) {
+        let (len, avg) = self.areas(end);
+        let span = end.0.saturating_sub(from.0);
+        if span == 0 {
             return (0.0, 0.0);
         }
-        (c.len_area as f64 / end.0 as f64, c.avg_area / end.0 as f64)
+        ((len - base.0) as f64 / span as f64, (avg - base.1) / span as f64)
     }
 }
 

@@ -21,6 +21,10 @@ pub struct Summary {
     /// The simulated time the results cover: the scenario's duration, or less when the run was
     /// interrupted.
     pub duration_s: f64,
+    /// The end of the warm-up (the scenario's `measure_from`): the figures below count from
+    /// here, over `duration_s - measure_from_s`; left out when they cover the whole run.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub measure_from_s: f64,
     /// false when the run was interrupted at `duration_s`, before the scenario's end.
     pub complete: bool,
     /// The scenario's duration, when the run stopped before it.
@@ -354,4 +358,8 @@ pub struct RunResult {
     pub agent_trace: Vec<AgentRow>,
     /// The traced packet events, in time order (as `agent_trace`).
     pub packet_trace: Vec<PacketEvent>,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }

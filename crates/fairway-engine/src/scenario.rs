@@ -23,6 +23,9 @@ pub struct Scenario {
     pub name: String,
     pub description: String,
     pub duration: Dur,
+    /// The end of the warm-up: the summary's figures count from here (zero: the whole run).
+    /// The time series (flows.csv, queue.csv) still cover the whole run.
+    pub measure_from: Dur,
     pub seed: u64,
     /// Wire mode: datagram protocols exchange their encoded bytes, each end decoding what
     /// arrives as it would from a socket, rather than typed messages.

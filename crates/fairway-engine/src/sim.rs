@@ -26,6 +26,7 @@ use crate::results::{AgentRow, BinRow, QueueRow, SeriesSink};
 use crate::routing::Router;
 use crate::scenario::{AppSpec, QueueSpec, Scenario};
 use crate::tcp::{TcpAck, TcpSegment, TcpSender, TcpSenderStats, TcpSink};
+use crate::warmup::{Baseline, FlowBase, LinkBase};
 use crate::SimError;
 
 #[path = "wireless/net.rs"]
@@ -92,6 +93,8 @@ enum Ev {
     /// A wireless node's next move: (node, 0) for random waypoint, (command, 1) for the
     /// scenario's list of moves.
     Move(u32, u32),
+    /// The warm-up is over: the counters as they stand are the summary's zero.
+    Measure,
 }
 
 /// A timer slot: at most one live heap entry per agent timer.
@@ -220,6 +223,8 @@ pub struct Sim<'a> {
     starts: Vec<Time>,
     /// Per-packet events on the traced links, when asked for.
     ptrace: Option<Box<PacketTracer>>,
+    /// The counters at the end of the warm-up (`Scenario::measure_from`), once it is over.
+    pub(crate) baseline: Option<Box<Baseline>>,
 }
 
 impl<'a> Sim<'a> {
@@ -378,6 +383,7 @@ impl<'a> Sim<'a> {
             agent_rows: vec![],
             starts,
             ptrace: None,
+            baseline: None,
         })
     }
 
@@ -392,6 +398,10 @@ impl<'a> Sim<'a> {
         sink: &mut dyn SeriesSink,
     ) -> bool {
         let mut complete = true;
+        if !self.sc.measure_from.is_zero() {
+            // First in the queue: what happens at the warm-up's end itself is measured.
+            self.q.push(Time::ZERO + self.sc.measure_from, Ev::Measure);
+        }
         for (i, f) in self.sc.flows.iter().enumerate() {
             self.q.push(self.starts[i], Ev::FlowStart(i as u32));
             if let Some(stop) = f.stop {
@@ -585,6 +595,10 @@ impl<'a> Sim<'a> {
             Ev::QueueSample => self.queue_sample(),
             // Not an event of the simulation: the run's count leaves it out.
             Ev::Flush => self.events -= 1,
+            Ev::Measure => {
+                self.events -= 1;
+                self.take_baseline();
+            }
             Ev::BinEnd(k) => self.bin_end(k as usize),
             Ev::MacTimer(n, kind, gen) => self.mac_timer(n, kind, gen),
             Ev::AirRx(n, tx) => self.air_rx(n, tx),
@@ -1229,6 +1243,42 @@ impl<'a> Sim<'a> {
         if next <= self.end {
             self.q.push(next, Ev::QueueSample);
         }
+    }
+
+    /// Keeps every flow's and link's counters as they stand now, the zero of the summary's
+    /// figures. Brings each link up to now first, as a queue sample does; the dequeues that
+    /// makes happen at the times they would have anyway.
+    pub(crate) fn take_baseline(&mut self) {
+        let now = self.now;
+        let in_net = self.in_network();
+        let flows = (0..self.flows.len())
+            .map(|i| FlowBase {
+                counters: self.flows[i].mon.c.clone(),
+                tcp: self.tcp_stats(i).unwrap_or_default(),
+                web: self.web_stats(i).map_or((0, 0, Dur::ZERO), |w| (w.started, w.completed, w.completion_time_sum)),
+                inflight: in_net[i].0,
+            })
+            .collect();
+        let mut links = Vec::with_capacity(self.links.len());
+        for l in 0..self.links.len() {
+            self.links[l].advance(now);
+            self.catch_up(l);
+            let link = &mut self.links[l];
+            let (len_area, avg_area) = link.integ.areas(now);
+            // The packet being serialised now was counted whole when it started.
+            let rest = link.free_at.saturating_since(now);
+            links.push(LinkBase {
+                stats: *link.qdisc.stats(),
+                lost: link.lost,
+                busy: Dur(link.busy.0 - rest.0.min(link.busy.0)),
+                len_area,
+                avg_area,
+                wait_sum: link.wait_sum,
+            });
+            // The longest wait is the measured part's.
+            link.wait_max = Dur::ZERO;
+        }
+        self.baseline = Some(Box::new(Baseline { at: now, flows, links }));
     }
 
     /// Bin `k` has ended: every flow's row, with the TCP window and the MApp scale as they are

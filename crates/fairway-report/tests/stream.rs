@@ -52,7 +52,7 @@ fn both(sc: &Scenario, tag: &str) -> (PathBuf, PathBuf) {
     let mut res2 = run_into(sc, &RunOptions::default(), &mut |_| {}, &mut w).unwrap();
     assert!(res2.flow_bins.is_empty() && res2.queue_samples.is_empty(), "nothing kept");
     let paths = w.finish(&mut res2).unwrap();
-    let b = write_after_stream(&res2, sc, &streamed, paths, &[]).unwrap();
+    let b = write_after_stream(&res2, sc, &streamed, paths, &[], &Default::default()).unwrap();
     let names = |v: &[PathBuf]| v.iter().map(|p| p.file_name().unwrap().to_owned()).collect::<Vec<_>>();
     assert_eq!(names(&a), names(&b), "the same files, in the same order");
     (kept, streamed)

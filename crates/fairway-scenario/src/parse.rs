@@ -15,8 +15,20 @@ use crate::queues::parse_queue;
 use crate::reader::{Place, Res, ScenarioError, Source, Tbl, Val};
 use fairway_engine::wireless::{WirelessNode, WirelessSpec};
 
-const TOP_KEYS: &[&str] =
-    &["name", "description", "duration", "seed", "wire", "link", "node", "wireless", "flow", "monitor", "sweep"];
+const TOP_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "duration",
+    "measure_from",
+    "seed",
+    "wire",
+    "link",
+    "node",
+    "wireless",
+    "flow",
+    "monitor",
+    "sweep",
+];
 const LINK_KEYS: &[&str] = &["between", "from", "to", "rate", "delay", "queue", "loss", "count"];
 const FLOW_KEYS_COMMON: &[&str] = &["name", "app", "transport", "from", "to", "start", "stop", "count", "send_jitter"];
 const TCP_KEYS: &[&str] = &[
@@ -133,6 +145,18 @@ impl Builder {
         };
         let dv = root.req("duration")?;
         let duration = dv.dur_pos()?;
+        let measure_from = match root.get("measure_from") {
+            Some(v) => {
+                let d = v.dur()?;
+                if d >= duration {
+                    return Err(v.error(format!(
+                        "{d} is not before the end of the run ({duration}): nothing would be measured"
+                    )));
+                }
+                d
+            }
+            None => Dur::ZERO,
+        };
         let seed = match root.get("seed") {
             Some(v) => v.u64()?,
             None => 1,
@@ -225,7 +249,7 @@ impl Builder {
         root.finish(TOP_KEYS)?;
         let (nodes, links) = (std::mem::take(&mut self.nodes), std::mem::take(&mut self.links));
         let wireless = self.wireless.take();
-        Ok(Scenario { name, description, duration, seed, wire, nodes, links, flows, monitor, wireless })
+        Ok(Scenario { name, description, duration, measure_from, seed, wire, nodes, links, flows, monitor, wireless })
     }
 
     /// `[[node]]` entries and the `[wireless]` table.

@@ -107,6 +107,9 @@ pub fn run_page(res: &RunResult, sc: &Scenario, figures: &[(String, String)], fi
     };
     fact("seed", s.seed.to_string());
     fact("simulated", format!("{} s", s.duration_s));
+    if s.measure_from_s > 0.0 {
+        fact("measured", format!("from {} s: the figures leave the warm-up before it out", s.measure_from_s));
+    }
     fact("events", s.events.to_string());
     fact(
         "complete",
@@ -148,7 +151,7 @@ pub fn run_page(res: &RunResult, sc: &Scenario, figures: &[(String, String)], fi
     if sc.wireless.is_none() && !figures.iter().any(|(n, _)| n == "topology.svg") {
         let _ = writeln!(
             p,
-            "<p>The network is not drawn: {} nodes, more than the {} a drawing shows.</p>",
+            "<p>The network is not drawn: {} nodes, more than the {} a drawing shows even with its hosts gathered.</p>",
             sc.nodes.len(),
             super::topology::MAX_NODES
         );

@@ -62,10 +62,23 @@ fn csv_table(page: &mut String, name: &str, text: &str, max_rows: usize) {
 /// Rows of a CSV table a page shows at most.
 const MAX_ROWS: usize = 1000;
 
-/// report.html in `dir` for a sweep or replications: `tables` (CSV files of `dir`, those that
-/// exist) and a link to each point folder's report.html.
-pub fn write_folder_page(dir: &Path, title: &str, tables: &[&str]) -> io::Result<()> {
+/// report.html in `dir` for a sweep or replications: `figures` (name, SVG) or, when there are
+/// none, why (`no_figure`), then `tables` (CSV files of `dir`, those that exist) and a link to
+/// each point folder's report.html.
+pub fn write_folder_page(
+    dir: &Path,
+    title: &str,
+    figures: &[(String, String)],
+    no_figure: Option<&str>,
+    tables: &[&str],
+) -> io::Result<()> {
     let mut p = open(title);
+    for (name, svg) in figures {
+        figure(&mut p, name, svg);
+    }
+    if let Some(why) = no_figure.filter(|_| figures.is_empty()) {
+        let _ = writeln!(p, "<p>No figure: {}.</p>", escape(why));
+    }
     for name in tables {
         if let Ok(text) = fs::read_to_string(dir.join(name)) {
             csv_table(&mut p, name, &text, MAX_ROWS);

@@ -2,6 +2,7 @@
 //! `fairway run` prints. Files are written so that the same run gives the same bytes.
 
 pub mod bounded;
+pub mod convert;
 pub mod csv;
 pub mod folder;
 pub mod html;
@@ -32,6 +33,33 @@ use fairway_engine::scenario::Scenario;
 /// on the benchmark machine's two cores this halves the time spent after it. The bytes do not
 /// depend on it.
 pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<PathBuf>> {
+    write_all_with(res, sc, dir, &Figures::default())
+}
+
+/// How a run's figures come out: their style, and the formats besides SVG.
+#[derive(Debug, Clone, Default)]
+pub struct Figures {
+    pub style: plots::FigureStyle,
+    pub formats: Vec<convert::Format>,
+}
+
+/// The figures `figures` (name, SVG) written into `dir`, with their other formats.
+fn write_figures(dir: &Path, figures: &[(String, String)], how: &Figures) -> io::Result<Vec<PathBuf>> {
+    let mut v = vec![];
+    for (name, body) in figures {
+        let p = dir.join(name);
+        fs::write(&p, body)?;
+        v.push(p.clone());
+        // The topology drawing is a diagram, not a figure of results: SVG only.
+        if name != "topology.svg" {
+            v.extend(convert::convert(&p, &how.formats)?);
+        }
+    }
+    Ok(v)
+}
+
+/// [`write_all`], the figures drawn as `how` says.
+pub fn write_all_with(res: &RunResult, sc: &Scenario, dir: &Path, how: &Figures) -> io::Result<Vec<PathBuf>> {
     fs::create_dir_all(dir)?;
     let write = |name: &str, body: Vec<u8>| -> io::Result<PathBuf> {
         let p = dir.join(name);
@@ -65,10 +93,8 @@ pub fn write_all(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<Vec<P
             serde_json::to_writer_pretty(&mut json, s).map_err(io::Error::other)?;
             json.push(b'\n');
             let mut v = vec![write("summary.json", json)?];
-            let figures = plots::all(res, sc);
-            for (name, body) in &figures {
-                v.push(write(name, body.clone().into_bytes())?);
-            }
+            let figures = plots::all(res, sc, &how.style);
+            v.extend(write_figures(dir, &figures, how)?);
             Ok((v, figures))
         };
         let others = others();
@@ -111,6 +137,7 @@ pub fn write_after_stream(
     dir: &Path,
     streamed: [PathBuf; 3],
     traces: &[PathBuf],
+    how: &Figures,
 ) -> io::Result<Vec<PathBuf>> {
     let write = |name: &str, body: Vec<u8>| -> io::Result<PathBuf> {
         let p = dir.join(name);
@@ -131,10 +158,8 @@ pub fn write_after_stream(
     if let Some(nodes) = csv::nodes_csv(res) {
         v.push(write("nodes.csv", nodes.into_bytes())?);
     }
-    let figures = plots::all(res, sc);
-    for (name, body) in &figures {
-        v.push(write(name, body.clone().into_bytes())?);
-    }
+    let figures = plots::all(res, sc, &how.style);
+    v.extend(write_figures(dir, &figures, how)?);
     v.extend(traces.iter().cloned());
     v.push(write_report(res, sc, dir, &figures, &v)?);
     Ok(v)

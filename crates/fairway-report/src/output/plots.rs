@@ -9,6 +9,48 @@ use fairway_engine::scenario::{QueueSpec, Scenario};
 /// At most this many flows are drawn one by one; beyond it flows are summed per group.
 const MAX_FLOW_SERIES: usize = 12;
 
+/// How a run's figures are drawn (`fairway run --figure-size --font-size --no-titles`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FigureStyle {
+    /// Each figure's size in px (a stacked figure's height is per panel).
+    pub width: u32,
+    pub height: u32,
+    /// Text size in px at that size; 11 is the usual, and lines grow with it.
+    pub font_size: f64,
+    /// Titles on the figures (off for a paper, whose captions say it).
+    pub titles: bool,
+}
+
+impl Default for FigureStyle {
+    fn default() -> Self {
+        FigureStyle { width: 800, height: 400, font_size: 11.0, titles: true }
+    }
+}
+
+impl FigureStyle {
+    /// `p` at this style's size and text size, without its title if titles are off, and with
+    /// the warm-up (`warm_up`, from the run's `measure_from`) shaded and left out of its y axis.
+    fn apply<'a>(&self, p: Plot<'a>, warm_up: Option<f64>) -> Plot<'a> {
+        let p = match warm_up {
+            Some(w) => p.fit_from(w),
+            None => p,
+        };
+        self.apply_shaded(p, warm_up)
+    }
+
+    /// [`FigureStyle::apply`] with the y axis fitting the warm-up too (cumulative counts).
+    fn apply_shaded<'a>(&self, mut p: Plot<'a>, warm_up: Option<f64>) -> Plot<'a> {
+        p = p.size(self.width, self.height).scale(self.font_size / 11.0);
+        if !self.titles {
+            p.title = "";
+        }
+        if let Some(w) = warm_up {
+            p = p.shade(0.0, w, "warm-up");
+        }
+        p
+    }
+}
+
 /// One line to draw: a name and its points.
 struct Line {
     name: String,
@@ -114,8 +156,9 @@ fn per_flow_or_group(
 }
 
 /// (file name, SVG) for every plot of the run.
-pub fn all(res: &RunResult, sc: &Scenario) -> Vec<(String, String)> {
+pub fn all(res: &RunResult, sc: &Scenario, style: &FigureStyle) -> Vec<(String, String)> {
     let mut out = vec![];
+    let warm = Some(res.summary.measure_from_s).filter(|&w| w > 0.0);
     let bin = res.bin.as_secs_f64();
     let end = res.summary.duration_s;
     let nb = res.flow_bins.first().map_or(0, |b| b.len());
@@ -125,7 +168,8 @@ pub fn all(res: &RunResult, sc: &Scenario) -> Vec<(String, String)> {
     let thr =
         per_flow_or_group(res, sc, |f, k| res.flow_bins[f][k].distinct_bytes as f64 * 8.0 / width(k) / 1e6, false);
     let title = format!("{}: throughput per flow ({} ms bins)", sc.name, res.bin.as_secs_f64() * 1e3);
-    out.push(("throughput.svg".to_string(), plot(&title, "time (s)", "throughput (Mb/s)", &thr, Style::Line).to_svg()));
+    let p = style.apply(plot(&title, "time (s)", "throughput (Mb/s)", &thr, Style::Line), warm);
+    out.push(("throughput.svg".to_string(), p.to_svg()));
 
     // Wireless nodes: where each went.
     if !res.node_paths.is_empty() {
@@ -135,7 +179,8 @@ pub fn all(res: &RunResult, sc: &Scenario) -> Vec<(String, String)> {
             .map(|(name, pts)| Line { name: name.clone(), pts: pts.iter().map(|&(_, x, y)| (x, y)).collect() })
             .collect();
         let title = format!("{}: wireless nodes' paths (a dot at each start, turn and end)", sc.name);
-        out.push(("nodes.svg".to_string(), plot(&title, "x (m)", "y (m)", &lines, Style::LinePoints).to_svg()));
+        let p = style.apply(plot(&title, "x (m)", "y (m)", &lines, Style::LinePoints), None);
+        out.push(("nodes.svg".to_string(), p.to_svg()));
     }
 
     // Queue of each monitored link: the least and greatest sample of each bin as a band (the
@@ -157,7 +202,7 @@ pub fn all(res: &RunResult, sc: &Scenario) -> Vec<(String, String)> {
         }
         let title = format!("{}: queue at {name}", sc.name);
         p.title = &title;
-        out.push((format!("queue_{}.svg", file_safe(&name)), p.to_svg()));
+        out.push((format!("queue_{}.svg", file_safe(&name)), style.apply(p, warm).to_svg()));
     }
 
     // Cumulative drops: per monitored link, and per flow (or group).
@@ -173,11 +218,12 @@ pub fn all(res: &RunResult, sc: &Scenario) -> Vec<(String, String)> {
     let t1 = format!("{}: cumulative drops per link", sc.name);
     let t2 = format!("{}: cumulative drops per flow", sc.name);
     let mut panels = vec![];
+    // Cumulative counts: the warm-up is shaded, and the axis still fits all of them.
     if !link_drops.is_empty() {
-        panels.push(plot(&t1, "time (s)", "drops (packets)", &link_drops, Style::Step));
+        panels.push(style.apply_shaded(plot(&t1, "time (s)", "drops (packets)", &link_drops, Style::Step), warm));
     }
-    panels.push(plot(&t2, "time (s)", "drops (packets)", &flow_drops, Style::Step));
-    out.push(("drops.svg".to_string(), stack(&panels, 900)));
+    panels.push(style.apply_shaded(plot(&t2, "time (s)", "drops (packets)", &flow_drops, Style::Step), warm));
+    out.push(("drops.svg".to_string(), stack(&panels, style.width)));
 
     // Congestion windows of single-connection TCP flows.
     let cwnd: Vec<Line> = sc
@@ -206,7 +252,8 @@ pub fn all(res: &RunResult, sc: &Scenario) -> Vec<(String, String)> {
         .collect();
     if !scales.is_empty() {
         let title = format!("{}: MApp media scale", sc.name);
-        out.push(("scale.svg".to_string(), plot(&title, "time (s)", "scale", &scales, Style::Step).to_svg()));
+        let p = style.apply(plot(&title, "time (s)", "scale", &scales, Style::Step), warm);
+        out.push(("scale.svg".to_string(), p.to_svg()));
     }
 
     // With an agent trace, the traced senders' windows at every change instead (first
@@ -234,10 +281,12 @@ pub fn all(res: &RunResult, sc: &Scenario) -> Vec<(String, String)> {
     if !traced.is_empty() {
         let upto = if cut { format!(", to {last:.1} s") } else { String::new() };
         let title = format!("{}: TCP congestion window (every change{upto})", sc.name);
-        out.push(("cwnd.svg".to_string(), plot(&title, "time (s)", "cwnd (packets)", &traced, Style::Step).to_svg()));
+        let p = style.apply(plot(&title, "time (s)", "cwnd (packets)", &traced, Style::Step), warm);
+        out.push(("cwnd.svg".to_string(), p.to_svg()));
     } else if !cwnd.is_empty() {
         let title = format!("{}: TCP congestion window (end of each bin)", sc.name);
-        out.push(("cwnd.svg".to_string(), plot(&title, "time (s)", "cwnd (packets)", &cwnd, Style::Step).to_svg()));
+        let p = style.apply(plot(&title, "time (s)", "cwnd (packets)", &cwnd, Style::Step), warm);
+        out.push(("cwnd.svg".to_string(), p.to_svg()));
     }
 
     // The network, with each [[flow]] entry's path (its first flow's).

@@ -120,6 +120,16 @@ pub struct Plot<'a> {
     pub y_max: Option<f64>,
     /// Fixed x axis; by default the data's extent, widened to a round tick when that is close.
     pub x_range: Option<(f64, f64)>,
+    /// An x interval drawn shaded behind the series, with a label in its top left corner (a
+    /// run's warm-up).
+    pub shade: Option<(f64, f64, &'a str)>,
+    /// The y axis fits the points from this x on only (the steady state after a warm-up); the
+    /// earlier ones are drawn, cut at the axis.
+    pub fit_from: Option<f64>,
+    /// Text and lines are drawn this many times their usual size (11 px text at 1), the image
+    /// keeping its `width` and `height`: larger text for a figure printed small. In [`stack`]
+    /// the first plot's counts.
+    pub scale: f64,
 }
 
 impl<'a> Plot<'a> {
@@ -134,6 +144,9 @@ impl<'a> Plot<'a> {
             y_min: None,
             y_max: None,
             x_range: None,
+            shade: None,
+            fit_from: None,
+            scale: 1.0,
         }
     }
     pub fn series(mut self, series: Series<'a>) -> Self {
@@ -164,6 +177,21 @@ impl<'a> Plot<'a> {
     }
     pub fn x_range(mut self, lo: f64, hi: f64) -> Self {
         self.x_range = Some((lo, hi));
+        self
+    }
+    /// Shades x from `lo` to `hi`, labelled (see [`Plot::shade`]).
+    pub fn shade(mut self, lo: f64, hi: f64, label: &'a str) -> Self {
+        self.shade = Some((lo, hi, label));
+        self
+    }
+    /// Fits the y axis to the points from `x` on (see [`Plot::fit_from`]).
+    pub fn fit_from(mut self, x: f64) -> Self {
+        self.fit_from = Some(x);
+        self
+    }
+    /// Draws text and lines `scale` times their usual size (see [`Plot::scale`]).
+    pub fn scale(mut self, scale: f64) -> Self {
+        self.scale = scale;
         self
     }
     /// The plot as a standalone SVG document.
@@ -346,7 +374,7 @@ fn y_axis(p: &Plot<'_>, x_window: Option<(f64, f64)>, px: f64) -> (Axis, bool) {
     let mut integral = true;
     for s in &p.series {
         for (k, &(x, y)) in s.points.iter().enumerate().filter(|(_, p)| finite(p)) {
-            if x_window.is_some_and(|(a, b)| x < a || x > b) {
+            if x_window.is_some_and(|(a, b)| x < a || x > b) || p.fit_from.is_some_and(|f| x < f) {
                 continue;
             }
             let y = clamp_value(y);
@@ -618,7 +646,11 @@ fn x_block(bottom: bool, x_label: &str) -> f64 {
 }
 
 fn render(plots: &[&Plot<'_>], width: u32) -> String {
-    let width = f64::from(width.max(MIN_WIDTH));
+    // Laid out at 1/scale of the size asked for, then drawn at that size through the viewBox:
+    // text and lines come out `scale` times larger.
+    let scale = plots.first().map_or(1.0, |p| p.scale).clamp(0.25, 4.0);
+    let out_width = f64::from(width.max(MIN_WIDTH));
+    let width = (out_width / scale).max(f64::from(MIN_WIDTH));
     let x_label = plots.iter().rev().map(|p| p.x_label).find(|l| !l.is_empty()).unwrap_or("");
     let x_fixed = plots
         .iter()
@@ -641,7 +673,7 @@ fn render(plots: &[&Plot<'_>], width: u32) -> String {
         if let Place::Below { rows, .. } = legend.place {
             bottom_m += 8.0 + rows as f64 * LEGEND_ROW;
         }
-        let h = (f64::from(p.height.max(MIN_HEIGHT)) - top_m - bottom_m).max(20.0);
+        let h = ((f64::from(p.height.max(MIN_HEIGHT)) / scale).max(f64::from(MIN_HEIGHT)) - top_m - bottom_m).max(20.0);
         let (y, has_data) = y_axis(p, x_fixed, h);
         panels.push(Panel { plot: p, top: y_top + top_m, h, y, has_data, legend, bottom });
         y_top += top_m + h + bottom_m;
@@ -661,7 +693,9 @@ fn render(plots: &[&Plot<'_>], width: u32) -> String {
     let mut s = String::with_capacity(32 * 1024);
     let _ = write!(
         s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="{FONT}" font-size="11">"#,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{OW}" height="{OH}" viewBox="0 0 {W} {H}" font-family="{FONT}" font-size="11">"#,
+        OW = N(width * scale),
+        OH = N(total_h * scale),
         W = N(width),
         H = N(total_h)
     );
@@ -736,6 +770,23 @@ fn draw_panel(s: &mut String, pn: &Panel<'_, '_>, left: f64, w: f64, x: &Axis, x
             N(m.y(0.0)),
             N(right)
         );
+    }
+
+    // A shaded interval behind the series, its label in its top left corner.
+    if let Some((a, b, label)) = p.shade.filter(|&(a, b, _)| a.is_finite() && b.is_finite() && b > a) {
+        let (xa, xb) = (m.x(a).clamp(left, right), m.x(b).clamp(left, right));
+        if xb > xa {
+            let _ = writeln!(
+                s,
+                r##"<rect x="{}" y="{}" width="{}" height="{}" fill="#000000" fill-opacity="0.07"/>"##,
+                N(xa),
+                N(top),
+                N(xb - xa),
+                N(h)
+            );
+            text(s, xa + 4.0, top + 13.0, r##" fill="#555555" font-style="italic""##, label);
+            s.push('\n');
+        }
     }
 
     // Series, clipped to the plot area.

@@ -22,6 +22,8 @@ pub struct PlotRequest {
     pub title: Option<String>,
     pub width: Option<u32>,
     pub height: Option<u32>,
+    /// Text size in px [default: 11].
+    pub font_size: Option<f64>,
 }
 
 /// A setting's value as a number: plain, or with a unit (a rate in b/s, a time in s, a size in
@@ -143,6 +145,9 @@ pub fn plot(dir: &Path, req: &PlotRequest) -> Result<(PathBuf, String), String> 
     }
     if req.width.is_some() || req.height.is_some() {
         p = p.size(req.width.unwrap_or(800), req.height.unwrap_or(400));
+    }
+    if let Some(f) = req.font_size {
+        p = p.scale(f / 11.0);
     }
     let name = format!("plot-{}-vs-{}.svg", super::file_safe(y), super::file_safe(x));
     Ok((dir.join(name), p.to_svg()))

@@ -7,6 +7,11 @@
 //! host hangs off its router: left of the first column, right of the last, or in its router's
 //! column when the router is in between (a parking lot's cross traffic). With a single column of
 //! routers (a star), a host that only sends goes left and the others right.
+//!
+//! A network of more than [`MAX_NODES`] nodes is drawn with its hosts gathered: the hosts on the
+//! same router, with the same links to it and the same role (sending, receiving), are one node
+//! ("h0 … h999, 1000 hosts") whose link label stands for each of theirs. A thousand-flow
+//! dumbbell is drawn as the six nodes a researcher would draw by hand.
 
 use std::fmt::Write;
 
@@ -14,8 +19,73 @@ use fairway_engine::scenario::{QueueSpec, Scenario};
 
 use super::html::escape;
 
-/// Networks with more nodes than this are not drawn: the drawing would be a blur.
+/// Networks with more nodes than this, once their hosts are gathered, are not drawn: the
+/// drawing would be a blur.
 pub const MAX_NODES: usize = 60;
+
+/// What is drawn: the scenario's nodes, or, for a large network, its hosts gathered.
+struct Drawn {
+    /// Per drawn node, its label.
+    names: Vec<String>,
+    /// Per drawn node, whether it stands for several hosts.
+    group: Vec<bool>,
+    /// Per scenario node, the drawn node standing for it.
+    of: Vec<usize>,
+}
+
+/// Gathers hosts (nodes with one neighbour) that share their router, their links' rate, delay
+/// and queue both ways, and whether they send and receive. `None` if that leaves more than
+/// [`MAX_NODES`] nodes.
+fn gather(sc: &Scenario, adj: &[Vec<usize>], flows: &[(usize, usize)]) -> Option<Drawn> {
+    let n = sc.nodes.len();
+    let (mut sends, mut receives) = (vec![false; n], vec![false; n]);
+    for &(a, b) in flows {
+        sends[a] = true;
+        receives[b] = true;
+    }
+    let mut link_of: std::collections::HashMap<(usize, usize), usize> = Default::default();
+    for (i, l) in sc.links.iter().enumerate() {
+        link_of.entry((l.from.0 as usize, l.to.0 as usize)).or_insert(i);
+    }
+    let props = |a: usize, b: usize| {
+        link_of.get(&(a, b)).map(|&i| {
+            let l = &sc.links[i];
+            (l.rate.0, l.delay.0, queue_text(&l.queue), l.loss.to_bits())
+        })
+    };
+    let mut key_of: std::collections::HashMap<_, usize> = Default::default();
+    let mut members: Vec<Vec<usize>> = vec![];
+    let mut of = vec![0; n];
+    for v in 0..n {
+        let slot = match adj[v].as_slice() {
+            &[r] if adj[r].len() >= 2 => {
+                let key = (r, props(v, r), props(r, v), sends[v], receives[v]);
+                *key_of.entry(key).or_insert_with(|| {
+                    members.push(vec![]);
+                    members.len() - 1
+                })
+            }
+            _ => {
+                members.push(vec![]);
+                members.len() - 1
+            }
+        };
+        members[slot].push(v);
+        of[v] = slot;
+    }
+    if members.len() > MAX_NODES {
+        return None;
+    }
+    let name = |v: usize| sc.node_name(fairway_core::NodeId(v as u32));
+    let names = members
+        .iter()
+        .map(|m| match m.as_slice() {
+            [v] => name(*v).to_string(),
+            _ => format!("{} … {}, {} hosts", name(m[0]), name(m[m.len() - 1]), m.len()),
+        })
+        .collect();
+    Some(Drawn { names, group: members.iter().map(|m| m.len() > 1).collect(), of })
+}
 
 const PALETTE: [&str; 7] = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"];
 const COL: f64 = 190.0;
@@ -151,11 +221,11 @@ fn queue_text(q: &QueueSpec) -> Option<&'static str> {
 }
 
 /// The drawing, or `None` when there is nothing to draw (no wired links) or too much
-/// ([`MAX_NODES`]). `paths`: per `[[flow]]` entry, its name and one of its flows' path as node
-/// indices.
+/// ([`MAX_NODES`] once hosts are gathered). `paths`: per `[[flow]]` entry, its name and one of
+/// its flows' path as node indices.
 pub fn svg(sc: &Scenario, paths: &[(String, Vec<usize>)]) -> Option<String> {
     let n = sc.nodes.len();
-    if sc.links.is_empty() || n > MAX_NODES || sc.wireless.is_some() {
+    if sc.links.is_empty() || sc.wireless.is_some() {
         return None;
     }
     let mut adj = vec![vec![]; n];
@@ -167,7 +237,28 @@ pub fn svg(sc: &Scenario, paths: &[(String, Vec<usize>)]) -> Option<String> {
         }
     }
     let flows: Vec<(usize, usize)> = sc.flows.iter().map(|f| (f.from.0 as usize, f.to.0 as usize)).collect();
-    let pos = layout(n, &adj, &flows);
+    let drawn = if n > MAX_NODES {
+        gather(sc, &adj, &flows)?
+    } else {
+        Drawn {
+            names: (0..n).map(|v| sc.node_name(fairway_core::NodeId(v as u32)).to_string()).collect(),
+            group: vec![false; n],
+            of: (0..n).collect(),
+        }
+    };
+    let dn = drawn.names.len();
+    let of = &drawn.of;
+    let mut dadj = vec![vec![]; dn];
+    for (a, nb) in adj.iter().enumerate() {
+        for &b in nb {
+            let (x, y) = (of[a], of[b]);
+            if x != y && !dadj[x].contains(&y) {
+                dadj[x].push(y);
+            }
+        }
+    }
+    let dflows: Vec<(usize, usize)> = flows.iter().map(|&(a, b)| (of[a], of[b])).collect();
+    let pos = layout(dn, &dadj, &dflows);
     let cols = pos.iter().map(|p| p.0).max().unwrap_or(0) as f64 + 1.0;
     let rows = pos.iter().map(|p| p.1.abs()).fold(0.0, f64::max) * 2.0 + 1.0;
     let legend = paths.len().min(12) as f64;
@@ -179,16 +270,21 @@ pub fn svg(sc: &Scenario, paths: &[(String, Vec<usize>)]) -> Option<String> {
         r#"<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="11">"#
     );
     let _ = write!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
-    // Links: one line per pair of nodes, labelled with each direction's rate and delay.
-    let mut drawn = vec![];
+    // Links: one line per pair of drawn nodes, labelled with each direction's rate and delay
+    // (a gathered group's: each of its hosts').
+    let mut back_of: std::collections::HashMap<(usize, usize), usize> = Default::default();
+    for (i, l) in sc.links.iter().enumerate() {
+        back_of.entry((l.from.0 as usize, l.to.0 as usize)).or_insert(i);
+    }
+    let mut drawn_pairs = std::collections::HashSet::new();
     for (i, l) in sc.links.iter().enumerate() {
         let (a, b) = (l.from.0 as usize, l.to.0 as usize);
-        if drawn.contains(&(b, a)) || drawn.contains(&(a, b)) {
+        let (da, db) = (of[a], of[b]);
+        if da == db || !drawn_pairs.insert((da.min(db), da.max(db))) {
             continue;
         }
-        drawn.push((a, b));
-        let back = sc.links.iter().position(|m| m.from.0 as usize == b && m.to.0 as usize == a);
-        let ((x1, y1), (x2, y2)) = (at(a), at(b));
+        let back = back_of.get(&(b, a)).copied();
+        let ((x1, y1), (x2, y2)) = (at(da), at(db));
         let _ = write!(s, r##"<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#999" stroke-width="3"/>"##);
         let mut label = format!("{}, {} ms", rate_text(l.rate.0 as f64), l.delay.as_secs_f64() * 1e3);
         let q = queue_text(&l.queue).or(back.and_then(|j| queue_text(&sc.links[j].queue)));
@@ -197,12 +293,11 @@ pub fn svg(sc: &Scenario, paths: &[(String, Vec<usize>)]) -> Option<String> {
         }
         if let Some(j) = back.filter(|&j| sc.links[j].rate != l.rate || sc.links[j].delay != l.delay) {
             let m = &sc.links[j];
-            label = format!(
-                "{}: {label}; back: {}, {} ms",
-                sc.link_name(i),
-                rate_text(m.rate.0 as f64),
-                m.delay.as_secs_f64() * 1e3
-            );
+            let from = if drawn.group[da] || drawn.group[db] { "each".to_string() } else { sc.link_name(i) };
+            label =
+                format!("{from}: {label}; back: {}, {} ms", rate_text(m.rate.0 as f64), m.delay.as_secs_f64() * 1e3);
+        } else if drawn.group[da] || drawn.group[db] {
+            label = format!("each: {label}");
         }
         let _ = write!(
             s,
@@ -215,7 +310,9 @@ pub fn svg(sc: &Scenario, paths: &[(String, Vec<usize>)]) -> Option<String> {
     // Paths: a polyline per [[flow]] entry, each a little off the links.
     for (k, (name, nodes)) in paths.iter().enumerate().take(12) {
         let off = 4.0 + 3.0 * k as f64;
-        let pts: Vec<String> = nodes.iter().map(|&v| at(v)).map(|(x, y)| format!("{},{}", x, y + off)).collect();
+        let mut hops: Vec<usize> = nodes.iter().map(|&v| of[v]).collect();
+        hops.dedup();
+        let pts: Vec<String> = hops.iter().map(|&v| at(v)).map(|(x, y)| format!("{},{}", x, y + off)).collect();
         let c = PALETTE[k % PALETTE.len()];
         let _ = write!(
             s,
@@ -232,16 +329,25 @@ pub fn svg(sc: &Scenario, paths: &[(String, Vec<usize>)]) -> Option<String> {
             escape(name)
         );
     }
-    for v in 0..n {
+    for v in 0..dn {
         let (x, y) = at(v);
-        let router = adj[v].len() >= 2;
+        let router = dadj[v].len() >= 2;
         let fill = if router { "#333" } else { "#fff" };
         let _ = write!(s, r##"<circle cx="{x}" cy="{y}" r="9" fill="{fill}" stroke="#333" stroke-width="2"/>"##);
+        if drawn.group[v] {
+            // A stack of hosts: a second ring behind the first.
+            let _ = write!(
+                s,
+                r##"<circle cx="{}" cy="{}" r="9" fill="none" stroke="#333" stroke-width="1.5"/>"##,
+                x + 4.0,
+                y + 4.0
+            );
+        }
         let _ = write!(
             s,
             r#"<text x="{x}" y="{}" text-anchor="middle" font-weight="bold">{}</text>"#,
             y - 14.0,
-            escape(sc.node_name(fairway_core::NodeId(v as u32)))
+            escape(&drawn.names[v])
         );
     }
     s.push_str("</svg>\n");
