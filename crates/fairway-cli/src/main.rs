@@ -567,18 +567,8 @@ fn run_sweep(
     let (res, failed) = run_points(&sw, staged.dir(), jobs, quiet, started, "the sweep failed")?;
     if reps.is_some() {
         // Per point of the grid without the seed (the last key): its runs' means and intervals.
-        let keys = &sw.keys[..sw.keys.len() - 1];
-        let mut groups: Vec<(Vec<String>, Vec<&fairway_engine::Summary>)> = vec![];
-        for (p, r) in sw.points.iter().zip(&res.points) {
-            let Ok(s) = &r.outcome else { continue };
-            let values = p.values[..keys.len()].to_vec();
-            match groups.iter_mut().find(|g| g.0 == values) {
-                Some(g) => g.1.push(s),
-                None => groups.push((values, vec![s])),
-            }
-        }
         let csv = staged.dir().join("replications.csv");
-        std::fs::write(&csv, output::replications::csv_grouped(keys, &groups))
+        std::fs::write(&csv, output::replications::csv_of_sweep(&sw, &res.points))
             .with_context(|| format!("writing {}", csv.display()))?;
     }
     folder_page(staged.dir(), &format!("fairway sweep {}", file.display()))?;

@@ -209,6 +209,36 @@ fn seeded(file: &str, text: &str, first: u64, reps: usize, grid: bool) -> Result
     points_of_text(file, &doc.to_string())
 }
 
+/// The scenario `text` with `values` set, its `[sweep]` table left out: each value a key as
+/// `[sweep]` writes it (`flow.cbr.rate`, `link[2].delay`, `seed`) and a TOML value (`"1Mb"`,
+/// `3`). What Python's `fairway.run(..., overrides=...)` runs. An error in a value names the
+/// key it was given for.
+pub fn with_values(file: &str, text: &str, values: &[(String, String)]) -> Result<Built, ScenarioError> {
+    let mut doc: DocumentMut = match text.parse() {
+        Ok(d) => d,
+        Err(_) => return points_of_text(file, text).and_then(|s| s.build(0)),
+    };
+    doc.remove("sweep");
+    let mut grid = String::from("[sweep]\n");
+    for (k, v) in values {
+        let one: Result<DocumentMut, _> = format!("x = [{v}]").parse();
+        if one.is_err() {
+            return Err(ScenarioError {
+                file: file.to_string(),
+                line: 0,
+                col: 0,
+                field: k.clone(),
+                message: format!("`{v}` is not a TOML value"),
+            });
+        }
+        let key: toml_edit::Key = k.as_str().into();
+        let _ = writeln!(grid, "{} = [{v}]", key.display_repr());
+    }
+    let text = if values.is_empty() { doc.to_string() } else { format!("{}\n{grid}", doc.to_string().trim_end()) };
+    let sweep = points_of_text(file, &text)?;
+    sweep.build(0)
+}
+
 /// [`load_sweep`] on text: `file` names it in errors and, without a `name` key, gives the
 /// scenario's name (its file stem).
 pub fn points_of_text(file: &str, text: &str) -> Result<Sweep, ScenarioError> {
@@ -483,6 +513,27 @@ mod tests {
         assert_eq!(s.keys, ["flow.u.rate", "seed"]);
         let values: Vec<Vec<&str>> = s.points.iter().map(|p| p.values.iter().map(String::as_str).collect()).collect();
         assert_eq!(values, [["0.2Mb", "1"], ["0.2Mb", "2"], ["0.3Mb", "1"], ["0.3Mb", "2"]]);
+    }
+
+    /// Values set by key: the point's own file has them and no `[sweep]`; a bad value is
+    /// refused under its key, and a key that names nothing too.
+    #[test]
+    fn values_set_by_key_make_a_scenario_of_their_own() {
+        let text = "duration = \"1s\"\n[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mb\"\ndelay = \"1ms\"\n\
+[[flow]]\nname = \"u\"\napp = \"cbr\"\nfrom = \"a\"\nto = \"b\"\nrate = \"0.1Mb\"\n\
+[sweep]\n\"flow.u.rate\" = [\"0.2Mb\", \"0.3Mb\"]\n";
+        let values = [("flow.u.rate".to_string(), "\"0.5Mb\"".to_string()), ("seed".to_string(), "4".to_string())];
+        let b = with_values("t.toml", text, &values).unwrap();
+        assert_eq!(b.scenario.seed, 4);
+        assert!(!b.text.contains("[sweep]") && b.text.contains("rate = \"0.5Mb\""), "{}", b.text);
+        let plain = with_values("t.toml", text, &[]).unwrap();
+        assert!(!plain.text.contains("[sweep]") && plain.text.contains("rate = \"0.1Mb\""));
+        let e = with_values("t.toml", text, &[("flow.u.rate".into(), "\"fast\"".into())]).unwrap_err();
+        assert!(e.to_string().contains("flow.u.rate"), "{e}");
+        let e = with_values("t.toml", text, &[("flow.nope.rate".into(), "\"1Mb\"".into())]).unwrap_err();
+        assert!(e.to_string().contains("nope"), "{e}");
+        let e = with_values("t.toml", text, &[("seed".into(), "[oops".into())]).unwrap_err();
+        assert_eq!((e.field.as_str(), e.message.as_str()), ("seed", "`[oops` is not a TOML value"));
     }
 
     #[test]

@@ -1,0 +1,16 @@
+"""fairway from Python: run, check and sweep fairway's scenarios and get pandas DataFrames.
+
+    import fairway
+    r = fairway.run("scenarios/tutorial/red-dumbbell.toml", overrides={"flow.cbr.rate": "1Mb"})
+    r.flows          # one row per flow: summary.json's flows
+    r.bins           # flows.csv: each flow per bin
+    r.summary        # summary.json as a dict
+
+The simulator is fairway's Rust engine, run with the GIL released. docs/python.md walks through
+it, sweeps and campaigns included.
+"""
+
+from ._native import RunError, ScenarioError, __version__
+from .api import Replications, Result, check, run, sweep
+
+__all__ = ["run", "check", "sweep", "Result", "Replications", "ScenarioError", "RunError", "__version__"]

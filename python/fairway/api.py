@@ -1,0 +1,173 @@
+"""fairway.run, fairway.check and fairway.sweep: scenarios in, pandas DataFrames out."""
+
+import io
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+import pandas as pd
+
+from . import _native, _toml
+
+# The name a scenario given as text or as a dict goes by in errors (and, without a `name` key,
+# the scenario's name).
+_TEXT_FILE = "scenario.toml"
+
+
+def _source(scenario):
+    """(text, file) of a scenario given as a path, TOML text or a dict."""
+    if isinstance(scenario, dict):
+        return _toml.dumps(scenario), _TEXT_FILE
+    if isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario):
+        path = os.fspath(scenario)
+        try:
+            with open(path, encoding="utf-8") as f:
+                return f.read(), path
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{path}: no such scenario file (give a path, TOML text or a dict)") from None
+    if isinstance(scenario, str):
+        return scenario, _TEXT_FILE
+    raise TypeError(f"a scenario is a path, TOML text or a dict, not {type(scenario).__name__}")
+
+
+def _values(overrides, settings):
+    """The overrides as (key, TOML value) pairs: `overrides` keyed as [sweep] keys them
+    ("flow.cbr.rate"), then the keyword settings (top-level keys: duration="10s")."""
+    values = []
+    for k, v in list((overrides or {}).items()) + list(settings.items()):
+        values.append((str(k), _toml.value(v, str(k))))
+    return values
+
+
+def _frame(text):
+    if text is None:
+        return None
+    return pd.read_csv(io.StringIO(text))
+
+
+@dataclass
+class Result:
+    """One run's results, the files `fairway run` writes as DataFrames.
+
+    `flows`: a row per flow, summary.json's flows (nested objects flattened: `protocol.mapp.mean_scale`);
+    `bins`: flows.csv (each flow per bin); `queue`: queue.csv; `links`: links.csv; `classes`:
+    classes.csv; `scale`: scale.csv (MApp flows) or None; `trace`: trace-agents.csv (when traced)
+    or None; `summary`: summary.json as a dict; `scenario`: the scenario run, as TOML text;
+    `files`: each file's text, byte for byte what the command line writes.
+    """
+
+    summary: Dict[str, Any]
+    flows: pd.DataFrame
+    bins: pd.DataFrame
+    queue: pd.DataFrame
+    links: pd.DataFrame
+    classes: pd.DataFrame
+    scale: Optional[pd.DataFrame]
+    trace: Optional[pd.DataFrame]
+    scenario: str
+    files: Dict[str, str] = field(repr=False)
+
+    def __repr__(self):
+        s = self.summary
+        return f"<fairway.Result {s['scenario']!r} seed {s['seed']}: {len(s['flows'])} flows, {s['duration_s']} s>"
+
+
+@dataclass
+class Replications:
+    """N seeds of one scenario: `runs` has a row per seed per flow (sweep.csv), `replications`
+    each flow's and class's mean and 95% confidence half-width (replications.csv)."""
+
+    runs: pd.DataFrame
+    replications: pd.DataFrame
+    links: pd.DataFrame
+
+
+def run(scenario, seed=None, reps=None, overrides=None, trace=None, **settings):
+    """Runs a scenario (a path, TOML text or a dict) and returns its :class:`Result`.
+
+    seed: overrides the scenario's. overrides: values to set, keyed as a [sweep] table keys them
+    ({"flow.cbr.rate": "1Mb", "link[2].delay": "20ms"}); keyword settings set top-level keys
+    (duration="10s"). trace: flow names (or [[flow]] entry names) whose senders' state is traced
+    at every change, into `trace`; [] traces every flow. reps: run that many seeds (from seed,
+    or the scenario's) in parallel instead and return :class:`Replications`.
+
+    A scenario fairway refuses raises fairway.ScenarioError, with file, line, col and field.
+    """
+    text, file = _source(scenario)
+    values = _values(overrides, settings)
+    if reps is not None:
+        if trace is not None:
+            raise ValueError("trace: a single run's; with reps, trace one seed with run(..., seed=...)")
+        # The base values (a [sweep] table is left out), as `fairway run --reps` runs them.
+        base = _native.scenario_text(text, file, values)
+        runs, reps_csv, links = _native.sweep_points(base, file, reps=int(reps), seed=seed)
+        return Replications(runs=_frame(runs), replications=_frame(reps_csv), links=_frame(links))
+    files = _native.run(text, file, seed=seed, values=values, trace=None if trace is None else list(trace))
+    summary = json.loads(files["summary"])
+    flows = pd.json_normalize(summary["flows"]) if summary["flows"] else pd.DataFrame()
+    texts = {k: v for k, v in files.items() if v is not None and k != "scenario"}
+    return Result(
+        summary=summary,
+        flows=flows,
+        bins=_frame(files["flows"]),
+        queue=_frame(files["queue"]),
+        links=_frame(files["links"]),
+        classes=_frame(files["classes"]),
+        scale=_frame(files["scale"]),
+        trace=_frame(files["trace"]),
+        scenario=files["scenario"],
+        files=texts,
+    )
+
+
+@dataclass
+class Problem:
+    """An error or warning about a scenario, where it is."""
+
+    file: str
+    line: int
+    col: int
+    field: str
+    message: str
+    text: str
+
+    def __str__(self):
+        return self.text
+
+
+@dataclass
+class Check:
+    """What fairway.check found: `errors` (the scenario cannot run) and `warnings` (it can, but
+    likely not as meant). True when there are no errors."""
+
+    errors: List[Problem]
+    warnings: List[Problem]
+
+    def __bool__(self):
+        return not self.errors
+
+
+def check(scenario, overrides=None, **settings):
+    """Checks a scenario (and its [sweep]) without running it; returns a :class:`Check`."""
+    text, file = _source(scenario)
+    errors, warnings = _native.check(text, file, values=_values(overrides, settings))
+    return Check(errors=[Problem(**e) for e in errors], warnings=[Problem(**w) for w in warnings])
+
+
+def sweep(scenario, reps=None, seed=None, jobs=None, out=None):
+    """Runs every point of the scenario's [sweep] grid in parallel (jobs threads, default the
+    cores), each at `reps` seeds from `seed` if given, as `fairway sweep` does; returns sweep.csv
+    as one DataFrame, a row per point per flow. With reps, `.attrs["replications"]` holds
+    replications.csv; `.attrs["links"]` always holds sweep-links.csv. With out, the sweep's
+    folder is written there too, as the command writes it."""
+    text, file = _source(scenario)
+    runs, reps_csv, links = _native.sweep_points(
+        text, file, reps=None if reps is None else int(reps), seed=seed, jobs=jobs,
+        out=None if out is None else os.fspath(out),
+    )
+    df = _frame(runs)
+    df.attrs["links"] = _frame(links)
+    if reps_csv is not None:
+        df.attrs["replications"] = _frame(reps_csv)
+    return df

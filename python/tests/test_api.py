@@ -1,0 +1,150 @@
+"""fairway from Python beside the command line: the same scenario gives the same files, whichever
+ran it. FAIRWAY_BIN names the command-line binary (cargo's test sets it)."""
+
+import json
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import fairway
+
+REPO = Path(__file__).resolve().parents[2]
+TUTORIAL = REPO / "scenarios/tutorial/red-dumbbell.toml"
+TUTORIAL_SWEEP = REPO / "scenarios/tutorial/red-dumbbell-sweep.toml"
+BIN = os.environ.get("FAIRWAY_BIN", str(REPO / "target/release/fairway"))
+
+
+def cli(*args):
+    o = subprocess.run([BIN, *map(str, args)], cwd=REPO, capture_output=True, text=True)
+    assert o.returncode == 0, o.stderr
+    return o
+
+
+def test_a_runs_frames_are_the_command_lines_files(tmp_path):
+    cli("run", TUTORIAL, "-q", "--out", tmp_path / "cli")
+    r = fairway.run(TUTORIAL)
+    for name, key in [("flows.csv", "flows"), ("queue.csv", "queue"), ("links.csv", "links"),
+                      ("classes.csv", "classes"), ("summary.json", "summary")]:
+        assert r.files[key] == (tmp_path / "cli" / name).read_text(), name
+    pd.testing.assert_frame_equal(r.bins, pd.read_csv(tmp_path / "cli/flows.csv"))
+    pd.testing.assert_frame_equal(r.queue, pd.read_csv(tmp_path / "cli/queue.csv"))
+    pd.testing.assert_frame_equal(r.links, pd.read_csv(tmp_path / "cli/links.csv"))
+    summary = json.loads((tmp_path / "cli/summary.json").read_text())
+    assert r.summary == summary
+    assert list(r.flows["name"]) == [f["name"] for f in summary["flows"]]
+    assert list(r.flows["throughput_bps"]) == [f["throughput_bps"] for f in summary["flows"]]
+    assert r.scale is None and r.trace is None
+    assert "red-dumbbell" in repr(r)
+
+
+def test_overrides_a_dict_and_text_run_what_the_file_would(tmp_path):
+    r = fairway.run(TUTORIAL, overrides={"flow.cbr.rate": "1Mb"}, duration="10s", seed=3)
+    assert r.summary["duration_s"] == 10.0 and r.summary["seed"] == 3
+    # The scenario run is a file of its own: the command line gives the same files for it.
+    point = tmp_path / "point.toml"
+    point.write_text(r.scenario)
+    cli("run", point, "-q", "--seed", "3", "--out", tmp_path / "cli")
+    assert r.files["flows"] == (tmp_path / "cli/flows.csv").read_text()
+    cbr = r.flows.set_index("name").loc["cbr"]
+    assert cbr["sent_pkts"] == pytest.approx(1e6 / (500 * 8) * 8, rel=0.01)  # 1 Mb/s of 500 B for 8 s
+
+    as_text = fairway.run(TUTORIAL.read_text(), duration="5s")
+    as_dict = fairway.run({
+        "name": "red-dumbbell",
+        "duration": "5s",
+        "link": [{"between": ["s1", "r1"], "rate": "10Mb", "delay": "2ms"},
+                 {"between": ["s2", "r1"], "rate": "10Mb", "delay": "2ms"},
+                 {"between": ["r1", "r2"], "rate": "2Mb", "delay": "20ms",
+                  "queue": {"kind": "red", "limit": 30, "thresh": 5, "maxthresh": 15, "q_weight": 0.002,
+                            "bytes": False, "queue_in_bytes": False}},
+                 {"between": ["r2", "d1"], "rate": "10Mb", "delay": "2ms"}],
+        "flow": [{"name": "tcp{i}", "count": 2, "app": "ftp", "transport": "newreno", "from": "s1", "to": "d1",
+                  "start": "uniform(0s, 1s)"},
+                 {"name": "cbr", "app": "cbr", "from": "s2", "to": "d1", "rate": "600kb", "packet_size": "500B",
+                  "start": "2s"}],
+        "monitor": {"links": ["r1->r2"]},
+    })
+    assert as_dict.files["flows"] == as_text.files["flows"]
+    assert as_dict.files["links"] == as_text.files["links"]
+
+
+def test_a_refused_scenario_raises_with_its_place():
+    text = TUTORIAL.read_text().replace('rate = "2Mb"', 'rate = "2 parsecs"')
+    with pytest.raises(fairway.ScenarioError) as e:
+        fairway.run(text)
+    err = e.value
+    assert err.field == "link[2].rate" and err.line > 0 and err.file == "scenario.toml"
+    assert "parsecs" in err.message and "link[2].rate" in str(err)
+    with pytest.raises(fairway.ScenarioError) as e:
+        fairway.run(TUTORIAL, overrides={"flow.cbr.rate": "fast"})
+    assert "flow.cbr.rate" in str(e.value)
+    with pytest.raises(FileNotFoundError):
+        fairway.run("no/such/file.toml")
+    with pytest.raises(ValueError, match="no flow or \\[\\[flow\\]\\] entry named `nope`"):
+        fairway.run(TUTORIAL, trace=["nope"])
+
+    c = fairway.check(text)
+    assert not c and c.errors[0].field == "link[2].rate" and c.warnings == []
+    ok = fairway.check(TUTORIAL)
+    assert ok and ok.errors == []
+    # A valid scenario with a likely mistake: ns-2's default 20-packet window cannot fill a
+    # fast long path.
+    warned = fairway.check(TUTORIAL, overrides={"link[2].rate": "100Mb", "link[2].delay": "100ms"})
+    assert warned.errors == [] and any("window" in w.message for w in warned.warnings), warned
+
+
+def test_a_traced_flows_state_is_the_command_lines_trace(tmp_path):
+    r = fairway.run(TUTORIAL, trace=["tcp0"])
+    cli("run", TUTORIAL, "-q", "--trace", "agents", "--trace-flow", "tcp0", "--out", tmp_path / "cli")
+    pd.testing.assert_frame_equal(r.trace, pd.read_csv(tmp_path / "cli/trace-agents.csv"))
+    assert set(r.trace["flow"]) == {"tcp0"} and len(r.trace) > 300
+
+
+def test_a_sweep_is_the_command_lines_sweep_csv(tmp_path):
+    cli("sweep", TUTORIAL_SWEEP, "-q", "--out", tmp_path / "cli")
+    df = fairway.sweep(TUTORIAL_SWEEP, jobs=2)
+    pd.testing.assert_frame_equal(df, pd.read_csv(tmp_path / "cli/sweep.csv"))
+    pd.testing.assert_frame_equal(df.attrs["links"], pd.read_csv(tmp_path / "cli/sweep-links.csv"))
+    # With out, the folder the command writes.
+    fairway.sweep(TUTORIAL_SWEEP, out=tmp_path / "py")
+    assert (tmp_path / "py/sweep.csv").read_text() == (tmp_path / "cli/sweep.csv").read_text()
+    assert (tmp_path / "py/0_flow.cbr.rate=500kb_seed=1/summary.json").is_file()
+
+
+def test_replications_are_the_command_lines(tmp_path):
+    cli("run", TUTORIAL, "-q", "--reps", "3", "--out", tmp_path / "cli")
+    r = fairway.run(TUTORIAL, reps=3)
+    pd.testing.assert_frame_equal(r.replications, pd.read_csv(tmp_path / "cli/replications.csv"))
+    pd.testing.assert_frame_equal(r.runs, pd.read_csv(tmp_path / "cli/sweep.csv"))
+    df = fairway.sweep(TUTORIAL_SWEEP, reps=2)
+    cli("sweep", TUTORIAL_SWEEP, "-q", "--reps", "2", "--out", tmp_path / "cli2")
+    pd.testing.assert_frame_equal(df.attrs["replications"], pd.read_csv(tmp_path / "cli2/replications.csv"))
+
+
+def test_the_simulator_runs_without_the_gil():
+    # A run of a few hundred ms; a Python thread counting meanwhile would not count at all if
+    # the run held the GIL.
+    ticks = []
+    done = threading.Event()
+
+    def count():
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    t = threading.Thread(target=count)
+    t.start()
+    time.sleep(0.01)
+    start = time.perf_counter()
+    fairway.run(TUTORIAL, duration="600s")
+    end = time.perf_counter()
+    done.set()
+    t.join()
+    during = [x for x in ticks if start < x < end]
+    assert end - start > 0.05, "the run is long enough to see"
+    assert len(during) >= 10, f"{len(during)} ticks in {end - start:.3f} s of run"
