@@ -195,12 +195,14 @@ def run_fairway(exe, toml, seed, tmp):
                 events=s["events"],
                 duration_s=s["duration_s"],
                 pkts=sum(f["recv_distinct_pkts"] for f in s["flows"]),
-                tcp_mbps=cls["tcp"]["throughput_bps"] / 1e6 if "tcp" in cls else 0.0,
-                # Every class but TCP (udp, tfrc), as the ns-2 twins report them.
-                udp_mbps=sum(c["throughput_bps"] for k, c in cls.items() if k != "tcp") / 1e6,
                 tcp_bytes=cls.get("tcp", {}).get("recv_distinct_bytes", 0),
+                # Every class but TCP (udp, tfrc), as the ns-2 twins report them.
                 udp_bytes=sum(c["recv_distinct_bytes"] for k, c in cls.items() if k != "tcp"),
             )
+            # Over the whole run, as the ns-2 twins divide (summary.json's class throughput
+            # is over the class's active time).
+            m.update(tcp_mbps=m["tcp_bytes"] * 8 / s["duration_s"] / 1e6,
+                     udp_mbps=m["udp_bytes"] * 8 / s["duration_s"] / 1e6)
         except (OSError, ValueError, KeyError) as e:
             m.update(rc=-1, err=f"reading summary.json: {e}")
     shutil.rmtree(out, ignore_errors=True)
