@@ -12,5 +12,17 @@ it, sweeps and campaigns included.
 
 from ._native import RunError, ScenarioError, __version__
 from .api import Replications, Result, check, run, sweep
+from .campaign import Campaign, campaign
 
-__all__ = ["run", "check", "sweep", "Result", "Replications", "ScenarioError", "RunError", "__version__"]
+__all__ = [
+    "run",
+    "check",
+    "sweep",
+    "campaign",
+    "Result",
+    "Replications",
+    "Campaign",
+    "ScenarioError",
+    "RunError",
+    "__version__",
+]

@@ -110,25 +110,115 @@ fn run<'py>(
         None => vec![],
     };
     let opts = RunOptions { seed, trace_agents, ..Default::default() };
-    let files = py.allow_threads(|| -> Result<Vec<(&'static str, Option<String>)>, String> {
-        let res = fairway_engine::run(&sc, &opts, &mut |_| {}).map_err(|e| e.to_string())?;
-        Ok(vec![
-            ("summary", Some(summary_json(&res.summary))),
-            ("flows", Some(output::csv::flows_csv(&res, &sc))),
-            ("queue", Some(output::csv::queue_csv(&res, &sc))),
-            ("links", Some(output::csv::links_csv(&res))),
-            ("classes", Some(output::csv::classes_csv(&res, &sc))),
-            ("scale", (!res.scale_logs.is_empty()).then(|| output::csv::scale_csv(&res, &sc))),
-            ("trace", output::csv::agents_csv(&res, &sc)),
-        ])
-    });
-    let files = files.map_err(RunError::new_err)?;
+    let files = py.allow_threads(|| run_files(&sc, &opts, |_| vec![])).map_err(RunError::new_err)?;
+    files_dict(py, files, point)
+}
+
+type Files = Vec<(&'static str, Option<String>)>;
+
+/// Runs `sc` and makes the files `fairway run` writes of it, as text, with those `more` makes
+/// from the summary.
+fn run_files(sc: &Scenario, opts: &RunOptions, more: impl FnOnce(&Summary) -> Files) -> Result<Files, String> {
+    let res = fairway_engine::run(sc, opts, &mut |_| {}).map_err(|e| e.to_string())?;
+    let mut v = vec![
+        ("summary", Some(summary_json(&res.summary))),
+        ("flows", Some(output::csv::flows_csv(&res, sc))),
+        ("queue", Some(output::csv::queue_csv(&res, sc))),
+        ("links", Some(output::csv::links_csv(&res))),
+        ("classes", Some(output::csv::classes_csv(&res, sc))),
+        ("scale", (!res.scale_logs.is_empty()).then(|| output::csv::scale_csv(&res, sc))),
+        ("trace", output::csv::agents_csv(&res, sc)),
+    ];
+    v.extend(more(&res.summary));
+    Ok(v)
+}
+
+fn files_dict(py: Python<'_>, files: Files, scenario: String) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     for (k, v) in files {
         d.set_item(k, v)?;
     }
-    d.set_item("scenario", point)?;
+    d.set_item("scenario", scenario)?;
     Ok(d)
+}
+
+/// The sweep of `text`: its `[sweep]` grid, each point at `reps` seeds from `seed` (or the
+/// file's) when given.
+fn sweep_of(py: Python<'_>, text: &str, file: &str, reps: Option<usize>, seed: Option<u64>) -> PyResult<sweep::Sweep> {
+    let base = parse_scenario(file, text, stem(file)).map_err(|e| scenario_error(py, &e))?;
+    match reps {
+        Some(0) => Err(PyValueError::new_err("reps: at least 1")),
+        Some(r) => sweep::replicated(file, text, seed.unwrap_or(base.seed), r).map_err(|e| scenario_error(py, &e)),
+        None if seed.is_some() => Err(PyValueError::new_err("seed: give reps too (the seeds are seed, seed + 1, ...)")),
+        None => sweep::points_of_text(file, text).map_err(|e| scenario_error(py, &e)),
+    }
+}
+
+/// The scenario `text` with `axes` (key, [TOML values]) as its `[sweep]` grid.
+#[pyfunction]
+fn with_grid(py: Python<'_>, text: &str, file: &str, axes: Vec<(String, Vec<String>)>) -> PyResult<String> {
+    sweep::with_grid(file, text, &axes).map_err(|e| scenario_error(py, &e))
+}
+
+/// A sweep's points, for a campaign to run one by one: a dict of `keys`, `points` (each with
+/// `index`, `label`, `values` and `text`, its scenario file), and the headers of sweep.csv and
+/// sweep-links.csv.
+#[pyfunction]
+#[pyo3(signature = (text, file, reps=None, seed=None))]
+fn plan<'py>(
+    py: Python<'py>,
+    text: &str,
+    file: &str,
+    reps: Option<usize>,
+    seed: Option<u64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let sw = sweep_of(py, text, file, reps, seed)?;
+    let points = pyo3::types::PyList::empty(py);
+    for p in &sw.points {
+        let b = sw.build(p.index).map_err(|e| scenario_error(py, &e))?;
+        let d = PyDict::new(py);
+        d.set_item("index", p.index)?;
+        d.set_item("label", &p.label)?;
+        d.set_item("values", &p.values)?;
+        d.set_item("text", b.text)?;
+        points.append(d)?;
+    }
+    let d = PyDict::new(py);
+    d.set_item("keys", &sw.keys)?;
+    d.set_item("points", points)?;
+    d.set_item("sweep_header", sweep::sweep_csv_header(&sw))?;
+    d.set_item("links_header", sweep::sweep_links_header(&sw))?;
+    Ok(d)
+}
+
+/// Runs point `index` of the sweep of `text` (see `plan`): `run`'s files, with the point's rows
+/// of sweep.csv (`sweep_rows`) and sweep-links.csv (`sweep_links_rows`).
+#[pyfunction]
+#[pyo3(signature = (text, file, index, reps=None, seed=None))]
+fn run_point<'py>(
+    py: Python<'py>,
+    text: &str,
+    file: &str,
+    index: usize,
+    reps: Option<usize>,
+    seed: Option<u64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let sw = sweep_of(py, text, file, reps, seed)?;
+    if index >= sw.points.len() {
+        return Err(PyValueError::new_err(format!("index {index}: the sweep has {} points", sw.points.len())));
+    }
+    let b = sw.build(index).map_err(|e| scenario_error(py, &e))?;
+    let files = py
+        .allow_threads(|| {
+            run_files(&b.scenario, &RunOptions::default(), |sum| {
+                vec![
+                    ("sweep_rows", Some(sweep::sweep_csv_rows(&sw, index, sum))),
+                    ("sweep_links_rows", Some(sweep::sweep_links_rows(&sw, index, sum))),
+                ]
+            })
+        })
+        .map_err(|e| RunError::new_err(format!("point {index} ({}): {e}", sw.describe(index))))?;
+    files_dict(py, files, b.text)
 }
 
 /// Checks a scenario (and its `[sweep]`, if it has one) without running it: (errors, warnings),
@@ -184,16 +274,7 @@ fn sweep_points(
     jobs: Option<usize>,
     out: Option<PathBuf>,
 ) -> PyResult<(String, Option<String>, String)> {
-    let base = parse_scenario(file, text, stem(file)).map_err(|e| scenario_error(py, &e))?;
-    let sw = match reps {
-        Some(0) => return Err(PyValueError::new_err("reps: at least 1")),
-        Some(r) => sweep::replicated(file, text, seed.unwrap_or(base.seed), r),
-        None if seed.is_some() => {
-            return Err(PyValueError::new_err("seed: give reps too (the seeds are seed, seed + 1, ...)"))
-        }
-        None => sweep::points_of_text(file, text),
-    }
-    .map_err(|e| scenario_error(py, &e))?;
+    let sw = sweep_of(py, text, file, reps, seed)?;
     let (dir, scratch) = match out {
         Some(d) => (d, false),
         None => {
@@ -241,5 +322,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_points, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_text, m)?)?;
+    m.add_function(wrap_pyfunction!(with_grid, m)?)?;
+    m.add_function(wrap_pyfunction!(plan, m)?)?;
+    m.add_function(wrap_pyfunction!(run_point, m)?)?;
     Ok(())
 }

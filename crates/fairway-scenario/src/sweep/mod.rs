@@ -214,29 +214,41 @@ fn seeded(file: &str, text: &str, first: u64, reps: usize, grid: bool) -> Result
 /// `3`). What Python's `fairway.run(..., overrides=...)` runs. An error in a value names the
 /// key it was given for.
 pub fn with_values(file: &str, text: &str, values: &[(String, String)]) -> Result<Built, ScenarioError> {
+    let axes: Vec<(String, Vec<String>)> = values.iter().map(|(k, v)| (k.clone(), vec![v.clone()])).collect();
+    points_of_text(file, &with_grid(file, text, &axes)?)?.build(0)
+}
+
+/// The scenario `text` with `axes` (each a key as `[sweep]` writes it and its values as TOML
+/// values) as its `[sweep]` table, in place of one it has (none for no axes): the grid
+/// Python's `fairway.campaign(..., grid=...)` gives.
+pub fn with_grid(file: &str, text: &str, axes: &[(String, Vec<String>)]) -> Result<String, ScenarioError> {
     let mut doc: DocumentMut = match text.parse() {
         Ok(d) => d,
-        Err(_) => return points_of_text(file, text).and_then(|s| s.build(0)),
+        // Let the scenario's own reading report what is wrong with it.
+        Err(_) => return points_of_text(file, text).map(|_| text.to_string()),
     };
     doc.remove("sweep");
+    if axes.is_empty() {
+        return Ok(doc.to_string());
+    }
     let mut grid = String::from("[sweep]\n");
-    for (k, v) in values {
-        let one: Result<DocumentMut, _> = format!("x = [{v}]").parse();
-        if one.is_err() {
-            return Err(ScenarioError {
-                file: file.to_string(),
-                line: 0,
-                col: 0,
-                field: k.clone(),
-                message: format!("`{v}` is not a TOML value"),
-            });
+    for (k, vs) in axes {
+        let refuse =
+            |message: String| ScenarioError { file: file.to_string(), line: 0, col: 0, field: k.clone(), message };
+        if vs.is_empty() {
+            return Err(refuse("no values".into()));
+        }
+        // One value, not more text: `x = <v>` must be a document of that one key.
+        let one = |v: &String| format!("x = {v}").parse::<DocumentMut>().is_ok_and(|d| d.as_table().len() == 1);
+        if let Some(v) = vs.iter().find(|v| !one(v)) {
+            return Err(refuse(format!("`{v}` is not a TOML value")));
         }
         let key: toml_edit::Key = k.as_str().into();
-        let _ = writeln!(grid, "{} = [{v}]", key.display_repr());
+        let _ = writeln!(grid, "{} = [{}]", key.display_repr(), vs.join(", "));
     }
-    let text = if values.is_empty() { doc.to_string() } else { format!("{}\n{grid}", doc.to_string().trim_end()) };
-    let sweep = points_of_text(file, &text)?;
-    sweep.build(0)
+    let text = format!("{}\n{grid}", doc.to_string().trim_end());
+    points_of_text(file, &text)?;
+    Ok(text)
 }
 
 /// [`load_sweep`] on text: `file` names it in errors and, without a `name` key, gives the
@@ -532,8 +544,14 @@ mod tests {
         assert!(e.to_string().contains("flow.u.rate"), "{e}");
         let e = with_values("t.toml", text, &[("flow.nope.rate".into(), "\"1Mb\"".into())]).unwrap_err();
         assert!(e.to_string().contains("nope"), "{e}");
-        let e = with_values("t.toml", text, &[("seed".into(), "[oops".into())]).unwrap_err();
-        assert_eq!((e.field.as_str(), e.message.as_str()), ("seed", "`[oops` is not a TOML value"));
+        for bad in ["[oops", "1\nduration = \"9s\""] {
+            let e = with_values("t.toml", text, &[("seed".into(), bad.into())]).unwrap_err();
+            assert_eq!((e.field.as_str(), e.message.clone()), ("seed", format!("`{bad}` is not a TOML value")));
+        }
+        let grid = [("flow.u.rate".to_string(), vec!["\"0.2Mb\"".to_string(), "\"0.4Mb\"".to_string()])];
+        let g = with_grid("t.toml", text, &grid).unwrap();
+        assert_eq!(points_of_text("t.toml", &g).unwrap().points.len(), 2);
+        assert_eq!(with_grid("t.toml", text, &[("seed".into(), vec![])]).unwrap_err().message, "no values");
     }
 
     #[test]

@@ -220,37 +220,53 @@ fn point_values(p: &super::Point) -> String {
 /// The combined CSV: one row per point per flow, with the point's values and the first
 /// monitored link's totals. Failed points have no rows.
 pub fn sweep_csv(s: &Sweep, runs: &[PointRun]) -> String {
+    let mut out = sweep_csv_header(s);
+    for (p, r) in s.points.iter().zip(runs) {
+        if let Ok(sum) = &r.outcome {
+            out.push_str(&sweep_csv_rows(s, p.index, sum));
+        }
+    }
+    out
+}
+
+/// sweep.csv's header line.
+pub fn sweep_csv_header(s: &Sweep) -> String {
     let mut out = keys_header(s);
     out.push_str(
         ",flow,group,class,kind,sent_pkts,recv_pkts,recv_distinct_pkts,dropped_pkts,throughput_bps,goodput_bps,mean_delay_s,jitter_s,link,link_drops_pkts,link_utilization,link_mean_queue_pkts\n",
     );
+    out
+}
+
+/// Point `index`'s rows of sweep.csv, from its summary: a campaign that ran its points
+/// elsewhere puts them together as [`sweep_csv`] does.
+pub fn sweep_csv_rows(s: &Sweep, index: usize, sum: &Summary) -> String {
+    let mut out = String::new();
+    let p = &s.points[index];
     let opt = |v: Option<f64>| v.filter(|v| v.is_finite()).map_or(String::new(), |v| format!("{v:.6}"));
-    for (p, r) in s.points.iter().zip(runs) {
-        let Ok(sum) = &r.outcome else { continue };
-        let values = point_values(p);
-        let link = match sum.links.iter().find(|l| l.monitored) {
-            Some(l) => format!("{},{},{:.6},{:.4}", csv_field(&l.name), l.drops_pkts, l.utilization, l.mean_queue_pkts),
-            None => ",,,".to_string(),
-        };
-        for f in &sum.flows {
-            let _ = writeln!(
-                out,
-                "{}{values},{},{},{},{},{},{},{},{},{:.1},{:.1},{},{},{link}",
-                p.index,
-                csv_field(&f.name),
-                csv_field(&f.group),
-                f.class,
-                f.kind,
-                f.sent_pkts,
-                f.recv_pkts,
-                f.recv_distinct_pkts,
-                f.dropped_pkts,
-                f.throughput_bps,
-                f.goodput_bps,
-                opt(f.mean_delay_s),
-                opt(f.jitter_s),
-            );
-        }
+    let values = point_values(p);
+    let link = match sum.links.iter().find(|l| l.monitored) {
+        Some(l) => format!("{},{},{:.6},{:.4}", csv_field(&l.name), l.drops_pkts, l.utilization, l.mean_queue_pkts),
+        None => ",,,".to_string(),
+    };
+    for f in &sum.flows {
+        let _ = writeln!(
+            out,
+            "{}{values},{},{},{},{},{},{},{},{},{:.1},{:.1},{},{},{link}",
+            p.index,
+            csv_field(&f.name),
+            csv_field(&f.group),
+            f.class,
+            f.kind,
+            f.sent_pkts,
+            f.recv_pkts,
+            f.recv_distinct_pkts,
+            f.dropped_pkts,
+            f.throughput_bps,
+            f.goodput_bps,
+            opt(f.mean_delay_s),
+            opt(f.jitter_s),
+        );
     }
     out
 }
@@ -258,30 +274,45 @@ pub fn sweep_csv(s: &Sweep, runs: &[PointRun]) -> String {
 /// The monitored links' totals: one row per point per monitored link (sweep.csv repeats only
 /// the first's on each flow's row). Failed points have no rows.
 pub fn sweep_links_csv(s: &Sweep, runs: &[PointRun]) -> String {
+    let mut out = sweep_links_header(s);
+    for (p, r) in s.points.iter().zip(runs) {
+        if let Ok(sum) = &r.outcome {
+            out.push_str(&sweep_links_rows(s, p.index, sum));
+        }
+    }
+    out
+}
+
+/// sweep-links.csv's header line.
+pub fn sweep_links_header(s: &Sweep) -> String {
     let mut out = keys_header(s);
     out.push_str(
         ",link,queue,arrivals_pkts,departures_pkts,drops_pkts,early_drops_pkts,forced_drops_pkts,marks_pkts,utilization,mean_queue_pkts\n",
     );
-    for (p, r) in s.points.iter().zip(runs) {
-        let Ok(sum) = &r.outcome else { continue };
-        let values = point_values(p);
-        for l in sum.links.iter().filter(|l| l.monitored) {
-            let _ = writeln!(
-                out,
-                "{}{values},{},{},{},{},{},{},{},{},{:.6},{:.4}",
-                p.index,
-                csv_field(&l.name),
-                l.queue,
-                l.arrivals_pkts,
-                l.departures_pkts,
-                l.drops_pkts,
-                l.early_drops_pkts,
-                l.forced_drops_pkts,
-                l.marks_pkts,
-                l.utilization,
-                l.mean_queue_pkts,
-            );
-        }
+    out
+}
+
+/// Point `index`'s rows of sweep-links.csv, from its summary.
+pub fn sweep_links_rows(s: &Sweep, index: usize, sum: &Summary) -> String {
+    let mut out = String::new();
+    let p = &s.points[index];
+    let values = point_values(p);
+    for l in sum.links.iter().filter(|l| l.monitored) {
+        let _ = writeln!(
+            out,
+            "{}{values},{},{},{},{},{},{},{},{},{:.6},{:.4}",
+            p.index,
+            csv_field(&l.name),
+            l.queue,
+            l.arrivals_pkts,
+            l.departures_pkts,
+            l.drops_pkts,
+            l.early_drops_pkts,
+            l.forced_drops_pkts,
+            l.marks_pkts,
+            l.utilization,
+            l.mean_queue_pkts,
+        );
     }
     out
 }
