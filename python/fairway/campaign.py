@@ -50,7 +50,8 @@ class Campaign:
 
     def point(self, label):
         """A finished point's tables: dict of `summary` (a dict), `flows`, `bins`, `links`."""
-        for d in (self.store / "points").iterdir():
+        # Dot-folders are points being written (or left half-written by a crash).
+        for d in (p for p in (self.store / "points").iterdir() if not p.name.startswith(".")):
             meta = json.loads((d / "point.json").read_text())
             if meta["label"] == label:
                 return {
