@@ -60,31 +60,6 @@ fn build(
     sweep::with_values(file, text, values).map(|b| (b.scenario, b.text))
 }
 
-/// The flows named (a flow's name or its `[[flow]]` entry's), as scenario indices; all of them
-/// for an empty list.
-fn traced(sc: &Scenario, names: &[String]) -> PyResult<Vec<usize>> {
-    if names.is_empty() {
-        return Ok((0..sc.flows.len()).collect());
-    }
-    let mut v = vec![];
-    for n in names {
-        let hits: Vec<usize> =
-            (0..sc.flows.len()).filter(|&i| sc.flows[i].name == *n || sc.flows[i].group == *n).collect();
-        if hits.is_empty() {
-            let known: Vec<&str> = sc.flows.iter().take(20).map(|f| f.name.as_str()).collect();
-            return Err(PyValueError::new_err(format!(
-                "trace: no flow or [[flow]] entry named `{n}` (flows: {}{})",
-                known.join(", "),
-                if sc.flows.len() > 20 { ", ..." } else { "" }
-            )));
-        }
-        v.extend(hits);
-    }
-    v.sort_unstable();
-    v.dedup();
-    Ok(v)
-}
-
 fn summary_json(s: &Summary) -> String {
     let mut json = serde_json::to_string_pretty(s).expect("a summary serialises");
     json.push('\n');
@@ -106,7 +81,9 @@ fn run<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let (sc, point) = build(file, text, &values).map_err(|e| scenario_error(py, &e))?;
     let trace_agents = match &trace {
-        Some(names) => traced(&sc, names)?,
+        Some(names) => sc.flows_named(names).map_err(|(n, known)| {
+            PyValueError::new_err(format!("trace: no flow or [[flow]] entry named `{n}` (flows: {known})"))
+        })?,
         None => vec![],
     };
     let opts = RunOptions { seed, trace_agents, ..Default::default() };

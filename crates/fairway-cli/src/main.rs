@@ -660,27 +660,9 @@ in {}/ (replications.csv, sweep.csv and a folder per seed)",
 /// The flows a trace covers (scenario indices): those named, by flow or by [[flow]] entry, or
 /// every flow when none is.
 fn traced_flows(sc: &fairway_engine::scenario::Scenario, names: &[String]) -> Result<Vec<usize>, Failure> {
-    if names.is_empty() {
-        return Ok((0..sc.flows.len()).collect());
-    }
-    let mut v = vec![];
-    for n in names {
-        let hits: Vec<usize> =
-            (0..sc.flows.len()).filter(|&i| sc.flows[i].name == *n || sc.flows[i].group == *n).collect();
-        if hits.is_empty() {
-            let mut known: Vec<&str> = sc.flows.iter().map(|f| f.name.as_str()).collect();
-            known.truncate(20);
-            return Err(Failure::Input(format!(
-                "--trace-flow {n}: no flow or [[flow]] entry of that name (flows: {}{})",
-                known.join(", "),
-                if sc.flows.len() > 20 { ", ..." } else { "" }
-            )));
-        }
-        v.extend(hits);
-    }
-    v.sort_unstable();
-    v.dedup();
-    Ok(v)
+    sc.flows_named(names).map_err(|(n, known)| {
+        Failure::Input(format!("--trace-flow {n}: no flow or [[flow]] entry of that name (flows: {known})"))
+    })
 }
 
 /// The links a packet trace covers (scenario indices), by their names.

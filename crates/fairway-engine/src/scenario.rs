@@ -213,6 +213,30 @@ pub struct MonitorSpec {
 }
 
 impl Scenario {
+    /// The flows `names` names (each a flow's name or its `[[flow]]` entry's, for all of the
+    /// entry's flows), as indices in order, each once; every flow for no names. The error is
+    /// the first name that matches nothing, and the flows that exist (the first 20, for a
+    /// message).
+    pub fn flows_named(&self, names: &[String]) -> Result<Vec<usize>, (String, String)> {
+        if names.is_empty() {
+            return Ok((0..self.flows.len()).collect());
+        }
+        let mut v = vec![];
+        for n in names {
+            let hits: Vec<usize> =
+                (0..self.flows.len()).filter(|&i| self.flows[i].name == *n || self.flows[i].group == *n).collect();
+            if hits.is_empty() {
+                let known: Vec<&str> = self.flows.iter().take(20).map(|f| f.name.as_str()).collect();
+                let more = if self.flows.len() > 20 { ", ..." } else { "" };
+                return Err((n.clone(), format!("{}{more}", known.join(", "))));
+            }
+            v.extend(hits);
+        }
+        v.sort_unstable();
+        v.dedup();
+        Ok(v)
+    }
+
     pub fn node_name(&self, n: NodeId) -> &str {
         &self.nodes[n.index()]
     }
