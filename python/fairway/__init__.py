@@ -7,10 +7,11 @@
     r.summary        # summary.json as a dict
 
 The simulator is fairway's Rust engine, run with the GIL released. docs/python.md walks through
-it, sweeps and campaigns included.
+it, sweeps and campaigns included. `fairway.__build__` names the build (version, commit and
+edits), as `fairway --version` does.
 """
 
-from ._native import RunError, ScenarioError, __version__
+from ._native import RunError, ScenarioError, __build__, __version__
 from .api import Replications, Result, check, run, sweep
 from .campaign import Campaign, campaign
 
@@ -25,4 +26,5 @@ __all__ = [
     "ScenarioError",
     "RunError",
     "__version__",
+    "__build__",
 ]

@@ -6,7 +6,7 @@ The store (a folder):
     store/sweep.csv             every finished point's rows, in point order: `fairway sweep`'s file
     store/sweep-links.csv       likewise, sweep-links.csv
     store/points/<key>/         one per finished point, written whole or not at all:
-        point.json              its index, label, keys and values, and the fairway version
+        point.json              its index, label, keys and values, and the fairway build
         summary.json            the run's summary
         flows.parquet           summary.json's flows as a table
         bins.parquet            flows.csv
@@ -14,14 +14,15 @@ The store (a folder):
         sweep.csv, sweep-links.csv   its rows of the sweep's tables (no header)
 
 A point's key is a hash of the scenario it runs (the base file with its values set, its seed
-among them) and fairway's version: a point already in the store is not run again, and a changed
-file or another fairway runs afresh. A point's files are the same bytes whichever machine ran it.
+among them) and fairway's build (`fairway.__build__`: its version, commit and edits): a point
+already in the store is not run again, and a changed file or another fairway runs afresh. A point's files are the same bytes whichever machine ran it.
 """
 
 import hashlib
 import json
 import os
 import shutil
+import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,9 +33,10 @@ from . import _native, _toml
 from .api import _frame, _source
 
 
-def _run_point(text, file, reps, seed, index):
-    """Runs point `index` of the sweep (on whichever worker): its files, as text."""
-    return _native.run_point(text, file, reps=reps, seed=seed, index=index)
+def _run_point(text, file, reps, seed, index, cancel=None):
+    """Runs point `index` of the sweep (on whichever worker): its files, as text. A local
+    thread's run stops when `cancel` (a threading.Event) is set."""
+    return _native.run_point(text, file, reps=reps, seed=seed, index=index, cancel=cancel)
 
 
 @dataclass
@@ -63,8 +65,8 @@ class Campaign:
         raise KeyError(f"no finished point labelled {label!r} in {self.store}")
 
 
-def _key(version, point_text):
-    return hashlib.sha256(f"fairway {version}\n{point_text}".encode()).hexdigest()[:20]
+def _key(build, point_text):
+    return hashlib.sha256(f"fairway {build}\n{point_text}".encode()).hexdigest()[:20]
 
 
 def _write_point(points_dir, key, meta, files):
@@ -114,8 +116,8 @@ def campaign(scenario, grid=None, reps=None, seed=None, store="campaign", client
     store = Path(store)
     points_dir = store / "points"
     points_dir.mkdir(parents=True, exist_ok=True)
-    version = _native.__version__
-    keys = [_key(version, p["text"]) for p in plan["points"]]
+    build = _native.__build__
+    keys = [_key(build, p["text"]) for p in plan["points"]]
     todo = [i for i, k in enumerate(keys) if not (points_dir / k).is_dir()]
     total = len(plan["points"])
     done = total - len(todo)
@@ -123,7 +125,7 @@ def campaign(scenario, grid=None, reps=None, seed=None, store="campaign", client
     def keep(i, files):
         nonlocal done
         p = plan["points"][i]
-        meta = {"index": p["index"], "label": p["label"], "keys": plan["keys"], "values": p["values"], "fairway": version}
+        meta = {"index": p["index"], "label": p["label"], "keys": plan["keys"], "values": p["values"], "fairway": build}
         _write_point(points_dir, keys[i], meta, files)
         done += 1
         if progress:
@@ -140,12 +142,16 @@ def campaign(scenario, grid=None, reps=None, seed=None, store="campaign", client
             for f in futures:
                 f.cancel()
     elif todo:
+        # Interrupted (Ctrl-C), or a point failed: the points running stop, those waiting do not
+        # start, and the store keeps every point that had finished.
+        cancel = threading.Event()
         with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-            futures = {pool.submit(_run_point, text, file, reps, seed, i): i for i in todo}
+            futures = {pool.submit(_run_point, text, file, reps, seed, i, cancel): i for i in todo}
             try:
                 for f in as_completed(futures):
                     keep(futures[f], f.result())
             finally:
+                cancel.set()
                 for f in futures:
                     f.cancel()
 

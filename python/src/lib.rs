@@ -2,10 +2,12 @@
 //! The results come back as the very text of the files `fairway run` and `fairway sweep` write
 //! (summary.json, flows.csv, sweep.csv, ...), built by the same code, which python/fairway/ reads
 //! into pandas: a DataFrame equals the CLI's file by construction. The simulator runs with the
-//! GIL released, so Python threads (a Dask worker's) run alongside.
+//! GIL released, so Python threads (a Dask worker's) run alongside, and on a thread of its own
+//! while the calling thread watches for Ctrl-C.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -41,6 +43,58 @@ fn error_dict<'py>(py: Python<'py>, e: &fairway_scenario::ScenarioError) -> PyRe
     d.set_item("message", &e.message)?;
     d.set_item("text", e.to_string())?;
     Ok(d)
+}
+
+/// How often a waiting call looks for Ctrl-C (or `cancel`) while the simulator runs.
+const WATCH: Duration = Duration::from_millis(50);
+
+/// Runs `work` on a thread of its own with the GIL released; meanwhile this thread checks
+/// Python's signals (Ctrl-C raises KeyboardInterrupt on the main thread) and `cancel` (an
+/// object with `is_set()`, a `threading.Event`) every [`WATCH`]. Either sets the flag `work` is
+/// handed, which stops the simulator at the simulated time reached; the exception (or a
+/// RunError saying the call was cancelled) is raised once `work` has returned.
+fn interruptible<T: Send>(
+    py: Python<'_>,
+    cancel: Option<Py<PyAny>>,
+    work: impl FnOnce(&AtomicBool) -> T + Send,
+) -> PyResult<T> {
+    let stop = AtomicBool::new(false);
+    let mut raised: Option<PyErr> = None;
+    let out = py.allow_threads(|| {
+        let waiter = std::thread::current();
+        std::thread::scope(|scope| {
+            let worker = scope.spawn(|| {
+                let out = work(&stop);
+                waiter.unpark();
+                out
+            });
+            while !worker.is_finished() {
+                std::thread::park_timeout(WATCH);
+                if raised.is_some() || worker.is_finished() {
+                    continue;
+                }
+                let stopped = Python::with_gil(|py| -> PyResult<()> {
+                    py.check_signals()?;
+                    match &cancel {
+                        Some(c) if c.bind(py).call_method0("is_set")?.is_truthy()? => {
+                            Err(RunError::new_err("cancelled"))
+                        }
+                        _ => Ok(()),
+                    }
+                });
+                if let Err(e) = stopped {
+                    stop.store(true, Ordering::Relaxed);
+                    raised = Some(e);
+                }
+            }
+            worker.join()
+        })
+    });
+    match (raised, out) {
+        (_, Err(panic)) => std::panic::resume_unwind(panic),
+        (Some(e), _) => Err(e),
+        (None, Ok(out)) => Ok(out),
+    }
 }
 
 fn stem(file: &str) -> &str {
@@ -86,8 +140,11 @@ fn run<'py>(
         })?,
         None => vec![],
     };
-    let opts = RunOptions { seed, trace_agents, ..Default::default() };
-    let files = py.allow_threads(|| run_files(&sc, &opts, |_| vec![])).map_err(RunError::new_err)?;
+    let files = interruptible(py, None, |stop| {
+        let opts = RunOptions { seed, trace_agents, interrupt: Some(stop), ..Default::default() };
+        run_files(&sc, &opts, |_| vec![])
+    })?
+    .map_err(RunError::new_err)?;
     files_dict(py, files, point)
 }
 
@@ -169,9 +226,10 @@ fn plan<'py>(
 }
 
 /// Runs point `index` of the sweep of `text` (see `plan`): `run`'s files, with the point's rows
-/// of sweep.csv (`sweep_rows`) and sweep-links.csv (`sweep_links_rows`).
+/// of sweep.csv (`sweep_rows`) and sweep-links.csv (`sweep_links_rows`). `cancel.is_set()`
+/// (a `threading.Event`) stops it: a campaign's workers stop when its caller is interrupted.
 #[pyfunction]
-#[pyo3(signature = (text, file, index, reps=None, seed=None))]
+#[pyo3(signature = (text, file, index, reps=None, seed=None, cancel=None))]
 fn run_point<'py>(
     py: Python<'py>,
     text: &str,
@@ -179,22 +237,22 @@ fn run_point<'py>(
     index: usize,
     reps: Option<usize>,
     seed: Option<u64>,
+    cancel: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let sw = sweep_of(py, text, file, reps, seed)?;
     if index >= sw.points.len() {
         return Err(PyValueError::new_err(format!("index {index}: the sweep has {} points", sw.points.len())));
     }
     let b = sw.build(index).map_err(|e| scenario_error(py, &e))?;
-    let files = py
-        .allow_threads(|| {
-            run_files(&b.scenario, &RunOptions::default(), |sum| {
-                vec![
-                    ("sweep_rows", Some(sweep::sweep_csv_rows(&sw, index, sum))),
-                    ("sweep_links_rows", Some(sweep::sweep_links_rows(&sw, index, sum))),
-                ]
-            })
+    let files = interruptible(py, cancel, |stop| {
+        run_files(&b.scenario, &RunOptions { interrupt: Some(stop), ..Default::default() }, |sum| {
+            vec![
+                ("sweep_rows", Some(sweep::sweep_csv_rows(&sw, index, sum))),
+                ("sweep_links_rows", Some(sweep::sweep_links_rows(&sw, index, sum))),
+            ]
         })
-        .map_err(|e| RunError::new_err(format!("point {index} ({}): {e}", sw.describe(index))))?;
+    })?
+    .map_err(|e| RunError::new_err(format!("point {index} ({}): {e}", sw.describe(index))))?;
     files_dict(py, files, b.text)
 }
 
@@ -259,13 +317,14 @@ fn sweep_points(
             (std::env::temp_dir().join(format!("fairway-py-sweep-{}-{n}", std::process::id())), true)
         }
     };
-    let opts = SweepOptions {
-        jobs: jobs.unwrap_or_else(sweep::default_jobs).max(1),
-        keep_runs: false,
-        write: if scratch { sweep::write_nothing } else { output::write_point },
-        interrupt: None,
-    };
-    let outcome = py.allow_threads(|| {
+    let outcome = interruptible(py, None, |stop| {
+        let opts = SweepOptions {
+            jobs: jobs.unwrap_or_else(sweep::default_jobs).max(1),
+            keep_runs: false,
+            write: if scratch { sweep::write_nothing } else { output::write_point },
+            interrupt: Some(stop),
+            resume: None,
+        };
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let res = match sweep::run_sweep_with(&sw, &dir, &opts, &mut |_, _| {}) {
             Ok(r) => r,
@@ -287,12 +346,14 @@ fn sweep_points(
     if scratch {
         let _ = std::fs::remove_dir_all(&dir);
     }
-    outcome.map_err(RunError::new_err)
+    outcome?.map_err(RunError::new_err)
 }
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The package version and the commit (and edits) it was built from: crates/fairway-cli/build.rs.
+    m.add("__build__", env!("FAIRWAY_BUILD"))?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("RunError", m.py().get_type::<RunError>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -4,6 +4,7 @@ ran it. FAIRWAY_BIN names the command-line binary (cargo's test sets it)."""
 import json
 import os
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -40,6 +41,12 @@ def test_a_runs_frames_are_the_command_lines_files(tmp_path):
     assert list(r.flows["throughput_bps"]) == [f["throughput_bps"] for f in summary["flows"]]
     assert r.scale is None and r.trace is None
     assert "red-dumbbell" in repr(r)
+
+
+def test_the_package_is_the_command_lines_build():
+    # A package installed from another tree (or before an edit) says so here.
+    assert cli("--version").stdout.strip() == f"fairway {fairway.__build__}"
+    assert fairway.__build__.startswith(fairway.__version__)
 
 
 def test_overrides_a_dict_and_text_run_what_the_file_would(tmp_path):
@@ -148,3 +155,34 @@ def test_the_simulator_runs_without_the_gil():
     during = [x for x in ticks if start < x < end]
     assert end - start > 0.05, "the run is long enough to see"
     assert len(during) >= 10, f"{len(during)} ticks in {end - start:.3f} s of run"
+
+
+# A run of about 800 s of the tutorial's dumbbell: far longer than the bounds below, so a call
+# that ignored the interrupt would fail them, however slow the machine.
+LONG = dict(duration="1000000s", overrides={"monitor.bin": "1000s"})
+
+
+def test_ctrl_c_stops_a_run_from_python():
+    script = f"""
+import os, signal, sys, threading, fairway
+threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+try:
+    fairway.run({str(TUTORIAL)!r}, **{LONG!r})
+except KeyboardInterrupt:
+    print("interrupted")
+    sys.exit(0)
+print("ran to its end")
+"""
+    o = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert o.returncode == 0, o.stderr
+    assert o.stdout.strip() == "interrupted"
+
+
+def test_a_cancelled_point_stops():
+    cancel = threading.Event()
+    threading.Timer(0.5, cancel.set).start()
+    text = TUTORIAL.read_text().replace('duration = "30s"', 'duration = "1000000s"')
+    text = text.replace("[monitor]\n", '[monitor]\nbin = "1000s"\n')
+    assert text != TUTORIAL.read_text()
+    with pytest.raises(fairway.RunError, match="cancelled"):
+        fairway._native.run_point(text, "long.toml", 0, reps=1, cancel=cancel)

@@ -60,7 +60,7 @@ use fairway_scenario::estimate::{self, Footprint};
 use fairway_scenario::{parse_scenario_file_warn, sweep};
 
 #[derive(Parser)]
-#[command(name = "fairway", version, about = "TCP-friendly multimedia over UDP: simulate, compare, reproduce")]
+#[command(name = "fairway", version = env!("FAIRWAY_BUILD"), about = "TCP-friendly multimedia over UDP: simulate, compare, reproduce")]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -135,6 +135,10 @@ enum Cmd {
         /// and write replications.csv: per point, each figure's mean and 95% half-width.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(2..=100_000))]
         reps: Option<u64>,
+        /// Resume the sweep in --out: points that folder holds finished (the same scenario, run
+        /// by this build of fairway) are kept as they are; the others run.
+        #[arg(long)]
+        resume: bool,
     },
     /// Draw a sweep's or replications' folder: a measure against a swept setting, a line per
     /// flow (or class), each point the mean over the seeds with its 95% confidence interval
@@ -350,7 +354,7 @@ fn main() -> ExitCode {
             run(&file, out, seed, quiet, &args, &figures.figures())
         }
         Cmd::Check { file } => check(&file),
-        Cmd::Sweep { file, out, jobs, quiet, reps } => run_sweep(&file, out, jobs, quiet, reps),
+        Cmd::Sweep { file, out, jobs, quiet, reps, resume } => run_sweep(&file, out, jobs, quiet, reps, resume),
         Cmd::Reproduce { name, out, scenarios, seed, reps } => reproduce(&name, out, scenarios, seed, reps),
         Cmd::Plot { dir, x, y, rows, title, figures } => {
             let req = output::sweep_plot::PlotRequest {
@@ -478,6 +482,7 @@ fn has_sweep(file: &Path) -> bool {
 fn run_points(
     sw: &sweep::Sweep,
     dir: &Path,
+    resume: Option<&Path>,
     jobs: usize,
     quiet: bool,
     started: Instant,
@@ -495,6 +500,7 @@ fn run_points(
         keep_runs: false,
         write: output::write_point,
         interrupt: Some(&interrupt::INTERRUPTED),
+        resume,
     };
     let res = match sweep::run_sweep_with(sw, dir, &opts, &mut progress) {
         Ok(res) => (res, None),
@@ -545,6 +551,7 @@ fn run_sweep(
     jobs: Option<u64>,
     quiet: bool,
     reps: Option<u64>,
+    resume: bool,
 ) -> Result<(), Failure> {
     let sw = sweep::load_sweep(file).map_err(|e| Failure::Input(e.to_string()))?;
     // With replications: the grid, and the seeds from the file's as its last axis.
@@ -562,9 +569,12 @@ fn run_sweep(
     };
     let out = out.unwrap_or_else(|| PathBuf::from("out").join(format!("{}-sweep", sw.name)));
     let staged = Staged::begin(&out).map_err(|e| Failure::Input(e.to_string()))?;
+    let earlier = if resume { resumable(&out, quiet)? } else { None };
     let jobs = jobs.map_or_else(sweep::default_jobs, |j| j as usize);
     let started = Instant::now();
-    let (res, failed) = run_points(&sw, staged.dir(), jobs, quiet, started, "the sweep failed")?;
+    let (res, failed) = run_points(&sw, staged.dir(), earlier, jobs, quiet, started, "the sweep failed")?;
+    let taken = res.points.iter().filter(|p| p.taken).count();
+    write_sweep_json(staged.dir(), file, &res, taken)?;
     if reps.is_some() {
         // Per point of the grid without the seed (the last key): its runs' means and intervals.
         let csv = staged.dir().join("replications.csv");
@@ -576,17 +586,21 @@ fn run_sweep(
     if res.interrupted {
         let done = res.points.iter().filter(|p| p.outcome.is_ok()).count();
         eprintln!(
-            "interrupted: {done} of {} points ended; {}/{} has their rows, the others are left out",
+            "interrupted: {done} of {} points ended; {}/{} has their rows, the others are left out \
+(`fairway sweep {} --out {} --resume` runs them)",
             sw.points.len(),
             out.display(),
-            sweep::SWEEP_CSV
+            sweep::SWEEP_CSV,
+            file.display(),
+            out.display(),
         );
     }
     if !quiet {
         print!("{}", sweep::table(&sw, &res));
         println!();
+        let kept = if taken > 0 { format!(" ({taken} kept from the earlier run)") } else { String::new() };
         println!(
-            "{} points in {:.1} s on {} workers; results in {}/ ({}{} and a folder per point)",
+            "{} points{kept} in {:.1} s on {} workers; results in {}/ ({}{} and a folder per point)",
             sw.points.len(),
             started.elapsed().as_secs_f64(),
             jobs.min(sw.points.len()),
@@ -601,6 +615,57 @@ fn run_sweep(
             Err(anyhow::anyhow!("{} of {} sweep points failed:\n{}", f.len(), sw.points.len(), f.join("\n")).into())
         }
     }
+}
+
+/// The folder `fairway sweep --resume` takes finished points from: `out`, when it holds a
+/// sweep this build wrote (sweep.json says which build); otherwise every point runs, and a note
+/// says why.
+fn resumable(out: &Path, quiet: bool) -> Result<Option<&Path>, Failure> {
+    let note = |why: String| {
+        if !quiet {
+            eprintln!("note: {why}: every point runs");
+        }
+        Ok(None)
+    };
+    let json = out.join(SWEEP_JSON);
+    if !out.join(sweep::SWEEP_CSV).is_file() {
+        return note(format!("{} holds no sweep to resume", out.display()));
+    }
+    let Ok(text) = std::fs::read_to_string(&json) else {
+        return note(format!("{} is missing, so the build that wrote the sweep is unknown", json.display()));
+    };
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| Failure::Input(format!("{}: {e}", json.display())))?;
+    match v.get("fairway").and_then(|b| b.as_str()) {
+        Some(BUILD) => Ok(Some(out)),
+        Some(other) => note(format!("{} was written by fairway {other}; this is {BUILD}", out.display())),
+        None => note(format!("{}: no `fairway` build named", json.display())),
+    }
+}
+
+/// This build: the version, and the commit and edits it was built from (build.rs).
+const BUILD: &str = env!("FAIRWAY_BUILD");
+
+/// A sweep folder's record of itself: the build that wrote it (what `--resume` checks), the
+/// scenario, and how its points ended.
+const SWEEP_JSON: &str = "sweep.json";
+
+fn write_sweep_json(dir: &Path, file: &Path, res: &sweep::SweepResult, taken: usize) -> Result<(), Failure> {
+    let count = |f: fn(&sweep::PointRun) -> bool| res.points.iter().filter(|p| f(p)).count();
+    let json = serde_json::json!({
+        "fairway": BUILD,
+        "scenario": file.display().to_string(),
+        "points": res.points.len(),
+        "finished": count(|p| p.outcome.is_ok()),
+        "kept_from_earlier_run": taken,
+        "failed": count(|p| p.outcome.is_err() && !p.interrupted),
+        "interrupted": count(|p| p.interrupted),
+    });
+    let path = dir.join(SWEEP_JSON);
+    let mut text = serde_json::to_string_pretty(&json).map_err(anyhow::Error::new)?;
+    text.push('\n');
+    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
 }
 
 /// `fairway run --reps N`: the scenario's base values at N seeds, run like a sweep's points,
@@ -629,7 +694,7 @@ fn run_reps(
     let staged = Staged::begin(&out).map_err(|e| Failure::Input(e.to_string()))?;
     let jobs = jobs.map_or_else(sweep::default_jobs, |j| j as usize);
     let started = Instant::now();
-    let (res, failed) = run_points(&sw, staged.dir(), jobs, quiet, started, "the replications failed")?;
+    let (res, failed) = run_points(&sw, staged.dir(), None, jobs, quiet, started, "the replications failed")?;
     let runs: Vec<&fairway_engine::Summary> = res.points.iter().filter_map(|p| p.outcome.as_ref().ok()).collect();
     let csv = staged.dir().join("replications.csv");
     std::fs::write(&csv, output::replications::csv(&runs)).with_context(|| format!("writing {}", csv.display()))?;

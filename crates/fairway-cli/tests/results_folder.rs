@@ -1,5 +1,6 @@
 //! Issue 12's failures replayed as a user meets them: a rerun into the same folder, an --out that
-//! cannot be written, Ctrl-C during a run and during a sweep, a disk that fills while writing.
+//! cannot be written, Ctrl-C during a run and during a sweep, a disk that fills while writing;
+//! and an interrupted sweep resumed (`fairway sweep --resume`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -140,6 +141,76 @@ fn ctrl_c_during_a_sweep_keeps_the_points_done_in_sweep_csv() {
     assert!(out.join("0_duration=1s/summary.json").is_file());
     assert!(!out.join("2_duration=100000s/summary.json").exists(), "the point stopped is left out");
     assert!(out.join("2_duration=100000s/scenario.toml").is_file(), "and can be rerun alone");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// sweep.csv's rows by point, and the column `name` of its header.
+fn rows_by_point(csv: &str, name: &str) -> (Vec<(String, String)>, usize) {
+    let col = csv.lines().next().unwrap().split(',').position(|c| c == name).unwrap();
+    let rows = csv.lines().skip(1).map(|l| (l.split(',').next().unwrap().to_string(), l.to_string())).collect();
+    (rows, col)
+}
+
+#[test]
+fn an_interrupted_sweep_resumes_running_only_the_points_it_lacks() {
+    let dir = tmp("sweep-resume");
+    let file = dir.join("grid.toml");
+    let grid = |long: &str| format!("\n[sweep]\nduration = [\"1s\", \"2s\", {long}, {long}]\n");
+    fs::write(&file, dumbbell("1s", 4) + &grid("\"100000s\"")).unwrap();
+    let out = dir.join("sweep");
+    let (f, o) = (file.to_str().unwrap(), out.to_str().unwrap());
+    let stopped = interrupt_after(spawn(&["sweep", "-q", f, "--out", o, "-j", "1"]), Duration::from_millis(1500));
+    assert_eq!(stopped.status.code(), Some(130));
+    assert!(String::from_utf8_lossy(&stopped.stderr).contains("--resume` runs them"));
+    let record = json(&out.join("sweep.json"));
+    assert_eq!((record["finished"].as_u64(), record["interrupted"].as_u64()), (Some(2), Some(2)), "{record}");
+
+    // Point 1's summary is altered where sweep.csv shows it: if the resumed sweep ran point 1
+    // again, the alteration would be gone.
+    let summary = out.join("1_duration=2s/summary.json");
+    let mut s = json(&summary);
+    s["flows"][0]["throughput_bps"] = serde_json::json!(12345.0);
+    fs::write(&summary, serde_json::to_string_pretty(&s).unwrap() + "\n").unwrap();
+    // The long points become short: their scenarios (and folders) are new, so they run.
+    fs::write(&file, dumbbell("1s", 4) + &grid("\"3s\"")).unwrap();
+    let resumed = fairway(&["sweep", f, "--out", o, "-j", "1", "--resume"]);
+    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+    assert!(String::from_utf8_lossy(&resumed.stdout).contains("4 points (2 kept from the earlier run)"));
+    let record = json(&out.join("sweep.json"));
+    assert_eq!((record["finished"].as_u64(), record["kept_from_earlier_run"].as_u64()), (Some(4), Some(2)));
+    assert_eq!(
+        record["fairway"].as_str().unwrap(),
+        String::from_utf8_lossy(&fairway(&["--version"]).stdout).trim().trim_start_matches("fairway ")
+    );
+
+    // Beside a sweep run whole: the same rows, but for the altered value kept from point 1.
+    let fresh = dir.join("fresh");
+    assert!(fairway(&["sweep", "-q", f, "--out", fresh.to_str().unwrap(), "-j", "1"]).status.success());
+    let whole = fs::read_to_string(fresh.join("sweep.csv")).unwrap();
+    let (want, col) = rows_by_point(&whole, "throughput_bps");
+    let (got, _) = rows_by_point(&fs::read_to_string(out.join("sweep.csv")).unwrap(), "throughput_bps");
+    assert_eq!(got.len(), want.len());
+    for (i, ((gp, g), (wp, w))) in got.iter().zip(&want).enumerate() {
+        assert_eq!(gp, wp);
+        if gp == "1" && i == want.iter().position(|r| r.0 == "1").unwrap() {
+            assert_eq!(g.split(',').nth(col), Some("12345.0"), "point 1 was kept, not run again: {g}");
+        } else {
+            assert_eq!(g, w);
+        }
+    }
+    assert_eq!(
+        fs::read_to_string(out.join("sweep-links.csv")).unwrap(),
+        fs::read_to_string(fresh.join("sweep-links.csv")).unwrap()
+    );
+
+    // A sweep another build wrote is run again whole.
+    let mut record = json(&out.join("sweep.json"));
+    record["fairway"] = serde_json::json!("0.0.0+gother");
+    fs::write(out.join("sweep.json"), record.to_string()).unwrap();
+    let again = fairway(&["sweep", f, "--out", o, "-j", "1", "--resume"]);
+    assert!(again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("was written by fairway 0.0.0+gother"));
+    assert_eq!(fs::read_to_string(out.join("sweep.csv")).unwrap(), whole);
     let _ = fs::remove_dir_all(&dir);
 }
 

@@ -57,7 +57,7 @@ pub enum SimError {
 
 /// How to run a scenario.
 #[derive(Debug, Clone, Default)]
-pub struct RunOptions {
+pub struct RunOptions<'a> {
     /// Overrides the scenario's seed.
     pub seed: Option<u64>,
     /// Leaves the simulator's state unfreed when the run ends, for a process that exits once
@@ -76,7 +76,7 @@ pub struct RunOptions {
     pub general_path: bool,
     /// Set (by a signal handler, say) to stop the run at the simulated time reached; the
     /// results then cover the run up to that time and say they are not complete.
-    pub interrupt: Option<&'static AtomicBool>,
+    pub interrupt: Option<&'a AtomicBool>,
     /// The flows (scenario indices) whose senders' congestion-control state is traced at every
     /// change: cwnd, ssthresh, srtt, rttvar and RTO of TCP and window-based protocols, the rate
     /// and loss event rate of rate-based ones. Empty: no trace, and no cost.

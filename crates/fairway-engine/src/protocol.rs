@@ -91,3 +91,41 @@ impl Serialize for ProtocolReport {
         m.end()
     }
 }
+
+/// A report read back from summary.json: `{"<name>": {...}}`, kept as that JSON. An empty map
+/// is an error, which a flattened `Option<ProtocolReport>` reads as none.
+impl<'de> serde::Deserialize<'de> for ProtocolReport {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct One;
+        impl<'de> serde::de::Visitor<'de> for One {
+            type Value = ProtocolReport;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("one protocol's report, {\"<protocol>\": {...}}")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<ProtocolReport, A::Error> {
+                let Some(name) = m.next_key_seed(Interned)? else {
+                    return Err(serde::de::Error::custom("no protocol report"));
+                };
+                let report: serde_json::Value = m.next_value()?;
+                if m.next_key::<serde::de::IgnoredAny>()?.is_some() {
+                    return Err(serde::de::Error::custom("more than one protocol report in a flow"));
+                }
+                Ok(ProtocolReport::new(name, report))
+            }
+        }
+        d.deserialize_map(One)
+    }
+}
+
+/// A map key read as an interned name.
+struct Interned;
+
+impl<'de> serde::de::DeserializeSeed<'de> for Interned {
+    type Value = &'static str;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<&'static str, D::Error> {
+        crate::results::interned(d)
+    }
+}

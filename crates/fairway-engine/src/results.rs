@@ -1,7 +1,7 @@
 //! What a run produces: the summary (schema `fairway.summary/1`) and the time series behind
 //! flows.csv and queue.csv. Every number carries its unit in its name.
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::packet_trace::PacketEvent;
 use crate::protocol::ProtocolReport;
@@ -10,25 +10,30 @@ use fairway_core::{Dur, Time};
 
 pub const SUMMARY_SCHEMA: &str = "fairway.summary/1";
 
-#[derive(Debug, Clone, Serialize)]
+/// A name from a short fixed list (a kind, a class, a queue). An alias, so that reading a
+/// summary back (which keeps such names once: [`interned`]) does not borrow the text it reads.
+pub type Name = &'static str;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Summary {
-    pub schema: &'static str,
+    #[serde(deserialize_with = "schema")]
+    pub schema: Name,
     pub scenario: String,
     pub seed: u64,
     /// The run carried datagrams as bytes (the scenario's `wire = true`); left out when not.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub wire: bool,
     /// The simulated time the results cover: the scenario's duration, or less when the run was
     /// interrupted.
     pub duration_s: f64,
     /// The end of the warm-up (the scenario's `measure_from`): the figures below count from
     /// here, over `duration_s - measure_from_s`; left out when they cover the whole run.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub measure_from_s: f64,
     /// false when the run was interrupted at `duration_s`, before the scenario's end.
     pub complete: bool,
     /// The scenario's duration, when the run stopped before it.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenario_duration_s: Option<f64>,
     /// Events the simulator processed.
     pub events: u64,
@@ -41,15 +46,17 @@ pub struct Summary {
     /// Per traffic class ("tcp", "udp"): the sums the ns-2 comparison uses.
     pub classes: Vec<ClassSummary>,
     /// The wireless nodes' MAC and link-layer counters, when the scenario has wireless nodes.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wireless: Option<WirelessSummary>,
 }
 
 /// What the wireless part of a run did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WirelessSummary {
-    pub routing: &'static str,
-    pub propagation: &'static str,
+    #[serde(deserialize_with = "interned")]
+    pub routing: Name,
+    #[serde(deserialize_with = "interned")]
+    pub propagation: Name,
     /// The radio's decoding and carrier-sense ranges.
     pub rx_range_m: f64,
     pub cs_range_m: f64,
@@ -58,7 +65,7 @@ pub struct WirelessSummary {
 
 /// One wireless node: where it was, and its MAC's and link layer's counters (frames sent by
 /// kind, collisions and drops by cause).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WirelessNodeSummary {
     pub name: String,
     pub x_m: f64,
@@ -71,17 +78,20 @@ pub struct WirelessNodeSummary {
     pub ifq_pkts_end: u64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FlowSummary {
     pub name: String,
     /// The `[[flow]]` entry it came from.
     pub group: String,
     /// The application: ftp, transfer, web or cbr.
-    pub kind: &'static str,
+    #[serde(deserialize_with = "interned")]
+    pub kind: Name,
     /// newreno, reno or udp.
-    pub transport: &'static str,
+    #[serde(deserialize_with = "interned")]
+    pub transport: Name,
     /// tcp or udp.
-    pub class: &'static str,
+    #[serde(deserialize_with = "interned")]
+    pub class: Name,
     pub from: String,
     pub to: String,
     pub start_s: f64,
@@ -147,11 +157,12 @@ impl FlowSummary {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LinkSummary {
     /// "from->to".
     pub name: String,
-    pub queue: &'static str,
+    #[serde(deserialize_with = "interned")]
+    pub queue: Name,
     pub rate_bps: u64,
     pub delay_s: f64,
     /// Whether queue.csv samples this link over time.
@@ -184,9 +195,10 @@ pub struct LinkSummary {
     pub utilization: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ClassSummary {
-    pub class: &'static str,
+    #[serde(deserialize_with = "interned")]
+    pub class: Name,
     pub flows: u64,
     pub recv_distinct_bytes: u64,
     /// The time at least one of its flows was active (each flow from its start to its stop or
@@ -359,6 +371,49 @@ pub struct RunResult {
     /// The traced packet events, in time order (as `agent_trace`).
     pub packet_trace: Vec<PacketEvent>,
 }
+
+/// A summary read back from its summary.json (as a sweep that resumes reads its finished
+/// points). It serialises to the same bytes; a protocol's part is kept as the JSON it was, so
+/// [`FlowSummary::report`] finds no typed report in it.
+impl Summary {
+    pub fn from_json(json: &str) -> Result<Summary, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+}
+
+/// summary.json's `schema`, which must be this build's.
+fn schema<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    let s = String::deserialize(d)?;
+    if s == SUMMARY_SCHEMA {
+        Ok(SUMMARY_SCHEMA)
+    } else {
+        Err(serde::de::Error::custom(format!("schema `{s}`: this fairway reads `{SUMMARY_SCHEMA}`")))
+    }
+}
+
+/// The names a summary holds as `&'static str` (kinds, transports, classes, queues), read back:
+/// each distinct name is kept once for the life of the process. They come from short fixed
+/// lists, so a file with more distinct names than [`MAX_NAMES`] is refused rather than kept.
+pub(crate) fn interned<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    static NAMES: std::sync::Mutex<std::collections::BTreeSet<&'static str>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let s = String::deserialize(d)?;
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&k) = names.get(s.as_str()) {
+        return Ok(k);
+    }
+    if names.len() >= MAX_NAMES {
+        return Err(serde::de::Error::custom(format!(
+            "`{s}`: more than {MAX_NAMES} distinct kind, class or queue names"
+        )));
+    }
+    let k: &'static str = Box::leak(s.into_boxed_str());
+    names.insert(k);
+    Ok(k)
+}
+
+/// How many distinct names [`interned`] keeps.
+const MAX_NAMES: usize = 1024;
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0

@@ -1,9 +1,12 @@
 //! `fairway run` writes the time series while the run goes (output::stream), the library keeps
 //! them (output::write_all): every shipped scenario gives the same files, to the byte, both
-//! ways. A run with more bins than the plots keep merges them for the plots only.
+//! ways. A run with more bins than the plots keep merges them for the plots only. Each
+//! summary.json reads back (as `fairway sweep --resume` reads a finished point's) into a summary
+//! that writes the same bytes.
 
 use std::path::{Path, PathBuf};
 
+use fairway_engine::results::Summary;
 use fairway_engine::{run, run_into, RunOptions, Scenario};
 use fairway_report::output::stream::{StreamWriter, PLOT_ROWS};
 use fairway_report::output::{write_after_stream, write_all};
@@ -69,6 +72,10 @@ fn every_shipped_scenario_writes_the_same_bytes_streamed_or_kept() {
             assert_eq!(na, nb);
             assert!(ba == bb, "{}: {na} differs", f.display());
         }
+        let json = std::fs::read_to_string(kept.join("summary.json")).unwrap();
+        let back = Summary::from_json(&json).unwrap_or_else(|e| panic!("{}: summary.json: {e}", f.display()));
+        let again = serde_json::to_string_pretty(&back).unwrap() + "\n";
+        assert!(again == json, "{}: summary.json read back writes other bytes", f.display());
         let _ = std::fs::remove_dir_all(kept);
         let _ = std::fs::remove_dir_all(streamed);
     }

@@ -213,7 +213,7 @@ pub enum MacOut {
 
 /// Per-station counters. Drops of frames follow what ns-2's trace shows: frames addressed to
 /// (or sent by) this station, and broadcast data, that were decodable.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MacStats {
     pub data_frames: u64,
     pub data_retries: u64,

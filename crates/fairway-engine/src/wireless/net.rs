@@ -54,7 +54,7 @@ struct AirTx {
 }
 
 /// Per node, what happens above the MAC.
-#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 pub struct NetStats {
     /// Packets dropped waiting for ARP (replaced by a newer one, or after three requests).
     pub arp_drops: u64,

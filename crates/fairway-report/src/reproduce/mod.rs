@@ -293,7 +293,13 @@ pub fn run_text(
     let res = run_sweep_with(
         &sweep,
         &out,
-        &SweepOptions { jobs, keep_runs: keep, write: crate::output::write_point, interrupt: opts.interrupt },
+        &SweepOptions {
+            jobs,
+            keep_runs: keep,
+            write: crate::output::write_point,
+            interrupt: opts.interrupt,
+            resume: None,
+        },
         &mut |_, _| {},
     )
     .map_err(|e| fail(e.to_string()))?;

@@ -17,7 +17,7 @@ pub type PointWriter = fn(&RunResult, &Scenario, &Path) -> std::io::Result<()>;
 
 /// How to run a sweep.
 #[derive(Debug, Clone)]
-pub struct SweepOptions {
+pub struct SweepOptions<'a> {
     /// Worker threads (at least one; never more than the points).
     pub jobs: usize,
     /// Keep every point's whole [`RunResult`] (time series included) in the result, not only its
@@ -27,7 +27,12 @@ pub struct SweepOptions {
     pub write: PointWriter,
     /// Set to stop the sweep: no further point starts, and the points running stop where they
     /// are and are left out (their folders keep only scenario.toml).
-    pub interrupt: Option<&'static AtomicBool>,
+    pub interrupt: Option<&'a AtomicBool>,
+    /// The folder an earlier run of the sweep wrote, to resume: a point whose folder there holds
+    /// this point's very scenario.toml and a complete run's summary.json is taken as it is (its
+    /// files linked, or copied, into `out`), not run again. The caller vouches that the same
+    /// build wrote it.
+    pub resume: Option<&'a Path>,
 }
 
 /// Writes nothing beside a point's scenario.toml.
@@ -35,9 +40,9 @@ pub fn write_nothing(_: &RunResult, _: &Scenario, _: &Path) -> std::io::Result<(
     Ok(())
 }
 
-impl Default for SweepOptions {
+impl Default for SweepOptions<'_> {
     fn default() -> Self {
-        SweepOptions { jobs: default_jobs(), keep_runs: false, write: write_nothing, interrupt: None }
+        SweepOptions { jobs: default_jobs(), keep_runs: false, write: write_nothing, interrupt: None, resume: None }
     }
 }
 
@@ -53,10 +58,13 @@ pub struct PointRun {
     pub dir: PathBuf,
     /// Its summary, or why it failed (the run or writing its folder).
     pub outcome: Result<Summary, String>,
-    /// The whole result, with [`SweepOptions::keep_runs`].
+    /// The whole result, with [`SweepOptions::keep_runs`] (none for a point taken from the
+    /// folder resumed).
     pub run: Option<RunResult>,
     /// The sweep was interrupted before this point ended (or began); `outcome` says which.
     pub interrupted: bool,
+    /// Taken from the folder resumed ([`SweepOptions::resume`]), not run.
+    pub taken: bool,
 }
 
 /// What a sweep gave, in point order.
@@ -88,7 +96,7 @@ pub fn run_sweep(
     write: PointWriter,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<SweepResult, SweepError> {
-    run_sweep_with(s, out, &SweepOptions { jobs, keep_runs: false, write, interrupt: None }, progress)
+    run_sweep_with(s, out, &SweepOptions { jobs, write, ..Default::default() }, progress)
 }
 
 /// Runs a sweep. A point whose run fails does not stop the others: they finish, sweep.csv is
@@ -144,6 +152,7 @@ pub fn run_sweep_with(
                 outcome: Err("not run: the sweep was interrupted".into()),
                 run: None,
                 interrupted: true,
+                taken: false,
             })
         })
         .collect();
@@ -166,16 +175,30 @@ pub fn run_sweep_with(
     }
 }
 
+/// What became of a point that did not fail.
+enum Done {
+    Ran(RunResult),
+    Taken(Summary),
+}
+
 /// Runs one point and writes its folder: `scenario.toml` first (so a failed point can be
-/// rerun alone), then the normal results.
+/// rerun alone), then the normal results. A point whose results cannot be written keeps only
+/// its scenario.toml. With [`SweepOptions::resume`], a point finished there is taken instead.
 fn run_point(s: &Sweep, i: usize, out: &Path, opts: &SweepOptions) -> PointRun {
     let keep = opts.keep_runs;
     let p = &s.points[i];
     let dir = out.join(&p.label);
     let mut interrupted = false;
-    let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<RunResult, String> {
+    let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<Done, String> {
         let written = |e: std::io::Error| format!("writing {}: {e}", dir.display());
         let b = s.build(i).map_err(|e| e.to_string())?;
+        if let Some(earlier) = opts.resume {
+            let from = earlier.join(&p.label);
+            if let Some(sum) = finished(&from, &b.text) {
+                copy_folder(&from, &dir).map_err(written)?;
+                return Ok(Done::Taken(sum));
+            }
+        }
         fs::create_dir_all(&dir).map_err(written)?;
         fs::write(dir.join("scenario.toml"), &b.text).map_err(written)?;
         let run_opts = RunOptions { interrupt: opts.interrupt, ..Default::default() };
@@ -184,8 +207,11 @@ fn run_point(s: &Sweep, i: usize, out: &Path, opts: &SweepOptions) -> PointRun {
             interrupted = true;
             return Err(format!("interrupted at {} s of {}", res.summary.duration_s, b.scenario.duration));
         }
-        (opts.write)(&res, &b.scenario, &dir).map_err(written)?;
-        Ok(res)
+        if let Err(e) = (opts.write)(&res, &b.scenario, &dir) {
+            keep_only_scenario(&dir);
+            return Err(written(e));
+        }
+        Ok(Done::Ran(res))
     }))
     .unwrap_or_else(|panic| {
         let msg = panic
@@ -195,10 +221,49 @@ fn run_point(s: &Sweep, i: usize, out: &Path, opts: &SweepOptions) -> PointRun {
             .unwrap_or_default();
         Err(format!("the simulator panicked (a fairway bug; please report it with the scenario): {msg}"))
     });
-    match outcome {
-        Ok(res) if keep => PointRun { dir, outcome: Ok(res.summary.clone()), run: Some(res), interrupted: false },
-        Ok(res) => PointRun { dir, outcome: Ok(res.summary), run: None, interrupted: false },
-        Err(e) => PointRun { dir, outcome: Err(e), run: None, interrupted },
+    let (outcome, run, taken) = match outcome {
+        Ok(Done::Ran(res)) if keep => (Ok(res.summary.clone()), Some(res), false),
+        Ok(Done::Ran(res)) => (Ok(res.summary), None, false),
+        Ok(Done::Taken(sum)) => (Ok(sum), None, true),
+        Err(e) => (Err(e), None, false),
+    };
+    PointRun { dir, outcome, run, interrupted, taken }
+}
+
+/// The summary of a point finished in `dir`: its scenario.toml is `text`, and its summary.json
+/// reads back as a complete run's. A point whose results could not be written keeps only its
+/// scenario.toml (see [`run_point`]), and an interrupted one never wrote them.
+fn finished(dir: &Path, text: &str) -> Option<Summary> {
+    if fs::read_to_string(dir.join("scenario.toml")).ok()? != text {
+        return None;
+    }
+    let sum = Summary::from_json(&fs::read_to_string(dir.join("summary.json")).ok()?).ok()?;
+    sum.complete.then_some(sum)
+}
+
+/// Puts the files of `from` (a folder of the earlier results) into `to`: hard links, as the
+/// two folders lie side by side on one file system, or copies where that fails.
+fn copy_folder(from: &Path, to: &Path) -> std::io::Result<()> {
+    fs::create_dir_all(to)?;
+    for e in fs::read_dir(from)? {
+        let e = e?;
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        if e.file_type()?.is_dir() {
+            copy_folder(&src, &dst)?;
+        } else if fs::hard_link(&src, &dst).is_err() {
+            fs::copy(&src, &dst)?;
+        }
+    }
+    Ok(())
+}
+
+/// Empties a point's folder but for its scenario.toml, as far as it can.
+fn keep_only_scenario(dir: &Path) {
+    for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+        if e.file_name() != "scenario.toml" {
+            let p = e.path();
+            let _ = if p.is_dir() { fs::remove_dir_all(&p) } else { fs::remove_file(&p) };
+        }
     }
 }
 

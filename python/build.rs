@@ -1,0 +1,2 @@
+// The build's identity, as the command's: see crates/fairway-cli/build.rs.
+include!("../crates/fairway-cli/build.rs");
