@@ -16,6 +16,7 @@ pub mod fq_codel;
 pub mod fred;
 pub mod pie;
 pub mod red;
+pub mod spec;
 
 use fairway_core::{Bytes, FlowId, PacketRef, Rng, Time};
 
@@ -27,6 +28,7 @@ pub use fq_codel::{FqCodel, FqCodelParams};
 pub use fred::{Fred, FredParams};
 pub use pie::{Pie, PieFlavor, PieParams};
 pub use red::{Red, RedCore, RedParams, RedResolved};
+pub use spec::QueueSpec;
 
 /// What a discipline may look at when a packet arrives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

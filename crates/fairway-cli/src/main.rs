@@ -36,6 +36,7 @@ macro_rules! eprint {
     }};
 }
 
+mod emulate;
 mod hugepages;
 mod interrupt;
 
@@ -160,6 +161,22 @@ enum Cmd {
         title: Option<String>,
         #[command(flatten)]
         figures: FigureArgs,
+    },
+    /// Run a scenario's link live between two network namespaces, for real programs to send
+    /// through (root needed): host a's packets to host b cross the link's queue, rate, delay
+    /// and loss; b's packets cross the link back.
+    Emulate {
+        /// The scenario whose link to emulate.
+        file: PathBuf,
+        /// The link, as `from->to` [default: the first monitored link].
+        #[arg(long)]
+        link: Option<String>,
+        /// Stop after this long (e.g. 60s) [default: at Ctrl-C].
+        #[arg(long)]
+        duration: Option<String>,
+        /// The namespaces are fw-NAME-a and fw-NAME-b.
+        #[arg(long, default_value = "fw")]
+        name: String,
     },
     /// A protocol's closed-form model, tabulated and plotted.
     Model {
@@ -354,6 +371,9 @@ fn main() -> ExitCode {
             run(&file, out, seed, quiet, &args, &figures.figures())
         }
         Cmd::Check { file } => check(&file),
+        Cmd::Emulate { file, link, duration, name } => {
+            emulate::emulate(&file, link.as_deref(), duration.as_deref(), &name)
+        }
         Cmd::Sweep { file, out, jobs, quiet, reps, resume } => run_sweep(&file, out, jobs, quiet, reps, resume),
         Cmd::Reproduce { name, out, scenarios, seed, reps } => reproduce(&name, out, scenarios, seed, reps),
         Cmd::Plot { dir, x, y, rows, title, figures } => {

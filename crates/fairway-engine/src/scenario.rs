@@ -4,9 +4,6 @@
 //! running (units, ranges, names, routes) is made there, so the engine gets only scenarios it can
 //! run. The file format is documented in docs/scenarios.md.
 
-use fairway_aqm::{
-    CbtParams, CodelParams, DcbtParams, DropTailParams, FqCodelParams, FredParams, PieParams, RedParams,
-};
 use std::sync::Arc;
 
 use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
@@ -52,40 +49,7 @@ pub struct LinkSpec {
     pub loss: f64,
 }
 
-#[derive(Debug, Clone)]
-pub enum QueueSpec {
-    DropTail(DropTailParams),
-    /// Boxed: RED's parameters are several times the size of DropTail's, which large
-    /// topologies use on their thousands of access links.
-    Red(Box<RedParams>),
-    /// CBT with RED for all (seed 003 §2).
-    Cbt(Box<CbtParams>),
-    /// Dynamic-CBT (seed 003 §3).
-    Dcbt(Box<DcbtParams>),
-    /// CoDel (RFC 8289).
-    Codel(Box<CodelParams>),
-    /// FQ-CoDel (RFC 8290).
-    FqCodel(Box<FqCodelParams>),
-    /// FRED (Lin & Morris 1997).
-    Fred(Box<FredParams>),
-    /// PIE (RFC 8033).
-    Pie(Box<PieParams>),
-}
-
-impl QueueSpec {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            QueueSpec::DropTail(_) => "droptail",
-            QueueSpec::Red(_) => "red",
-            QueueSpec::Cbt(_) => "cbt",
-            QueueSpec::Dcbt(_) => "dcbt",
-            QueueSpec::Codel(_) => "codel",
-            QueueSpec::FqCodel(_) => "fq_codel",
-            QueueSpec::Fred(_) => "fred",
-            QueueSpec::Pie(_) => "pie",
-        }
-    }
-}
+pub use fairway_aqm::QueueSpec;
 
 /// A traffic flow between two nodes.
 #[derive(Debug, Clone)]

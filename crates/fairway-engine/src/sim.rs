@@ -8,7 +8,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use fairway_aqm::{Class, PacketMeta, Qdisc, QueueDiscipline, Verdict};
+use fairway_aqm::{Class, PacketMeta, QueueDiscipline, Verdict};
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rng, Time};
 
 use fairway_proto::{AgentState, Arrival};
@@ -24,7 +24,7 @@ use crate::packet_trace::{PacketOp, PacketTraceSpec, PacketTracer};
 use crate::prefetch::{prefetch, prefetch_lines};
 use crate::results::{AgentRow, BinRow, QueueRow, SeriesSink};
 use crate::routing::Router;
-use crate::scenario::{AppSpec, QueueSpec, Scenario};
+use crate::scenario::{AppSpec, Scenario};
 use crate::tcp::{TcpAck, TcpSegment, TcpSender, TcpSenderStats, TcpSink};
 use crate::warmup::{Baseline, FlowBase, LinkBase};
 use crate::SimError;
@@ -236,32 +236,7 @@ impl<'a> Sim<'a> {
         let mut links = Vec::with_capacity(sc.links.len());
         for (i, l) in sc.links.iter().enumerate() {
             let name = || sc.link_name(i);
-            let qdisc = match &l.queue {
-                QueueSpec::DropTail(p) => {
-                    Qdisc::DropTail(fairway_aqm::DropTail::new(*p).map_err(|e| SimError::Param(name(), e))?)
-                }
-                QueueSpec::Dcbt(p) => Qdisc::Dcbt(Box::new(
-                    fairway_aqm::Dcbt::new(**p, l.rate, l.delay).map_err(|e| SimError::Param(name(), e))?,
-                )),
-                QueueSpec::Cbt(p) => Qdisc::Cbt(Box::new(
-                    fairway_aqm::Cbt::new(**p, l.rate, l.delay).map_err(|e| SimError::Param(name(), e))?,
-                )),
-                QueueSpec::Red(p) => Qdisc::Red(Box::new(
-                    fairway_aqm::Red::new(**p, l.rate, l.delay).map_err(|e| SimError::Param(name(), e))?,
-                )),
-                QueueSpec::Codel(p) => {
-                    Qdisc::Codel(Box::new(fairway_aqm::Codel::new(**p).map_err(|e| SimError::Param(name(), e))?))
-                }
-                QueueSpec::Fred(p) => Qdisc::Fred(Box::new(
-                    fairway_aqm::Fred::new(**p, l.rate, l.delay).map_err(|e| SimError::Param(name(), e))?,
-                )),
-                QueueSpec::Pie(p) => {
-                    Qdisc::Pie(Box::new(fairway_aqm::Pie::new(**p).map_err(|e| SimError::Param(name(), e))?))
-                }
-                QueueSpec::FqCodel(p) => {
-                    Qdisc::FqCodel(Box::new(fairway_aqm::FqCodel::new(**p).map_err(|e| SimError::Param(name(), e))?))
-                }
-            };
+            let qdisc = l.queue.build(l.rate, l.delay).map_err(|e| SimError::Param(name(), e))?;
             links.push(LinkState::new(l, qdisc, seed, name));
         }
         let pairs: Vec<_> = sc.links.iter().map(|l| (l.from, l.to)).collect();

@@ -1,0 +1,77 @@
+//! `fairway emulate` as a user runs it: a scenario's bottleneck between two namespaces, with a
+//! TCP transfer through it. Root is needed; without it the test says so and passes, unless
+//! FAIRWAY_REQUIRE_NETNS is set (CI sets it).
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fairway_live::in_netns;
+
+fn can_run() -> bool {
+    let root = Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let ok = root && Path::new("/dev/net/tun").exists();
+    if !ok {
+        assert!(
+            std::env::var_os("FAIRWAY_REQUIRE_NETNS").is_none(),
+            "FAIRWAY_REQUIRE_NETNS is set, but this needs root and /dev/net/tun"
+        );
+        eprintln!("skipped: network namespaces need root and /dev/net/tun");
+    }
+    ok
+}
+
+#[test]
+fn emulate_carries_a_tcp_transfer_through_the_tutorials_red_bottleneck() {
+    if !can_run() {
+        return;
+    }
+    let name = format!("cli{}", std::process::id() % 100_000);
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let child = Command::new(env!("CARGO_BIN_EXE_fairway"))
+        .args(["emulate", "scenarios/tutorial/red-dumbbell.toml", "--duration", "8s", "--name", &name])
+        .current_dir(&repo)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (a, b) = (format!("fw-{name}-a"), format!("fw-{name}-b"));
+    let to: SocketAddr = ([10, 201, 1, 1], 5002).into();
+    // The namespaces appear once the emulator has set them up.
+    let t0 = Instant::now();
+    let listener = loop {
+        if let Ok(Ok(l)) = in_netns(&b, || TcpListener::bind(to)) {
+            break l;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(5), "no namespace {b} within 5 s");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    const SENT: usize = 200_000;
+    let server = std::thread::spawn(move || {
+        let (mut c, _) = listener.accept().unwrap();
+        let mut got = vec![];
+        c.read_to_end(&mut got).unwrap();
+        got.len()
+    });
+    let connect = in_netns(&a, || {
+        let t = Instant::now();
+        let mut c = TcpStream::connect_timeout(&to, Duration::from_secs(5)).expect("connect through the emulator");
+        let connect = t.elapsed();
+        c.write_all(&[1u8; SENT]).unwrap();
+        connect
+    })
+    .unwrap();
+    assert_eq!(server.join().unwrap(), SENT);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    // r1->r2 and r2->r1 each delay 20 ms: the SYN and the SYN-ACK pay both.
+    assert!(connect >= Duration::from_millis(40), "connect took {connect:?}");
+    // The data crossed r1->r2: at least 200 kB in 1500-byte packets (1448 bytes of data each).
+    let line = stdout.lines().find(|l| l.starts_with("a -> b (r1->r2): ")).expect(&stdout);
+    let packets: u64 = line["a -> b (r1->r2): ".len()..].split(' ').next().unwrap().parse().unwrap();
+    assert!(packets as usize >= SENT.div_ceil(1448), "{line}");
+    assert!(!Path::new(&format!("/run/netns/{a}")).exists(), "the namespaces are gone");
+}

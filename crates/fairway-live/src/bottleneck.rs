@@ -1,0 +1,257 @@
+//! The emulated bottleneck's link, sans-IO: a queue discipline of fairway-aqm in front of a
+//! transmitter of `rate`, then `delay` of propagation and a Bernoulli loss on the wire, with the
+//! simulator's semantics (DESIGN.md, "Simulation semantics"): store and forward, the queue in
+//! front of the link, the discipline asked for the next packet whenever the transmitter frees
+//! (an empty dequeue included: that is how RED learns the link went idle, and when).
+//!
+//! The link keeps its own timeline. Its caller hands it packets as they arrive ([`Link::arrive`])
+//! and asks it, whenever it wakes, for those whose time has come ([`Link::release`]); a packet
+//! leaves at the exact time its serialisation and propagation end, however late the caller
+//! wakes, so the rate holds even when the caller's timers are coarse.
+
+use std::collections::VecDeque;
+
+use fairway_aqm::{PacketMeta, Qdisc, QueueDiscipline, QueueStats, Verdict};
+use fairway_core::{Bytes, Dur, PacketRef, Rate, Rng, Time};
+
+/// How one direction of the bottleneck behaves.
+#[derive(Debug, Clone)]
+pub struct LinkConfig {
+    pub rate: Rate,
+    pub delay: Dur,
+    /// Probability that a packet is lost on the wire after its serialisation.
+    pub loss: f64,
+}
+
+/// What a link has done beyond its discipline's counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LinkCounts {
+    /// Packets its loss model took on the wire.
+    pub lost_pkts: u64,
+    /// Packets that reached its far end, and their bytes.
+    pub delivered_pkts: u64,
+    pub delivered_bytes: u64,
+    /// Time its transmitter was busy.
+    pub busy: Dur,
+}
+
+/// A packet and whether the discipline marked it CE.
+#[derive(Debug)]
+pub struct Packet {
+    pub bytes: Vec<u8>,
+    pub meta: PacketMeta,
+    pub ce: bool,
+}
+
+/// One simplex link of the emulator.
+pub struct Link {
+    cfg: LinkConfig,
+    queue: Qdisc,
+    rng: Rng,
+    /// The packets the queue holds, by the reference the discipline keeps; free slots reused.
+    held: Vec<Option<Packet>>,
+    free: Vec<u32>,
+    /// The packet being serialised and when that ends.
+    on_wire: Option<(Time, Packet)>,
+    /// Packets propagating, in order of arrival at the far end (the delay is constant).
+    flight: VecDeque<(Time, Packet)>,
+    counts: LinkCounts,
+}
+
+impl Link {
+    pub fn new(cfg: LinkConfig, queue: Qdisc, rng: Rng) -> Link {
+        Link {
+            cfg,
+            queue,
+            rng,
+            held: vec![],
+            free: vec![],
+            on_wire: None,
+            flight: VecDeque::new(),
+            counts: LinkCounts::default(),
+        }
+    }
+
+    /// A packet arrives at `now` (no earlier than the last call's `now`): the discipline's
+    /// verdict. A refused packet is gone.
+    pub fn arrive(&mut self, now: Time, pkt: Packet) -> Verdict {
+        self.catch_up(now);
+        let slot = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                self.held.push(None);
+                (self.held.len() - 1) as u32
+            }
+        };
+        let meta = pkt.meta;
+        self.held[slot as usize] = Some(pkt);
+        let verdict = self.queue.enqueue(now, &meta, PacketRef(slot), &mut self.rng);
+        match verdict {
+            Verdict::Drop(_) => {
+                self.take(slot);
+            }
+            Verdict::EnqueueMarked => {
+                if let Some(p) = self.held[slot as usize].as_mut() {
+                    p.ce = true;
+                }
+            }
+            Verdict::Enqueue => {}
+        }
+        self.discard_dropped();
+        if self.on_wire.is_none() {
+            self.start_next(now);
+        }
+        verdict
+    }
+
+    fn take(&mut self, slot: u32) -> Option<Packet> {
+        let p = self.held.get_mut(slot as usize)?.take();
+        self.free.push(slot);
+        p
+    }
+
+    /// Packets the discipline threw away after taking them (CoDel, FQ-CoDel) are gone too.
+    fn discard_dropped(&mut self) {
+        while let Some(d) = self.queue.take_dropped() {
+            self.take(d.pkt.0);
+        }
+    }
+
+    /// The transmitter is free at `t`: the discipline gives the next packet, if any.
+    fn start_next(&mut self, t: Time) {
+        let next = self.queue.dequeue(t);
+        self.discard_dropped();
+        if let Some(d) = next {
+            if let Some(mut p) = self.take(d.pkt.0) {
+                p.ce |= d.mark;
+                let tx = self.cfg.rate.tx_time(Bytes(p.bytes.len() as u64));
+                self.counts.busy += tx;
+                self.on_wire = Some((t + tx, p));
+            }
+        }
+    }
+
+    /// Runs the link's timeline up to `now`: serialisations that ended put their packet on the
+    /// wire (or lose it) and free the transmitter at that very time.
+    fn catch_up(&mut self, now: Time) {
+        while let Some((end, _)) = &self.on_wire {
+            let end = *end;
+            if end > now {
+                break;
+            }
+            let (_, p) = self.on_wire.take().expect("a packet on the wire");
+            if self.cfg.loss > 0.0 && self.rng.bernoulli(self.cfg.loss) {
+                self.counts.lost_pkts += 1;
+            } else {
+                self.flight.push_back((end + self.cfg.delay, p));
+            }
+            self.start_next(end);
+        }
+    }
+
+    /// The next packet to reach the far end by `now`, in order.
+    pub fn release(&mut self, now: Time) -> Option<Packet> {
+        self.catch_up(now);
+        if self.flight.front().is_some_and(|(at, _)| *at <= now) {
+            let (_, p) = self.flight.pop_front()?;
+            self.counts.delivered_pkts += 1;
+            self.counts.delivered_bytes += p.bytes.len() as u64;
+            return Some(p);
+        }
+        None
+    }
+
+    /// When the link next has something to do: a serialisation ends or a packet arrives.
+    pub fn next_wake(&self) -> Option<Time> {
+        let wire = self.on_wire.as_ref().map(|(t, _)| *t);
+        let far = self.flight.front().map(|(t, _)| *t);
+        match (wire, far) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    pub fn stats(&self) -> &QueueStats {
+        self.queue.stats()
+    }
+
+    pub fn counts(&self) -> LinkCounts {
+        self.counts
+    }
+
+    /// Packets waiting in the queue, and the discipline's average where it keeps one.
+    pub fn queue_len(&self) -> usize {
+        self.queue.len()
+    }
+
+    pub fn average_pkts(&self) -> Option<f64> {
+        self.queue.average_pkts()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fairway_aqm::{Class, DropTail, DropTailParams, Limit};
+    use fairway_core::FlowId;
+
+    fn link(rate_bps: u64, delay_ms: u64, limit: u32, loss: f64) -> Link {
+        let q = DropTail::new(DropTailParams { limit: Limit::Packets(limit), ..Default::default() }).unwrap();
+        let cfg = LinkConfig { rate: Rate::from_bps(rate_bps), delay: Dur::from_millis(delay_ms), loss };
+        Link::new(cfg, Qdisc::DropTail(q), Rng::stream(1, "test"))
+    }
+
+    fn packet(n: u8, size: usize) -> Packet {
+        let meta = PacketMeta { size: Bytes(size as u64), ecn_capable: false, flow: FlowId(0), class: Class::Tcp };
+        Packet { bytes: vec![n; size], meta, ce: false }
+    }
+
+    fn ms(t: u64) -> Time {
+        Time(t * 1_000_000)
+    }
+
+    #[test]
+    fn packets_leave_when_serialisation_and_delay_end_in_order_however_late_asked() {
+        // 1250 B at 1 Mb/s: 10 ms each; 10 ms of delay. Ten arrive at once: one goes on the
+        // wire and four wait (ns-2's DropTail holds limit - 1 beside the one on the wire), five
+        // are refused.
+        let mut l = link(1_000_000, 10, 5, 0.0);
+        let verdicts: Vec<Verdict> = (0..10).map(|n| l.arrive(Time(0), packet(n, 1250))).collect();
+        assert_eq!(verdicts.iter().filter(|v| matches!(v, Verdict::Drop(_))).count(), 5);
+        assert_eq!(l.next_wake(), Some(ms(10)), "the first serialisation ends");
+        assert!(l.release(ms(19)).is_none(), "not before its delay has passed");
+        assert_eq!(l.release(ms(20)).map(|p| p.bytes[0]), Some(0));
+        // Asked only at 100 ms: the others left at 30, 40, 50 and 60 ms, in order.
+        let late: Vec<u8> = std::iter::from_fn(|| l.release(ms(100))).map(|p| p.bytes[0]).collect();
+        assert_eq!(late, [1, 2, 3, 4]);
+        assert_eq!(l.counts().busy, Dur::from_millis(50));
+        assert_eq!(l.next_wake(), None);
+        let s = l.stats();
+        assert_eq!((s.arrivals_pkts, s.departures_pkts, s.overflow_drops), (10, 5, 5));
+    }
+
+    #[test]
+    fn an_idle_link_starts_at_the_arrival_and_a_busy_one_when_it_frees() {
+        let mut l = link(1_000_000, 0, 10, 0.0);
+        l.arrive(ms(5), packet(0, 1250));
+        l.arrive(ms(8), packet(1, 1250));
+        assert_eq!(l.next_wake(), Some(ms(15)));
+        assert_eq!(l.release(ms(15)).map(|p| p.bytes[0]), Some(0));
+        assert_eq!(l.next_wake(), Some(ms(25)), "the second waited for the first");
+        // Idle from 25 to 40 ms: the next starts when it arrives.
+        assert_eq!(l.release(ms(40)).map(|p| p.bytes[0]), Some(1));
+        l.arrive(ms(40), packet(2, 125));
+        assert_eq!(l.next_wake(), Some(ms(41)));
+    }
+
+    #[test]
+    fn the_loss_model_takes_packets_after_their_serialisation() {
+        let mut l = link(8_000_000, 1, 100, 1.0);
+        for n in 0..5 {
+            l.arrive(Time(0), packet(n, 1000));
+        }
+        assert!(l.release(ms(100)).is_none());
+        assert_eq!(l.counts().lost_pkts, 5);
+        assert_eq!(l.counts().busy, Dur::from_millis(5), "each still took its time on the wire");
+    }
+}

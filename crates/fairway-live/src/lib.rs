@@ -1,0 +1,20 @@
+//! fairway on the wire (DESIGN.md, "The parts"): an emulated bottleneck that carries real
+//! hosts' packets through fairway-aqm's disciplines with the simulator's link semantics.
+//!
+//! - [`bottleneck`]: one simplex link, sans-IO: a discipline, a transmitter of some rate, a
+//!   propagation delay and a loss model, on its own exact timeline.
+//! - [`ipv4`]: what the link reads of a packet (size, ECN, class, flow) and CE marking.
+//! - [`tun`]: TUN devices; [`netns`]: two hosts as network namespaces joined only by them.
+//! - [`emulate`]: the loop that moves packets between the two devices through a link each way.
+//!
+//! Nothing here depends on the simulator: the disciplines are the same code it runs.
+
+pub mod bottleneck;
+pub mod emulate;
+pub mod ipv4;
+pub mod netns;
+pub mod tun;
+
+pub use bottleneck::{Link, LinkConfig, LinkCounts, Packet};
+pub use emulate::Carried;
+pub use netns::{in_netns, Pair};
