@@ -16,6 +16,9 @@ use crate::tun::Tun;
 
 /// The longest wait between looks at the stop flag.
 const LOOK: Duration = Duration::from_millis(50);
+/// Packets read from one device before the links' due packets go out again: under overload
+/// the reads would otherwise never end, and nothing would leave.
+const BATCH: usize = 64;
 /// Bytes of the largest packet a device hands over (its MTU is 1500; GSO is off without
 /// IFF_VNET_HDR, so the kernel segments before the device).
 const BUF: usize = 65_536;
@@ -75,9 +78,9 @@ fn forward(link: &mut Link, now: Time, to: &mut Tun, c: &mut Carried) {
     }
 }
 
-/// Reads every packet waiting on `from` into `link`.
+/// Reads the packets waiting on `from` into `link`, at most [`BATCH`] of them.
 fn take_in(from: &mut Tun, link: &mut Link, now: Time, buf: &mut [u8], c: &mut Carried) -> io::Result<()> {
-    loop {
+    for _ in 0..BATCH {
         let n = match from.recv(buf) {
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
@@ -91,6 +94,7 @@ fn take_in(from: &mut Tun, link: &mut Link, now: Time, buf: &mut [u8], c: &mut C
         };
         let _: Verdict = link.arrive(now, Packet { bytes: buf[..n].to_vec(), meta: h.meta(n), ce: false });
     }
+    Ok(())
 }
 
 /// Waits until one of `fds` is readable or `wait` has passed.
