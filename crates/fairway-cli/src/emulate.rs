@@ -90,7 +90,12 @@ pub fn emulate(file: &Path, link: Option<&str>, duration: Option<&str>, name: &s
     let mut fwd = build(spec, &fwd_name, sc.seed)?;
     let mut rev = build(back_spec, &back_name, sc.seed)?;
     let mut pair = Pair::create(name).map_err(|e| {
-        Failure::Other(anyhow::anyhow!("creating the namespaces (root, /dev/net/tun and iproute2 are needed): {e}"))
+        let hint = match e.kind() {
+            std::io::ErrorKind::PermissionDenied => " (root is needed)",
+            std::io::ErrorKind::NotFound => " (iproute2's `ip` and /dev/net/tun are needed)",
+            _ => "",
+        };
+        Failure::Other(anyhow::anyhow!("creating the namespaces: {e}{hint}"))
     })?;
     println!("a -> b: {fwd_name} of {}: {}", file.display(), describe(spec));
     println!("b -> a: {back_name}: {}", describe(back_spec));

@@ -75,3 +75,24 @@ fn emulate_carries_a_tcp_transfer_through_the_tutorials_red_bottleneck() {
     assert!(packets as usize >= SENT.div_ceil(1448), "{line}");
     assert!(!Path::new(&format!("/run/netns/{a}")).exists(), "the namespaces are gone");
 }
+
+#[test]
+fn emulate_leaves_a_namespace_of_its_name_alone() {
+    if !can_run() {
+        return;
+    }
+    // Another emulator's, say: it must not be taken over or deleted.
+    let name = format!("own{}", std::process::id() % 100_000);
+    let theirs = format!("fw-{name}-a");
+    assert!(Command::new("ip").args(["netns", "add", &theirs]).status().unwrap().success());
+    let out = Command::new(env!("CARGO_BIN_EXE_fairway"))
+        .args(["emulate", "scenarios/tutorial/red-dumbbell.toml", "--duration", "1s", "--name", &name])
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .output()
+        .unwrap();
+    let still = Path::new("/run/netns").join(&theirs).exists();
+    let _ = Command::new("ip").args(["netns", "del", &theirs]).status();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("namespace {theirs} exists")));
+    assert!(still, "the namespace is still there");
+}

@@ -34,7 +34,7 @@ fn ip(args: &[&str]) -> io::Result<()> {
 
 impl Pair {
     /// Creates the two namespaces `fw-<tag>-a` and `fw-<tag>-b` (root is needed). A namespace of
-    /// that name left by an earlier run is replaced.
+    /// either name that exists already is refused: another emulator may be using it.
     pub fn create(tag: &str) -> io::Result<Pair> {
         let a = host(tag, "a", [10, 201, 0, 1], "10.201.1.0/24")?;
         // `a` is deleted by its guard if `b` fails.
@@ -56,8 +56,15 @@ impl Drop for Guard {
 
 fn host(tag: &str, side: &str, addr: [u8; 4], other: &str) -> io::Result<Host> {
     let netns = format!("fw-{tag}-{side}");
-    let dev = format!("fw{side}{}", &tag[..tag.len().min(10)]);
-    let _ = ip(&["netns", "del", &netns]);
+    let dev = format!("fw{side}{}", tag.chars().take(10).collect::<String>());
+    if std::path::Path::new("/run/netns").join(&netns).exists() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "namespace {netns} exists (another emulator's, or one left by a killed run: `ip netns del {netns}`)"
+            ),
+        ));
+    }
     ip(&["netns", "add", &netns])?;
     let guard = Guard(netns.clone());
     let tun = Tun::create(&dev)?;
