@@ -165,10 +165,7 @@ impl Link {
     pub fn next_wake(&self) -> Option<Time> {
         let wire = self.on_wire.as_ref().map(|(t, _)| *t);
         let far = self.flight.front().map(|(t, _)| *t);
-        match (wire, far) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        wire.into_iter().chain(far).min()
     }
 
     pub fn stats(&self) -> &QueueStats {
@@ -179,13 +176,9 @@ impl Link {
         self.counts
     }
 
-    /// Packets waiting in the queue, and the discipline's average where it keeps one.
+    /// Packets waiting in the queue (not the one on the wire).
     pub fn queue_len(&self) -> usize {
         self.queue.len()
-    }
-
-    pub fn average_pkts(&self) -> Option<f64> {
-        self.queue.average_pkts()
     }
 }
 

@@ -7,7 +7,6 @@ use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use fairway_aqm::Verdict;
 use fairway_core::Time;
 
 use crate::bottleneck::{Link, Packet};
@@ -92,7 +91,8 @@ fn take_in(from: &mut Tun, link: &mut Link, now: Time, buf: &mut [u8], c: &mut C
             c.other_pkts += 1;
             continue;
         };
-        let _: Verdict = link.arrive(now, Packet { bytes: buf[..n].to_vec(), meta: h.meta(n), ce: false });
+        // A refused packet is counted by the link's discipline and goes no further.
+        link.arrive(now, Packet { bytes: buf[..n].to_vec(), meta: h.meta(n), ce: false });
     }
     Ok(())
 }
