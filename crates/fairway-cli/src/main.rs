@@ -39,6 +39,7 @@ macro_rules! eprint {
 mod emulate;
 mod hugepages;
 mod interrupt;
+mod live;
 
 #[global_allocator]
 static ALLOC: hugepages::HugePageAlloc = hugepages::HugePageAlloc;
@@ -177,6 +178,44 @@ enum Cmd {
         /// The namespaces are fw-NAME-a and fw-NAME-b.
         #[arg(long, default_value = "fw")]
         name: String,
+    },
+    /// Send one datagram flow of a scenario to its receiver over UDP (`fairway recv` at the
+    /// other end, given the same scenario): the flow's protocol and application, live, from its
+    /// start to its stop (counted from now).
+    Send {
+        /// The scenario that defines the flow.
+        file: PathBuf,
+        /// The flow, by name.
+        #[arg(long)]
+        flow: String,
+        /// The receiver's address (IPv4), e.g. 10.201.1.1:5000.
+        #[arg(long, value_name = "ADDR:PORT")]
+        to: std::net::SocketAddr,
+        /// The local address to send from [default: any].
+        #[arg(long, value_name = "ADDR:PORT")]
+        bind: Option<std::net::SocketAddr>,
+        /// A folder for what the sender did (sender.json; scale.csv for a MApp flow).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Receive one datagram flow of a scenario over UDP (the other end of `fairway send`), and
+    /// write its results (summary.json, marked "mode": "live") into a folder.
+    Recv {
+        /// The scenario that defines the flow.
+        file: PathBuf,
+        /// The flow, by name.
+        #[arg(long)]
+        flow: String,
+        /// The address to listen on (IPv4; port 0 picks one and prints it).
+        #[arg(long, value_name = "ADDR:PORT")]
+        listen: std::net::SocketAddr,
+        /// The results folder.
+        #[arg(long)]
+        out: PathBuf,
+        /// Stop after this long [default: when the sender says it has stopped, or 10 s after
+        /// its last datagram].
+        #[arg(long)]
+        duration: Option<String>,
     },
     /// A protocol's closed-form model, tabulated and plotted.
     Model {
@@ -374,6 +413,8 @@ fn main() -> ExitCode {
         Cmd::Emulate { file, link, duration, name } => {
             emulate::emulate(&file, link.as_deref(), duration.as_deref(), &name)
         }
+        Cmd::Send { file, flow, to, bind, out } => live::send(&file, &flow, to, bind, out.as_deref()),
+        Cmd::Recv { file, flow, listen, out, duration } => live::recv(&file, &flow, listen, &out, duration.as_deref()),
         Cmd::Sweep { file, out, jobs, quiet, reps, resume } => run_sweep(&file, out, jobs, quiet, reps, resume),
         Cmd::Reproduce { name, out, scenarios, seed, reps } => reproduce(&name, out, scenarios, seed, reps),
         Cmd::Plot { dir, x, y, rows, title, figures } => {

@@ -10,18 +10,8 @@ use std::time::{Duration, Instant};
 
 use fairway_live::in_netns;
 
-fn can_run() -> bool {
-    let root = Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    let ok = root && Path::new("/dev/net/tun").exists();
-    if !ok {
-        assert!(
-            std::env::var_os("FAIRWAY_REQUIRE_NETNS").is_none(),
-            "FAIRWAY_REQUIRE_NETNS is set, but this needs root and /dev/net/tun"
-        );
-        eprintln!("skipped: network namespaces need root and /dev/net/tun");
-    }
-    ok
-}
+mod netns;
+use netns::can_run;
 
 #[test]
 fn emulate_carries_a_tcp_transfer_through_the_tutorials_red_bottleneck() {

@@ -11,7 +11,7 @@
 use std::any::Any;
 
 use fairway_core::{Bytes, Time};
-use fairway_proto::{AgentState, Arrival, Endpoint, Transmit};
+use fairway_proto::{AgentState, Arrival, Endpoint, Transmit, WireEnd};
 
 /// Which end of a flow: the source (data) or the sink (feedback, acknowledgements).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +57,9 @@ pub trait FlowDriver {
     fn state(&self) -> AgentState;
     /// For the results: the concrete flow, to read its endpoints' statistics.
     fn as_any(&self) -> &dyn Any;
+    /// Its two ends (sender, receiver) for a driver that carries their bytes itself (live
+    /// mode); the run loop above is then not used.
+    fn ends(&mut self) -> (&mut dyn WireEnd, &mut dyn WireEnd);
 }
 
 /// Messages in flight, by token; a slot is reused once its packet arrives or is dropped.
@@ -290,6 +293,10 @@ where
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+
+    fn ends(&mut self) -> (&mut dyn WireEnd, &mut dyn WireEnd) {
+        (&mut self.snd, &mut self.rcv)
     }
 }
 

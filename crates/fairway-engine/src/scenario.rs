@@ -74,6 +74,16 @@ pub struct FlowSpec {
 }
 
 impl FlowSpec {
+    /// When it starts in a run with `seed`: at `start`, or, with a random start, at a time drawn
+    /// from a stream of its own (drawn only where asked for, so that no other stream moves).
+    pub fn start_with(&self, seed: u64) -> Time {
+        if self.start_spread.is_zero() {
+            return self.start;
+        }
+        let mut rng = fairway_core::Rng::stream(seed, &format!("start:{}", self.name));
+        self.start + Dur::from_nanos(rng.below(self.start_spread.0))
+    }
+
     /// The TCP settings of a flow carried by TCP.
     pub fn tcp(&self) -> Option<&TcpSpec> {
         match &self.app {

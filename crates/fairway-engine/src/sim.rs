@@ -302,19 +302,7 @@ impl<'a> Sim<'a> {
             };
             flows.push(FlowRt { fwd, rev, conn0: None, mon: FlowMonitor::new(), app });
         }
-        // Random starts, each from a stream of its own (drawn only where asked for, so that no
-        // other stream moves).
-        let starts = sc
-            .flows
-            .iter()
-            .map(|f| {
-                if f.start_spread.is_zero() {
-                    return f.start;
-                }
-                let mut rng = Rng::stream(seed, &format!("start:{}", f.name));
-                f.start + Dur::from_nanos(rng.below(f.start_spread.0))
-            })
-            .collect();
+        let starts = sc.flows.iter().map(|f| f.start_with(seed)).collect();
         let jitter = if sc.flows.iter().any(|f| !f.send_jitter.is_zero()) {
             sc.flows
                 .iter()

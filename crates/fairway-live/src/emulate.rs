@@ -98,7 +98,7 @@ fn take_in(from: &mut Tun, link: &mut Link, now: Time, buf: &mut [u8], c: &mut C
 }
 
 /// Waits until one of `fds` is readable or `wait` has passed.
-fn wait_readable(fds: &[i32], wait: Duration) -> io::Result<()> {
+pub(crate) fn wait_readable(fds: &[i32], wait: Duration) -> io::Result<()> {
     let mut polls: Vec<libc::pollfd> =
         fds.iter().map(|&fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 }).collect();
     let ts = libc::timespec { tv_sec: wait.as_secs() as libc::time_t, tv_nsec: wait.subsec_nanos() as libc::c_long };

@@ -1,20 +1,27 @@
-//! fairway on the wire (DESIGN.md, "The parts"): an emulated bottleneck that carries real
-//! hosts' packets through fairway-aqm's disciplines with the simulator's link semantics.
+//! fairway on the wire (DESIGN.md, "The parts"): the protocols' endpoints on real sockets, and
+//! an emulated bottleneck that carries real hosts' packets through fairway-aqm's disciplines with
+//! the simulator's link semantics.
 //!
 //! - [`bottleneck`]: one simplex link, sans-IO: a discipline, a transmitter of some rate, a
 //!   propagation delay and a loss model, on its own exact timeline.
 //! - [`ipv4`]: what the link reads of a packet (size, ECN, class, flow) and CE marking.
 //! - [`tun`]: TUN devices; [`netns`]: two hosts as network namespaces joined only by them.
 //! - [`emulate`]: the loop that moves packets between the two devices through a link each way.
+//! - [`ends`]: fairway-proto's endpoints on UDP sockets ([`socket`]), their bytes framed by
+//!   [`framing`].
 //!
 //! Nothing here depends on the simulator: the disciplines are the same code it runs.
 
 pub mod bottleneck;
 pub mod emulate;
+pub mod ends;
+pub mod framing;
 pub mod ipv4;
 pub mod netns;
+pub mod socket;
 pub mod tun;
 
 pub use bottleneck::{Link, LinkConfig, LinkCounts, Packet};
 pub use emulate::Carried;
+pub use ends::{Clock, EndCounts, LiveEnd, Role};
 pub use netns::{in_netns, Pair};

@@ -12,6 +12,8 @@
 //! - [`tfrc`]: TFRC (RFC 5348) and TFRC-SP (RFC 4828), with ns-2 2.35's variant beside the RFC's.
 //!
 //! - [`dccp`]: DCCP (RFC 4340) with CCID2, TCP-like congestion control (RFC 4341).
+//!
+//! - [`wire`]: any endpoint driven through bytes alone, behind one object-safe trait.
 
 pub mod dccp;
 pub mod endpoint;
@@ -22,5 +24,7 @@ pub mod mapp;
 pub mod source;
 pub mod tfrc;
 pub mod udp;
+pub mod wire;
 
 pub use endpoint::{AgentState, Arrival, Endpoint, Malformed, Transmit};
+pub use wire::{Sent, WireEnd};

@@ -260,13 +260,21 @@ pub fn queue_csv(res: &RunResult, sc: &Scenario) -> String {
 
 /// Every change of a MApp sender's scale: time_s, flow, scale (the exact sawtooth).
 pub fn scale_csv(res: &RunResult, sc: &Scenario) -> String {
-    let mut s = String::from("time_s,flow,scale\n");
+    let mut s = String::from(SCALE_HEADER);
     for (f, log) in &res.scale_logs {
-        for (t, v) in log {
-            let _ = writeln!(s, "{t:.6},{},{v}", sc.flows[*f].name);
-        }
+        scale_rows(&mut s, &sc.flows[*f].name, log);
     }
     s
+}
+
+/// scale.csv's first line.
+pub const SCALE_HEADER: &str = "time_s,flow,scale\n";
+
+/// The rows of scale.csv for one flow's log: (seconds, scale).
+pub fn scale_rows(s: &mut String, flow: &str, log: &[(f64, u8)]) {
+    for (t, v) in log {
+        let _ = writeln!(s, "{t:.6},{flow},{v}");
+    }
 }
 
 /// nodes.csv: per wireless node, where it stood and what its MAC and link layer counted

@@ -1,0 +1,325 @@
+//! `fairway send` and `fairway recv`: one datagram flow of a scenario between two hosts, each end
+//! on a UDP socket (fairway-live), built from the scenario as the simulator builds it.
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use fairway_core::{Dur, Time};
+use fairway_engine::datagram::FlowDriver;
+use fairway_engine::protocol::Build;
+use fairway_engine::results::FlowSummary;
+use fairway_engine::scenario::{AppSpec, FlowSpec, Scenario};
+use fairway_live::ends::{self, Clock, EndCounts, LiveEnd, Role};
+use fairway_live::socket::Port;
+use fairway_report::output;
+use serde::Serialize;
+
+use crate::{interrupt, load, Failure, BUILD};
+
+/// The flow `name` of `sc` (a datagram flow), its index, and its two ends built for the wire.
+fn flow<'a>(sc: &'a Scenario, name: &str) -> Result<(usize, &'a FlowSpec, Box<dyn FlowDriver>), Failure> {
+    let i = match sc.flows_named(&[name.to_string()]) {
+        Ok(v) if v.len() == 1 => v[0],
+        Ok(v) => {
+            return Err(Failure::Input(format!(
+                "--flow {name}: the entry has {} flows; name one of them ({}, ...)",
+                v.len(),
+                sc.flows[v[0]].name
+            )))
+        }
+        Err((n, e)) => return Err(Failure::Input(format!("--flow {n}: {e}"))),
+    };
+    let f = &sc.flows[i];
+    let AppSpec::Datagram(d) = &f.app else {
+        return Err(Failure::Input(format!(
+            "--flow {name}: a {} flow; live mode runs datagram flows (TCP flows are the kernel's)",
+            f.transport()
+        )));
+    };
+    let b = Build { flow: i as u32, name: &f.name, seed: sc.seed, wire: true };
+    let drv = d.spec.build(&b).map_err(|e| Failure::Input(format!("--flow {name}: {e}")))?;
+    Ok((i, f, drv))
+}
+
+/// Live mode runs on IPv4 (the emulator's namespaces, and the ToS byte it sets and reads).
+fn ipv4(what: &str, a: Option<SocketAddr>) -> Result<(), Failure> {
+    match a {
+        Some(a) if !a.is_ipv4() => Err(Failure::Input(format!("{what} {a}: fairway's live mode is IPv4 only"))),
+        _ => Ok(()),
+    }
+}
+
+fn bind(addr: SocketAddr) -> Result<Port, Failure> {
+    Port::bind(addr).map_err(|e| Failure::Other(anyhow::anyhow!("binding {addr}: {e}")))
+}
+
+fn dur(what: &str, d: Option<&str>) -> Result<Option<Dur>, Failure> {
+    d.map(|s| Dur::parse(s).map_err(|e| Failure::Input(format!("{what} {s}: {e}")))).transpose()
+}
+
+/// `fairway send FILE --flow NAME --to ADDR`: the flow's sender, from its start to its stop
+/// (the scenario's times, counted from now).
+pub fn send(
+    file: &Path,
+    name: &str,
+    to: SocketAddr,
+    bind_to: Option<SocketAddr>,
+    out: Option<&Path>,
+) -> Result<(), Failure> {
+    ipv4("--to", Some(to))?;
+    ipv4("--bind", bind_to)?;
+    let sc = load(file)?;
+    if let Some(out) = out {
+        std::fs::create_dir_all(out).map_err(|e| Failure::Input(format!("{}: {e}", out.display())))?;
+    }
+    let (i, f, mut drv) = flow(&sc, name)?;
+    let port = bind(bind_to.unwrap_or_else(|| "0.0.0.0:0".parse().unwrap()))?;
+    let start = f.start_with(sc.seed);
+    let stop = f.stop.unwrap_or(Time::ZERO + sc.duration).min(Time::ZERO + sc.duration);
+    println!(
+        "sending {} ({} over {}) to {to}, from {:.1} s to {:.1} s",
+        f.name,
+        f.app.name(),
+        f.transport(),
+        start.as_secs_f64(),
+        stop.as_secs_f64()
+    );
+    let clock = Clock::new();
+    let counts = {
+        let (snd, _) = drv.ends();
+        let mut e = [LiveEnd::new(snd, port, i as u32, Role::Sender { to, start, stop })];
+        // Past its stop, a sender only sends its end of flow; this is a bound, not a wait.
+        let until = stop + Dur(ends::END_GAP.0 * (ends::END_COPIES as u64 + 1));
+        ends::run(&mut e, &clock, Some(until), &interrupt::INTERRUPTED).map_err(|e| Failure::Other(e.into()))?;
+        e[0].counts
+    };
+    println!(
+        "sent {} datagrams ({} bytes as the simulator counts them, {} refused by the socket); {} came back ({} marked CE, {} refused by the endpoint, {} strangers)",
+        counts.sent_pkts,
+        counts.sent_bytes,
+        counts.send_errors,
+        counts.recv_pkts,
+        counts.ce_pkts,
+        counts.refused_pkts,
+        counts.stranger_pkts
+    );
+    if let Some(log) = drv.scale_log() {
+        let down = log.windows(2).filter(|w| w[1].1 < w[0].1).count();
+        let up = log.windows(2).filter(|w| w[1].1 > w[0].1).count();
+        println!("scale: {} at the end; {down} steps down, {up} up", log.last().map_or(0, |s| s.1));
+    }
+    let s = drv.state();
+    if let Some(r) = s.rate_bps {
+        println!("rate at the end: {:.0} b/s", r);
+    }
+    if let Some(out) = out {
+        let json = SenderSummary {
+            fairway: BUILD,
+            mode: "live",
+            side: "sender",
+            scenario: &sc.name,
+            flow: &f.name,
+            to: to.to_string(),
+            sent_pkts: counts.sent_pkts,
+            sent_bytes: counts.sent_bytes,
+            sent_payload_bytes: counts.sent_payload,
+            send_errors: counts.send_errors,
+            active_s: match (counts.started, counts.stopped) {
+                (Some(a), Some(b)) => (b - a).as_secs_f64(),
+                _ => 0.0,
+            },
+            feedback_pkts: counts.recv_pkts,
+            feedback_ce_pkts: counts.ce_pkts,
+            refused_pkts: counts.refused_pkts,
+            stranger_pkts: counts.stranger_pkts,
+            rate_bps: s.rate_bps,
+            cwnd_pkts: s.cwnd_pkts,
+            srtt_s: s.srtt.map(|d| d.as_secs_f64()),
+            loss_event_rate: s.loss_event_rate,
+        };
+        write_json(&out.join("sender.json"), &json)?;
+        if let Some(log) = drv.scale_log() {
+            let mut csv = String::from(output::csv::SCALE_HEADER);
+            let log: Vec<(f64, u8)> = log.iter().map(|&(t, s)| (t.as_secs_f64(), s)).collect();
+            output::csv::scale_rows(&mut csv, &f.name, &log);
+            let p = out.join("scale.csv");
+            std::fs::write(&p, csv).map_err(|e| Failure::Other(anyhow::anyhow!("{}: {e}", p.display())))?;
+        }
+    }
+    if interrupt::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(Failure::Interrupted("sending stopped".into()));
+    }
+    Ok(())
+}
+
+/// What `fairway send --out` writes (sender.json): what the sender did, and its congestion
+/// control at the end.
+#[derive(Serialize)]
+struct SenderSummary<'a> {
+    fairway: &'static str,
+    mode: &'static str,
+    side: &'static str,
+    scenario: &'a str,
+    flow: &'a str,
+    to: String,
+    sent_pkts: u64,
+    /// As the simulator counts them (IP header included), and the application bytes in them.
+    sent_bytes: u64,
+    sent_payload_bytes: u64,
+    /// Datagrams the socket refused (its buffer full): lost at the host.
+    send_errors: u64,
+    /// How long its application ran.
+    active_s: f64,
+    /// Feedback received from the receiver, and of it marked CE.
+    feedback_pkts: u64,
+    feedback_ce_pkts: u64,
+    refused_pkts: u64,
+    stranger_pkts: u64,
+    rate_bps: Option<f64>,
+    cwnd_pkts: Option<f64>,
+    srtt_s: Option<f64>,
+    loss_event_rate: Option<f64>,
+}
+
+fn write_json<T: Serialize>(p: &Path, v: &T) -> Result<(), Failure> {
+    let mut json = serde_json::to_vec_pretty(v).map_err(|e| Failure::Other(e.into()))?;
+    json.push(b'\n');
+    std::fs::write(p, json).map_err(|e| Failure::Other(anyhow::anyhow!("{}: {e}", p.display())))?;
+    println!("wrote {}", p.display());
+    Ok(())
+}
+
+/// What `fairway recv` writes: the flow's results as a simulated run gives them, and what
+/// only live mode has.
+#[derive(Serialize)]
+struct LiveSummary<'a> {
+    fairway: &'static str,
+    mode: &'static str,
+    side: &'static str,
+    scenario: &'a str,
+    flows: Vec<FlowSummary>,
+    live: LiveCounts,
+}
+
+/// Live mode's own counters of the receiving end.
+#[derive(Serialize)]
+struct LiveCounts {
+    /// Where the sender was.
+    sender: Option<String>,
+    /// Whether the sender's end of flow arrived; if not, its totals are the highest sequence
+    /// number seen plus one.
+    sender_totals_received: bool,
+    ce_pkts: u64,
+    refused_pkts: u64,
+    stranger_pkts: u64,
+    feedback_sent_pkts: u64,
+    feedback_send_errors: u64,
+}
+
+/// The flow's results from what its receiver saw and its sender said at the end.
+fn summary(sc: &Scenario, f: &FlowSpec, c: &EndCounts, start: Time, stop: Time) -> FlowSummary {
+    let end = c.peer_end;
+    let sent_pkts = end.map_or(c.recv_distinct_pkts, |e| e.sent_pkts);
+    let sent_bytes = end.map_or(c.recv_distinct_bytes, |e| e.sent_bytes);
+    // Active: as the sender's application ran; without its word, first to last arrival.
+    let active_s = match (end, c.first_recv, c.last_recv) {
+        (Some(e), _, _) if e.active_ns > 0 => e.active_ns as f64 * 1e-9,
+        (_, Some(a), Some(b)) => (b - a).as_secs_f64(),
+        _ => 0.0,
+    };
+    let rate = |bytes: u64| if active_s > 0.0 { bytes as f64 * 8.0 / active_s } else { 0.0 };
+    let dropped = sent_pkts.saturating_sub(c.recv_distinct_pkts);
+    FlowSummary {
+        name: f.name.clone(),
+        group: f.group.clone(),
+        kind: f.app.name(),
+        transport: f.transport(),
+        class: f.class(),
+        from: sc.node_name(f.from).to_string(),
+        to: sc.node_name(f.to).to_string(),
+        start_s: start.as_secs_f64(),
+        stop_s: stop.as_secs_f64(),
+        sent_pkts,
+        sent_bytes,
+        recv_pkts: c.recv_pkts,
+        recv_bytes: c.recv_bytes,
+        recv_distinct_pkts: c.recv_distinct_pkts,
+        recv_distinct_bytes: c.recv_distinct_bytes,
+        dropped_pkts: dropped,
+        inflight_pkts: 0,
+        pdr: (sent_pkts > 0).then(|| c.recv_pkts as f64 / sent_pkts as f64),
+        plr: (c.recv_pkts + dropped > 0).then(|| dropped as f64 / (c.recv_pkts + dropped) as f64),
+        throughput_bps: rate(c.recv_distinct_bytes),
+        goodput_bps: rate(c.recv_distinct_payload),
+        mean_delay_s: c.delays.mean_s(),
+        jitter_s: c.delays.jitter_s(),
+        delay_sd_s: c.delays.sd_s(),
+        acks_sent_pkts: 0,
+        acks_dropped_pkts: 0,
+        retransmits_pkts: 0,
+        timeouts: 0,
+        fast_retransmits: 0,
+        ecn_reductions: 0,
+        sessions_started: 0,
+        sessions_completed: 0,
+        mean_session_s: None,
+        completion_s: None,
+        path: vec![],
+        base_rtt_s: None,
+        protocol: None,
+    }
+}
+
+/// `fairway recv FILE --flow NAME --listen ADDR --out DIR`: the flow's receiver, until its
+/// sender's end of flow (or `--duration`, or Ctrl-C); writes DIR/summary.json.
+pub fn recv(file: &Path, name: &str, listen: SocketAddr, out: &Path, duration: Option<&str>) -> Result<(), Failure> {
+    ipv4("--listen", Some(listen))?;
+    let sc = load(file)?;
+    let limit = dur("--duration", duration)?;
+    let (i, f, mut drv) = flow(&sc, name)?;
+    let port = bind(listen)?;
+    let at = port.local_addr().map_err(|e| Failure::Other(e.into()))?;
+    std::fs::create_dir_all(out).map_err(|e| Failure::Input(format!("{}: {e}", out.display())))?;
+    // The line a script waits for (with port 0, it names the port chosen).
+    println!("receiving {} on {at}", f.name);
+    let clock = Clock::new();
+    let (counts, peer) = {
+        let (_, rcv) = drv.ends();
+        let mut e = [LiveEnd::new(rcv, port, i as u32, Role::Receiver)];
+        ends::run(&mut e, &clock, limit.map(|d| Time::ZERO + d), &interrupt::INTERRUPTED)
+            .map_err(|e| Failure::Other(e.into()))?;
+        (e[0].counts, e[0].peer())
+    };
+    let start = f.start_with(sc.seed);
+    let stop = f.stop.unwrap_or(Time::ZERO + sc.duration).min(Time::ZERO + sc.duration);
+    let flow = summary(&sc, f, &counts, start, stop);
+    println!(
+        "received {} of {} datagrams ({} distinct); {:.0} b/s, mean one-way delay {}",
+        flow.recv_pkts,
+        flow.sent_pkts,
+        flow.recv_distinct_pkts,
+        flow.throughput_bps,
+        flow.mean_delay_s.map_or("-".into(), |d| format!("{:.2} ms", d * 1e3))
+    );
+    let s = LiveSummary {
+        fairway: BUILD,
+        mode: "live",
+        side: "receiver",
+        scenario: &sc.name,
+        flows: vec![flow],
+        live: LiveCounts {
+            sender: peer.map(|p| p.to_string()),
+            sender_totals_received: counts.peer_end.is_some(),
+            ce_pkts: counts.ce_pkts,
+            refused_pkts: counts.refused_pkts,
+            stranger_pkts: counts.stranger_pkts,
+            feedback_sent_pkts: counts.sent_pkts,
+            feedback_send_errors: counts.send_errors,
+        },
+    };
+    write_json(&out.join("summary.json"), &s)?;
+    if interrupt::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(Failure::Interrupted("receiving stopped; what arrived is in summary.json".into()));
+    }
+    Ok(())
+}

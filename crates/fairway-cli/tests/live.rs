@@ -1,0 +1,191 @@
+//! `fairway send` and `fairway recv` as a user runs them: over loopback, and through `fairway
+//! emulate`'s bottleneck between two namespaces (root; without it that test says so and
+//! passes, unless FAIRWAY_REQUIRE_NETNS is set, as CI sets it).
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+mod netns;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn fairway() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_fairway"));
+    c.current_dir(repo());
+    c
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fairway-live-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Starts `cmd` (a `fairway recv`) and returns it with the address it prints it receives on.
+fn receiver(mut cmd: Command) -> (Child, String) {
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while out.read_line(&mut line).unwrap() > 0 {
+        if let Some(at) = line.trim().strip_prefix("receiving mapp on ") {
+            let at = at.to_string();
+            // The rest of its output is read when it ends.
+            std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+            return (child, at);
+        }
+        line.clear();
+    }
+    panic!("the receiver did not start: {}", String::from_utf8_lossy(&child.wait_with_output().unwrap().stderr));
+}
+
+fn ok(o: &Output) -> String {
+    let s = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{s}\n{}", String::from_utf8_lossy(&o.stderr));
+    s
+}
+
+fn json(p: &Path) -> Value {
+    serde_json::from_str(&fs::read_to_string(p).unwrap()).unwrap()
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap()
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap()
+}
+
+/// The live example's MApp flow, shortened to 2 s.
+fn short_scenario(dir: &Path) -> PathBuf {
+    let s = fs::read_to_string(repo().join("scenarios/tutorial/live-mapp.toml")).unwrap();
+    let p = dir.join("short.toml");
+    fs::write(&p, s.replace("duration = \"10s\"", "duration = \"2s\"")).unwrap();
+    p
+}
+
+#[test]
+fn a_mapp_flow_over_loopback_arrives_whole_and_both_ends_say_so() {
+    let dir = tmp("loopback");
+    let sc = short_scenario(&dir);
+    let (rout, sout) = (dir.join("recv"), dir.join("send"));
+    let mut r = fairway();
+    r.arg("recv").arg(&sc).args(["--flow", "mapp", "--listen", "127.0.0.1:0", "--out"]).arg(&rout);
+    let (rx, at) = receiver(r);
+    let t = Instant::now();
+    let sent =
+        ok(&fairway().arg("send").arg(&sc).args(["--flow", "mapp", "--to", &at, "--out"]).arg(&sout).output().unwrap());
+    // The flow runs from 0.5 s to 2 s of the sender's time.
+    let took = t.elapsed();
+    assert!(took >= Duration::from_millis(2000) && took < Duration::from_secs(4), "{took:?}\n{sent}");
+    ok(&rx.wait_with_output().unwrap());
+
+    let s = json(&rout.join("summary.json"));
+    assert_eq!((s["mode"].as_str(), s["side"].as_str()), (Some("live"), Some("receiver")));
+    let fl = &s["flows"][0];
+    let snd = json(&sout.join("sender.json"));
+    // Loopback loses nothing: every datagram the sender counted arrived, once.
+    assert!(u(&snd["sent_pkts"]) > 100, "{snd}");
+    assert_eq!(u(&fl["sent_pkts"]), u(&snd["sent_pkts"]));
+    assert_eq!(u(&fl["recv_distinct_pkts"]), u(&snd["sent_pkts"]));
+    assert_eq!(u(&fl["sent_bytes"]), u(&snd["sent_bytes"]));
+    assert_eq!((f(&fl["pdr"]), f(&fl["plr"])), (1.0, 0.0));
+    assert_eq!(s["live"]["sender_totals_received"], true);
+    // Throughput is what arrived over the time the sender's application ran.
+    let expect = u(&fl["recv_distinct_bytes"]) as f64 * 8.0 / f(&snd["active_s"]);
+    assert!((f(&fl["throughput_bps"]) - expect).abs() < 1e-6 * expect);
+    assert!((1.45..1.55).contains(&f(&snd["active_s"])), "{snd}");
+    // Feedback came back, and without loss MApp's scale only rises.
+    assert_eq!(u(&snd["feedback_pkts"]), u(&s["live"]["feedback_sent_pkts"]));
+    let scale = fs::read_to_string(sout.join("scale.csv")).unwrap();
+    let scales: Vec<u8> = scale.lines().skip(1).map(|l| l.rsplit(',').next().unwrap().parse().unwrap()).collect();
+    assert!(scale.starts_with("time_s,flow,scale\n") && scales.len() > 2, "{scale}");
+    assert!(scales.windows(2).all(|w| w[1] > w[0]), "{scales:?}");
+}
+
+#[test]
+fn send_and_recv_refuse_what_they_cannot_run() {
+    let dir = tmp("refuse");
+    let tcp = "scenarios/tutorial/red-dumbbell.toml";
+    let o = fairway().args(["send", tcp, "--flow", "tcp0", "--to", "127.0.0.1:9"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("TCP flows are the kernel's"), "{o:?}");
+    let o =
+        fairway().args(["recv", tcp, "--flow", "nope", "--listen", "127.0.0.1:0", "--out"]).arg(&dir).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("nope"), "{o:?}");
+    let o = fairway()
+        .args(["send", "scenarios/tutorial/live-mapp.toml", "--flow", "mapp", "--to", "[::1]:9"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("IPv4 only"), "{o:?}");
+}
+
+#[test]
+fn a_live_mapp_flow_scales_down_under_the_emulated_red_bottleneck_as_simulated() {
+    if !netns::can_run() {
+        return;
+    }
+    let dir = tmp("netns");
+    let sc = "scenarios/tutorial/live-mapp.toml";
+    let name = format!("lv{}", std::process::id() % 100_000);
+    let (a, b) = (format!("fw-{name}-a"), format!("fw-{name}-b"));
+    let emu = fairway()
+        .args(["emulate", sc, "--duration", "16s", "--name", &name])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !Path::new("/run/netns").join(&b).exists() || !Path::new("/run/netns").join(&a).exists() {
+        assert!(t0.elapsed() < Duration::from_secs(5), "no namespaces within 5 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The addresses take a moment after the namespaces appear.
+    std::thread::sleep(Duration::from_millis(300));
+    let (rout, sout) = (dir.join("recv"), dir.join("send"));
+    let mut r = Command::new("ip");
+    r.current_dir(repo()).args(["netns", "exec", &b, env!("CARGO_BIN_EXE_fairway"), "recv", sc, "--flow", "mapp"]);
+    r.args(["--listen", "10.201.1.1:5000", "--out"]).arg(&rout);
+    let (rx, at) = receiver(r);
+    assert_eq!(at, "10.201.1.1:5000");
+    let mut s = Command::new("ip");
+    s.current_dir(repo()).args(["netns", "exec", &a, env!("CARGO_BIN_EXE_fairway"), "send", sc, "--flow", "mapp"]);
+    s.args(["--to", &at, "--out"]).arg(&sout);
+    ok(&s.output().unwrap());
+    ok(&rx.wait_with_output().unwrap());
+    let emu_out = ok(&emu.wait_with_output().unwrap());
+    let sim = dir.join("sim");
+    ok(&fairway().args(["run", sc, "--quiet", "--out"]).arg(&sim).output().unwrap());
+
+    let live = json(&rout.join("summary.json"));
+    let fl = &live["flows"][0];
+    let simulated = json(&sim.join("summary.json"));
+    let sf = &simulated["flows"][0];
+    // MApp's receiver halves the scale at a loss (seed 000 §2.2): the scale went down.
+    let scale = fs::read_to_string(sout.join("scale.csv")).unwrap();
+    let scales: Vec<u8> = scale.lines().skip(1).map(|l| l.rsplit(',').next().unwrap().parse().unwrap()).collect();
+    let down = scales.windows(2).filter(|w| w[1] < w[0]).count();
+    assert!(down >= 3, "{scales:?}");
+    assert!(u(&fl["dropped_pkts"]) > 0 && f(&fl["pdr"]) < 1.0, "{fl}");
+    // The bottleneck carried at most its rate: 1 Mb/s over the 9.5 s the flow ran, plus the
+    // 30 packets of its queue drained after the sender stopped.
+    let ceiling = (1e6 * 9.5 + 30.0 * 8000.0) / 9.5;
+    assert!(f(&fl["throughput_bps"]) <= ceiling, "{fl}");
+    // Live agrees with the simulation within the 25% issue 18 asks of the live comparison.
+    let (lt, st) = (f(&fl["throughput_bps"]), f(&sf["throughput_bps"]));
+    assert!((lt - st).abs() <= 0.25 * st, "live {lt} b/s, simulated {st} b/s");
+    // The emulator saw the flow's packets at the simulator's size (1000 bytes on the wire).
+    let line = emu_out.lines().find(|l| l.starts_with("a -> b (a->b): ")).expect(&emu_out);
+    let arrived: u64 = line["a -> b (a->b): ".len()..].split(' ').next().unwrap().parse().unwrap();
+    assert!(arrived >= u(&fl["sent_pkts"]), "{line}\n{fl}");
+}

@@ -1,0 +1,508 @@
+//! Endpoints on sockets: fairway-proto's ends, driven through their bytes ([`WireEnd`]), each on
+//! a UDP socket of its own, with the system clock. One thread runs any number of them (one end
+//! of a flow between two hosts, or every end of a testbed), waiting in `ppoll` for a datagram
+//! or the next timer.
+//!
+//! A sender's application starts and stops at the times its flow gives; when it stops, the end
+//! tells its receiver its totals ([`framing::EndOfFlow`], sent [`END_COPIES`] times). A
+//! receiver answers the first sender that reaches it, and finishes [`LINGER`] after the end of
+//! flow, or after [`IDLE`] without a datagram.
+
+use std::io;
+use std::net::SocketAddr;
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use fairway_core::{Bytes, Dur, Time};
+use fairway_proto::{Arrival, Sent, WireEnd};
+
+use crate::emulate::wait_readable;
+use crate::framing::{self, EndOfFlow, Header, Kind};
+use crate::socket::{tos, Port, CE};
+
+/// Copies of the end of flow a sender sends, and the gap between them: one lost copy does not
+/// leave its receiver waiting.
+pub const END_COPIES: u32 = 3;
+pub const END_GAP: Dur = Dur(20_000_000);
+/// How long a receiver stays after the end of flow, for datagrams still on their way.
+pub const LINGER: Dur = Dur(200_000_000);
+/// A receiver that has heard from its sender finishes after this long without a datagram.
+pub const IDLE: Dur = Dur(10_000_000_000);
+/// The longest wait between looks at the stop flag.
+const LOOK: Duration = Duration::from_millis(50);
+/// Datagrams read from one socket before the others get a turn.
+const BATCH: usize = 64;
+/// A datagram's largest size on UDP.
+const BUF: usize = 65_536;
+/// Sequence numbers remembered behind the highest, to tell duplicates: a datagram further
+/// behind counts as one.
+const WINDOW: u32 = 4096;
+
+/// Time for the endpoints (monotonic, from the clock's creation) and the wall clock that stamps
+/// datagrams, so that two processes, or two hosts whose clocks agree, measure one-way delay.
+#[derive(Debug, Clone, Copy)]
+pub struct Clock {
+    epoch: Instant,
+    wall0_ns: u64,
+}
+
+impl Clock {
+    pub fn new() -> Clock {
+        let wall = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+        Clock { epoch: Instant::now(), wall0_ns: wall.as_nanos() as u64 }
+    }
+
+    pub fn now(&self) -> Time {
+        Time(self.epoch.elapsed().as_nanos() as u64)
+    }
+
+    fn wall_ns(&self) -> u64 {
+        self.wall0_ns + self.now().0
+    }
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        Clock::new()
+    }
+}
+
+/// One-way delays of the datagrams an end received, as the simulator sums them.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Delays {
+    pub n: u64,
+    pub sum_s: f64,
+    pub sum_sq: f64,
+    /// |D(i) - D(i-1)| summed over consecutive arrivals (RFC 3550 §6.4.1), and how many.
+    pub jitter_sum_s: f64,
+    pub jitter_n: u64,
+    last_s: Option<f64>,
+}
+
+impl Delays {
+    fn add(&mut self, d: f64) {
+        self.n += 1;
+        self.sum_s += d;
+        self.sum_sq += d * d;
+        if let Some(l) = self.last_s {
+            self.jitter_sum_s += (d - l).abs();
+            self.jitter_n += 1;
+        }
+        self.last_s = Some(d);
+    }
+
+    pub fn mean_s(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.sum_s / self.n as f64)
+    }
+
+    pub fn jitter_s(&self) -> Option<f64> {
+        (self.jitter_n > 0).then(|| self.jitter_sum_s / self.jitter_n as f64)
+    }
+
+    pub fn sd_s(&self) -> Option<f64> {
+        let m = self.mean_s()?;
+        Some((self.sum_sq / self.n as f64 - m * m).max(0.0).sqrt())
+    }
+}
+
+/// What an end did.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct EndCounts {
+    /// Datagrams its endpoint handed over: their simulated sizes and application bytes.
+    pub sent_pkts: u64,
+    pub sent_bytes: u64,
+    pub sent_payload: u64,
+    /// Of them, those the socket refused (its buffer full): lost at the host.
+    pub send_errors: u64,
+    /// Those with nobody to go to (a receiver's, before any sender reached it).
+    pub unsent_pkts: u64,
+    /// Its peer's datagrams received, and of them the first copies.
+    pub recv_pkts: u64,
+    pub recv_bytes: u64,
+    pub recv_distinct_pkts: u64,
+    pub recv_distinct_bytes: u64,
+    pub recv_distinct_payload: u64,
+    /// Received marked Congestion Experienced.
+    pub ce_pkts: u64,
+    /// Received but refused by the endpoint's decoder.
+    pub refused_pkts: u64,
+    /// Datagrams that were not its peer's: not fairway's, another flow's, from elsewhere.
+    pub stranger_pkts: u64,
+    pub delays: Delays,
+    /// What its sender said at the end (a receiver's).
+    pub peer_end: Option<EndOfFlow>,
+    /// When its application started and stopped (a sender's), and its first and last arrivals.
+    pub started: Option<Time>,
+    pub stopped: Option<Time>,
+    pub first_recv: Option<Time>,
+    pub last_recv: Option<Time>,
+}
+
+/// Which end, and for a sender where its receiver is and when its application runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Sender { to: SocketAddr, start: Time, stop: Time },
+    Receiver,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// A sender before its start.
+    Waiting,
+    Running,
+    /// A sender telling its receiver it has stopped: copies left, when the next goes.
+    Ending {
+        left: u32,
+        next: Time,
+    },
+    /// A receiver told the flow has ended, until it finishes.
+    Lingering {
+        until: Time,
+    },
+    Done,
+}
+
+/// Sequence numbers seen, [`WINDOW`] behind the highest.
+#[derive(Debug)]
+struct Seen {
+    top: Option<u32>,
+    bits: Vec<u64>,
+}
+
+impl Seen {
+    fn new() -> Seen {
+        Seen { top: None, bits: vec![0; WINDOW as usize / 64] }
+    }
+
+    fn flip(&mut self, s: u32) -> bool {
+        let (w, b) = ((s % WINDOW) as usize / 64, s % 64);
+        let new = self.bits[w] & (1 << b) == 0;
+        self.bits[w] |= 1 << b;
+        new
+    }
+
+    /// Whether `s` is seen for the first time.
+    fn insert(&mut self, s: u32) -> bool {
+        match self.top {
+            Some(t) if s > t => {
+                if s - t >= WINDOW {
+                    self.bits.fill(0);
+                } else {
+                    for k in t + 1..s {
+                        let (w, b) = ((k % WINDOW) as usize / 64, k % 64);
+                        self.bits[w] &= !(1 << b);
+                    }
+                    let (w, b) = ((s % WINDOW) as usize / 64, s % 64);
+                    self.bits[w] &= !(1 << b);
+                }
+                self.top = Some(s);
+                self.flip(s)
+            }
+            Some(t) if t - s >= WINDOW => false,
+            Some(_) => self.flip(s),
+            None => {
+                self.top = Some(s);
+                self.flip(s)
+            }
+        }
+    }
+}
+
+/// One end on its socket.
+pub struct LiveEnd<'a> {
+    end: &'a mut dyn WireEnd,
+    port: Port,
+    flow: u32,
+    role: Role,
+    peer: Option<SocketAddr>,
+    phase: Phase,
+    timer: Option<Time>,
+    next_seq: u32,
+    seen: Seen,
+    pub counts: EndCounts,
+}
+
+impl<'a> LiveEnd<'a> {
+    /// `end` of flow `flow` on `port`.
+    pub fn new(end: &'a mut dyn WireEnd, port: Port, flow: u32, role: Role) -> LiveEnd<'a> {
+        let (peer, phase) = match role {
+            Role::Sender { to, .. } => (Some(to), Phase::Waiting),
+            Role::Receiver => (None, Phase::Running),
+        };
+        LiveEnd {
+            end,
+            port,
+            flow,
+            role,
+            peer,
+            phase,
+            timer: None,
+            next_seq: 0,
+            seen: Seen::new(),
+            counts: EndCounts::default(),
+        }
+    }
+
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.port.local_addr()
+    }
+
+    /// The peer it sends to: a sender's receiver, or the sender that reached a receiver.
+    pub fn peer(&self) -> Option<SocketAddr> {
+        self.peer
+    }
+
+    pub fn done(&self) -> bool {
+        self.phase == Phase::Done
+    }
+
+    fn kinds(&self) -> (Kind, Kind) {
+        match self.role {
+            Role::Sender { .. } => (Kind::Data, Kind::Feedback),
+            Role::Receiver => (Kind::Feedback, Kind::Data),
+        }
+    }
+
+    /// Frames `bytes` as `kind` and sends them to the peer; false if there is none or the
+    /// socket refused.
+    fn send(&mut self, clock: &Clock, kind: Kind, s: Sent, bytes: &[u8], out: &mut Vec<u8>) -> bool {
+        let Some(peer) = self.peer else { return false };
+        let h = Header {
+            kind,
+            flow: self.flow,
+            seq: self.next_seq,
+            size: s.size,
+            payload: s.payload,
+            len: bytes.len() as u32,
+            sent_ns: clock.wall_ns(),
+        };
+        if kind != Kind::End {
+            self.next_seq = self.next_seq.wrapping_add(1);
+        }
+        framing::write(&h, bytes, out);
+        self.port.send_to(out, peer, tos(s.ect, s.tagged)).is_ok()
+    }
+
+    /// Sends what the endpoint has due, then notes its timer.
+    fn drain(&mut self, now: Time, clock: &Clock, enc: &mut Vec<u8>, out: &mut Vec<u8>) {
+        let kind = self.kinds().0;
+        while let Some(s) = self.end.poll_datagram(now, enc) {
+            self.counts.sent_pkts += 1;
+            self.counts.sent_bytes += s.size.0;
+            self.counts.sent_payload += s.payload.0;
+            if self.peer.is_none() {
+                self.counts.unsent_pkts += 1;
+            } else if !self.send(clock, kind, s, enc, out) {
+                self.counts.send_errors += 1;
+            }
+        }
+        self.timer = self.end.poll_timeout();
+    }
+
+    fn send_end(&mut self, clock: &Clock, out: &mut Vec<u8>) {
+        let e = EndOfFlow {
+            sent_pkts: self.counts.sent_pkts,
+            sent_bytes: self.counts.sent_bytes,
+            sent_payload: self.counts.sent_payload,
+            active_ns: match (self.counts.started, self.counts.stopped) {
+                (Some(a), Some(b)) => b.0.saturating_sub(a.0),
+                _ => 0,
+            },
+        };
+        // Lost like any datagram if the socket refuses it; the copies are for that.
+        let s = Sent { size: Bytes(0), payload: Bytes(0), ect: false, tagged: false };
+        self.send(clock, Kind::End, s, &e.encode(), out);
+    }
+
+    /// The application stops: the sender starts telling its receiver.
+    fn stop_app(&mut self, now: Time) {
+        self.end.stop(now);
+        self.counts.stopped = Some(now);
+        self.timer = None;
+        self.phase = Phase::Ending { left: END_COPIES, next: now };
+    }
+
+    /// Does what is due at `now`: the application's start and stop, the endpoint's timer, the
+    /// end-of-flow copies, a receiver's finish.
+    fn on_time(&mut self, now: Time, clock: &Clock, enc: &mut Vec<u8>, out: &mut Vec<u8>) {
+        if let Role::Sender { start, stop, .. } = self.role {
+            if self.phase == Phase::Waiting && now >= start {
+                self.phase = Phase::Running;
+                self.counts.started = Some(now);
+                self.end.start(now);
+                self.drain(now, clock, enc, out);
+            }
+            if self.phase == Phase::Running && now >= stop {
+                self.stop_app(now);
+            }
+        }
+        if self.phase == Phase::Running && self.timer.is_some_and(|t| t <= now) {
+            self.end.handle_timeout(now);
+            self.drain(now, clock, enc, out);
+        }
+        match self.phase {
+            Phase::Ending { left, next } if now >= next => {
+                self.send_end(clock, out);
+                self.phase = if left > 1 { Phase::Ending { left: left - 1, next: now + END_GAP } } else { Phase::Done };
+            }
+            Phase::Lingering { until } if now >= until => self.phase = Phase::Done,
+            Phase::Running if self.role == Role::Receiver && self.counts.last_recv.is_some_and(|l| now >= l + IDLE) => {
+                self.phase = Phase::Done
+            }
+            _ => {}
+        }
+    }
+
+    /// When [`on_time`](Self::on_time) next has something to do.
+    fn next_wake(&self) -> Option<Time> {
+        match (self.phase, self.role) {
+            (Phase::Waiting, Role::Sender { start, .. }) => Some(start),
+            (Phase::Running, Role::Sender { stop, .. }) => Some(self.timer.map_or(stop, |t| t.min(stop))),
+            (Phase::Running, Role::Receiver) => {
+                let idle = self.counts.last_recv.map(|l| l + IDLE);
+                [self.timer, idle].into_iter().flatten().min()
+            }
+            (Phase::Ending { next, .. }, _) => Some(next),
+            (Phase::Lingering { until }, _) => Some(until),
+            _ => None,
+        }
+    }
+
+    /// Reads what waits on the socket (at most [`BATCH`] datagrams), hands it to the endpoint
+    /// and sends what that makes due.
+    fn take_in(
+        &mut self,
+        now: Time,
+        clock: &Clock,
+        buf: &mut [u8],
+        enc: &mut Vec<u8>,
+        out: &mut Vec<u8>,
+    ) -> io::Result<()> {
+        for _ in 0..BATCH {
+            if self.phase == Phase::Done {
+                return Ok(());
+            }
+            let r = match self.port.recv(buf) {
+                Ok(r) => r,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                // An ICMP error from a peer not (or no longer) listening, reported on a later
+                // call: not this datagram's.
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => continue,
+                Err(e) => return Err(e),
+            };
+            let h = match framing::read(&buf[..r.len], enc) {
+                Ok(h) => h,
+                Err(_) => {
+                    self.counts.stranger_pkts += 1;
+                    continue;
+                }
+            };
+            let expected = self.kinds().1;
+            let from_peer = self.peer.is_none_or(|p| p == r.from);
+            let for_me = h.flow == self.flow
+                && from_peer
+                && (h.kind == expected || (h.kind == Kind::End && self.role == Role::Receiver));
+            if !for_me {
+                self.counts.stranger_pkts += 1;
+                continue;
+            }
+            self.peer = Some(r.from);
+            if h.kind == Kind::End {
+                if let Some(e) = EndOfFlow::decode(enc) {
+                    self.counts.peer_end = Some(e);
+                    if self.phase == Phase::Running {
+                        self.phase = Phase::Lingering { until: now + LINGER };
+                    }
+                } else {
+                    self.counts.stranger_pkts += 1;
+                }
+                continue;
+            }
+            let c = &mut self.counts;
+            c.recv_pkts += 1;
+            c.recv_bytes += h.size.0;
+            c.first_recv.get_or_insert(now);
+            c.last_recv = Some(now);
+            let ce = r.tos & CE == CE;
+            c.ce_pkts += ce as u64;
+            if self.seen.insert(h.seq) {
+                c.recv_distinct_pkts += 1;
+                c.recv_distinct_bytes += h.size.0;
+                c.recv_distinct_payload += h.payload.0;
+            }
+            c.delays.add(clock.wall_ns().saturating_sub(h.sent_ns) as f64 * 1e-9);
+            let arrival = Arrival { ce, size: h.size, payload: h.payload };
+            // A sender that has stopped hears no more (as in the simulator, where its
+            // endpoint's stop ends its part).
+            if matches!(self.phase, Phase::Running | Phase::Lingering { .. }) {
+                if self.end.handle_datagram(now, enc, arrival).is_err() {
+                    self.counts.refused_pkts += 1;
+                }
+                self.drain(now, clock, enc, out);
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends early (the run was stopped or ran out of time): a running sender stops its
+    /// application and sends one end of flow.
+    fn cut(&mut self, now: Time, clock: &Clock, out: &mut Vec<u8>) {
+        if matches!(self.phase, Phase::Running | Phase::Ending { .. }) && matches!(self.role, Role::Sender { .. }) {
+            if self.phase == Phase::Running {
+                self.stop_app(now);
+            }
+            self.send_end(clock, out);
+        }
+        self.phase = Phase::Done;
+    }
+}
+
+/// Runs `ends` until every one is done, `until` passes, or `stop` is set.
+pub fn run(ends: &mut [LiveEnd], clock: &Clock, until: Option<Time>, stop: &AtomicBool) -> io::Result<()> {
+    let (mut enc, mut out, mut buf) = (Vec::with_capacity(2048), Vec::with_capacity(2048), vec![0u8; BUF]);
+    let fds: Vec<i32> = ends.iter().map(|e| e.port.as_raw_fd()).collect();
+    loop {
+        let now = clock.now();
+        if stop.load(Ordering::Relaxed) || until.is_some_and(|u| now >= u) {
+            for e in ends.iter_mut() {
+                e.cut(now, clock, &mut out);
+            }
+            return Ok(());
+        }
+        for e in ends.iter_mut() {
+            e.on_time(now, clock, &mut enc, &mut out);
+        }
+        if ends.iter().all(LiveEnd::done) {
+            return Ok(());
+        }
+        let wake = ends.iter().filter_map(LiveEnd::next_wake).chain(until).min();
+        let wait = wake.map_or(LOOK, |w| Duration::from_nanos(w.0.saturating_sub(clock.now().0)).min(LOOK));
+        wait_readable(&fds, wait)?;
+        let now = clock.now();
+        for e in ends.iter_mut() {
+            e.take_in(now, clock, &mut buf, &mut enc, &mut out)?;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicates_are_told_from_first_copies_within_the_window() {
+        let mut s = Seen::new();
+        assert!(s.insert(5));
+        assert!(!s.insert(5));
+        assert!(s.insert(3), "late, not seen");
+        assert!(!s.insert(3));
+        assert!(s.insert(5000));
+        assert!(!s.insert(5000 - WINDOW), "too far behind: counted as a copy");
+        assert!(s.insert(5000 - WINDOW + 1));
+        // Jumping ahead forgets the slots it passes, which now name newer numbers.
+        assert!(s.insert(5000 + WINDOW - 1));
+        assert!(s.insert(5003 + WINDOW), "the slot of 5003, reused");
+    }
+}
