@@ -13,7 +13,7 @@ use fairway_live::{emulate, Link, LinkConfig, Pair};
 use crate::{interrupt, load, Failure};
 
 /// The link `name` (`from->to`), or the first monitored one.
-fn pick(sc: &Scenario, name: Option<&str>) -> Result<usize, Failure> {
+pub(crate) fn pick(sc: &Scenario, name: Option<&str>) -> Result<usize, Failure> {
     let names = || (0..sc.links.len()).map(|i| sc.link_name(i)).collect::<Vec<_>>().join(", ");
     match name {
         Some(n) => (0..sc.links.len())
@@ -60,43 +60,60 @@ fn report(what: &str, link: &Link, carried: &fairway_live::Carried) -> String {
     )
 }
 
-pub fn emulate(file: &Path, link: Option<&str>, duration: Option<&str>, name: &str) -> Result<(), Failure> {
+/// `--name`: what namespaces and devices may be named after.
+pub(crate) fn check_name(name: &str) -> Result<(), Failure> {
     if name.is_empty() || name.len() > 10 || !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()) {
         return Err(Failure::Input(format!("--name {name}: 1 to 10 lowercase letters or digits")));
     }
-    let until = duration
-        .map(|d| Dur::parse(d).map_err(|e| Failure::Input(format!("--duration {d}: {e}"))))
-        .transpose()?
-        .map(|d| Duration::from_nanos(d.0));
-    let sc = load(file)?;
-    let i = pick(&sc, link)?;
+    Ok(())
+}
+
+/// The link `i` and the one back: the scenario's, or a DropTail of 1000 packets at the same
+/// rate and delay when it has none.
+pub(crate) fn directions(sc: &Scenario, i: usize) -> (LinkSpec, LinkSpec) {
     let spec = &sc.links[i];
-    let fwd_name = sc.link_name(i);
-    let back = sc.links.iter().position(|l| l.from == spec.to && l.to == spec.from);
-    let default_back;
-    let (back_spec, back_name) = match back {
-        Some(j) => (&sc.links[j], sc.link_name(j)),
-        None => {
-            default_back = LinkSpec {
-                queue: fairway_aqm::QueueSpec::DropTail(fairway_aqm::DropTailParams {
-                    limit: fairway_aqm::Limit::Packets(1000),
-                }),
-                loss: 0.0,
-                ..spec.clone()
-            };
-            (&default_back, "back (none in the scenario)".to_string())
-        }
-    };
-    let mut fwd = build(spec, &fwd_name, sc.seed)?;
-    let mut rev = build(back_spec, &back_name, sc.seed)?;
-    let mut pair = Pair::create(name).map_err(|e| {
+    let back = sc.links.iter().find(|l| l.from == spec.to && l.to == spec.from).cloned().unwrap_or_else(|| LinkSpec {
+        queue: fairway_aqm::QueueSpec::DropTail(fairway_aqm::DropTailParams {
+            limit: fairway_aqm::Limit::Packets(1000),
+        }),
+        loss: 0.0,
+        from: spec.to,
+        to: spec.from,
+        ..spec.clone()
+    });
+    (spec.clone(), back)
+}
+
+/// Hosts a and b as namespaces fw-NAME-a and fw-NAME-b.
+pub(crate) fn namespaces(name: &str) -> Result<Pair, Failure> {
+    Pair::create(name).map_err(|e| {
         let hint = match e.kind() {
             std::io::ErrorKind::PermissionDenied => " (root is needed)",
             std::io::ErrorKind::NotFound => " (iproute2's `ip` and /dev/net/tun are needed)",
             _ => "",
         };
         Failure::Other(anyhow::anyhow!("creating the namespaces: {e}{hint}"))
-    })?;
+    })
+}
+
+pub fn emulate(file: &Path, link: Option<&str>, duration: Option<&str>, name: &str) -> Result<(), Failure> {
+    check_name(name)?;
+    let until = duration
+        .map(|d| Dur::parse(d).map_err(|e| Failure::Input(format!("--duration {d}: {e}"))))
+        .transpose()?
+        .map(|d| Duration::from_nanos(d.0));
+    let sc = load(file)?;
+    let i = pick(&sc, link)?;
+    let (spec, back_spec) = directions(&sc, i);
+    let (spec, back_spec) = (&spec, &back_spec);
+    let fwd_name = sc.link_name(i);
+    let back_name = match sc.links.iter().position(|l| l.from == spec.to && l.to == spec.from) {
+        Some(j) => sc.link_name(j),
+        None => "back (none in the scenario)".to_string(),
+    };
+    let mut fwd = build(spec, &fwd_name, sc.seed)?;
+    let mut rev = build(back_spec, &back_name, sc.seed)?;
+    let mut pair = namespaces(name)?;
     println!("a -> b: {fwd_name} of {}: {}", file.display(), describe(spec));
     println!("b -> a: {back_name}: {}", describe(back_spec));
     println!("host a: {} (ip netns exec {} COMMAND)", pair.a.addr, pair.a.netns);

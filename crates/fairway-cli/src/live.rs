@@ -181,7 +181,7 @@ struct SenderSummary<'a> {
     loss_event_rate: Option<f64>,
 }
 
-fn write_json<T: Serialize>(p: &Path, v: &T) -> Result<(), Failure> {
+pub(crate) fn write_json<T: Serialize>(p: &Path, v: &T) -> Result<(), Failure> {
     let mut json = serde_json::to_vec_pretty(v).map_err(|e| Failure::Other(e.into()))?;
     json.push(b'\n');
     std::fs::write(p, json).map_err(|e| Failure::Other(anyhow::anyhow!("{}: {e}", p.display())))?;
@@ -227,8 +227,11 @@ fn summary(sc: &Scenario, f: &FlowSpec, c: &EndCounts, start: Time, stop: Time) 
         (_, Some(a), Some(b)) => (b - a).as_secs_f64(),
         _ => 0.0,
     };
-    let rate = |bytes: u64| if active_s > 0.0 { bytes as f64 * 8.0 / active_s } else { 0.0 };
-    let dropped = sent_pkts.saturating_sub(c.recv_distinct_pkts);
+    datagram_summary(flow_summary(sc, f, vec![], start, stop), (sent_pkts, sent_bytes), c, active_s)
+}
+
+/// A flow's summary with its names and times, every count zero.
+pub(crate) fn flow_summary(sc: &Scenario, f: &FlowSpec, path: Vec<String>, start: Time, stop: Time) -> FlowSummary {
     FlowSummary {
         name: f.name.clone(),
         group: f.group.clone(),
@@ -239,21 +242,21 @@ fn summary(sc: &Scenario, f: &FlowSpec, c: &EndCounts, start: Time, stop: Time) 
         to: sc.node_name(f.to).to_string(),
         start_s: start.as_secs_f64(),
         stop_s: stop.as_secs_f64(),
-        sent_pkts,
-        sent_bytes,
-        recv_pkts: c.recv_pkts,
-        recv_bytes: c.recv_bytes,
-        recv_distinct_pkts: c.recv_distinct_pkts,
-        recv_distinct_bytes: c.recv_distinct_bytes,
-        dropped_pkts: dropped,
+        sent_pkts: 0,
+        sent_bytes: 0,
+        recv_pkts: 0,
+        recv_bytes: 0,
+        recv_distinct_pkts: 0,
+        recv_distinct_bytes: 0,
+        dropped_pkts: 0,
         inflight_pkts: 0,
-        pdr: (sent_pkts > 0).then(|| c.recv_pkts as f64 / sent_pkts as f64),
-        plr: (c.recv_pkts + dropped > 0).then(|| dropped as f64 / (c.recv_pkts + dropped) as f64),
-        throughput_bps: rate(c.recv_distinct_bytes),
-        goodput_bps: rate(c.recv_distinct_payload),
-        mean_delay_s: c.delays.mean_s(),
-        jitter_s: c.delays.jitter_s(),
-        delay_sd_s: c.delays.sd_s(),
+        pdr: None,
+        plr: None,
+        throughput_bps: 0.0,
+        goodput_bps: 0.0,
+        mean_delay_s: None,
+        jitter_s: None,
+        delay_sd_s: None,
         acks_sent_pkts: 0,
         acks_dropped_pkts: 0,
         retransmits_pkts: 0,
@@ -264,10 +267,32 @@ fn summary(sc: &Scenario, f: &FlowSpec, c: &EndCounts, start: Time, stop: Time) 
         sessions_completed: 0,
         mean_session_s: None,
         completion_s: None,
-        path: vec![],
+        path,
         base_rtt_s: None,
         protocol: None,
     }
+}
+
+/// `s` with a datagram flow's counts: `sent` (packets, bytes) by its sender, what its receiver
+/// `rcv` got, rates over the `active_s` seconds its sender's application ran. What left and did
+/// not arrive counts as dropped (the run ends after the sender's last datagram could arrive).
+pub(crate) fn datagram_summary(mut s: FlowSummary, sent: (u64, u64), rcv: &EndCounts, active_s: f64) -> FlowSummary {
+    let rate = |b: u64| if active_s > 0.0 { b as f64 * 8.0 / active_s } else { 0.0 };
+    let dropped = sent.0.saturating_sub(rcv.recv_distinct_pkts);
+    (s.sent_pkts, s.sent_bytes) = sent;
+    s.recv_pkts = rcv.recv_pkts;
+    s.recv_bytes = rcv.recv_bytes;
+    s.recv_distinct_pkts = rcv.recv_distinct_pkts;
+    s.recv_distinct_bytes = rcv.recv_distinct_bytes;
+    s.dropped_pkts = dropped;
+    s.pdr = (sent.0 > 0).then(|| rcv.recv_pkts as f64 / sent.0 as f64);
+    s.plr = (rcv.recv_pkts + dropped > 0).then(|| dropped as f64 / (rcv.recv_pkts + dropped) as f64);
+    s.throughput_bps = rate(rcv.recv_distinct_bytes);
+    s.goodput_bps = rate(rcv.recv_distinct_payload);
+    s.mean_delay_s = rcv.delays.mean_s();
+    s.jitter_s = rcv.delays.jitter_s();
+    s.delay_sd_s = rcv.delays.sd_s();
+    s
 }
 
 /// `fairway recv FILE --flow NAME --listen ADDR --out DIR`: the flow's receiver, until its

@@ -40,6 +40,7 @@ mod emulate;
 mod hugepages;
 mod interrupt;
 mod live;
+mod testbed;
 
 #[global_allocator]
 static ALLOC: hugepages::HugePageAlloc = hugepages::HugePageAlloc;
@@ -216,6 +217,26 @@ enum Cmd {
         /// its last datagram].
         #[arg(long)]
         duration: Option<String>,
+    },
+    /// Run a dumbbell scenario live (root needed) and simulated, and put them side by side: its
+    /// bottleneck emulated between two network namespaces, its TCP flows Linux's TCP, its
+    /// datagram flows fairway's endpoints on UDP sockets. Writes DIR/simulated (a run's
+    /// results), DIR/live/summary.json ("mode": "live") and DIR/comparison.md and .csv.
+    Testbed {
+        /// The scenario.
+        file: PathBuf,
+        /// The results folder [default: out/<name>-testbed].
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Run this long instead of the scenario's duration (e.g. 20s).
+        #[arg(long)]
+        duration: Option<String>,
+        /// The bottleneck, as `from->to` [default: the first monitored link].
+        #[arg(long)]
+        link: Option<String>,
+        /// The namespaces are fw-NAME-a and fw-NAME-b.
+        #[arg(long, default_value = "tb")]
+        name: String,
     },
     /// A protocol's closed-form model, tabulated and plotted.
     Model {
@@ -412,6 +433,9 @@ fn main() -> ExitCode {
         Cmd::Check { file } => check(&file),
         Cmd::Emulate { file, link, duration, name } => {
             emulate::emulate(&file, link.as_deref(), duration.as_deref(), &name)
+        }
+        Cmd::Testbed { file, out, duration, link, name } => {
+            testbed::testbed(&file, out.as_deref(), duration.as_deref(), link.as_deref(), &name)
         }
         Cmd::Send { file, flow, to, bind, out } => live::send(&file, &flow, to, bind, out.as_deref()),
         Cmd::Recv { file, flow, listen, out, duration } => live::recv(&file, &flow, listen, &out, duration.as_deref()),

@@ -180,6 +180,12 @@ impl Link {
     pub fn queue_len(&self) -> usize {
         self.queue.len()
     }
+
+    /// Packets past the queue and not yet delivered: the one on the wire and those
+    /// propagating.
+    pub fn in_flight(&self) -> usize {
+        self.on_wire.is_some() as usize + self.flight.len()
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! - [`tun`]: TUN devices; [`netns`]: two hosts as network namespaces joined only by them.
 //! - [`emulate`]: the loop that moves packets between the two devices through a link each way.
 //! - [`ends`]: fairway-proto's endpoints on UDP sockets ([`socket`]), their bytes framed by
-//!   [`framing`].
+//!   [`framing`]; Linux's TCP as a scenario's TCP flow ([`tcp`]).
 //!
 //! Nothing here depends on the simulator: the disciplines are the same code it runs.
 
@@ -19,6 +19,7 @@ pub mod framing;
 pub mod ipv4;
 pub mod netns;
 pub mod socket;
+pub mod tcp;
 pub mod tun;
 
 pub use bottleneck::{Link, LinkConfig, LinkCounts, Packet};

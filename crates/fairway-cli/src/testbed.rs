@@ -1,0 +1,467 @@
+//! `fairway testbed FILE`: a dumbbell scenario run live and simulated, side by side.
+//!
+//! The scenario's bottleneck (its first monitored link, or `--link`) is emulated between two
+//! network namespaces: the hosts on its near side are namespace a, those beyond it namespace b.
+//! Each flow runs as the real thing: a TCP flow is Linux's TCP (Reno, the scenario's segment
+//! size and window), a datagram flow fairway's own endpoints on UDP sockets. The access links
+//! are not emulated; their delay is added to the bottleneck's, each way.
+
+use std::collections::VecDeque;
+use std::fmt::Write as _;
+use std::net::{SocketAddr, SocketAddrV4, TcpListener};
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use fairway_core::{Dur, Rng, Time};
+use fairway_engine::datagram::FlowDriver;
+use fairway_engine::protocol::{Build, ReportContext};
+use fairway_engine::results::FlowSummary;
+use fairway_engine::scenario::{AppSpec, FlowSpec, LinkSpec, Scenario};
+use fairway_engine::RunOptions;
+use fairway_live::ends::{self, Clock, EndCounts, LiveEnd, Role};
+use fairway_live::socket::Port;
+use fairway_live::tcp::{self, TcpCounts, TcpReceived, TcpSettings};
+use fairway_live::{emulate, in_netns, Link, LinkConfig};
+use fairway_report::output;
+use serde::Serialize;
+
+use crate::{interrupt, load, Failure, BUILD};
+
+/// Which side of the bottleneck a flow's data starts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    A,
+    B,
+}
+
+/// The nodes and links of the path from `from` to `to` (fewest hops), if there is one.
+fn route(sc: &Scenario, from: usize, to: usize) -> Option<Vec<usize>> {
+    let mut prev: Vec<Option<usize>> = vec![None; sc.nodes.len()];
+    let mut seen = vec![false; sc.nodes.len()];
+    let mut q = VecDeque::from([from]);
+    seen[from] = true;
+    while let Some(n) = q.pop_front() {
+        if n == to {
+            let mut links = vec![];
+            let mut at = to;
+            while let Some(l) = prev[at] {
+                links.push(l);
+                at = sc.links[l].from.0 as usize;
+            }
+            links.reverse();
+            return Some(links);
+        }
+        for (i, l) in sc.links.iter().enumerate() {
+            let (a, b) = (l.from.0 as usize, l.to.0 as usize);
+            if a == n && !seen[b] {
+                seen[b] = true;
+                prev[b] = Some(i);
+                q.push_back(b);
+            }
+        }
+    }
+    None
+}
+
+/// A flow as the testbed runs it.
+struct Planned<'a> {
+    f: &'a FlowSpec,
+    index: usize,
+    side: Side,
+    /// One-way delay of its path beside the bottleneck's.
+    extra: Dur,
+    path: Vec<String>,
+}
+
+/// Which side each flow starts on, and its access delay; refuses flows that do not cross the
+/// bottleneck `bl`.
+fn plan<'a>(sc: &'a Scenario, bl: usize) -> Result<Vec<Planned<'a>>, Failure> {
+    let b = &sc.links[bl];
+    let mut v = vec![];
+    for (i, f) in sc.flows.iter().enumerate() {
+        let r = route(sc, f.from.0 as usize, f.to.0 as usize)
+            .ok_or_else(|| Failure::Input(format!("flow {}: no route", f.name)))?;
+        let side = if r.iter().any(|&l| sc.links[l].from == b.from && sc.links[l].to == b.to) {
+            Side::A
+        } else if r.iter().any(|&l| sc.links[l].from == b.to && sc.links[l].to == b.from) {
+            Side::B
+        } else {
+            return Err(Failure::Input(format!(
+                "flow {} does not cross the bottleneck {}: the testbed runs dumbbells",
+                f.name,
+                sc.link_name(bl)
+            )));
+        };
+        let extra = r.iter().map(|&l| sc.links[l].delay).fold(Dur::ZERO, |a, d| a + d) - b.delay;
+        let mut path = vec![sc.node_name(f.from).to_string()];
+        path.extend(r.iter().map(|&l| sc.node_name(sc.links[l].to).to_string()));
+        if matches!(f.app, AppSpec::Web { .. }) {
+            return Err(Failure::Input(format!("flow {}: web sessions do not run live yet", f.name)));
+        }
+        v.push(Planned { f, index: i, side, extra, path });
+    }
+    Ok(v)
+}
+
+/// What a TCP flow did live.
+#[derive(Debug, Default, Clone, Copy)]
+struct TcpRun {
+    written: u64,
+    counts: TcpCounts,
+    received: TcpReceived,
+    error: Option<std::io::ErrorKind>,
+}
+
+/// The bottleneck's live counters, in the simulated summary's link fields where they exist.
+#[derive(Serialize)]
+struct LiveLink {
+    name: String,
+    queue: &'static str,
+    rate_bps: u64,
+    delay_s: f64,
+    arrivals_pkts: u64,
+    departures_pkts: u64,
+    drops_pkts: u64,
+    early_drops_pkts: u64,
+    forced_drops_pkts: u64,
+    overflow_drops_pkts: u64,
+    threshold_drops_pkts: u64,
+    sojourn_drops_pkts: u64,
+    flow_drops_pkts: u64,
+    marks_pkts: u64,
+    lost_pkts: u64,
+    /// Past the queue, delivered to the far host.
+    delivered_pkts: u64,
+    /// In the queue, and past it but not delivered, when the run ended.
+    queue_pkts_end: u64,
+    in_flight_pkts_end: u64,
+    utilization: f64,
+}
+
+fn live_link(name: String, spec: &LinkSpec, delay: Dur, l: &Link, duration: Dur) -> LiveLink {
+    let s = l.stats();
+    let c = l.counts();
+    LiveLink {
+        name,
+        queue: spec.queue.kind(),
+        rate_bps: spec.rate.0,
+        delay_s: delay.as_secs_f64(),
+        arrivals_pkts: s.arrivals_pkts,
+        departures_pkts: s.departures_pkts,
+        drops_pkts: s.drops(),
+        early_drops_pkts: s.early_drops,
+        forced_drops_pkts: s.forced_drops,
+        overflow_drops_pkts: s.overflow_drops,
+        threshold_drops_pkts: s.threshold_drops,
+        sojourn_drops_pkts: s.sojourn_drops,
+        flow_drops_pkts: s.flow_drops,
+        marks_pkts: s.marks,
+        lost_pkts: c.lost_pkts,
+        delivered_pkts: c.delivered_pkts,
+        queue_pkts_end: l.queue_len() as u64,
+        in_flight_pkts_end: l.in_flight() as u64,
+        utilization: c.busy.as_secs_f64() / duration.as_secs_f64(),
+    }
+}
+
+#[derive(Serialize)]
+struct LiveRun<'a> {
+    fairway: &'static str,
+    mode: &'static str,
+    scenario: &'a str,
+    duration_s: f64,
+    /// One-way delay added to the bottleneck's for the access links.
+    access_delay_s: f64,
+    flows: Vec<FlowSummary>,
+    links: Vec<LiveLink>,
+}
+
+/// A TCP flow's summary. Linux counts bytes; packets are bytes over the segment, each
+/// `packet_size + header_size` on the wire as the simulator counts them; drops are taken as
+/// the retransmissions Linux made.
+fn tcp_summary(mut s: FlowSummary, t: &TcpRun, mss: u64, wire: u64, active_s: f64) -> FlowSummary {
+    let pkts = |b: u64| b.div_ceil(mss);
+    let rate = |b: u64| if active_s > 0.0 { b as f64 * 8.0 / active_s } else { 0.0 };
+    s.sent_pkts = t.counts.segs_out;
+    s.sent_bytes = t.counts.segs_out * wire;
+    s.recv_pkts = pkts(t.received.bytes);
+    s.recv_bytes = pkts(t.received.bytes) * wire;
+    s.recv_distinct_pkts = s.recv_pkts;
+    s.recv_distinct_bytes = s.recv_bytes;
+    s.dropped_pkts = t.counts.retransmits;
+    s.retransmits_pkts = t.counts.retransmits;
+    s.throughput_bps = rate(t.received.bytes * wire / mss);
+    s.goodput_bps = rate(t.received.bytes);
+    s
+}
+
+fn sysctl(netns: &str, setting: &str) -> Result<(), Failure> {
+    let ok = Command::new("ip").args(["netns", "exec", netns, "sysctl", "-q", "-w", setting]).status();
+    match ok {
+        Ok(s) if s.success() => Ok(()),
+        _ => Err(Failure::Other(anyhow::anyhow!("setting {setting} in {netns} failed"))),
+    }
+}
+
+fn other(e: impl std::fmt::Display) -> Failure {
+    Failure::Other(anyhow::anyhow!("{e}"))
+}
+
+/// One row of the comparison: a flow's simulated and live throughput.
+struct Row {
+    flow: String,
+    class: &'static str,
+    simulated: f64,
+    live: f64,
+}
+
+/// `fairway testbed FILE --out DIR`.
+pub fn testbed(
+    file: &Path,
+    out: Option<&Path>,
+    duration: Option<&str>,
+    link: Option<&str>,
+    name: &str,
+) -> Result<(), Failure> {
+    crate::emulate::check_name(name)?;
+    let mut sc = load(file)?;
+    let out = &out.map_or_else(|| Path::new("out").join(format!("{}-testbed", sc.name)), Path::to_path_buf);
+    if let Some(d) = duration {
+        sc.duration = Dur::parse(d).map_err(|e| Failure::Input(format!("--duration {d}: {e}")))?;
+    }
+    let bl = crate::emulate::pick(&sc, link)?;
+    let flows = plan(&sc, bl)?;
+    // The access links' one-way delay, added to the bottleneck's: one value for all flows.
+    let extra = flows.iter().map(|p| p.extra).max().unwrap_or(Dur::ZERO);
+    if let Some(p) = flows.iter().find(|p| p.extra != extra) {
+        eprintln!(
+            "warning: flow {}'s access links delay {} ms, others' {} ms; the testbed adds {} ms to every flow",
+            p.f.name,
+            p.extra.as_secs_f64() * 1e3,
+            extra.as_secs_f64() * 1e3,
+            extra.as_secs_f64() * 1e3
+        );
+    }
+    std::fs::create_dir_all(out).map_err(|e| Failure::Input(format!("{}: {e}", out.display())))?;
+
+    // The simulation first: quick, and a scenario it refuses goes no further.
+    println!("simulating {} ({} s)", sc.name, sc.duration.as_secs_f64());
+    let res = fairway_engine::run(&sc, &RunOptions::default(), &mut |_| {})
+        .map_err(|e| other(format!("the simulation: {e}")))?;
+    output::write_all(&res, &sc, &out.join("simulated")).map_err(other)?;
+
+    let bspec = &sc.links[bl];
+    let (fwd_spec, rev_spec) = crate::emulate::directions(&sc, bl);
+    let delay = bspec.delay + extra;
+    let build = |spec: &LinkSpec, what: &str| -> Result<Link, Failure> {
+        let q = spec.queue.build(spec.rate, spec.delay).map_err(|e| Failure::Input(format!("{what}: {e}")))?;
+        let cfg = LinkConfig { rate: spec.rate, delay: spec.delay + extra, loss: spec.loss };
+        Ok(Link::new(cfg, q, Rng::stream(sc.seed, what)))
+    };
+    let mut fwd = build(&fwd_spec, &sc.link_name(bl))?;
+    let mut rev = build(&rev_spec, "back")?;
+    let mut pair = crate::emulate::namespaces(name)?;
+    let (na, nb) = (pair.a.netns.clone(), pair.b.netns.clone());
+    let (aa, ab) = (pair.a.addr, pair.b.addr);
+    for ns in [&na, &nb] {
+        // ns-2's TCP: no timestamps (40-byte headers), no SACK.
+        sysctl(ns, "net.ipv4.tcp_timestamps=0")?;
+        sysctl(ns, "net.ipv4.tcp_sack=0")?;
+    }
+    let ns_of = |s: Side| if s == Side::A { (&na, aa, &nb, ab) } else { (&nb, ab, &na, aa) };
+
+    // Datagram flows: their ends, and sockets in their hosts' namespaces.
+    let mut drivers: Vec<(usize, Box<dyn FlowDriver>)> = vec![];
+    let mut tcp_plans = vec![];
+    for p in &flows {
+        let port = 6000 + p.index as u16;
+        match &p.f.app {
+            AppSpec::Datagram(d) => {
+                let b = Build { flow: p.index as u32, name: &p.f.name, seed: sc.seed, wire: true };
+                drivers
+                    .push((p.index, d.spec.build(&b).map_err(|e| Failure::Input(format!("flow {}: {e}", p.f.name)))?));
+            }
+            _ => {
+                let tcp = p.f.tcp().expect("a TCP flow");
+                let settings = TcpSettings {
+                    mss: tcp.sender.packet_size.0 as u32,
+                    window: Some(tcp.sender.window * tcp.sender.packet_size.0 as u32),
+                };
+                let (_, _, dst_ns, dst) = ns_of(p.side);
+                let at = SocketAddr::V4(SocketAddrV4::new(dst, port));
+                let l: TcpListener = in_netns(dst_ns, || tcp::listen(at, settings)).map_err(other)?.map_err(other)?;
+                tcp_plans.push((p, settings, at, l));
+            }
+        }
+    }
+    let mut live_ends = vec![];
+    let mut which = vec![];
+    for (i, drv) in drivers.iter_mut() {
+        let p = flows.iter().find(|p| p.index == *i).unwrap();
+        let (src_ns, src, dst_ns, dst) = ns_of(p.side);
+        let to = SocketAddr::V4(SocketAddrV4::new(dst, 6000 + *i as u16));
+        let sp = in_netns(src_ns, || Port::bind(SocketAddr::V4(SocketAddrV4::new(src, 0))))
+            .map_err(other)?
+            .map_err(other)?;
+        let rp = in_netns(dst_ns, || Port::bind(to)).map_err(other)?.map_err(other)?;
+        let start = p.f.start_with(sc.seed);
+        let stop = p.f.stop.unwrap_or(Time::ZERO + sc.duration).min(Time::ZERO + sc.duration);
+        let (snd, rcv) = drv.ends();
+        live_ends.push(LiveEnd::new(snd, sp, *i as u32, Role::Sender { to, start, stop }));
+        live_ends.push(LiveEnd::new(rcv, rp, *i as u32, Role::Receiver));
+        which.push(*i);
+    }
+
+    println!(
+        "running it live for {} s: {} between {na} ({aa}) and {nb} ({ab}), {} ms each way",
+        sc.duration.as_secs_f64(),
+        sc.link_name(bl),
+        delay.as_secs_f64() * 1e3
+    );
+    let clock = Clock::new();
+    let epoch = Instant::now();
+    let at = |t: Time| epoch + Duration::from_nanos(t.0);
+    let end = Time::ZERO + sc.duration;
+    let stop_emu = AtomicBool::new(false);
+    let (a_tun, b_tun) = (&mut pair.a.tun, &mut pair.b.tun);
+    let (tcp_runs, emu) = std::thread::scope(|s| -> Result<_, Failure> {
+        let emu = s.spawn(|| emulate::run(a_tun, b_tun, &mut fwd, &mut rev, None, &stop_emu));
+        let mut tcp_threads = vec![];
+        for (p, settings, to, l) in &tcp_plans {
+            let (src_ns, ..) = ns_of(p.side);
+            let start = at(p.f.start_with(sc.seed));
+            let stop = at(p.f.stop.unwrap_or(end).min(end));
+            let limit = match &p.f.app {
+                AppSpec::Transfer { size, .. } => Some(size.0),
+                _ => None,
+            };
+            let (to, settings, src_ns) = (*to, *settings, src_ns.clone());
+            let recv = s.spawn(move || tcp::receive(l, at(end)));
+            let send = s.spawn(move || -> std::io::Result<(u64, TcpCounts)> {
+                std::thread::sleep(start.saturating_duration_since(Instant::now()));
+                let mut c = in_netns(&src_ns, || tcp::connect(to, settings, Duration::from_secs(5)))??;
+                tcp::send_bulk(&mut c, stop, limit)
+            });
+            tcp_threads.push((send, recv));
+        }
+        let r = ends::run(&mut live_ends, &clock, Some(end + Dur::from_secs(2)), &interrupt::INTERRUPTED);
+        let mut runs = vec![];
+        for (send, recv) in tcp_threads {
+            let mut t = TcpRun::default();
+            match send.join().expect("a TCP sender") {
+                Ok((w, c)) => (t.written, t.counts) = (w, c),
+                Err(e) => t.error = Some(e.kind()),
+            }
+            match recv.join().expect("a TCP receiver") {
+                Ok(r) => t.received = r,
+                Err(e) => t.error = Some(e.kind()),
+            }
+            runs.push(t);
+        }
+        stop_emu.store(true, Ordering::Relaxed);
+        let emu = emu.join().expect("the emulator");
+        r.map_err(other)?;
+        Ok((runs, emu))
+    })?;
+    emu.map_err(|e| other(format!("the emulator: {e}")))?;
+
+    // The live run's summary.
+    let mut live_flows = vec![];
+    let counts: Vec<EndCounts> = live_ends.iter().map(|e| e.counts).collect();
+    drop(live_ends);
+    for p in &flows {
+        let start = p.f.start_with(sc.seed);
+        let stop = p.f.stop.unwrap_or(end).min(end);
+        let mut s = crate::live::flow_summary(&sc, p.f, p.path.clone(), start, stop);
+        s.base_rtt_s = Some(2.0 * delay.as_secs_f64());
+        let active_s = (stop - start).as_secs_f64();
+        if let Some(k) = which.iter().position(|&i| i == p.index) {
+            let (snd, rcv) = (&counts[2 * k], &counts[2 * k + 1]);
+            let active = match (snd.started, snd.stopped) {
+                (Some(a), Some(b)) => (b - a).as_secs_f64(),
+                _ => active_s,
+            };
+            s = crate::live::datagram_summary(s, (snd.sent_pkts, snd.sent_bytes), rcv, active);
+            let AppSpec::Datagram(d) = &p.f.app else { unreachable!() };
+            let drv = &drivers.iter().find(|(i, _)| *i == p.index).unwrap().1;
+            s.protocol = d.spec.report(drv.as_ref(), &ReportContext { start, stop, end });
+        } else {
+            let k = tcp_plans.iter().position(|(q, ..)| q.index == p.index).unwrap();
+            let t = &tcp_runs[k];
+            if let Some(e) = t.error {
+                eprintln!("warning: TCP flow {}: {e}", p.f.name);
+            }
+            let tcp = p.f.tcp().unwrap();
+            let mss = tcp.sender.packet_size.0;
+            s = tcp_summary(s, t, mss, mss + tcp.sender.header_size.0, active_s);
+        }
+        live_flows.push(s);
+    }
+    let links = vec![
+        live_link(sc.link_name(bl), &fwd_spec, delay, &fwd, sc.duration),
+        live_link(format!("{} (back)", sc.link_name(bl)), &rev_spec, delay, &rev, sc.duration),
+    ];
+    let live = LiveRun {
+        fairway: BUILD,
+        mode: "live",
+        scenario: &sc.name,
+        duration_s: sc.duration.as_secs_f64(),
+        access_delay_s: extra.as_secs_f64(),
+        flows: live_flows,
+        links,
+    };
+    std::fs::create_dir_all(out.join("live")).map_err(other)?;
+    crate::live::write_json(&out.join("live").join("summary.json"), &live)?;
+
+    // Side by side.
+    let rows: Vec<Row> = res
+        .summary
+        .flows
+        .iter()
+        .zip(&live.flows)
+        .map(|(s, l)| Row { flow: s.name.clone(), class: s.class, simulated: s.throughput_bps, live: l.throughput_bps })
+        .collect();
+    let sim_link = res.summary.links.iter().find(|l| l.name == sc.link_name(bl));
+    let (csv, md) = comparison(&sc, &rows, sim_link.map(|l| (l.arrivals_pkts, l.drops_pkts)), &live.links[0]);
+    std::fs::write(out.join("comparison.csv"), csv).map_err(other)?;
+    std::fs::write(out.join("comparison.md"), &md).map_err(other)?;
+    println!("{md}");
+    println!("wrote {}", out.display());
+    if interrupt::INTERRUPTED.load(Ordering::Relaxed) {
+        return Err(Failure::Interrupted("the live run was stopped; its results cover what ran".into()));
+    }
+    Ok(())
+}
+
+/// comparison.csv and comparison.md: each flow's throughput simulated and live, and the
+/// bottleneck's arrivals and drops.
+fn comparison(sc: &Scenario, rows: &[Row], sim_link: Option<(u64, u64)>, live_link: &LiveLink) -> (String, String) {
+    let mut csv = String::from("flow,class,simulated_bps,live_bps,live_over_simulated\n");
+    let mut md = format!(
+        "# {}: simulated and live\n\n| flow | class | simulated (kb/s) | live (kb/s) | live / simulated |\n|---|---|---:|---:|---:|\n",
+        sc.name
+    );
+    for r in rows {
+        let ratio = if r.simulated > 0.0 { r.live / r.simulated } else { f64::NAN };
+        let _ = writeln!(csv, "{},{},{:.1},{:.1},{:.4}", r.flow, r.class, r.simulated, r.live, ratio);
+        let _ = writeln!(
+            md,
+            "| {} | {} | {:.1} | {:.1} | {:.3} |",
+            r.flow,
+            r.class,
+            r.simulated / 1e3,
+            r.live / 1e3,
+            ratio
+        );
+    }
+    if let Some((arr, drops)) = sim_link {
+        let _ = write!(
+            md,
+            "\nBottleneck {}: simulated {arr} packets in, {drops} dropped; live {} in, {} dropped.\n",
+            live_link.name, live_link.arrivals_pkts, live_link.drops_pkts
+        );
+    }
+    (csv, md)
+}
