@@ -1,16 +1,21 @@
 //! `fairway emulate FILE`: a scenario's link, live, between two network namespaces. Host a's
 //! packets to host b cross the link as the scenario gives it (rate, delay, loss, discipline);
 //! b's packets back cross the link the other way (the scenario's, or a DropTail of 1000
-//! packets at the same rate and delay when it has none).
+//! packets at the same rate and delay when it has none). With `--out DIR`, the links' counters
+//! go into DIR/summary.json and the forward link's queue samples into DIR/queue.csv, in the
+//! simulator's fields and columns.
 
 use std::path::Path;
 use std::time::Duration;
 
 use fairway_core::{Dur, Rng};
+use fairway_engine::results::QueueRow;
 use fairway_engine::scenario::{LinkSpec, Scenario};
-use fairway_live::{emulate, Link, LinkConfig, Pair};
+use fairway_live::{emulate, Link, LinkConfig, Monitor, Pair, Sample};
+use fairway_report::output;
+use serde::Serialize;
 
-use crate::{interrupt, load, Failure};
+use crate::{interrupt, load, Failure, BUILD};
 
 /// The link `name` (`from->to`), or the first monitored one.
 pub(crate) fn pick(sc: &Scenario, name: Option<&str>) -> Result<usize, Failure> {
@@ -32,6 +37,58 @@ fn build(spec: &LinkSpec, what: &str, seed: u64) -> Result<Link, Failure> {
     let queue = spec.queue.build(spec.rate, spec.delay).map_err(|e| Failure::Input(format!("{what}: {e}")))?;
     let cfg = LinkConfig { rate: spec.rate, delay: spec.delay, loss: spec.loss };
     Ok(Link::new(cfg, queue, Rng::stream(seed, what)))
+}
+
+/// The bottleneck's live counters, in the simulated summary's link fields where they exist.
+#[derive(Serialize)]
+pub(crate) struct LiveLink {
+    pub(crate) name: String,
+    pub(crate) queue: &'static str,
+    pub(crate) rate_bps: u64,
+    pub(crate) delay_s: f64,
+    pub(crate) arrivals_pkts: u64,
+    pub(crate) departures_pkts: u64,
+    pub(crate) drops_pkts: u64,
+    pub(crate) early_drops_pkts: u64,
+    pub(crate) forced_drops_pkts: u64,
+    pub(crate) overflow_drops_pkts: u64,
+    pub(crate) threshold_drops_pkts: u64,
+    pub(crate) sojourn_drops_pkts: u64,
+    pub(crate) flow_drops_pkts: u64,
+    pub(crate) marks_pkts: u64,
+    pub(crate) lost_pkts: u64,
+    /// Past the queue, delivered to the far host.
+    pub(crate) delivered_pkts: u64,
+    /// In the queue, and past it but not delivered, when the run ended.
+    pub(crate) queue_pkts_end: u64,
+    pub(crate) in_flight_pkts_end: u64,
+    pub(crate) utilization: f64,
+}
+
+pub(crate) fn live_link(name: String, spec: &LinkSpec, delay: Dur, l: &Link, duration: Dur) -> LiveLink {
+    let s = l.stats();
+    let c = l.counts();
+    LiveLink {
+        name,
+        queue: spec.queue.kind(),
+        rate_bps: spec.rate.0,
+        delay_s: delay.as_secs_f64(),
+        arrivals_pkts: s.arrivals_pkts,
+        departures_pkts: s.departures_pkts,
+        drops_pkts: s.drops(),
+        early_drops_pkts: s.early_drops,
+        forced_drops_pkts: s.forced_drops,
+        overflow_drops_pkts: s.overflow_drops,
+        threshold_drops_pkts: s.threshold_drops,
+        sojourn_drops_pkts: s.sojourn_drops,
+        flow_drops_pkts: s.flow_drops,
+        marks_pkts: s.marks,
+        lost_pkts: c.lost_pkts,
+        delivered_pkts: c.delivered_pkts,
+        queue_pkts_end: l.queue_len() as u64,
+        in_flight_pkts_end: l.in_flight() as u64,
+        utilization: c.busy.as_secs_f64() / duration.as_secs_f64(),
+    }
 }
 
 fn describe(spec: &LinkSpec) -> String {
@@ -96,7 +153,50 @@ pub(crate) fn namespaces(name: &str) -> Result<Pair, Failure> {
     })
 }
 
-pub fn emulate(file: &Path, link: Option<&str>, duration: Option<&str>, name: &str) -> Result<(), Failure> {
+/// queue.csv, in the simulator's columns, of the live link `name` from its samples.
+pub(crate) fn queue_csv(name: &str, samples: &[Sample]) -> String {
+    let mut s = String::from(output::csv::QUEUE_HEADER);
+    for m in samples {
+        let q = &m.stats;
+        let row = QueueRow {
+            t_s: m.t.as_secs_f64(),
+            queue_pkts: m.queue_pkts as u32,
+            queue_bytes: m.queue_bytes,
+            avg_queue_pkts: m.avg_queue_pkts.unwrap_or(f64::NAN),
+            arrivals_pkts: q.arrivals_pkts,
+            departures_pkts: q.departures_pkts,
+            departures_bytes: q.departures_bytes,
+            drops_pkts: q.drops(),
+            early_drops_pkts: q.early_drops,
+            forced_drops_pkts: q.forced_drops,
+            overflow_drops_pkts: q.overflow_drops,
+            threshold_drops_pkts: q.threshold_drops,
+            sojourn_drops_pkts: q.sojourn_drops,
+            flow_drops_pkts: q.flow_drops,
+            marks_pkts: q.marks,
+        };
+        output::csv::queue_row(&mut s, name, &row);
+    }
+    s
+}
+
+/// What `fairway emulate --out` writes into summary.json.
+#[derive(Serialize)]
+struct EmulateSummary<'a> {
+    fairway: &'static str,
+    mode: &'static str,
+    scenario: &'a str,
+    duration_s: f64,
+    links: Vec<LiveLink>,
+}
+
+pub fn emulate(
+    file: &Path,
+    link: Option<&str>,
+    duration: Option<&str>,
+    name: &str,
+    out: Option<&Path>,
+) -> Result<(), Failure> {
     check_name(name)?;
     let until = duration
         .map(|d| Dur::parse(d).map_err(|e| Failure::Input(format!("--duration {d}: {e}"))))
@@ -122,11 +222,35 @@ pub fn emulate(file: &Path, link: Option<&str>, duration: Option<&str>, name: &s
         Some(d) => println!("running for {:.1} s (Ctrl-C ends it sooner)", d.as_secs_f64()),
         None => println!("running until Ctrl-C"),
     }
+    if let Some(out) = out {
+        std::fs::create_dir_all(out).map_err(|e| Failure::Input(format!("{}: {e}", out.display())))?;
+    }
+    let mut monitor = Monitor { every: sc.monitor.queue_interval, samples: vec![] };
     let (a, b) = (&mut pair.a.tun, &mut pair.b.tun);
-    let (ca, cb) = emulate::run(a, b, &mut fwd, &mut rev, until, &interrupt::INTERRUPTED)
+    let t0 = std::time::Instant::now();
+    let mon = out.is_some().then_some(&mut monitor);
+    let (ca, cb) = emulate::run(a, b, &mut fwd, &mut rev, until, &interrupt::INTERRUPTED, mon)
         .map_err(|e| Failure::Other(anyhow::anyhow!("the emulator: {e}")))?;
     println!("{}", report(&format!("a -> b ({fwd_name})"), &fwd, &ca));
     println!("{}", report(&format!("b -> a ({back_name})"), &rev, &cb));
+    if let Some(out) = out {
+        let ran = Dur::from_nanos(t0.elapsed().as_nanos() as u64);
+        let summary = EmulateSummary {
+            fairway: BUILD,
+            mode: "live",
+            scenario: &sc.name,
+            duration_s: ran.as_secs_f64(),
+            links: vec![
+                live_link(fwd_name.clone(), spec, spec.delay, &fwd, ran),
+                live_link(back_name.clone(), back_spec, back_spec.delay, &rev, ran),
+            ],
+        };
+        crate::live::write_json(&out.join("summary.json"), &summary)?;
+        let q = out.join("queue.csv");
+        std::fs::write(&q, queue_csv(&fwd_name, &monitor.samples))
+            .map_err(|e| Failure::Other(anyhow::anyhow!("{}: {e}", q.display())))?;
+        println!("wrote {}", q.display());
+    }
     // The namespaces go with `pair`.
     Ok(())
 }

@@ -103,6 +103,12 @@ pub fn send(
         counts.refused_pkts,
         counts.stranger_pkts
     );
+    if counts.nonce_failed > 0 {
+        println!(
+            "the receiver hides losses: {} of its echoes claimed data it cannot have seen ({} passed)",
+            counts.nonce_failed, counts.nonce_passed
+        );
+    }
     if let Some(log) = drv.scale_log() {
         let down = log.windows(2).filter(|w| w[1].1 < w[0].1).count();
         let up = log.windows(2).filter(|w| w[1].1 > w[0].1).count();
@@ -132,6 +138,9 @@ pub fn send(
             feedback_ce_pkts: counts.ce_pkts,
             refused_pkts: counts.refused_pkts,
             stranger_pkts: counts.stranger_pkts,
+            nonce_passed: counts.nonce_passed,
+            nonce_failed: counts.nonce_failed,
+            nonce_unchecked: counts.nonce_unchecked,
             rate_bps: s.rate_bps,
             cwnd_pkts: s.cwnd_pkts,
             srtt_s: s.srtt.map(|d| d.as_secs_f64()),
@@ -175,6 +184,11 @@ struct SenderSummary<'a> {
     feedback_ce_pkts: u64,
     refused_pkts: u64,
     stranger_pkts: u64,
+    /// Checks of the receiver's nonce echoes: passed, failed (it hides losses), and not
+    /// checkable (it owned up to losses).
+    nonce_passed: u64,
+    nonce_failed: u64,
+    nonce_unchecked: u64,
     rate_bps: Option<f64>,
     cwnd_pkts: Option<f64>,
     srtt_s: Option<f64>,
@@ -297,7 +311,14 @@ pub(crate) fn datagram_summary(mut s: FlowSummary, sent: (u64, u64), rcv: &EndCo
 
 /// `fairway recv FILE --flow NAME --listen ADDR --out DIR`: the flow's receiver, until its
 /// sender's end of flow (or `--duration`, or Ctrl-C); writes DIR/summary.json.
-pub fn recv(file: &Path, name: &str, listen: SocketAddr, out: &Path, duration: Option<&str>) -> Result<(), Failure> {
+pub fn recv(
+    file: &Path,
+    name: &str,
+    listen: SocketAddr,
+    out: &Path,
+    duration: Option<&str>,
+    hide_losses: bool,
+) -> Result<(), Failure> {
     ipv4("--listen", Some(listen))?;
     let sc = load(file)?;
     let limit = dur("--duration", duration)?;
@@ -310,7 +331,8 @@ pub fn recv(file: &Path, name: &str, listen: SocketAddr, out: &Path, duration: O
     let clock = Clock::new();
     let (counts, peer) = {
         let (_, rcv) = drv.ends();
-        let mut e = [LiveEnd::new(rcv, port, i as u32, Role::Receiver)];
+        let e = LiveEnd::new(rcv, port, i as u32, Role::Receiver);
+        let mut e = [if hide_losses { e.hiding_losses() } else { e }];
         ends::run(&mut e, &clock, limit.map(|d| Time::ZERO + d), &interrupt::INTERRUPTED)
             .map_err(|e| Failure::Other(e.into()))?;
         (e[0].counts, e[0].peer())

@@ -179,6 +179,10 @@ enum Cmd {
         /// The namespaces are fw-NAME-a and fw-NAME-b.
         #[arg(long, default_value = "fw")]
         name: String,
+        /// A folder for the links' counters (summary.json) and the forward link's queue
+        /// sampled at the scenario's queue_interval (queue.csv), as a simulated run writes them.
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Send one datagram flow of a scenario to its receiver over UDP (`fairway recv` at the
     /// other end, given the same scenario): the flow's protocol and application, live, from its
@@ -217,6 +221,10 @@ enum Cmd {
         /// its last datagram].
         #[arg(long)]
         duration: Option<String>,
+        /// Misbehave: claim in every echo that all data arrived, as a receiver that hides
+        /// losses would (seed 002 §7); the sender's nonce check should catch it.
+        #[arg(long)]
+        hide_losses: bool,
     },
     /// Run a dumbbell scenario live (root needed) and simulated, and put them side by side: its
     /// bottleneck emulated between two network namespaces, its TCP flows Linux's TCP, its
@@ -431,14 +439,16 @@ fn main() -> ExitCode {
             run(&file, out, seed, quiet, &args, &figures.figures())
         }
         Cmd::Check { file } => check(&file),
-        Cmd::Emulate { file, link, duration, name } => {
-            emulate::emulate(&file, link.as_deref(), duration.as_deref(), &name)
+        Cmd::Emulate { file, link, duration, name, out } => {
+            emulate::emulate(&file, link.as_deref(), duration.as_deref(), &name, out.as_deref())
         }
         Cmd::Testbed { file, out, duration, link, name } => {
             testbed::testbed(&file, out.as_deref(), duration.as_deref(), link.as_deref(), &name)
         }
         Cmd::Send { file, flow, to, bind, out } => live::send(&file, &flow, to, bind, out.as_deref()),
-        Cmd::Recv { file, flow, listen, out, duration } => live::recv(&file, &flow, listen, &out, duration.as_deref()),
+        Cmd::Recv { file, flow, listen, out, duration, hide_losses } => {
+            live::recv(&file, &flow, listen, &out, duration.as_deref(), hide_losses)
+        }
         Cmd::Sweep { file, out, jobs, quiet, reps, resume } => run_sweep(&file, out, jobs, quiet, reps, resume),
         Cmd::Reproduce { name, out, scenarios, seed, reps } => reproduce(&name, out, scenarios, seed, reps),
         Cmd::Plot { dir, x, y, rows, title, figures } => {

@@ -23,7 +23,7 @@ use fairway_engine::RunOptions;
 use fairway_live::ends::{self, Clock, EndCounts, LiveEnd, Role};
 use fairway_live::socket::Port;
 use fairway_live::tcp::{self, TcpCounts, TcpReceived, TcpSettings};
-use fairway_live::{emulate, in_netns, Link, LinkConfig};
+use fairway_live::{emulate, in_netns, Link, LinkConfig, Monitor};
 use fairway_report::output;
 use serde::Serialize;
 
@@ -114,58 +114,6 @@ struct TcpRun {
     error: Option<std::io::ErrorKind>,
 }
 
-/// The bottleneck's live counters, in the simulated summary's link fields where they exist.
-#[derive(Serialize)]
-struct LiveLink {
-    name: String,
-    queue: &'static str,
-    rate_bps: u64,
-    delay_s: f64,
-    arrivals_pkts: u64,
-    departures_pkts: u64,
-    drops_pkts: u64,
-    early_drops_pkts: u64,
-    forced_drops_pkts: u64,
-    overflow_drops_pkts: u64,
-    threshold_drops_pkts: u64,
-    sojourn_drops_pkts: u64,
-    flow_drops_pkts: u64,
-    marks_pkts: u64,
-    lost_pkts: u64,
-    /// Past the queue, delivered to the far host.
-    delivered_pkts: u64,
-    /// In the queue, and past it but not delivered, when the run ended.
-    queue_pkts_end: u64,
-    in_flight_pkts_end: u64,
-    utilization: f64,
-}
-
-fn live_link(name: String, spec: &LinkSpec, delay: Dur, l: &Link, duration: Dur) -> LiveLink {
-    let s = l.stats();
-    let c = l.counts();
-    LiveLink {
-        name,
-        queue: spec.queue.kind(),
-        rate_bps: spec.rate.0,
-        delay_s: delay.as_secs_f64(),
-        arrivals_pkts: s.arrivals_pkts,
-        departures_pkts: s.departures_pkts,
-        drops_pkts: s.drops(),
-        early_drops_pkts: s.early_drops,
-        forced_drops_pkts: s.forced_drops,
-        overflow_drops_pkts: s.overflow_drops,
-        threshold_drops_pkts: s.threshold_drops,
-        sojourn_drops_pkts: s.sojourn_drops,
-        flow_drops_pkts: s.flow_drops,
-        marks_pkts: s.marks,
-        lost_pkts: c.lost_pkts,
-        delivered_pkts: c.delivered_pkts,
-        queue_pkts_end: l.queue_len() as u64,
-        in_flight_pkts_end: l.in_flight() as u64,
-        utilization: c.busy.as_secs_f64() / duration.as_secs_f64(),
-    }
-}
-
 #[derive(Serialize)]
 struct LiveRun<'a> {
     fairway: &'static str,
@@ -175,7 +123,19 @@ struct LiveRun<'a> {
     /// One-way delay added to the bottleneck's for the access links.
     access_delay_s: f64,
     flows: Vec<FlowSummary>,
-    links: Vec<LiveLink>,
+    links: Vec<crate::emulate::LiveLink>,
+    /// Each datagram flow's sender's checks of its receiver's nonce echoes.
+    nonce_checks: Vec<NonceChecks>,
+}
+
+/// A sender's checks of its receiver's echoes: passed, failed (the receiver hides losses), and
+/// not checkable (it owned up to losses).
+#[derive(Serialize)]
+struct NonceChecks {
+    flow: String,
+    passed: u64,
+    failed: u64,
+    unchecked: u64,
 }
 
 /// A TCP flow's summary. Linux counts bytes; packets are bytes over the segment, each
@@ -325,9 +285,10 @@ pub fn testbed(
     let at = |t: Time| epoch + Duration::from_nanos(t.0);
     let end = Time::ZERO + sc.duration;
     let stop_emu = AtomicBool::new(false);
+    let mut monitor = Monitor { every: sc.monitor.queue_interval, samples: vec![] };
     let (a_tun, b_tun) = (&mut pair.a.tun, &mut pair.b.tun);
     let (tcp_runs, emu) = std::thread::scope(|s| -> Result<_, Failure> {
-        let emu = s.spawn(|| emulate::run(a_tun, b_tun, &mut fwd, &mut rev, None, &stop_emu));
+        let emu = s.spawn(|| emulate::run(a_tun, b_tun, &mut fwd, &mut rev, None, &stop_emu, Some(&mut monitor)));
         let mut tcp_threads = vec![];
         for (p, settings, to, l) in &tcp_plans {
             let (src_ns, ..) = ns_of(p.side);
@@ -369,6 +330,7 @@ pub fn testbed(
 
     // The live run's summary.
     let mut live_flows = vec![];
+    let mut nonce_checks = vec![];
     let counts: Vec<EndCounts> = live_ends.iter().map(|e| e.counts).collect();
     drop(live_ends);
     for p in &flows {
@@ -384,6 +346,12 @@ pub fn testbed(
                 _ => active_s,
             };
             s = crate::live::datagram_summary(s, (snd.sent_pkts, snd.sent_bytes), rcv, active);
+            nonce_checks.push(NonceChecks {
+                flow: p.f.name.clone(),
+                passed: snd.nonce_passed,
+                failed: snd.nonce_failed,
+                unchecked: snd.nonce_unchecked,
+            });
             let AppSpec::Datagram(d) = &p.f.app else { unreachable!() };
             let drv = &drivers.iter().find(|(i, _)| *i == p.index).unwrap().1;
             s.protocol = d.spec.report(drv.as_ref(), &ReportContext { start, stop, end });
@@ -400,8 +368,8 @@ pub fn testbed(
         live_flows.push(s);
     }
     let links = vec![
-        live_link(sc.link_name(bl), &fwd_spec, delay, &fwd, sc.duration),
-        live_link(format!("{} (back)", sc.link_name(bl)), &rev_spec, delay, &rev, sc.duration),
+        crate::emulate::live_link(sc.link_name(bl), &fwd_spec, delay, &fwd, sc.duration),
+        crate::emulate::live_link(format!("{} (back)", sc.link_name(bl)), &rev_spec, delay, &rev, sc.duration),
     ];
     let live = LiveRun {
         fairway: BUILD,
@@ -411,9 +379,12 @@ pub fn testbed(
         access_delay_s: extra.as_secs_f64(),
         flows: live_flows,
         links,
+        nonce_checks,
     };
     std::fs::create_dir_all(out.join("live")).map_err(other)?;
     crate::live::write_json(&out.join("live").join("summary.json"), &live)?;
+    std::fs::write(out.join("live").join("queue.csv"), crate::emulate::queue_csv(&sc.link_name(bl), &monitor.samples))
+        .map_err(other)?;
 
     // Side by side.
     let rows: Vec<Row> = res
@@ -437,7 +408,12 @@ pub fn testbed(
 
 /// comparison.csv and comparison.md: each flow's throughput simulated and live, and the
 /// bottleneck's arrivals and drops.
-fn comparison(sc: &Scenario, rows: &[Row], sim_link: Option<(u64, u64)>, live_link: &LiveLink) -> (String, String) {
+fn comparison(
+    sc: &Scenario,
+    rows: &[Row],
+    sim_link: Option<(u64, u64)>,
+    live_link: &crate::emulate::LiveLink,
+) -> (String, String) {
     let mut csv = String::from("flow,class,simulated_bps,live_bps,live_over_simulated\n");
     let mut md = format!(
         "# {}: simulated and live\n\n| flow | class | simulated (kb/s) | live (kb/s) | live / simulated |\n|---|---|---:|---:|---:|\n",

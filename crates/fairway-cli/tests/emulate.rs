@@ -20,8 +20,11 @@ fn emulate_carries_a_tcp_transfer_through_the_tutorials_red_bottleneck() {
     }
     let name = format!("cli{}", std::process::id() % 100_000);
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = std::env::temp_dir().join(format!("fairway-emulate-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
     let child = Command::new(env!("CARGO_BIN_EXE_fairway"))
-        .args(["emulate", "scenarios/tutorial/red-dumbbell.toml", "--duration", "8s", "--name", &name])
+        .args(["emulate", "scenarios/tutorial/red-dumbbell.toml", "--duration", "8s", "--name", &name, "--out"])
+        .arg(&dir)
         .current_dir(&repo)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -63,6 +66,41 @@ fn emulate_carries_a_tcp_transfer_through_the_tutorials_red_bottleneck() {
     let line = stdout.lines().find(|l| l.starts_with("a -> b (r1->r2): ")).expect(&stdout);
     let packets: u64 = line["a -> b (r1->r2): ".len()..].split(' ').next().unwrap().parse().unwrap();
     assert!(packets as usize >= SENT.div_ceil(1448), "{line}");
+
+    // --out: the links' counters in summary.json, the queue over time in queue.csv, in the
+    // simulator's columns and at its sampling interval.
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let l = &summary["links"][0];
+    assert_eq!((summary["mode"].as_str(), l["name"].as_str()), (Some("live"), Some("r1->r2")));
+    assert_eq!(l["arrivals_pkts"].as_u64(), Some(packets));
+    let sim = dir.join("sim");
+    let o = Command::new(env!("CARGO_BIN_EXE_fairway"))
+        .args(["run", "scenarios/tutorial/red-dumbbell.toml", "--quiet", "--out"])
+        .arg(&sim)
+        .current_dir(&repo)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let (live_q, sim_q) = (
+        std::fs::read_to_string(dir.join("queue.csv")).unwrap(),
+        std::fs::read_to_string(sim.join("queue.csv")).unwrap(),
+    );
+    assert_eq!(live_q.lines().next(), sim_q.lines().next(), "the same columns");
+    let times =
+        |q: &str| -> Vec<f64> { q.lines().skip(1).map(|r| r.split(',').next().unwrap().parse().unwrap()).collect() };
+    let (lt, st) = (times(&live_q), times(&sim_q));
+    let step = st[1] - st[0];
+    assert!(lt.windows(2).all(|w| (w[1] - w[0] - step).abs() < 1e-9), "every {step} s");
+    assert!((lt.len() as f64 - 8.0 / step).abs() <= 2.0, "{} samples over 8 s", lt.len());
+    // Its arrivals count up to what the summary says.
+    let arrivals: Vec<u64> = live_q.lines().skip(1).map(|r| r.split(',').nth(5).unwrap().parse().unwrap()).collect();
+    assert!(
+        arrivals.windows(2).all(|w| w[1] >= w[0])
+            && *arrivals.last().unwrap() <= packets
+            && *arrivals.last().unwrap() > 0
+    );
+    let _ = std::fs::remove_dir_all(&dir);
     assert!(!Path::new(&format!("/run/netns/{a}")).exists(), "the namespaces are gone");
 }
 

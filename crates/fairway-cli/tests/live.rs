@@ -177,6 +177,11 @@ fn a_live_mapp_flow_scales_down_under_the_emulated_red_bottleneck_as_simulated()
     let down = scales.windows(2).filter(|w| w[1] < w[0]).count();
     assert!(down >= 3, "{scales:?}");
     assert!(u(&fl["dropped_pkts"]) > 0 && f(&fl["pdr"]) < 1.0, "{fl}");
+    // The receiver owned up to its losses: its echoes that cover one go unchecked, the rest
+    // pass the sender's nonce check.
+    let snd = json(&sout.join("sender.json"));
+    assert_eq!(u(&snd["nonce_failed"]), 0, "{snd}");
+    assert!(u(&snd["nonce_unchecked"]) > 0 && u(&snd["nonce_passed"]) > 0, "{snd}");
     // The bottleneck carried at most its rate: 1 Mb/s over the 9.5 s the flow ran, plus the
     // 30 packets of its queue drained after the sender stopped.
     let ceiling = (1e6 * 9.5 + 30.0 * 8000.0) / 9.5;

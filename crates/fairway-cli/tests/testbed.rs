@@ -58,6 +58,11 @@ fn seed_000_live_lands_within_a_quarter_of_its_simulation() {
     assert_eq!(mapp["name"], "mapp");
     assert!(mapp["mapp"]["scale_decreases"].as_u64().unwrap() > 5, "{mapp}");
     assert!(mapp["dropped_pkts"].as_u64().unwrap() > 0);
+    // fairway's receiver hides nothing: its echoes pass the sender's nonce checks, or own up to
+    // losses.
+    let nc = &live["nonce_checks"][0];
+    assert_eq!((nc["flow"].as_str(), nc["failed"].as_u64()), (Some("mapp"), Some(0)), "{nc}");
+    assert!(nc["passed"].as_u64().unwrap() > 10 && nc["unchecked"].as_u64().unwrap() > 0, "{nc}");
     // The kernel's TCP retransmitted what the bottleneck dropped.
     assert!(live["flows"][0]["retransmits_pkts"].as_u64().unwrap() > 0);
     // The bottleneck: every packet that arrived was dropped, left the queue or waits in it;
@@ -68,6 +73,13 @@ fn seed_000_live_lands_within_a_quarter_of_its_simulation() {
     assert!(n("drops_pkts") > 0, "{b}");
     assert_eq!(n("arrivals_pkts"), n("departures_pkts") + n("drops_pkts") + n("queue_pkts_end"), "{b}");
     assert_eq!(n("departures_pkts"), n("delivered_pkts") + n("lost_pkts") + n("in_flight_pkts_end"), "{b}");
+    // The bottleneck's queue over time, beside the simulated one, in the same columns.
+    let (lq, sq) = (
+        fs::read_to_string(out.join("live/queue.csv")).unwrap(),
+        fs::read_to_string(out.join("simulated/queue.csv")).unwrap(),
+    );
+    assert_eq!(lq.lines().next(), sq.lines().next());
+    assert!(lq.lines().count() > 100 && lq.lines().nth(1).unwrap().starts_with("0.000000,r1->r2,"), "{}", &lq[..200]);
     // It carried no more than 2 Mb/s.
     assert!(b["utilization"].as_f64().unwrap() <= 1.0);
     let _ = fs::remove_dir_all(&out);

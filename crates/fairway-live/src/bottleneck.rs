@@ -43,6 +43,17 @@ pub struct Packet {
     pub ce: bool,
 }
 
+/// A link's queue at a moment: what it holds, the discipline's smoothed queue (RED's average),
+/// and its counters so far.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    pub t: Time,
+    pub queue_pkts: usize,
+    pub queue_bytes: u64,
+    pub avg_queue_pkts: Option<f64>,
+    pub stats: QueueStats,
+}
+
 /// One simplex link of the emulator.
 pub struct Link {
     cfg: LinkConfig,
@@ -181,6 +192,18 @@ impl Link {
         self.queue.len()
     }
 
+    /// The queue's state and counters at `now`, as the simulator's monitor samples them.
+    pub fn sample(&mut self, now: Time) -> Sample {
+        self.catch_up(now);
+        Sample {
+            t: now,
+            queue_pkts: self.queue.len(),
+            queue_bytes: self.queue.bytes().0,
+            avg_queue_pkts: self.queue.average_pkts(),
+            stats: *self.queue.stats(),
+        }
+    }
+
     /// Packets past the queue and not yet delivered: the one on the wire and those
     /// propagating.
     pub fn in_flight(&self) -> usize {
@@ -195,7 +218,7 @@ mod tests {
     use fairway_core::FlowId;
 
     fn link(rate_bps: u64, delay_ms: u64, limit: u32, loss: f64) -> Link {
-        let q = DropTail::new(DropTailParams { limit: Limit::Packets(limit), ..Default::default() }).unwrap();
+        let q = DropTail::new(DropTailParams { limit: Limit::Packets(limit) }).unwrap();
         let cfg = LinkConfig { rate: Rate::from_bps(rate_bps), delay: Dur::from_millis(delay_ms), loss };
         Link::new(cfg, Qdisc::DropTail(q), Rng::stream(1, "test"))
     }

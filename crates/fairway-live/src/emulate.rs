@@ -7,9 +7,9 @@ use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use fairway_core::Time;
+use fairway_core::{Dur, Time};
 
-use crate::bottleneck::{Link, Packet};
+use crate::bottleneck::{Link, Packet, Sample};
 use crate::ipv4::{mark_ce, Header};
 use crate::tun::Tun;
 
@@ -34,6 +34,15 @@ pub struct Carried {
     pub write_errors: u64,
 }
 
+/// Samples of the forward link's queue every `every` from the run's start, as the simulator's
+/// queue monitor takes them. A sample is taken when the emulator wakes for it, within a
+/// fraction of a millisecond of its time, which it is labelled with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Monitor {
+    pub every: Dur,
+    pub samples: Vec<Sample>,
+}
+
 /// Runs until `stop` is set or `until` passes: `fwd` carries `a`'s packets to `b`, `rev`
 /// `b`'s to `a`. Times on the links count from the call.
 pub fn run(
@@ -43,11 +52,13 @@ pub fn run(
     rev: &mut Link,
     until: Option<Duration>,
     stop: &AtomicBool,
+    mut monitor: Option<&mut Monitor>,
 ) -> io::Result<(Carried, Carried)> {
     let epoch = Instant::now();
     let clock = || Time(epoch.elapsed().as_nanos() as u64);
     let mut buf = vec![0u8; BUF];
     let (mut ca, mut cb) = (Carried::default(), Carried::default());
+    let mut next_sample = Time::ZERO;
     loop {
         let now = clock();
         if stop.load(Ordering::Relaxed) || until.is_some_and(|u| now.0 >= u.as_nanos() as u64) {
@@ -55,7 +66,14 @@ pub fn run(
         }
         forward(fwd, now, b, &mut ca);
         forward(rev, now, a, &mut cb);
-        let wake = [fwd.next_wake(), rev.next_wake()].into_iter().flatten().min();
+        if let Some(m) = monitor.as_deref_mut() {
+            while next_sample <= now {
+                m.samples.push(Sample { t: next_sample, ..fwd.sample(now) });
+                next_sample += m.every;
+            }
+        }
+        let sample = monitor.as_ref().map(|_| next_sample);
+        let wake = [fwd.next_wake(), rev.next_wake(), sample].into_iter().flatten().min();
         let wait = wake.map_or(LOOK, |w| Duration::from_nanos(w.0.saturating_sub(clock().0)).min(LOOK));
         wait_readable(&[a.as_raw_fd(), b.as_raw_fd()], wait)?;
         let now = clock();

@@ -14,11 +14,11 @@ use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use fairway_core::{Bytes, Dur, Time};
+use fairway_core::{Bytes, Dur, Rng, Time};
 use fairway_proto::{Arrival, Sent, WireEnd};
 
 use crate::emulate::wait_readable;
-use crate::framing::{self, EndOfFlow, Header, Kind};
+use crate::framing::{self, Echo, EndOfFlow, Header, Kind};
 use crate::socket::{tos, Port, CE};
 
 /// Copies of the end of flow a sender sends, and the gap between them: one lost copy does not
@@ -132,6 +132,12 @@ pub struct EndCounts {
     pub delays: Delays,
     /// What its sender said at the end (a receiver's).
     pub peer_end: Option<EndOfFlow>,
+    /// A sender's checks of its receiver's echoes: passed, failed (the receiver claimed data
+    /// arrived that it cannot have seen: it hides losses), and not checkable (it owned up to
+    /// losses in the range, or the range is older than the sender remembers).
+    pub nonce_passed: u64,
+    pub nonce_failed: u64,
+    pub nonce_unchecked: u64,
     /// When its application started and stopped (a sender's), and its first and last arrivals.
     pub started: Option<Time>,
     pub stopped: Option<Time>,
@@ -163,49 +169,107 @@ enum Phase {
     Done,
 }
 
-/// Sequence numbers seen, [`WINDOW`] behind the highest.
+/// A bit for each of the last [`WINDOW`] sequence numbers.
+#[derive(Debug)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new() -> Bits {
+        Bits(vec![0; WINDOW as usize / 64])
+    }
+
+    fn at(s: u32) -> (usize, u32) {
+        ((s % WINDOW) as usize / 64, s % 64)
+    }
+
+    fn get(&self, s: u32) -> bool {
+        let (w, b) = Bits::at(s);
+        self.0[w] & (1 << b) != 0
+    }
+
+    fn set(&mut self, s: u32, v: bool) {
+        let (w, b) = Bits::at(s);
+        self.0[w] = (self.0[w] & !(1 << b)) | (v as u64) << b;
+    }
+}
+
+/// The data sequence numbers a receiver has seen, [`WINDOW`] behind the highest, with their
+/// nonces, and how far its echoes have covered them.
 #[derive(Debug)]
 struct Seen {
     top: Option<u32>,
-    bits: Vec<u64>,
+    got: Bits,
+    nonce: Bits,
+    echoed_to: Option<u32>,
 }
 
 impl Seen {
     fn new() -> Seen {
-        Seen { top: None, bits: vec![0; WINDOW as usize / 64] }
+        Seen { top: None, got: Bits::new(), nonce: Bits::new(), echoed_to: None }
     }
 
-    fn flip(&mut self, s: u32) -> bool {
-        let (w, b) = ((s % WINDOW) as usize / 64, s % 64);
-        let new = self.bits[w] & (1 << b) == 0;
-        self.bits[w] |= 1 << b;
+    /// Whether `s` is seen for the first time (then its nonce is kept).
+    fn insert(&mut self, s: u32, nonce: bool) -> bool {
+        let new = match self.top {
+            Some(t) if s > t => {
+                if s - t >= WINDOW {
+                    self.got.0.fill(0);
+                } else {
+                    // The slots passed over now stand for numbers not seen yet.
+                    for k in t + 1..s {
+                        self.got.set(k, false);
+                    }
+                }
+                self.top = Some(s);
+                true
+            }
+            Some(t) if t - s >= WINDOW => false,
+            Some(_) => !self.got.get(s),
+            None => {
+                self.top = Some(s);
+                true
+            }
+        };
+        if new {
+            self.got.set(s, true);
+            self.nonce.set(s, nonce);
+        }
         new
     }
 
-    /// Whether `s` is seen for the first time.
-    fn insert(&mut self, s: u32) -> bool {
-        match self.top {
-            Some(t) if s > t => {
-                if s - t >= WINDOW {
-                    self.bits.fill(0);
-                } else {
-                    for k in t + 1..s {
-                        let (w, b) = ((k % WINDOW) as usize / 64, k % 64);
-                        self.bits[w] &= !(1 << b);
-                    }
-                    let (w, b) = ((s % WINDOW) as usize / 64, s % 64);
-                    self.bits[w] &= !(1 << b);
-                }
-                self.top = Some(s);
-                self.flip(s)
-            }
-            Some(t) if t - s >= WINDOW => false,
-            Some(_) => self.flip(s),
-            None => {
-                self.top = Some(s);
-                self.flip(s)
+    /// The account of the numbers since the last echo, up to the highest seen (at most
+    /// [`WINDOW`] of them); `None` if none is new. A receiver that `lies` says none is missing.
+    fn echo(&mut self, lies: bool) -> Option<Echo> {
+        let top = self.top?;
+        let from = match self.echoed_to {
+            Some(t) if t >= top => return None,
+            Some(t) => t + 1,
+            None => 0,
+        }
+        .max(top.saturating_sub(WINDOW - 1));
+        let (mut missing, mut sum) = (0, false);
+        for s in from..=top {
+            if self.got.get(s) {
+                sum ^= self.nonce.get(s);
+            } else {
+                missing += 1;
             }
         }
+        self.echoed_to = Some(top);
+        Some(Echo { from, to: top, missing: if lies { 0 } else { missing }, sum })
+    }
+}
+
+/// A seed no receiver can know: the nonces are secrets.
+fn secret_seed() -> u64 {
+    let mut b = [0u8; 8];
+    // SAFETY: getrandom writes at most 8 bytes into `b`.
+    let n = unsafe { libc::getrandom(b.as_mut_ptr() as *mut libc::c_void, 8, 0) };
+    if n == 8 {
+        u64::from_le_bytes(b)
+    } else {
+        let t = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+        t.as_nanos() as u64 ^ (std::process::id() as u64) << 32
     }
 }
 
@@ -220,6 +284,11 @@ pub struct LiveEnd<'a> {
     timer: Option<Time>,
     next_seq: u32,
     seen: Seen,
+    /// A sender's nonces for its last [`WINDOW`] data datagrams, and where they come from.
+    nonces: Bits,
+    nonce_rng: Rng,
+    /// A receiver that hides losses in its echoes (to study the nonce check).
+    lies: bool,
     pub counts: EndCounts,
 }
 
@@ -240,7 +309,34 @@ impl<'a> LiveEnd<'a> {
             timer: None,
             next_seq: 0,
             seen: Seen::new(),
+            nonces: Bits::new(),
+            nonce_rng: Rng::from_seed(secret_seed()),
+            lies: false,
             counts: EndCounts::default(),
+        }
+    }
+
+    /// A receiver that hides losses: its echoes say every datagram arrived, as a receiver
+    /// falsifying its feedback would (seed 002 §7); its sender's nonce check catches it.
+    pub fn hiding_losses(mut self) -> Self {
+        self.lies = true;
+        self
+    }
+
+    /// A sender checks an echo against the nonces it sent.
+    fn check(&mut self, e: &Echo) {
+        let next = self.next_seq;
+        let c = &mut self.counts;
+        if e.from > e.to || e.to >= next || next - e.from > WINDOW || e.missing > 0 {
+            // Losses owned up to, or a range no longer remembered: nothing to check.
+            c.nonce_unchecked += 1;
+            return;
+        }
+        let expected = (e.from..=e.to).fold(false, |a, s| a ^ self.nonces.get(s));
+        if expected == e.sum {
+            c.nonce_passed += 1;
+        } else {
+            c.nonce_failed += 1;
         }
     }
 
@@ -268,6 +364,10 @@ impl<'a> LiveEnd<'a> {
     /// socket refused.
     fn send(&mut self, clock: &Clock, kind: Kind, s: Sent, bytes: &[u8], out: &mut Vec<u8>) -> bool {
         let Some(peer) = self.peer else { return false };
+        let nonce = kind == Kind::Data && self.nonce_rng.next_u64() & 1 == 1;
+        if kind == Kind::Data {
+            self.nonces.set(self.next_seq, nonce);
+        }
         let h = Header {
             kind,
             flow: self.flow,
@@ -276,6 +376,8 @@ impl<'a> LiveEnd<'a> {
             payload: s.payload,
             len: bytes.len() as u32,
             sent_ns: clock.wall_ns(),
+            nonce,
+            echo: if kind == Kind::Feedback { self.seen.echo(self.lies) } else { None },
         };
         if kind != Kind::End {
             self.next_seq = self.next_seq.wrapping_add(1);
@@ -420,6 +522,9 @@ impl<'a> LiveEnd<'a> {
                 }
                 continue;
             }
+            if let (Kind::Feedback, Some(e)) = (h.kind, h.echo) {
+                self.check(&e);
+            }
             let c = &mut self.counts;
             c.recv_pkts += 1;
             c.recv_bytes += h.size.0;
@@ -427,7 +532,7 @@ impl<'a> LiveEnd<'a> {
             c.last_recv = Some(now);
             let ce = r.tos & CE == CE;
             c.ce_pkts += ce as u64;
-            if self.seen.insert(h.seq) {
+            if self.seen.insert(h.seq, h.nonce) {
                 c.recv_distinct_pkts += 1;
                 c.recv_distinct_bytes += h.size.0;
                 c.recv_distinct_payload += h.payload.0;
@@ -494,15 +599,33 @@ mod tests {
     #[test]
     fn duplicates_are_told_from_first_copies_within_the_window() {
         let mut s = Seen::new();
-        assert!(s.insert(5));
-        assert!(!s.insert(5));
-        assert!(s.insert(3), "late, not seen");
-        assert!(!s.insert(3));
-        assert!(s.insert(5000));
-        assert!(!s.insert(5000 - WINDOW), "too far behind: counted as a copy");
-        assert!(s.insert(5000 - WINDOW + 1));
+        assert!(s.insert(5, false));
+        assert!(!s.insert(5, false));
+        assert!(s.insert(3, false), "late, not seen");
+        assert!(!s.insert(3, false));
+        assert!(s.insert(5000, false));
+        assert!(!s.insert(5000 - WINDOW, false), "too far behind: counted as a copy");
+        assert!(s.insert(5000 - WINDOW + 1, false));
         // Jumping ahead forgets the slots it passes, which now name newer numbers.
-        assert!(s.insert(5000 + WINDOW - 1));
-        assert!(s.insert(5003 + WINDOW), "the slot of 5003, reused");
+        assert!(s.insert(5000 + WINDOW - 1, false));
+        assert!(s.insert(5003 + WINDOW, false), "the slot of 5003, reused");
+    }
+
+    #[test]
+    fn an_echo_counts_what_is_missing_and_sums_the_nonces_of_the_rest() {
+        let mut s = Seen::new();
+        let nonce = |k: u32| k % 3 == 1;
+        for k in (0..10).filter(|&k| k != 4) {
+            s.insert(k, nonce(k));
+        }
+        // 1 and 7 carried a nonce of 1 (4, lost, did too): the sum is 0.
+        assert_eq!(s.echo(false), Some(Echo { from: 0, to: 9, missing: 1, sum: false }));
+        assert_eq!(s.echo(false), None, "nothing new");
+        s.insert(4, nonce(4));
+        s.insert(10, nonce(10));
+        assert_eq!(s.echo(false), Some(Echo { from: 10, to: 10, missing: 0, sum: true }), "4 came late");
+        // A liar hides 11's loss; its sum leaves 11's nonce out.
+        s.insert(12, nonce(12));
+        assert_eq!(s.echo(true), Some(Echo { from: 11, to: 12, missing: 0, sum: false }));
     }
 }

@@ -22,7 +22,7 @@ pub mod socket;
 pub mod tcp;
 pub mod tun;
 
-pub use bottleneck::{Link, LinkConfig, LinkCounts, Packet};
-pub use emulate::Carried;
+pub use bottleneck::{Link, LinkConfig, LinkCounts, Packet, Sample};
+pub use emulate::{Carried, Monitor};
 pub use ends::{Clock, EndCounts, LiveEnd, Role};
 pub use netns::{in_netns, Pair};

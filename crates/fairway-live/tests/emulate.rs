@@ -70,7 +70,7 @@ fn transfer(tag: &str, queue: Qdisc) -> Transfer {
         let (fwd, rev, stop) = (&mut fwd, &mut rev, &stop);
         let emulator = s.spawn(move || {
             let started = Instant::now();
-            emulate::run(a, b, fwd, rev, Some(Duration::from_secs(30)), stop).expect("the emulator");
+            emulate::run(a, b, fwd, rev, Some(Duration::from_secs(30)), stop, None).expect("the emulator");
             started.elapsed()
         });
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();

@@ -81,6 +81,8 @@ fn relay(sock: UdpSocket, receiver: SocketAddr, flow: u32, stop: Arc<AtomicBool>
             payload: Bytes(60),
             len: 10,
             sent_ns: 0,
+            nonce: false,
+            echo: None,
         };
         match m.forwarded % 3 {
             0 => {
@@ -100,11 +102,9 @@ fn relay(sock: UdpSocket, receiver: SocketAddr, flow: u32, stop: Arc<AtomicBool>
     m
 }
 
-#[test]
-fn a_flow_survives_duplicates_reordering_and_garbage() {
-    let flow = 3;
+/// TFRC carrying 1000-byte CBR packets every 4 ms (2 Mb/s): its sender and receiver.
+fn tfrc_over_cbr() -> (TfrcSender, TfrcReceiver) {
     let cfg = TfrcConfig { packet_size: Bytes(1000), ..TfrcConfig::rfc5348() };
-    // 1000-byte packets every 4 ms (2 Mb/s) for a second.
     let cbr = CbrConfig {
         packet_size: Bytes(1000),
         interval: Dur::from_millis(4),
@@ -112,13 +112,20 @@ fn a_flow_survives_duplicates_reordering_and_garbage() {
         max_packets: None,
         frame_interval: None,
     };
-    let mut snd = TfrcSender::new(cfg.clone(), Box::new(Cbr::new(cbr, Rng::from_seed(1)))).unwrap();
-    let mut rcv = TfrcReceiver::new(cfg).unwrap();
-    let sp = Port::bind("127.0.0.1:0".parse().unwrap()).unwrap();
-    let rp = Port::bind("127.0.0.1:0".parse().unwrap()).unwrap();
-    let raddr = rp.local_addr().unwrap();
-    let relay_sock = UdpSocket::bind("127.0.0.1:0").unwrap();
-    let via = relay_sock.local_addr().unwrap();
+    let snd = TfrcSender::new(cfg.clone(), Box::new(Cbr::new(cbr, Rng::from_seed(1)))).unwrap();
+    (snd, TfrcReceiver::new(cfg).unwrap())
+}
+
+fn port() -> Port {
+    Port::bind("127.0.0.1:0".parse().unwrap()).unwrap()
+}
+
+#[test]
+fn a_flow_survives_duplicates_reordering_and_garbage() {
+    let flow = 3;
+    let (mut snd, mut rcv) = tfrc_over_cbr();
+    let (sp, rp, relay_sock) = (port(), port(), UdpSocket::bind("127.0.0.1:0").unwrap());
+    let (raddr, via) = (rp.local_addr().unwrap(), relay_sock.local_addr().unwrap());
     let stop = Arc::new(AtomicBool::new(false));
     let r = {
         let stop = stop.clone();
@@ -163,4 +170,66 @@ fn a_flow_survives_duplicates_reordering_and_garbage() {
     assert_eq!(st.received, s.sent_pkts + m.duplicates);
     assert_eq!(st.ignored, m.duplicates + m.swaps);
     assert!(snd.stats().feedback_received > 10);
+}
+
+/// Forwards as [`relay`] does, but drops every 10th data datagram and nothing else.
+fn lossy_relay(sock: UdpSocket, receiver: SocketAddr, stop: Arc<AtomicBool>) -> u64 {
+    sock.set_read_timeout(Some(Duration::from_millis(2))).unwrap();
+    let (mut sender, mut data, mut dropped) = (None::<SocketAddr>, 0u64, 0u64);
+    let mut buf = vec![0u8; 65536];
+    while !stop.load(Ordering::Relaxed) {
+        let Ok((n, from)) = sock.recv_from(&mut buf) else { continue };
+        if from == receiver {
+            sock.send_to(&buf[..n], sender.unwrap()).unwrap();
+            continue;
+        }
+        sender = Some(from);
+        if buf[3] == 0 {
+            data += 1;
+            if data % 10 == 0 {
+                dropped += 1;
+                continue;
+            }
+        }
+        sock.send_to(&buf[..n], receiver).unwrap();
+    }
+    dropped
+}
+
+/// A CBR flow over TFRC through [`lossy_relay`]; the receiver hides its losses if `lies`.
+fn through_loss(lies: bool) -> (fairway_live::EndCounts, u64) {
+    let (mut snd, mut rcv) = tfrc_over_cbr();
+    let (sp, rp, relay_sock) = (port(), port(), UdpSocket::bind("127.0.0.1:0").unwrap());
+    let (raddr, via) = (rp.local_addr().unwrap(), relay_sock.local_addr().unwrap());
+    let stop = Arc::new(AtomicBool::new(false));
+    let r = {
+        let stop = stop.clone();
+        thread::spawn(move || lossy_relay(relay_sock, raddr, stop))
+    };
+    let (start, end) = (Time::ZERO + Dur::from_millis(50), Time::ZERO + Dur::from_millis(1050));
+    let counts = {
+        let receiver = LiveEnd::new(&mut rcv, rp, 0, Role::Receiver);
+        let receiver = if lies { receiver.hiding_losses() } else { receiver };
+        let mut e = [LiveEnd::new(&mut snd, sp, 0, Role::Sender { to: via, start, stop: end }), receiver];
+        ends::run(&mut e, &Clock::new(), Some(Time::ZERO + Dur::from_secs(10)), &AtomicBool::new(false)).unwrap();
+        e[0].counts
+    };
+    stop.store(true, Ordering::Relaxed);
+    (counts, r.join().unwrap())
+}
+
+#[test]
+fn the_nonce_echo_catches_a_receiver_that_hides_losses() {
+    // An honest receiver: the echoes that own up to a loss go unchecked, the others pass.
+    let (honest, dropped) = through_loss(false);
+    assert!(dropped >= 15, "{dropped} dropped");
+    assert_eq!(honest.nonce_failed, 0, "{honest:?}");
+    assert!(honest.nonce_unchecked >= 1 && honest.nonce_passed > 10, "{honest:?}");
+    // A receiver that claims every datagram arrived must guess each lost one's nonce, and is
+    // wrong half the time: with 15 or more losses, caught but for a chance below 2^-15 (when
+    // no two losses share an echo).
+    let (liar, dropped) = through_loss(true);
+    assert!(dropped >= 15, "{dropped} dropped");
+    assert!(liar.nonce_failed > 0, "{liar:?}");
+    assert_eq!(liar.nonce_unchecked, 0, "a liar owns up to nothing: {liar:?}");
 }
