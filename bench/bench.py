@@ -578,7 +578,21 @@ def run_sweep_bench(exe, reps, mach, tmp, raw):
 
 
 # Benchmarks of other parts, written by their own scripts beside this one's results.md.
-OTHER_BENCHMARKS = [("results-aqm.md", "aqm.py"), ("results-dccp.md", "dccp.py"), ("results-wireless.md", "wireless.py")]
+OTHER_BENCHMARKS = [("results-aqm.md", "aqm.py"), ("results-dccp.md", "dccp.py"), ("results-wireless.md", "wireless.py"),
+                    ("results-emulate.md", "emulate.py")]
+
+
+def emulator_section():
+    """The emulated bottleneck's table, as bench/emulate.py last wrote it (it needs root and
+    iperf3, so this script does not rerun it), with the line that says when and how."""
+    p = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results-emulate.md")
+    if not os.path.exists(p):
+        return []
+    lines = open(p).read().splitlines()
+    body = [l for l in lines[1:] if l.strip()]
+    prose = [l for l in body if not l.startswith("|")]
+    table = [l for l in body if l.startswith("|")]
+    return ["", "## The emulated bottleneck (from results-emulate.md)", "", prose[0], ""] + table + ["", *prose[1:]]
 
 
 def report(results, pairs, sweep, raw, notes, mach, commit, digest, a):
@@ -753,6 +767,8 @@ def report(results, pairs, sweep, raw, notes, mach, commit, digest, a):
             L.append(f"| {r['jobs']} | {fmt_s(r['wall_med'])} | {fmt_s(r['wall_min'])}-"
                      f"{fmt_s(r['wall_max'])} | {fmt_s(r['cpu_med'])} | {r['rss_mb']:.1f} | "
                      + (f"{sp:.2f} | {r['ideal']} | {sp / r['ideal'] * 100:.0f}% |" if sp else "- | | |"))
+
+    L.extend(emulator_section())
 
     if notes:
         L.append("")
