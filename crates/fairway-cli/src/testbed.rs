@@ -29,6 +29,10 @@ use serde::Serialize;
 
 use crate::{interrupt, load, Failure, BUILD};
 
+/// Flow i's receiver listens on port FIRST_PORT + i of its host.
+const FIRST_PORT: u16 = 6000;
+const MAX_FLOWS: usize = (u16::MAX - FIRST_PORT) as usize;
+
 /// Which side of the bottleneck a flow's data starts on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Side {
@@ -79,6 +83,12 @@ struct Planned<'a> {
 /// bottleneck `bl`.
 fn plan<'a>(sc: &'a Scenario, bl: usize) -> Result<Vec<Planned<'a>>, Failure> {
     let b = &sc.links[bl];
+    if sc.flows.len() > MAX_FLOWS {
+        return Err(Failure::Input(format!(
+            "{} flows: the testbed gives each a port from {FIRST_PORT}, so it runs at most {MAX_FLOWS}",
+            sc.flows.len()
+        )));
+    }
     let mut v = vec![];
     for (i, f) in sc.flows.iter().enumerate() {
         let r = route(sc, f.from.0 as usize, f.to.0 as usize)
@@ -108,7 +118,6 @@ fn plan<'a>(sc: &'a Scenario, bl: usize) -> Result<Vec<Planned<'a>>, Failure> {
 /// What a TCP flow did live.
 #[derive(Debug, Default, Clone, Copy)]
 struct TcpRun {
-    written: u64,
     counts: TcpCounts,
     received: TcpReceived,
     error: Option<std::io::ErrorKind>,
@@ -236,7 +245,7 @@ pub fn testbed(
     let mut drivers: Vec<(usize, Box<dyn FlowDriver>)> = vec![];
     let mut tcp_plans = vec![];
     for p in &flows {
-        let port = 6000 + p.index as u16;
+        let port = FIRST_PORT + p.index as u16;
         match &p.f.app {
             AppSpec::Datagram(d) => {
                 let b = Build { flow: p.index as u32, name: &p.f.name, seed: sc.seed, wire: true };
@@ -261,7 +270,7 @@ pub fn testbed(
     for (i, drv) in drivers.iter_mut() {
         let p = flows.iter().find(|p| p.index == *i).unwrap();
         let (src_ns, src, dst_ns, dst) = ns_of(p.side);
-        let to = SocketAddr::V4(SocketAddrV4::new(dst, 6000 + *i as u16));
+        let to = SocketAddr::V4(SocketAddrV4::new(dst, FIRST_PORT + *i as u16));
         let sp = in_netns(src_ns, || Port::bind(SocketAddr::V4(SocketAddrV4::new(src, 0))))
             .map_err(other)?
             .map_err(other)?;
@@ -312,7 +321,7 @@ pub fn testbed(
         for (send, recv) in tcp_threads {
             let mut t = TcpRun::default();
             match send.join().expect("a TCP sender") {
-                Ok((w, c)) => (t.written, t.counts) = (w, c),
+                Ok((_, c)) => t.counts = c,
                 Err(e) => t.error = Some(e.kind()),
             }
             match recv.join().expect("a TCP receiver") {
