@@ -157,24 +157,7 @@ pub(crate) fn namespaces(name: &str) -> Result<Pair, Failure> {
 pub(crate) fn queue_csv(name: &str, samples: &[Sample]) -> String {
     let mut s = String::from(output::csv::QUEUE_HEADER);
     for m in samples {
-        let q = &m.stats;
-        let row = QueueRow {
-            t_s: m.t.as_secs_f64(),
-            queue_pkts: m.queue_pkts as u32,
-            queue_bytes: m.queue_bytes,
-            avg_queue_pkts: m.avg_queue_pkts.unwrap_or(f64::NAN),
-            arrivals_pkts: q.arrivals_pkts,
-            departures_pkts: q.departures_pkts,
-            departures_bytes: q.departures_bytes,
-            drops_pkts: q.drops(),
-            early_drops_pkts: q.early_drops,
-            forced_drops_pkts: q.forced_drops,
-            overflow_drops_pkts: q.overflow_drops,
-            threshold_drops_pkts: q.threshold_drops,
-            sojourn_drops_pkts: q.sojourn_drops,
-            flow_drops_pkts: q.flow_drops,
-            marks_pkts: q.marks,
-        };
+        let row = QueueRow::new(m.t.as_secs_f64(), m.queue_pkts as u32, m.queue_bytes, m.avg_queue_pkts, &m.stats);
         output::csv::queue_row(&mut s, name, &row);
     }
     s

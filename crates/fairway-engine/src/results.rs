@@ -272,6 +272,30 @@ pub struct QueueRow {
     pub marks_pkts: u64,
 }
 
+impl QueueRow {
+    /// A sample at `t_s`: what the queue holds, the discipline's smoothed queue (NaN if it has
+    /// none), and its counters so far.
+    pub fn new(t_s: f64, queue_pkts: u32, queue_bytes: u64, avg: Option<f64>, s: &fairway_aqm::QueueStats) -> QueueRow {
+        QueueRow {
+            t_s,
+            queue_pkts,
+            queue_bytes,
+            avg_queue_pkts: avg.unwrap_or(f64::NAN),
+            arrivals_pkts: s.arrivals_pkts,
+            departures_pkts: s.departures_pkts,
+            departures_bytes: s.departures_bytes,
+            drops_pkts: s.drops(),
+            early_drops_pkts: s.early_drops,
+            forced_drops_pkts: s.forced_drops,
+            overflow_drops_pkts: s.overflow_drops,
+            threshold_drops_pkts: s.threshold_drops,
+            sojourn_drops_pkts: s.sojourn_drops,
+            flow_drops_pkts: s.flow_drops,
+            marks_pkts: s.marks,
+        }
+    }
+}
+
 /// Where a run's time series go as they are made: each bin of every flow when the bin ends,
 /// each queue sample when it is taken. A sink that writes them to files keeps a run's memory
 /// independent of its length; [`Collector`] keeps them all (the library's [`crate::run`]).

@@ -1183,23 +1183,13 @@ impl<'a> Sim<'a> {
             let s = link.qdisc.stats();
             self.samples.push((
                 l,
-                QueueRow {
-                    t_s: t.as_secs_f64(),
-                    queue_pkts: link.qdisc.len() as u32,
-                    queue_bytes: link.qdisc.bytes().0,
-                    avg_queue_pkts: link.qdisc.average_pkts().unwrap_or(f64::NAN),
-                    arrivals_pkts: s.arrivals_pkts,
-                    departures_pkts: s.departures_pkts,
-                    departures_bytes: s.departures_bytes,
-                    drops_pkts: s.drops(),
-                    early_drops_pkts: s.early_drops,
-                    forced_drops_pkts: s.forced_drops,
-                    overflow_drops_pkts: s.overflow_drops,
-                    threshold_drops_pkts: s.threshold_drops,
-                    sojourn_drops_pkts: s.sojourn_drops,
-                    flow_drops_pkts: s.flow_drops,
-                    marks_pkts: s.marks,
-                },
+                QueueRow::new(
+                    t.as_secs_f64(),
+                    link.qdisc.len() as u32,
+                    link.qdisc.bytes().0,
+                    link.qdisc.average_pkts(),
+                    s,
+                ),
             ));
         }
         let next = t + self.sc.monitor.queue_interval;
