@@ -63,9 +63,19 @@ pub(crate) struct LiveLink {
     pub(crate) queue_pkts_end: u64,
     pub(crate) in_flight_pkts_end: u64,
     pub(crate) utilization: f64,
+    /// Dropped by the sending host's device before the emulator read them (its ring was full):
+    /// not the link's doing, and `null` where `ip` could not tell.
+    pub(crate) device_drops_pkts: Option<u64>,
 }
 
-pub(crate) fn live_link(name: String, spec: &LinkSpec, delay: Dur, l: &Link, duration: Dur) -> LiveLink {
+pub(crate) fn live_link(
+    name: String,
+    spec: &LinkSpec,
+    delay: Dur,
+    l: &Link,
+    duration: Dur,
+    device_drops: Option<u64>,
+) -> LiveLink {
     let s = l.stats();
     let c = l.counts();
     LiveLink {
@@ -88,6 +98,7 @@ pub(crate) fn live_link(name: String, spec: &LinkSpec, delay: Dur, l: &Link, dur
         queue_pkts_end: l.queue_len() as u64,
         in_flight_pkts_end: l.in_flight() as u64,
         utilization: c.busy.as_secs_f64() / duration.as_secs_f64(),
+        device_drops_pkts: device_drops,
     }
 }
 
@@ -96,12 +107,12 @@ fn describe(spec: &LinkSpec) -> String {
     format!("{} Mb/s, {} ms, {}{loss}", spec.rate.as_bps_f64() / 1e6, spec.delay.as_secs_f64() * 1e3, spec.queue.kind())
 }
 
-fn report(what: &str, link: &Link, carried: &fairway_live::Carried) -> String {
+fn report(what: &str, link: &Link, carried: &fairway_live::Carried, device_drops: Option<u64>) -> String {
     let s = link.stats();
     let c = link.counts();
     format!(
         "{what}: {} packets in, {} delivered; dropped {} (early {}, forced {}, overflow {}, other {}), marked {}, lost {}, {} waiting; \
-{} not IPv4 ignored, {} writes refused",
+{} not IPv4 ignored, {} writes refused; {} dropped by the sender's device before the emulator",
         s.arrivals_pkts,
         c.delivered_pkts,
         s.drops(),
@@ -114,6 +125,7 @@ fn report(what: &str, link: &Link, carried: &fairway_live::Carried) -> String {
         link.queue_len(),
         carried.other_pkts,
         carried.write_errors,
+        device_drops.map_or("?".to_string(), |d| d.to_string()),
     )
 }
 
@@ -214,8 +226,9 @@ pub fn emulate(
     let mon = out.is_some().then_some(&mut monitor);
     let (ca, cb) = emulate::run(a, b, &mut fwd, &mut rev, until, &interrupt::INTERRUPTED, mon)
         .map_err(|e| Failure::Other(anyhow::anyhow!("the emulator: {e}")))?;
-    println!("{}", report(&format!("a -> b ({fwd_name})"), &fwd, &ca));
-    println!("{}", report(&format!("b -> a ({back_name})"), &rev, &cb));
+    let (drops_a, drops_b) = (pair.a.device_drops(), pair.b.device_drops());
+    println!("{}", report(&format!("a -> b ({fwd_name})"), &fwd, &ca, drops_a));
+    println!("{}", report(&format!("b -> a ({back_name})"), &rev, &cb, drops_b));
     if let Some(out) = out {
         let ran = Dur::from_nanos(t0.elapsed().as_nanos() as u64);
         let summary = EmulateSummary {
@@ -224,8 +237,8 @@ pub fn emulate(
             scenario: &sc.name,
             duration_s: ran.as_secs_f64(),
             links: vec![
-                live_link(fwd_name.clone(), spec, spec.delay, &fwd, ran),
-                live_link(back_name.clone(), back_spec, back_spec.delay, &rev, ran),
+                live_link(fwd_name.clone(), spec, spec.delay, &fwd, ran, drops_a),
+                live_link(back_name.clone(), back_spec, back_spec.delay, &rev, ran, drops_b),
             ],
         };
         crate::live::write_json(&out.join("summary.json"), &summary)?;

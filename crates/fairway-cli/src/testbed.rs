@@ -377,8 +377,15 @@ pub fn testbed(
         live_flows.push(s);
     }
     let links = vec![
-        crate::emulate::live_link(sc.link_name(bl), &fwd_spec, delay, &fwd, sc.duration),
-        crate::emulate::live_link(format!("{} (back)", sc.link_name(bl)), &rev_spec, delay, &rev, sc.duration),
+        crate::emulate::live_link(sc.link_name(bl), &fwd_spec, delay, &fwd, sc.duration, pair.a.device_drops()),
+        crate::emulate::live_link(
+            format!("{} (back)", sc.link_name(bl)),
+            &rev_spec,
+            delay,
+            &rev,
+            sc.duration,
+            pair.b.device_drops(),
+        ),
     ];
     let live = LiveRun {
         fairway: BUILD,

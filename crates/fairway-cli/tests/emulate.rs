@@ -57,6 +57,10 @@ fn emulate_carries_a_tcp_transfer_through_the_tutorials_red_bottleneck() {
     })
     .unwrap();
     assert_eq!(server.join().unwrap(), SENT);
+    // Host a's device holds 4096 packets for the emulator, not Linux's default 500.
+    let dev = Command::new("ip").args(["-n", &a, "link", "show"]).output().unwrap();
+    let dev = String::from_utf8_lossy(&dev.stdout);
+    assert!(dev.lines().any(|l| l.contains("POINTOPOINT") && l.contains("qlen 4096")), "{dev}");
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
@@ -74,6 +78,8 @@ fn emulate_carries_a_tcp_transfer_through_the_tutorials_red_bottleneck() {
     let l = &summary["links"][0];
     assert_eq!((summary["mode"].as_str(), l["name"].as_str()), (Some("live"), Some("r1->r2")));
     assert_eq!(l["arrivals_pkts"].as_u64(), Some(packets));
+    // 139 data packets never fill the device: the count is read, and it is none.
+    assert_eq!(l["device_drops_pkts"].as_u64(), Some(0), "{l}");
     let sim = dir.join("sim");
     let o = Command::new(env!("CARGO_BIN_EXE_fairway"))
         .args(["run", "scenarios/tutorial/red-dumbbell.toml", "--quiet", "--out"])

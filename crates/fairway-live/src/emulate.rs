@@ -21,6 +21,28 @@ const BATCH: usize = 64;
 /// Bytes of the largest packet a device hands over (its MTU is 1500; GSO is off without
 /// IFF_VNET_HDR, so the kernel segments before the device).
 const BUF: usize = 65_536;
+/// Buffers of packets written out, kept for the packets read next, so that a steady flow
+/// allocates nothing per packet; more than this many spare ones are freed.
+const POOL: usize = 4096;
+
+/// Spare packet buffers.
+struct Pool(Vec<Vec<u8>>);
+
+impl Pool {
+    /// A buffer holding `bytes`.
+    fn copy(&mut self, bytes: &[u8]) -> Vec<u8> {
+        let mut v = self.0.pop().unwrap_or_default();
+        v.clear();
+        v.extend_from_slice(bytes);
+        v
+    }
+
+    fn give(&mut self, v: Vec<u8>) {
+        if self.0.len() < POOL {
+            self.0.push(v);
+        }
+    }
+}
 
 /// What one direction carried.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -57,33 +79,39 @@ pub fn run(
     let epoch = Instant::now();
     let clock = || Time(epoch.elapsed().as_nanos() as u64);
     let mut buf = vec![0u8; BUF];
+    let mut pool = Pool(Vec::new());
     let (mut ca, mut cb) = (Carried::default(), Carried::default());
     let mut next_sample = Time::ZERO;
+    let mut busy = false;
     loop {
         let now = clock();
         if stop.load(Ordering::Relaxed) || until.is_some_and(|u| now.0 >= u.as_nanos() as u64) {
             return Ok((ca, cb));
         }
-        forward(fwd, now, b, &mut ca);
-        forward(rev, now, a, &mut cb);
+        forward(fwd, now, b, &mut ca, &mut pool);
+        forward(rev, now, a, &mut cb, &mut pool);
         if let Some(m) = monitor.as_deref_mut() {
             while next_sample <= now {
                 m.samples.push(Sample { t: next_sample, ..fwd.sample(now) });
                 next_sample += m.every;
             }
         }
-        let sample = monitor.as_ref().map(|_| next_sample);
-        let wake = [fwd.next_wake(), rev.next_wake(), sample].into_iter().flatten().min();
-        let wait = wake.map_or(LOOK, |w| Duration::from_nanos(w.0.saturating_sub(clock().0)).min(LOOK));
-        wait_readable(&[a.as_raw_fd(), b.as_raw_fd()], wait)?;
+        // A device that filled the last batch has more waiting: no need to ask the kernel.
+        if !busy {
+            let sample = monitor.as_ref().map(|_| next_sample);
+            let wake = [fwd.next_wake(), rev.next_wake(), sample].into_iter().flatten().min();
+            let wait = wake.map_or(LOOK, |w| Duration::from_nanos(w.0.saturating_sub(clock().0)).min(LOOK));
+            wait_readable(&[a.as_raw_fd(), b.as_raw_fd()], wait)?;
+        }
         let now = clock();
-        take_in(a, fwd, now, &mut buf, &mut ca)?;
-        take_in(b, rev, now, &mut buf, &mut cb)?;
+        let full_a = take_in(a, fwd, now, &mut buf, &mut ca, &mut pool)?;
+        let full_b = take_in(b, rev, now, &mut buf, &mut cb, &mut pool)?;
+        busy = full_a || full_b;
     }
 }
 
 /// Writes the packets `link` has delivered by `now` to `to`.
-fn forward(link: &mut Link, now: Time, to: &mut Tun, c: &mut Carried) {
+fn forward(link: &mut Link, now: Time, to: &mut Tun, c: &mut Carried, pool: &mut Pool) {
     while let Some(mut p) = link.release(now) {
         if p.ce {
             mark_ce(&mut p.bytes);
@@ -92,15 +120,24 @@ fn forward(link: &mut Link, now: Time, to: &mut Tun, c: &mut Carried) {
             Ok(()) => c.written_pkts += 1,
             Err(_) => c.write_errors += 1,
         }
+        pool.give(p.bytes);
     }
 }
 
-/// Reads the packets waiting on `from` into `link`, at most [`BATCH`] of them.
-fn take_in(from: &mut Tun, link: &mut Link, now: Time, buf: &mut [u8], c: &mut Carried) -> io::Result<()> {
+/// Reads the packets waiting on `from` into `link`, at most [`BATCH`] of them; whether it read
+/// that many.
+fn take_in(
+    from: &mut Tun,
+    link: &mut Link,
+    now: Time,
+    buf: &mut [u8],
+    c: &mut Carried,
+    pool: &mut Pool,
+) -> io::Result<bool> {
     for _ in 0..BATCH {
         let n = match from.recv(buf) {
             Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
@@ -110,9 +147,9 @@ fn take_in(from: &mut Tun, link: &mut Link, now: Time, buf: &mut [u8], c: &mut C
             continue;
         };
         // A refused packet is counted by the link's discipline and goes no further.
-        link.arrive(now, Packet { bytes: buf[..n].to_vec(), meta: h.meta(n), ce: false });
+        link.arrive(now, Packet { bytes: pool.copy(&buf[..n]), meta: h.meta(n), ce: false });
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Waits until one of `fds` is readable or `wait` has passed.

@@ -8,12 +8,37 @@ use std::process::Command;
 
 use crate::tun::Tun;
 
+/// Packets a host's device holds for the emulator to read (the tun driver's ring; Linux's
+/// default is 500). The host's stack drops what does not fit, before the bottleneck sees it:
+/// 4096 packets of 1500 bytes are about 50 ms at 1 Gb/s, room for the emulator's thread to be
+/// kept off its core for a while.
+pub const DEVICE_QUEUE: u32 = 4096;
+
 /// One host: its namespace, its address, and the emulator's end of its device.
 #[derive(Debug)]
 pub struct Host {
     pub netns: String,
     pub addr: Ipv4Addr,
     pub tun: Tun,
+}
+
+impl Host {
+    /// Packets the host's device dropped on their way to the emulator (its ring was full):
+    /// lost before the emulated link, so counted apart from it. `None` if `ip` cannot tell.
+    pub fn device_drops(&self) -> Option<u64> {
+        let out =
+            Command::new("ip").args(["-n", &self.netns, "-s", "link", "show", "dev", self.tun.name()]).output().ok()?;
+        tx_dropped(&String::from_utf8_lossy(&out.stdout))
+    }
+}
+
+/// The transmit side's `dropped` of `ip -s link show`: the line after the one that starts with
+/// "TX:" names the columns, the next holds them.
+fn tx_dropped(text: &str) -> Option<u64> {
+    let mut lines = text.lines();
+    let head = lines.find(|l| l.trim_start().starts_with("TX:"))?;
+    let col = head.split_whitespace().skip(1).position(|c| c == "dropped")?;
+    lines.next()?.split_whitespace().nth(col)?.parse().ok()
 }
 
 /// Hosts `a` (10.201.0.1) and `b` (10.201.1.1); namespaces named after `tag`.
@@ -73,7 +98,7 @@ fn host(tag: &str, side: &str, addr: [u8; 4], other: &str) -> io::Result<Host> {
     ip(&["link", "set", &dev, "netns", &netns])?;
     ip(&["-n", &netns, "link", "set", "lo", "up"])?;
     ip(&["-n", &netns, "addr", "add", &cidr, "dev", &dev])?;
-    ip(&["-n", &netns, "link", "set", &dev, "up"])?;
+    ip(&["-n", &netns, "link", "set", &dev, "txqueuelen", &DEVICE_QUEUE.to_string(), "up"])?;
     ip(&["-n", &netns, "route", "add", other, "dev", &dev])?;
     std::mem::forget(guard);
     Ok(Host { netns, addr, tun })
@@ -101,4 +126,29 @@ pub fn in_netns<T: Send>(netns: &str, f: impl FnOnce() -> T + Send) -> io::Resul
         .join()
         .unwrap_or_else(|p| std::panic::resume_unwind(p))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_transmit_drops_are_read_from_ip_s_link() {
+        // iproute2 6's layout, and the older one's spacing.
+        let new = "196: fwaq: <POINTOPOINT,UP> mtu 1500 qdisc pfifo_fast state UNKNOWN qlen 4096
+    link/none
+    RX:  bytes packets errors dropped  missed   mcast
+             0       0      0       3       0       0
+    TX:  bytes packets errors dropped carrier collsns
+          4800      10      0       7       0       0
+";
+        assert_eq!(tx_dropped(new), Some(7));
+        let old = "    RX: bytes  packets  errors  dropped overrun mcast
+    0          0        0       3       0       0
+    TX: bytes  packets  errors  dropped carrier collsns
+    4800       10       0       9       0       0
+";
+        assert_eq!(tx_dropped(old), Some(9));
+        assert_eq!(tx_dropped("garbage"), None);
+    }
 }
