@@ -592,7 +592,8 @@ def emulator_section():
     body = [l for l in lines[1:] if l.strip()]
     prose = [l for l in body if not l.startswith("|")]
     table = [l for l in body if l.startswith("|")]
-    return ["", "## The emulated bottleneck (from results-emulate.md)", "", prose[0], ""] + table + ["", *prose[1:]]
+    rest = [line for para in prose[1:] for line in ("", para)]
+    return ["", "## The emulated bottleneck (from results-emulate.md)", "", prose[0], ""] + table + rest
 
 
 def report(results, pairs, sweep, raw, notes, mach, commit, digest, a):

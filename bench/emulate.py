@@ -168,7 +168,9 @@ def main():
         "and socket overflow the share the receiving namespace's UDP socket had no room for (the receiver, not "
         "the path, fell behind). For the emulator: the rate it forwarded (packets it delivered to host b in the "
         "sender's seconds, of 1500 bytes), packets its host's device dropped before it read them, and how busy "
-        "its core was (the kernel's delivery of its packets to host b's stack included).",
+        "its core was (the kernel's delivery of its packets to host b's stack included). Below saturation that "
+        "share is mostly the emulator sleeping and waking for each packet's due time, and it varies from run to "
+        "run (from 7% to 47% at 500M in repeated runs on this machine).",
         "",
         "| offered | path | received Mb/s | lost | socket overflow | jitter ms | emulator forwarded Mb/s | device drops | emulator core busy |",
         "|---|---|---|---|---|---|---|---|---|",
