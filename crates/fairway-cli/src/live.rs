@@ -90,7 +90,7 @@ pub fn send(
         let mut e = [LiveEnd::new(snd, port, i as u32, Role::Sender { to, start, stop })];
         // Past its stop, a sender only sends its end of flow; this is a bound, not a wait.
         let until = stop + Dur(ends::END_GAP.0 * (ends::END_COPIES as u64 + 1));
-        ends::run(&mut e, &clock, Some(until), &interrupt::INTERRUPTED).map_err(|e| Failure::Other(e.into()))?;
+        ends::run(&mut e, &clock, Some(until), &interrupt::INTERRUPTED, None).map_err(|e| Failure::Other(e.into()))?;
         e[0].counts
     };
     println!(
@@ -333,7 +333,7 @@ pub fn recv(
         let (_, rcv) = drv.ends();
         let e = LiveEnd::new(rcv, port, i as u32, Role::Receiver);
         let mut e = [if hide_losses { e.hiding_losses() } else { e }];
-        ends::run(&mut e, &clock, limit.map(|d| Time::ZERO + d), &interrupt::INTERRUPTED)
+        ends::run(&mut e, &clock, limit.map(|d| Time::ZERO + d), &interrupt::INTERRUPTED, None)
             .map_err(|e| Failure::Other(e.into()))?;
         (e[0].counts, e[0].peer())
     };

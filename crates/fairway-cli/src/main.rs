@@ -40,6 +40,7 @@ mod emulate;
 mod hugepages;
 mod interrupt;
 mod live;
+mod live_flows;
 mod testbed;
 
 #[global_allocator]

@@ -115,12 +115,15 @@ fn plan<'a>(sc: &'a Scenario, bl: usize) -> Result<Vec<Planned<'a>>, Failure> {
     Ok(v)
 }
 
-/// What a TCP flow did live.
-#[derive(Debug, Default, Clone, Copy)]
+/// What a TCP flow did live, and its sender's counts and its receiver's bytes at the bins'
+/// edges.
+#[derive(Debug, Default, Clone)]
 struct TcpRun {
     counts: TcpCounts,
     received: TcpReceived,
     error: Option<std::io::ErrorKind>,
+    sent_at_edges: Vec<TcpCounts>,
+    received_at_edges: Vec<u64>,
 }
 
 #[derive(Serialize)]
@@ -290,9 +293,10 @@ pub fn testbed(
         delay.as_secs_f64() * 1e3
     );
     let clock = Clock::new();
-    let epoch = Instant::now();
-    let at = |t: Time| epoch + Duration::from_nanos(t.0);
+    let at = |t: Time| clock.at(t);
     let end = Time::ZERO + sc.duration;
+    let edges = crate::live_flows::edges(&sc);
+    let mut snapshots = ends::Snapshots::new(edges.clone());
     let stop_emu = AtomicBool::new(false);
     let mut monitor = Monitor { every: sc.monitor.queue_interval, samples: vec![] };
     let (a_tun, b_tun) = (&mut pair.a.tun, &mut pair.b.tun);
@@ -308,26 +312,43 @@ pub fn testbed(
                 _ => None,
             };
             let (to, settings, src_ns) = (*to, *settings, src_ns.clone());
-            let recv = s.spawn(move || tcp::receive(l, at(end)));
-            let send = s.spawn(move || -> std::io::Result<(u64, TcpCounts)> {
+            let moments: Vec<Instant> = edges.iter().map(|&t| at(t)).collect();
+            let mut got_at = tcp::ReceiverSamples::new(moments.clone());
+            let recv = s.spawn(move || (tcp::receive(l, at(end), &mut got_at), got_at));
+            let mut sent_at = tcp::SenderSamples::new(moments);
+            let send = s.spawn(move || {
                 std::thread::sleep(start.saturating_duration_since(Instant::now()));
-                let mut c = in_netns(&src_ns, || tcp::connect(to, settings, Duration::from_secs(5)))??;
-                tcp::send_bulk(&mut c, stop, limit)
+                let r = in_netns(&src_ns, || tcp::connect(to, settings, Duration::from_secs(5)))
+                    .and_then(|c| c)
+                    .and_then(|mut c| tcp::send_bulk(&mut c, stop, limit, &mut sent_at));
+                (r, sent_at)
             });
             tcp_threads.push((send, recv));
         }
-        let r = ends::run(&mut live_ends, &clock, Some(end + Dur::from_secs(2)), &interrupt::INTERRUPTED);
+        let r = ends::run(
+            &mut live_ends,
+            &clock,
+            Some(end + Dur::from_secs(2)),
+            &interrupt::INTERRUPTED,
+            Some(&mut snapshots),
+        );
         let mut runs = vec![];
         for (send, recv) in tcp_threads {
             let mut t = TcpRun::default();
-            match send.join().expect("a TCP sender") {
+            let (sent, mut sent_at) = send.join().expect("a TCP sender");
+            match sent {
                 Ok((_, c)) => t.counts = c,
                 Err(e) => t.error = Some(e.kind()),
             }
-            match recv.join().expect("a TCP receiver") {
+            // A sender that failed before it sent anything counted nothing.
+            sent_at.finish(t.counts);
+            t.sent_at_edges = sent_at.taken().to_vec();
+            let (got, got_at) = recv.join().expect("a TCP receiver");
+            match got {
                 Ok(r) => t.received = r,
                 Err(e) => t.error = Some(e.kind()),
             }
+            t.received_at_edges = got_at.taken().to_vec();
             runs.push(t);
         }
         stop_emu.store(true, Ordering::Relaxed);
@@ -342,6 +363,7 @@ pub fn testbed(
     let mut nonce_checks = vec![];
     let counts: Vec<EndCounts> = live_ends.iter().map(|e| e.counts).collect();
     drop(live_ends);
+    let mut bins = vec![];
     for p in &flows {
         let start = p.f.start_with(sc.seed);
         let stop = p.f.stop.unwrap_or(end).min(end);
@@ -364,6 +386,13 @@ pub fn testbed(
             let AppSpec::Datagram(d) = &p.f.app else { unreachable!() };
             let drv = &drivers.iter().find(|(i, _)| *i == p.index).unwrap().1;
             s.protocol = d.spec.report(drv.as_ref(), &ReportContext { start, stop, end });
+            let at_edges = |j: usize| snapshots.taken().iter().map(|v| v[j]).collect::<Vec<_>>();
+            bins.push(crate::live_flows::datagram_bins(
+                &at_edges(2 * k),
+                &at_edges(2 * k + 1),
+                &edges,
+                drv.scale_log(),
+            ));
         } else {
             let k = tcp_plans.iter().position(|(q, ..)| q.index == p.index).unwrap();
             let t = &tcp_runs[k];
@@ -373,6 +402,12 @@ pub fn testbed(
             let tcp = p.f.tcp().unwrap();
             let mss = tcp.sender.packet_size.0;
             s = tcp_summary(s, t, mss, mss + tcp.sender.header_size.0, active_s);
+            bins.push(crate::live_flows::tcp_bins(
+                &t.sent_at_edges,
+                &t.received_at_edges,
+                mss,
+                mss + tcp.sender.header_size.0,
+            ));
         }
         live_flows.push(s);
     }
@@ -400,6 +435,8 @@ pub fn testbed(
     std::fs::create_dir_all(out.join("live")).map_err(other)?;
     crate::live::write_json(&out.join("live").join("summary.json"), &live)?;
     std::fs::write(out.join("live").join("queue.csv"), crate::emulate::queue_csv(&sc.link_name(bl), &monitor.samples))
+        .map_err(other)?;
+    std::fs::write(out.join("live").join("flows.csv"), crate::live_flows::flows_csv(&sc, &edges, &bins))
         .map_err(other)?;
 
     // Side by side.

@@ -82,5 +82,36 @@ fn seed_000_live_lands_within_a_quarter_of_its_simulation() {
     assert!(lq.lines().count() > 100 && lq.lines().nth(1).unwrap().starts_with("0.000000,r1->r2,"), "{}", &lq[..200]);
     // It carried no more than 2 Mb/s.
     assert!(b["utilization"].as_f64().unwrap() <= 1.0);
+
+    // Each flow over time: the simulated flows.csv's columns and bins, and counts that add up
+    // to the live summary's. A TCP flow's bins take Linux's counts at their edges, so they add
+    // up exactly; a datagram flow's last edge is the run's end, and the summary also counts
+    // what was still on its way then (at 1 Mb/s, a round trip of 28 ms and RED's queue: well
+    // under 1% of 20 s).
+    let (lf, sf) = (
+        fs::read_to_string(out.join("live/flows.csv")).unwrap(),
+        fs::read_to_string(out.join("simulated/flows.csv")).unwrap(),
+    );
+    let cells = |csv: &str| -> Vec<Vec<String>> {
+        csv.lines().skip(1).map(|l| l.split(',').map(str::to_string).collect()).collect()
+    };
+    let (lrows, srows) = (cells(&lf), cells(&sf));
+    assert_eq!(lf.lines().next(), sf.lines().next());
+    assert_eq!(lrows.iter().map(|r| &r[..3]).collect::<Vec<_>>(), srows.iter().map(|r| &r[..3]).collect::<Vec<_>>());
+    let col = |name: &str| lf.lines().next().unwrap().split(',').position(|c| c == name).unwrap();
+    let flow_rows = |f: &str| lrows.iter().filter(|r| r[2] == f).cloned().collect::<Vec<_>>();
+    let sum = |rows: &[Vec<String>], c: usize| rows.iter().map(|r| r[c].parse::<u64>().unwrap()).sum::<u64>();
+    let (ftp, mapp_rows) = (flow_rows("ftp"), flow_rows("mapp"));
+    let recv = col("recv_pkts");
+    assert_eq!(sum(&ftp, recv), live["flows"][0]["recv_pkts"].as_u64().unwrap());
+    let (binned, total) = (sum(&mapp_rows, recv), live["flows"][1]["recv_pkts"].as_u64().unwrap());
+    assert!(binned <= total && binned as f64 >= 0.99 * total as f64, "{binned} of {total}");
+    // The FTP carried data in nearly every bin, with Linux's window beside it; MApp's scale
+    // moved.
+    let busy = ftp.iter().filter(|r| r[col("throughput_bps")].parse::<f64>().unwrap() > 0.0).count();
+    assert!(busy as f64 >= 0.9 * ftp.len() as f64, "{busy} of {} bins", ftp.len());
+    assert!(ftp.iter().all(|r| r[col("cwnd_pkts")].parse::<f64>().is_ok()));
+    let scales: std::collections::BTreeSet<&str> = mapp_rows.iter().map(|r| r[col("scale")].as_str()).collect();
+    assert!(scales.len() > 2, "{scales:?}");
     let _ = fs::remove_dir_all(&out);
 }

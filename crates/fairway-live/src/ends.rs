@@ -19,6 +19,7 @@ use fairway_proto::{Arrival, Sent, WireEnd};
 
 use crate::emulate::wait_readable;
 use crate::framing::{self, Echo, EndOfFlow, Header, Kind};
+use crate::sampler::Sampler;
 use crate::socket::{tos, Port, CE};
 
 /// Copies of the end of flow a sender sends, and the gap between them: one lost copy does not
@@ -55,6 +56,12 @@ impl Clock {
 
     pub fn now(&self) -> Time {
         Time(self.epoch.elapsed().as_nanos() as u64)
+    }
+
+    /// The moment `t` on this clock, for code that waits on `Instant`s (threads beside the
+    /// endpoints' loop, such as Linux's TCP flows).
+    pub fn at(&self, t: Time) -> Instant {
+        self.epoch + Duration::from_nanos(t.0)
     }
 
     fn wall_ns(&self) -> u64 {
@@ -564,15 +571,32 @@ impl<'a> LiveEnd<'a> {
     }
 }
 
-/// Runs `ends` until every one is done, `until` passes, or `stop` is set.
-pub fn run(ends: &mut [LiveEnd], clock: &Clock, until: Option<Time>, stop: &AtomicBool) -> io::Result<()> {
+/// Every end's counts at a moment.
+pub type Snapshots = Sampler<Time, Vec<EndCounts>>;
+
+/// Runs `ends` until every one is done, `until` passes, or `stop` is set; with `samples`, takes
+/// every end's counts at its moments (those left when it returns take the final counts).
+pub fn run(
+    ends: &mut [LiveEnd],
+    clock: &Clock,
+    until: Option<Time>,
+    stop: &AtomicBool,
+    mut samples: Option<&mut Snapshots>,
+) -> io::Result<()> {
     let (mut enc, mut out, mut buf) = (Vec::with_capacity(2048), Vec::with_capacity(2048), vec![0u8; BUF]);
     let fds: Vec<i32> = ends.iter().map(|e| e.port.as_raw_fd()).collect();
+    let counts = |ends: &[LiveEnd]| ends.iter().map(|e| e.counts).collect::<Vec<_>>();
     loop {
         let now = clock.now();
+        if let Some(s) = samples.as_deref_mut() {
+            s.record(now, || counts(ends));
+        }
         if stop.load(Ordering::Relaxed) || until.is_some_and(|u| now >= u) {
             for e in ends.iter_mut() {
                 e.cut(now, clock, &mut out);
+            }
+            if let Some(s) = samples {
+                s.finish(counts(ends));
             }
             return Ok(());
         }
@@ -580,9 +604,13 @@ pub fn run(ends: &mut [LiveEnd], clock: &Clock, until: Option<Time>, stop: &Atom
             e.on_time(now, clock, &mut enc, &mut out);
         }
         if ends.iter().all(LiveEnd::done) {
+            if let Some(s) = samples {
+                s.finish(counts(ends));
+            }
             return Ok(());
         }
-        let wake = ends.iter().filter_map(LiveEnd::next_wake).chain(until).min();
+        let next_sample = samples.as_ref().and_then(|s| s.next());
+        let wake = ends.iter().filter_map(LiveEnd::next_wake).chain(until).chain(next_sample).min();
         let wait = wake.map_or(LOOK, |w| Duration::from_nanos(w.0.saturating_sub(clock.now().0)).min(LOOK));
         wait_readable(&fds, wait)?;
         let now = clock.now();

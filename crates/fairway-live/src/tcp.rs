@@ -7,6 +7,8 @@ use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::time::{Duration, Instant};
 
+use crate::sampler::Sampler;
+
 /// How a transfer's connection is set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TcpSettings {
@@ -101,7 +103,14 @@ pub struct TcpCounts {
     /// Segments sent, retransmissions included, and the retransmissions.
     pub segs_out: u64,
     pub retransmits: u64,
+    /// The congestion window, segments.
+    pub cwnd: u32,
 }
+
+/// A sender's counts over time.
+pub type SenderSamples = Sampler<Instant, TcpCounts>;
+/// A receiver's bytes so far, over time.
+pub type ReceiverSamples = Sampler<Instant, u64>;
 
 /// The kernel's counts of `s` now.
 pub fn counts(s: &TcpStream) -> io::Result<TcpCounts> {
@@ -124,21 +133,33 @@ pub fn counts(s: &TcpStream) -> io::Result<TcpCounts> {
         bytes_acked: info.tcpi_bytes_acked,
         segs_out: info.tcpi_segs_out as u64,
         retransmits: info.tcpi_total_retrans as u64,
+        cwnd: info.tcpi_snd_cwnd,
     })
 }
 
 /// Writes to `s` as fast as it takes data (an FTP) until `stop`, or until `limit` bytes (a
 /// finite transfer); returns the bytes written and the kernel's counts at that moment. The
-/// connection is then closed for writing.
-pub fn send_bulk(s: &mut TcpStream, stop: Instant, limit: Option<u64>) -> io::Result<(u64, TcpCounts)> {
+/// connection is then closed for writing. `samples` takes the kernel's counts at its moments
+/// (those after the end take the final counts).
+pub fn send_bulk(
+    s: &mut TcpStream,
+    stop: Instant,
+    limit: Option<u64>,
+    samples: &mut SenderSamples,
+) -> io::Result<(u64, TcpCounts)> {
     let chunk = [0x5au8; 16384];
     let mut written = 0u64;
     loop {
         let now = Instant::now();
+        if samples.next().is_some_and(|t| t <= now) {
+            let c = counts(s)?;
+            samples.record(now, || c);
+        }
         if now >= stop || limit.is_some_and(|l| written >= l) {
             break;
         }
-        s.set_write_timeout(Some((stop - now).max(Duration::from_millis(1))))?;
+        let until = samples.next().map_or(stop, |t| t.min(stop));
+        s.set_write_timeout(Some((until.saturating_duration_since(now)).max(Duration::from_millis(1))))?;
         let n = limit.map_or(chunk.len() as u64, |l| (l - written).min(chunk.len() as u64)) as usize;
         match s.write(&chunk[..n]) {
             Ok(k) => written += k as u64,
@@ -148,6 +169,7 @@ pub fn send_bulk(s: &mut TcpStream, stop: Instant, limit: Option<u64>) -> io::Re
     }
     let c = counts(s)?;
     let _ = s.shutdown(Shutdown::Write);
+    samples.finish(c);
     Ok((written, c))
 }
 
@@ -160,14 +182,18 @@ pub struct TcpReceived {
 }
 
 /// Accepts one connection on `l` and reads it until the sender closes or `end` passes; bytes
-/// arriving after `end` are not counted.
-pub fn receive(l: &TcpListener, end: Instant) -> io::Result<TcpReceived> {
+/// arriving after `end` are not counted. `samples` takes the bytes received so far at its
+/// moments.
+pub fn receive(l: &TcpListener, end: Instant, samples: &mut ReceiverSamples) -> io::Result<TcpReceived> {
     l.set_nonblocking(true)?;
     let mut c = loop {
         match l.accept() {
             Ok((c, _)) => break c,
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                if Instant::now() >= end {
+                let now = Instant::now();
+                samples.record(now, || 0);
+                if now >= end {
+                    samples.finish(0);
                     return Ok(TcpReceived::default());
                 }
                 std::thread::sleep(Duration::from_millis(5));
@@ -180,12 +206,18 @@ pub fn receive(l: &TcpListener, end: Instant) -> io::Result<TcpReceived> {
     let mut buf = vec![0u8; 65536];
     loop {
         let now = Instant::now();
+        samples.record(now, || got.bytes);
         if now >= end {
+            samples.finish(got.bytes);
             return Ok(got);
         }
-        c.set_read_timeout(Some((end - now).max(Duration::from_millis(1))))?;
+        let until = samples.next().map_or(end, |t| t.min(end));
+        c.set_read_timeout(Some((until.saturating_duration_since(now)).max(Duration::from_millis(1))))?;
         match c.read(&mut buf) {
-            Ok(0) => return Ok(got),
+            Ok(0) => {
+                samples.finish(got.bytes);
+                return Ok(got);
+            }
             Ok(n) => {
                 let t = Instant::now();
                 if t <= end {

@@ -138,7 +138,7 @@ fn a_flow_survives_duplicates_reordering_and_garbage() {
             LiveEnd::new(&mut snd, sp, flow, Role::Sender { to: via, start, stop: end }),
             LiveEnd::new(&mut rcv, rp, flow, Role::Receiver),
         ];
-        ends::run(&mut e, &clock, Some(Time::ZERO + Dur::from_secs(10)), &AtomicBool::new(false)).unwrap();
+        ends::run(&mut e, &clock, Some(Time::ZERO + Dur::from_secs(10)), &AtomicBool::new(false), None).unwrap();
         (e[0].counts, e[1].counts, e[1].peer())
     };
     let took = clock.now();
@@ -211,7 +211,7 @@ fn through_loss(lies: bool) -> (fairway_live::EndCounts, u64) {
         let receiver = LiveEnd::new(&mut rcv, rp, 0, Role::Receiver);
         let receiver = if lies { receiver.hiding_losses() } else { receiver };
         let mut e = [LiveEnd::new(&mut snd, sp, 0, Role::Sender { to: via, start, stop: end }), receiver];
-        ends::run(&mut e, &Clock::new(), Some(Time::ZERO + Dur::from_secs(10)), &AtomicBool::new(false)).unwrap();
+        ends::run(&mut e, &Clock::new(), Some(Time::ZERO + Dur::from_secs(10)), &AtomicBool::new(false), None).unwrap();
         e[0].counts
     };
     stop.store(true, Ordering::Relaxed);
