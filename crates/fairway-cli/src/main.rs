@@ -42,6 +42,7 @@ mod interrupt;
 mod live;
 mod live_flows;
 mod testbed;
+mod testbed_report;
 
 #[global_allocator]
 static ALLOC: hugepages::HugePageAlloc = hugepages::HugePageAlloc;

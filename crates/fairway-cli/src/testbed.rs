@@ -7,7 +7,6 @@
 //! are not emulated; their delay is added to the bottleneck's, each way.
 
 use std::collections::VecDeque;
-use std::fmt::Write as _;
 use std::net::{SocketAddr, SocketAddrV4, TcpListener};
 use std::path::Path;
 use std::process::Command;
@@ -27,7 +26,7 @@ use fairway_live::{emulate, in_netns, Link, LinkConfig, Monitor};
 use fairway_report::output;
 use serde::Serialize;
 
-use crate::{interrupt, load, Failure, BUILD};
+use crate::{interrupt, load, testbed_report, Failure, BUILD};
 
 /// Flow i's receiver listens on port FIRST_PORT + i of its host.
 const FIRST_PORT: u16 = 6000;
@@ -179,14 +178,6 @@ fn sysctl(netns: &str, setting: &str) -> Result<(), Failure> {
 
 fn other(e: impl std::fmt::Display) -> Failure {
     Failure::Other(anyhow::anyhow!("{e}"))
-}
-
-/// One row of the comparison: a flow's simulated and live throughput.
-struct Row {
-    flow: String,
-    class: &'static str,
-    simulated: f64,
-    live: f64,
 }
 
 /// `fairway testbed FILE --out DIR`.
@@ -440,57 +431,44 @@ pub fn testbed(
         .map_err(other)?;
 
     // Side by side.
-    let rows: Vec<Row> = res
-        .summary
-        .flows
-        .iter()
-        .zip(&live.flows)
-        .map(|(s, l)| Row { flow: s.name.clone(), class: s.class, simulated: s.throughput_bps, live: l.throughput_bps })
-        .collect();
     let sim_link = res.summary.links.iter().find(|l| l.name == sc.link_name(bl));
-    let (csv, md) = comparison(&sc, &rows, sim_link.map(|l| (l.arrivals_pkts, l.drops_pkts)), &live.links[0]);
+    let (csv, md) = testbed_report::comparison(&sc, &res.summary.flows, &live.flows, sim_link, &live.links[0]);
     std::fs::write(out.join("comparison.csv"), csv).map_err(other)?;
     std::fs::write(out.join("comparison.md"), &md).map_err(other)?;
+    let facts = vec![
+        ("scenario".to_string(), format!("{} ({})", sc.name, file.display())),
+        ("seed".to_string(), sc.seed.to_string()),
+        ("duration".to_string(), format!("{} s, each run", sc.duration.as_secs_f64())),
+        (
+            "bottleneck".to_string(),
+            format!(
+                "{}: {} Mb/s, {}; live, {} ms each way (the access links' {} ms added)",
+                sc.link_name(bl),
+                bspec.rate.as_bps_f64() / 1e6,
+                bspec.queue.kind(),
+                delay.as_secs_f64() * 1e3,
+                extra.as_secs_f64() * 1e3
+            ),
+        ),
+        (
+            "live".to_string(),
+            "TCP flows on Linux's TCP (reno, no timestamps or SACK); datagram flows on fairway's endpoints over UDP"
+                .to_string(),
+        ),
+        ("fairway".to_string(), BUILD.to_string()),
+    ];
+    testbed_report::write_page(
+        out,
+        &sc,
+        &sc.link_name(bl),
+        &facts,
+        (&res.summary.flows, &live.flows),
+        (sim_link, &live.links[0]),
+    )?;
     println!("{md}");
     println!("wrote {}", out.display());
     if interrupt::INTERRUPTED.load(Ordering::Relaxed) {
         return Err(Failure::Interrupted("the live run was stopped; its results cover what ran".into()));
     }
     Ok(())
-}
-
-/// comparison.csv and comparison.md: each flow's throughput simulated and live, and the
-/// bottleneck's arrivals and drops.
-fn comparison(
-    sc: &Scenario,
-    rows: &[Row],
-    sim_link: Option<(u64, u64)>,
-    live_link: &crate::emulate::LiveLink,
-) -> (String, String) {
-    let mut csv = String::from("flow,class,simulated_bps,live_bps,live_over_simulated\n");
-    let mut md = format!(
-        "# {}: simulated and live\n\n| flow | class | simulated (kb/s) | live (kb/s) | live / simulated |\n|---|---|---:|---:|---:|\n",
-        sc.name
-    );
-    for r in rows {
-        let ratio = if r.simulated > 0.0 { r.live / r.simulated } else { f64::NAN };
-        let _ = writeln!(csv, "{},{},{:.1},{:.1},{:.4}", r.flow, r.class, r.simulated, r.live, ratio);
-        let _ = writeln!(
-            md,
-            "| {} | {} | {:.1} | {:.1} | {:.3} |",
-            r.flow,
-            r.class,
-            r.simulated / 1e3,
-            r.live / 1e3,
-            ratio
-        );
-    }
-    if let Some((arr, drops)) = sim_link {
-        let _ = write!(
-            md,
-            "\nBottleneck {}: simulated {arr} packets in, {drops} dropped; live {} in, {} dropped.\n",
-            live_link.name, live_link.arrivals_pkts, live_link.drops_pkts
-        );
-    }
-    (csv, md)
 }

@@ -7,6 +7,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod browser;
+use browser::{chromium, loaded_body};
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -19,36 +22,6 @@ fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("fairway-html-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&d);
     d
-}
-
-fn chromium() -> Option<&'static str> {
-    let found = ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()));
-    if found.is_none() {
-        assert!(
-            std::env::var_os("FAIRWAY_REQUIRE_CHROMIUM").is_none(),
-            "FAIRWAY_REQUIRE_CHROMIUM is set but no chromium runs"
-        );
-        eprintln!("chromium is not installed: report.html was not loaded in a browser");
-    }
-    found
-}
-
-/// The page's `<body ...>` tag after the browser loaded it and its script ran.
-fn loaded_body(browser: &str, page: &Path, profile: &Path) -> String {
-    let o = Command::new("timeout")
-        .arg("120")
-        .arg(browser)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000", "--dump-dom"])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .expect("run the browser");
-    assert!(o.status.success(), "{browser}: {}", String::from_utf8_lossy(&o.stderr));
-    let dom = String::from_utf8_lossy(&o.stdout);
-    let at = dom.find("<body").expect("a body");
-    dom[at..at + dom[at..].find('>').expect("the body tag ends")].to_string()
 }
 
 fn check_folder(dir: &Path, want_figures: &[&str]) {

@@ -9,6 +9,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
+mod browser;
 mod netns;
 
 fn json(p: &Path) -> Value {
@@ -113,5 +114,30 @@ fn seed_000_live_lands_within_a_quarter_of_its_simulation() {
     assert!(ftp.iter().all(|r| r[col("cwnd_pkts")].parse::<f64>().is_ok()));
     let scales: std::collections::BTreeSet<&str> = mapp_rows.iter().map(|r| r[col("scale")].as_str()).collect();
     assert!(scales.len() > 2, "{scales:?}");
+
+    // report.html: both runs side by side. Each flow's row holds its simulated and live
+    // throughput as the summaries give them, and every figure draws both runs.
+    let html = fs::read_to_string(out.join("report.html")).unwrap();
+    for (s, l) in sim["flows"].as_array().unwrap().iter().zip(live["flows"].as_array().unwrap()) {
+        let mbps = |v: &Value| format!("{:.3}", v["throughput_bps"].as_f64().unwrap() / 1e6);
+        let row = format!(
+            "<td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>",
+            s["name"].as_str().unwrap(),
+            s["class"].as_str().unwrap(),
+            mbps(s),
+            mbps(l)
+        );
+        assert!(html.contains(&row), "report.html lacks {row}");
+    }
+    for f in ["throughput.svg", "queue.svg", "cwnd.svg", "scale.svg"] {
+        let svg = fs::read_to_string(out.join(f)).unwrap();
+        assert!(svg.contains(">simulated<") && svg.contains(">live<"), "{f} draws both runs");
+        assert!(html.contains(&format!("<figure data-figure=\"{f}\"")), "report.html shows {f}");
+    }
+    assert!(html.contains("href=\"simulated/report.html\""));
+    if let Some(b) = browser::chromium() {
+        let body = browser::loaded_body(b, &out.join("report.html"), &out.join(".chromium"));
+        assert!(body.contains("data-figures-drawn=\"4/4\"") && body.contains("data-errors=\"0\""), "{body}");
+    }
     let _ = fs::remove_dir_all(&out);
 }

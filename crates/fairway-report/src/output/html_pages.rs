@@ -12,7 +12,7 @@ use super::html::{close, escape, figure, head, open};
 
 /// The rows of a CSV text, fields split at commas outside double quotes (quotes removed, `""`
 /// read as one quote).
-fn csv_rows(text: &str) -> Vec<Vec<String>> {
+pub(crate) fn csv_rows(text: &str) -> Vec<Vec<String>> {
     text.lines()
         .filter(|l| !l.is_empty())
         .map(|line| {

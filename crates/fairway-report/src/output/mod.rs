@@ -12,6 +12,7 @@ pub mod packet_files;
 pub mod pcap;
 pub mod plots;
 pub mod replications;
+pub mod side_by_side;
 pub mod stream;
 pub mod svg;
 pub mod sweep_plot;
