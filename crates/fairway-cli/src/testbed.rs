@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use fairway_core::{Dur, Rng, Time};
+use fairway_engine::apps::WebSessions;
 use fairway_engine::datagram::FlowDriver;
 use fairway_engine::protocol::{Build, ReportContext};
 use fairway_engine::results::FlowSummary;
@@ -22,7 +23,8 @@ use fairway_engine::RunOptions;
 use fairway_live::ends::{self, Clock, EndCounts, LiveEnd, Role};
 use fairway_live::socket::Port;
 use fairway_live::tcp::{self, TcpCounts, TcpReceived, TcpSettings};
-use fairway_live::{emulate, in_netns, Link, LinkConfig, Monitor};
+use fairway_live::web::{self, WebCounts};
+use fairway_live::{emulate, in_netns, Link, LinkConfig, Monitor, Sampler};
 use fairway_report::output;
 use serde::Serialize;
 
@@ -106,9 +108,6 @@ fn plan<'a>(sc: &'a Scenario, bl: usize) -> Result<Vec<Planned<'a>>, Failure> {
         let extra = r.iter().map(|&l| sc.links[l].delay).fold(Dur::ZERO, |a, d| a + d) - b.delay;
         let mut path = vec![sc.node_name(f.from).to_string()];
         path.extend(r.iter().map(|&l| sc.node_name(sc.links[l].to).to_string()));
-        if matches!(f.app, AppSpec::Web { .. }) {
-            return Err(Failure::Input(format!("flow {}: web sessions do not run live yet", f.name)));
-        }
         v.push(Planned { f, index: i, side, extra, path });
     }
     Ok(v)
@@ -123,6 +122,8 @@ struct TcpRun {
     error: Option<std::io::ErrorKind>,
     sent_at_edges: Vec<TcpCounts>,
     received_at_edges: Vec<u64>,
+    /// A web flow's sessions: started, completed, and the completed ones' summed durations.
+    sessions: Option<(u64, u64, Duration)>,
 }
 
 #[derive(Serialize)]
@@ -291,10 +292,12 @@ pub fn testbed(
     let stop_emu = AtomicBool::new(false);
     let mut monitor = Monitor { every: sc.monitor.queue_interval, samples: vec![] };
     let (a_tun, b_tun) = (&mut pair.a.tun, &mut pair.b.tun);
+    let web_counts: Vec<WebCounts> = tcp_plans.iter().map(|_| WebCounts::default()).collect();
     let (tcp_runs, emu) = std::thread::scope(|s| -> Result<_, Failure> {
         let emu = s.spawn(|| emulate::run(a_tun, b_tun, &mut fwd, &mut rev, None, &stop_emu, Some(&mut monitor)));
         let mut tcp_threads = vec![];
-        for (p, settings, to, l) in &tcp_plans {
+        let mut web_threads = vec![];
+        for (k, (p, settings, to, l)) in tcp_plans.iter().enumerate() {
             let (src_ns, ..) = ns_of(p.side);
             let start = at(p.f.start_with(sc.seed));
             let stop = at(p.f.stop.unwrap_or(end).min(end));
@@ -304,6 +307,24 @@ pub fn testbed(
             };
             let (to, settings, src_ns) = (*to, *settings, src_ns.clone());
             let moments: Vec<Instant> = edges.iter().map(|&t| at(t)).collect();
+            if let AppSpec::Web { interarrival, mean_size, shape, .. } = &p.f.app {
+                // The simulator's sessions, each as many whole segments as it sends.
+                let mut w =
+                    WebSessions::new(*interarrival, *mean_size, *shape, WebSessions::stream(sc.seed, &p.f.name));
+                let mss = settings.mss as u64;
+                let schedule: Vec<(Instant, u64)> = w
+                    .schedule(p.f.start_with(sc.seed), p.f.stop.unwrap_or(end).min(end))
+                    .into_iter()
+                    .map(|(t, b)| (at(t), b.0.div_ceil(mss).max(1) * mss))
+                    .collect();
+                let counts = &web_counts[k];
+                let mut snaps = Sampler::new(moments);
+                let recv = s.spawn(move || (web::receive_sessions(l, at(end), counts, &mut snaps), snaps));
+                let send =
+                    s.spawn(move || in_netns(&src_ns, || web::send_sessions(&schedule, to, settings, stop, counts)));
+                web_threads.push((k, send, recv));
+                continue;
+            }
             let mut got_at = tcp::ReceiverSamples::new(moments.clone());
             let recv = s.spawn(move || (tcp::receive(l, at(end), &mut got_at), got_at));
             let mut sent_at = tcp::SenderSamples::new(moments);
@@ -314,7 +335,7 @@ pub fn testbed(
                     .and_then(|mut c| tcp::send_bulk(&mut c, stop, limit, &mut sent_at));
                 (r, sent_at)
             });
-            tcp_threads.push((send, recv));
+            tcp_threads.push((k, send, recv));
         }
         let r = ends::run(
             &mut live_ends,
@@ -323,9 +344,31 @@ pub fn testbed(
             &interrupt::INTERRUPTED,
             Some(&mut snapshots),
         );
-        let mut runs = vec![];
-        for (send, recv) in tcp_threads {
-            let mut t = TcpRun::default();
+        let mut runs = vec![TcpRun::default(); tcp_plans.len()];
+        for (k, send, recv) in web_threads {
+            let t = &mut runs[k];
+            if let Err(e) = send.join().expect("a web flow's sender") {
+                t.error = Some(e.kind());
+            }
+            let (got, snaps) = recv.join().expect("a web flow's receiver");
+            if let Err(e) = got {
+                t.error = Some(e.kind());
+            }
+            let c = &web_counts[k];
+            let last = c.snapshot();
+            t.counts = TcpCounts { segs_out: last.segs_out, retransmits: last.retransmits, ..TcpCounts::default() };
+            t.received.bytes = last.received;
+            t.sent_at_edges = snaps
+                .taken()
+                .iter()
+                .map(|w| TcpCounts { segs_out: w.segs_out, retransmits: w.retransmits, ..TcpCounts::default() })
+                .collect();
+            t.received_at_edges = snaps.taken().iter().map(|w| w.received).collect();
+            let n = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
+            t.sessions = Some((n(&c.started), n(&c.completed), Duration::from_nanos(n(&c.completion_ns))));
+        }
+        for (k, send, recv) in tcp_threads {
+            let t = &mut runs[k];
             let (sent, mut sent_at) = send.join().expect("a TCP sender");
             match sent {
                 Ok((_, c)) => t.counts = c,
@@ -340,7 +383,6 @@ pub fn testbed(
                 Err(e) => t.error = Some(e.kind()),
             }
             t.received_at_edges = got_at.taken().to_vec();
-            runs.push(t);
         }
         stop_emu.store(true, Ordering::Relaxed);
         let emu = emu.join().expect("the emulator");
@@ -393,12 +435,19 @@ pub fn testbed(
             let tcp = p.f.tcp().unwrap();
             let mss = tcp.sender.packet_size.0;
             s = tcp_summary(s, t, mss, mss + tcp.sender.header_size.0, active_s);
-            bins.push(crate::live_flows::tcp_bins(
+            let mut b = crate::live_flows::tcp_bins(
                 &t.sent_at_edges,
                 &t.received_at_edges,
                 mss,
                 mss + tcp.sender.header_size.0,
-            ));
+            );
+            if let Some((started, completed, took)) = t.sessions {
+                (s.sessions_started, s.sessions_completed) = (started, completed);
+                s.mean_session_s = (completed > 0).then(|| took.as_secs_f64() / completed as f64);
+                // A web flow's sessions have windows of their own; the simulator draws none.
+                b.iter_mut().for_each(|r| r.cwnd_pkts = f32::NAN);
+            }
+            bins.push(b);
         }
         live_flows.push(s);
     }

@@ -1,6 +1,6 @@
 //! Web-like session arrivals: when TCP transfers start, and how big they are.
 
-use fairway_core::{Bytes, Dur, Rng};
+use fairway_core::{Bytes, Dur, Rng, Time};
 
 /// Web-like traffic as seed 000 §4.2 describes it: sessions arrive as a Poisson process (so the
 /// gaps are exponential with the given mean), each a TCP transfer whose size is Pareto
@@ -17,6 +17,12 @@ pub struct WebSessions {
 }
 
 impl WebSessions {
+    /// The random stream of flow `flow`'s sessions in a run of `seed`: the simulator's and the
+    /// testbed's, so that both open the same sessions.
+    pub fn stream(seed: u64, flow: &str) -> Rng {
+        Rng::stream(seed, &format!("web:{flow}"))
+    }
+
     pub fn new(interarrival: Dur, mean_size: Bytes, shape: f64, rng: Rng) -> WebSessions {
         WebSessions {
             interarrival,
@@ -41,6 +47,21 @@ impl WebSessions {
         let b = self.rng.pareto(self.shape, self.mean_size.0 as f64);
         // Cap absurd draws of the heavy tail at 1 TB so packet counts stay representable.
         Bytes(b.clamp(1.0, 1e12).round() as u64)
+    }
+
+    /// Every session a flow that runs from `start` until `stop` opens: when, and its transfer's
+    /// size. The same draws, in the same order, as the simulator makes them: a gap when the
+    /// flow starts, then at each session its size and the gap to the next.
+    pub fn schedule(&mut self, start: Time, stop: Time) -> Vec<(Time, Bytes)> {
+        let mut v = vec![];
+        let mut t = start + self.next_gap();
+        while t < stop {
+            let size = self.next_size();
+            let gap = self.next_gap();
+            v.push((t, size));
+            t += gap;
+        }
+        v
     }
 
     pub fn completed(&mut self, took: Dur) {

@@ -281,12 +281,7 @@ impl<'a> Sim<'a> {
                 AppSpec::Web { interarrival, mean_size, shape, .. } => AppRt::Tcp {
                     opened: 0,
                     more: vec![],
-                    web: Some(WebSessions::new(
-                        *interarrival,
-                        *mean_size,
-                        *shape,
-                        Rng::stream(seed, &format!("web:{}", f.name)),
-                    )),
+                    web: Some(WebSessions::new(*interarrival, *mean_size, *shape, WebSessions::stream(seed, &f.name))),
                     closed: TcpSenderStats::default(),
                     rng: Rng::stream(seed, &format!("tcp:{}", f.name)),
                     done_at: None,

@@ -8,8 +8,8 @@
 //! - [`tun`]: TUN devices; [`netns`]: two hosts as network namespaces joined only by them.
 //! - [`emulate`]: the loop that moves packets between the two devices through a link each way.
 //! - [`ends`]: fairway-proto's endpoints on UDP sockets ([`socket`]), their bytes framed by
-//!   [`framing`]; Linux's TCP as a scenario's TCP flow ([`tcp`]); their counts over time
-//!   ([`sampler`]).
+//!   [`framing`]; Linux's TCP as a scenario's TCP flow ([`tcp`]) and its web sessions ([`web`]);
+//!   their counts over time ([`sampler`]).
 //!
 //! Nothing here depends on the simulator: the disciplines are the same code it runs.
 
@@ -23,6 +23,7 @@ pub mod sampler;
 pub mod socket;
 pub mod tcp;
 pub mod tun;
+pub mod web;
 
 pub use bottleneck::{Link, LinkConfig, LinkCounts, Packet, Sample};
 pub use emulate::{Carried, Monitor};

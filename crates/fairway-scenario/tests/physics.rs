@@ -1,7 +1,10 @@
 //! End-to-end checks whose expected values follow from the physics of the set-up (serialisation,
 //! propagation, capacity, slow start), not from an earlier run.
 
+use fairway_core::Time;
+use fairway_engine::apps::WebSessions;
 use fairway_engine::results::FlowSummary;
+use fairway_engine::scenario::AppSpec;
 use fairway_engine::{run, RunOptions, Summary};
 use fairway_scenario::parse_scenario;
 use fairway_scenario::protocols::MappSummary;
@@ -301,7 +304,7 @@ window = 1000
 
 #[test]
 fn web_sessions_arrive_as_a_poisson_process_of_the_given_rate() {
-    let s = sim(&path(
+    let text = path(
         "100Mb",
         "{ kind = \"droptail\", limit = 1000 }",
         "100s",
@@ -314,7 +317,8 @@ interarrival = "45ms"
 mean_size = "10KB"
 shape = 1.5
 "#,
-    ));
+    );
+    let s = sim(&text);
     let f = flow(&s, "web");
     // 100 s / 45 ms = 2222 sessions expected; Poisson sd = sqrt(2222) = 47: allow 4 sd.
     let n = f.sessions_started as f64;
@@ -324,6 +328,14 @@ shape = 1.5
     // Each session sends at least x_m = 3333 B (4 packets): goodput at least 2222 x 3333 B / 100 s.
     assert!(f.goodput_bps > 0.9 * n * 3333.0 * 8.0 / 100.0, "{}", f.goodput_bps);
     assert!(f.mean_session_s.unwrap() > 0.024, "a session takes at least one RTT");
+    // The schedule the testbed runs live is the one the simulator ran: the same sessions.
+    let sc = parse_scenario("test.toml", &text, "test").unwrap();
+    let spec = sc.flows.iter().find(|f| f.name == "web").unwrap();
+    let AppSpec::Web { interarrival, mean_size, shape, .. } = &spec.app else { panic!("a web flow") };
+    let mut w = WebSessions::new(*interarrival, *mean_size, *shape, WebSessions::stream(sc.seed, "web"));
+    let end = Time::ZERO + sc.duration;
+    let schedule = w.schedule(spec.start_with(sc.seed), spec.stop.unwrap_or(end).min(end));
+    assert_eq!(schedule.len() as u64, f.sessions_started);
 }
 
 #[test]
