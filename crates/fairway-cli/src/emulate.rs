@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use fairway_core::{Dur, Rng};
-use fairway_engine::results::QueueRow;
+use fairway_engine::results::{LinkSummary, QueueRow};
 use fairway_engine::scenario::{LinkSpec, Scenario};
 use fairway_live::{emulate, Link, LinkConfig, Monitor, Pair, Sample};
 use fairway_report::output;
@@ -39,50 +39,41 @@ fn build(spec: &LinkSpec, what: &str, seed: u64) -> Result<Link, Failure> {
     Ok(Link::new(cfg, queue, Rng::stream(seed, what)))
 }
 
-/// The bottleneck's live counters, in the simulated summary's link fields where they exist.
+/// A live link's summary: the simulated summary's fields, then what only a live link has.
 #[derive(Serialize)]
 pub(crate) struct LiveLink {
-    pub(crate) name: String,
-    pub(crate) queue: &'static str,
-    pub(crate) rate_bps: u64,
-    pub(crate) delay_s: f64,
-    pub(crate) arrivals_pkts: u64,
-    pub(crate) departures_pkts: u64,
-    pub(crate) drops_pkts: u64,
-    pub(crate) early_drops_pkts: u64,
-    pub(crate) forced_drops_pkts: u64,
-    pub(crate) overflow_drops_pkts: u64,
-    pub(crate) threshold_drops_pkts: u64,
-    pub(crate) sojourn_drops_pkts: u64,
-    pub(crate) flow_drops_pkts: u64,
-    pub(crate) marks_pkts: u64,
-    pub(crate) lost_pkts: u64,
+    #[serde(flatten)]
+    pub(crate) summary: LinkSummary,
     /// Past the queue, delivered to the far host.
     pub(crate) delivered_pkts: u64,
     /// In the queue, and past it but not delivered, when the run ended.
     pub(crate) queue_pkts_end: u64,
     pub(crate) in_flight_pkts_end: u64,
-    pub(crate) utilization: f64,
     /// Dropped by the sending host's device before the emulator read them (its ring was full):
     /// not the link's doing, and `null` where `ip` could not tell.
     pub(crate) device_drops_pkts: Option<u64>,
 }
 
-pub(crate) fn live_link(
-    name: String,
-    spec: &LinkSpec,
-    delay: Dur,
-    l: &Link,
-    duration: Dur,
-    device_drops: Option<u64>,
-) -> LiveLink {
+/// A live link's summary, in the simulated summary's fields: its discipline's and its own
+/// counters, and its mean queue from the samples the emulator took at equal intervals.
+fn link_summary(name: String, spec: &LinkSpec, delay: Dur, l: &Link, samples: &[Sample], duration: Dur) -> LinkSummary {
     let s = l.stats();
     let c = l.counts();
-    LiveLink {
+    let mean = |v: &mut dyn Iterator<Item = f64>| {
+        let (sum, n) = v.fold((0.0, 0u64), |(a, n), x| (a + x, n + 1));
+        (n > 0).then(|| sum / n as f64)
+    };
+    let mean_avg = if samples.iter().any(|m| m.avg_queue_pkts.is_some()) {
+        mean(&mut samples.iter().filter_map(|m| m.avg_queue_pkts))
+    } else {
+        None
+    };
+    LinkSummary {
         name,
         queue: spec.queue.kind(),
         rate_bps: spec.rate.0,
         delay_s: delay.as_secs_f64(),
+        monitored: !samples.is_empty(),
         arrivals_pkts: s.arrivals_pkts,
         departures_pkts: s.departures_pkts,
         drops_pkts: s.drops(),
@@ -93,11 +84,31 @@ pub(crate) fn live_link(
         sojourn_drops_pkts: s.sojourn_drops,
         flow_drops_pkts: s.flow_drops,
         marks_pkts: s.marks,
+        mean_sojourn_s: (c.waited_pkts > 0).then(|| c.wait_sum.as_secs_f64() / c.waited_pkts as f64),
+        max_sojourn_s: c.wait_max.as_secs_f64(),
         lost_pkts: c.lost_pkts,
-        delivered_pkts: c.delivered_pkts,
+        mean_queue_pkts: mean(&mut samples.iter().map(|m| m.queue_pkts as f64)).unwrap_or(0.0),
+        mean_avg_queue_pkts: mean_avg,
+        utilization: (c.busy.as_secs_f64() / duration.as_secs_f64()).min(1.0),
+    }
+}
+
+/// The live link `l` (its one-way delay `delay`, its queue sampled in `samples`) after a run of
+/// `duration`, with its sending host's device's drops.
+pub(crate) fn live_link(
+    name: String,
+    spec: &LinkSpec,
+    delay: Dur,
+    l: &Link,
+    samples: &[Sample],
+    duration: Dur,
+    device_drops: Option<u64>,
+) -> LiveLink {
+    LiveLink {
+        summary: link_summary(name, spec, delay, l, samples, duration),
+        delivered_pkts: l.counts().delivered_pkts,
         queue_pkts_end: l.queue_len() as u64,
         in_flight_pkts_end: l.in_flight() as u64,
-        utilization: c.busy.as_secs_f64() / duration.as_secs_f64(),
         device_drops_pkts: device_drops,
     }
 }
@@ -237,8 +248,8 @@ pub fn emulate(
             scenario: &sc.name,
             duration_s: ran.as_secs_f64(),
             links: vec![
-                live_link(fwd_name.clone(), spec, spec.delay, &fwd, ran, drops_a),
-                live_link(back_name.clone(), back_spec, back_spec.delay, &rev, ran, drops_b),
+                live_link(fwd_name.clone(), spec, spec.delay, &fwd, &monitor.samples, ran, drops_a),
+                live_link(back_name.clone(), back_spec, back_spec.delay, &rev, &[], ran, drops_b),
             ],
         };
         crate::live::write_json(&out.join("summary.json"), &summary)?;

@@ -40,7 +40,7 @@ mod emulate;
 mod hugepages;
 mod interrupt;
 mod live;
-mod live_flows;
+mod live_results;
 mod testbed;
 mod testbed_report;
 

@@ -126,20 +126,6 @@ struct TcpRun {
     sessions: Option<(u64, u64, Duration)>,
 }
 
-#[derive(Serialize)]
-struct LiveRun<'a> {
-    fairway: &'static str,
-    mode: &'static str,
-    scenario: &'a str,
-    duration_s: f64,
-    /// One-way delay added to the bottleneck's for the access links.
-    access_delay_s: f64,
-    flows: Vec<FlowSummary>,
-    links: Vec<crate::emulate::LiveLink>,
-    /// Each datagram flow's sender's checks of its receiver's nonce echoes.
-    nonce_checks: Vec<NonceChecks>,
-}
-
 /// A sender's checks of its receiver's echoes: passed, failed (the receiver hides losses), and
 /// not checkable (it owned up to losses).
 #[derive(Serialize)]
@@ -287,7 +273,7 @@ pub fn testbed(
     let clock = Clock::new();
     let at = |t: Time| clock.at(t);
     let end = Time::ZERO + sc.duration;
-    let edges = crate::live_flows::edges(&sc);
+    let edges = crate::live_results::edges(&sc);
     let mut snapshots = ends::Snapshots::new(edges.clone());
     let stop_emu = AtomicBool::new(false);
     let mut monitor = Monitor { every: sc.monitor.queue_interval, samples: vec![] };
@@ -397,6 +383,7 @@ pub fn testbed(
     let counts: Vec<EndCounts> = live_ends.iter().map(|e| e.counts).collect();
     drop(live_ends);
     let mut bins = vec![];
+    let mut scale_logs = vec![];
     for p in &flows {
         let start = p.f.start_with(sc.seed);
         let stop = p.f.stop.unwrap_or(end).min(end);
@@ -420,7 +407,10 @@ pub fn testbed(
             let drv = &drivers.iter().find(|(i, _)| *i == p.index).unwrap().1;
             s.protocol = d.spec.report(drv.as_ref(), &ReportContext { start, stop, end });
             let at_edges = |j: usize| snapshots.taken().iter().map(|v| v[j]).collect::<Vec<_>>();
-            bins.push(crate::live_flows::datagram_bins(
+            if let Some(log) = drv.scale_log() {
+                scale_logs.push((p.index, log.iter().map(|(t, v)| (t.as_secs_f64(), *v)).collect()));
+            }
+            bins.push(crate::live_results::datagram_bins(
                 &at_edges(2 * k),
                 &at_edges(2 * k + 1),
                 &edges,
@@ -435,7 +425,7 @@ pub fn testbed(
             let tcp = p.f.tcp().unwrap();
             let mss = tcp.sender.packet_size.0;
             s = tcp_summary(s, t, mss, mss + tcp.sender.header_size.0, active_s);
-            let mut b = crate::live_flows::tcp_bins(
+            let mut b = crate::live_results::tcp_bins(
                 &t.sent_at_edges,
                 &t.received_at_edges,
                 mss,
@@ -451,37 +441,43 @@ pub fn testbed(
         }
         live_flows.push(s);
     }
-    let links = vec![
-        crate::emulate::live_link(sc.link_name(bl), &fwd_spec, delay, &fwd, sc.duration, pair.a.device_drops()),
-        crate::emulate::live_link(
-            format!("{} (back)", sc.link_name(bl)),
-            &rev_spec,
-            delay,
-            &rev,
-            sc.duration,
-            pair.b.device_drops(),
-        ),
-    ];
-    let live = LiveRun {
-        fairway: BUILD,
-        mode: "live",
-        scenario: &sc.name,
-        duration_s: sc.duration.as_secs_f64(),
-        access_delay_s: extra.as_secs_f64(),
-        flows: live_flows,
-        links,
-        nonce_checks,
+    // The live results folder: the simulated one's files, from what the live run counted.
+    let back_name = match sc.links.iter().position(|l| l.from == bspec.to && l.to == bspec.from) {
+        Some(j) => sc.link_name(j),
+        None => format!("{} (back)", sc.link_name(bl)),
     };
-    std::fs::create_dir_all(out.join("live")).map_err(other)?;
-    crate::live::write_json(&out.join("live").join("summary.json"), &live)?;
-    std::fs::write(out.join("live").join("queue.csv"), crate::emulate::queue_csv(&sc.link_name(bl), &monitor.samples))
-        .map_err(other)?;
-    std::fs::write(out.join("live").join("flows.csv"), crate::live_flows::flows_csv(&sc, &edges, &bins))
-        .map_err(other)?;
+    let live_links = [
+        crate::emulate::live_link(
+            sc.link_name(bl),
+            &fwd_spec,
+            delay,
+            &fwd,
+            &monitor.samples,
+            sc.duration,
+            pair.a.device_drops(),
+        ),
+        crate::emulate::live_link(back_name, &rev_spec, delay, &rev, &[], sc.duration, pair.b.device_drops()),
+    ];
+    let run = crate::live_results::LiveRun {
+        flows: live_flows,
+        links: live_links.iter().map(|l| l.summary.clone()).collect(),
+        samples: &monitor.samples,
+        bins,
+        scale_logs,
+        complete: !interrupt::INTERRUPTED.load(Ordering::Relaxed),
+    };
+    let live = crate::live_results::run_result(&sc, bl, run);
+    let mut more = serde_json::Map::new();
+    // One-way delay added to the bottleneck's for the access links, and each datagram flow's
+    // sender's checks of its receiver's nonce echoes.
+    more.insert("access_delay_s".into(), serde_json::json!(extra.as_secs_f64()));
+    more.insert("nonce_checks".into(), serde_json::to_value(&nonce_checks).map_err(other)?);
+    crate::live_results::write_folder(&out.join("live"), &sc, &live, more, &live_links)?;
 
     // Side by side.
     let sim_link = res.summary.links.iter().find(|l| l.name == sc.link_name(bl));
-    let (csv, md) = testbed_report::comparison(&sc, &res.summary.flows, &live.flows, sim_link, &live.links[0]);
+    let (csv, md) =
+        testbed_report::comparison(&sc, &res.summary.flows, &live.summary.flows, sim_link, &live.summary.links[0]);
     std::fs::write(out.join("comparison.csv"), csv).map_err(other)?;
     std::fs::write(out.join("comparison.md"), &md).map_err(other)?;
     let facts = vec![
@@ -511,8 +507,8 @@ pub fn testbed(
         &sc,
         &sc.link_name(bl),
         &facts,
-        (&res.summary.flows, &live.flows),
-        (sim_link, &live.links[0]),
+        (&res.summary.flows, &live.summary.flows),
+        (sim_link, &live.summary.links[0]),
     )?;
     println!("{md}");
     println!("wrote {}", out.display());

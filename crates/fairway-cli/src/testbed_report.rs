@@ -10,7 +10,6 @@ use fairway_engine::scenario::Scenario;
 use fairway_report::output::side_by_side::{self, RunSeries, SideBySide};
 use fairway_report::output::table::Section;
 
-use crate::emulate::LiveLink;
 use crate::Failure;
 
 fn ratio(live: f64, simulated: f64) -> f64 {
@@ -28,7 +27,7 @@ pub(crate) fn comparison(
     sim: &[FlowSummary],
     live: &[FlowSummary],
     sim_link: Option<&LinkSummary>,
-    live_link: &LiveLink,
+    live_link: &LinkSummary,
 ) -> (String, String) {
     let mut csv = String::from("flow,class,simulated_bps,live_bps,live_over_simulated\n");
     let mut md = format!(
@@ -89,22 +88,23 @@ fn flow_section(sim: &[FlowSummary], live: &[FlowSummary]) -> Section {
 }
 
 /// The page's bottleneck table: its counters, simulated beside live.
-fn link_section(sim: Option<&LinkSummary>, live: &LiveLink) -> Section {
+fn link_section(sim: Option<&LinkSummary>, live: &LinkSummary) -> Section {
     let columns = vec![("", 20), ("simulated", 10), ("live", 10)];
-    let n = |f: fn(&LinkSummary) -> u64| sim.map_or("-".to_string(), |s| f(s).to_string());
+    let row = |what: &str, f: &dyn Fn(&LinkSummary) -> String| {
+        vec![what.to_string(), sim.map_or("-".to_string(), f), f(live)]
+    };
+    let count = |f: fn(&LinkSummary) -> u64| move |l: &LinkSummary| f(l).to_string();
     let rows = vec![
-        vec!["packets in".into(), n(|s| s.arrivals_pkts), live.arrivals_pkts.to_string()],
-        vec!["packets out".into(), n(|s| s.departures_pkts), live.departures_pkts.to_string()],
-        vec!["dropped".into(), n(|s| s.drops_pkts), live.drops_pkts.to_string()],
-        vec!["early drops".into(), n(|s| s.early_drops_pkts), live.early_drops_pkts.to_string()],
-        vec!["forced drops".into(), n(|s| s.forced_drops_pkts), live.forced_drops_pkts.to_string()],
-        vec!["overflow drops".into(), n(|s| s.overflow_drops_pkts), live.overflow_drops_pkts.to_string()],
-        vec!["marked".into(), n(|s| s.marks_pkts), live.marks_pkts.to_string()],
-        vec![
-            "utilisation".into(),
-            sim.map_or("-".to_string(), |s| format!("{:.3}", s.utilization)),
-            format!("{:.3}", live.utilization),
-        ],
+        row("packets in", &count(|l| l.arrivals_pkts)),
+        row("packets out", &count(|l| l.departures_pkts)),
+        row("dropped", &count(|l| l.drops_pkts)),
+        row("early drops", &count(|l| l.early_drops_pkts)),
+        row("forced drops", &count(|l| l.forced_drops_pkts)),
+        row("overflow drops", &count(|l| l.overflow_drops_pkts)),
+        row("marked", &count(|l| l.marks_pkts)),
+        row("mean queue (packets)", &|l| format!("{:.2}", l.mean_queue_pkts)),
+        row("mean wait (ms)", &|l| opt_ms(l.mean_sojourn_s)),
+        row("utilisation", &|l| format!("{:.3}", l.utilization)),
     ];
     Section { columns, rows }
 }
@@ -116,7 +116,7 @@ pub(crate) fn write_page(
     link: &str,
     facts: &[(String, String)],
     (sim, live): (&[FlowSummary], &[FlowSummary]),
-    (sim_link, live_link): (Option<&LinkSummary>, &LiveLink),
+    (sim_link, live_link): (Option<&LinkSummary>, &LinkSummary),
 ) -> Result<(), Failure> {
     let read = |p: &str| {
         std::fs::read_to_string(out.join(p))

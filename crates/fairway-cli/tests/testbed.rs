@@ -46,11 +46,24 @@ fn seed_000_live_lands_within_a_quarter_of_its_simulation() {
     }
     let (out, stdout) = testbed("scenarios/kadhum2015/mapp-ftp.toml", "20s", "tb");
 
-    // The simulated run is a whole results folder; the live one says it is live.
+    // Each run is a whole results folder, the same files; the live one says it is live.
     let sim = json(&out.join("simulated/summary.json"));
     let live = json(&out.join("live/summary.json"));
     assert_eq!(live["mode"], "live");
-    assert!(out.join("simulated/report.html").exists());
+    assert!(sim.get("mode").is_none(), "a simulated summary has no mode");
+    let files = |d: &str| {
+        let mut v: Vec<String> =
+            fs::read_dir(out.join(d)).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(files("live"), files("simulated"));
+    assert!(files("live").iter().any(|f| f == "report.html"));
+    // The per-class sums are the live flows' own: one flow in each class here.
+    for (k, class) in [(0, "tcp"), (1, "udp")] {
+        let c = live["classes"].as_array().unwrap().iter().find(|c| c["class"] == class).unwrap();
+        assert_eq!(c["recv_distinct_bytes"], live["flows"][k]["recv_distinct_bytes"], "{c}");
+    }
     let md = fs::read_to_string(out.join("comparison.md")).unwrap();
     assert!(stdout.contains(&md), "the comparison is printed");
 

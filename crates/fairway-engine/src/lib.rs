@@ -142,6 +142,43 @@ pub fn class_names(sc: &Scenario) -> Vec<&'static str> {
     names
 }
 
+/// Per traffic class (the order of [`class_names`]), the sums of its flows' summaries:
+/// `to_deliver[i]` is what flow i had to deliver (what it sent, and what was on its way when
+/// the measurement began), `from_s` when the measurement began. A live run's results use it
+/// too.
+pub fn class_summaries(sc: &Scenario, flows: &[FlowSummary], to_deliver: &[u64], from_s: f64) -> Vec<ClassSummary> {
+    class_names(sc)
+        .into_iter()
+        .map(|class| {
+            let fl: Vec<&FlowSummary> = flows.iter().filter(|f| f.class == class).collect();
+            let to_deliver: u64 = flows.iter().zip(to_deliver).filter(|(f, _)| f.class == class).map(|(_, n)| n).sum();
+            let bytes: u64 = fl.iter().map(|f| f.recv_distinct_bytes).sum();
+            let sent: u64 = fl.iter().map(|f| f.sent_pkts).sum();
+            let recv: u64 = fl.iter().map(|f| f.recv_pkts).sum();
+            let dropped: u64 = fl.iter().map(|f| f.dropped_pkts).sum();
+            let delay_sum: f64 = fl.iter().filter_map(|f| f.mean_delay_s.map(|d| d * f.recv_pkts as f64)).sum();
+            let rates: Vec<f64> = fl.iter().map(|f| f.throughput_bps).collect();
+            // A class's throughput is over its active time, as a flow's is: the time at least
+            // one of its flows was active.
+            let active = metrics::union_length(fl.iter().map(|f| (f.start_s.max(from_s), f.stop_s)));
+            ClassSummary {
+                class,
+                flows: fl.len() as u64,
+                recv_distinct_bytes: bytes,
+                active_s: active,
+                throughput_bps: if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 },
+                dropped_pkts: dropped,
+                sent_pkts: sent,
+                recv_pkts: recv,
+                pdr: (to_deliver > 0).then(|| recv as f64 / to_deliver as f64),
+                plr: (recv + dropped > 0).then(|| dropped as f64 / (recv + dropped) as f64),
+                mean_delay_s: (recv > 0).then(|| delay_sum / recv as f64),
+                jain_index: metrics::jain(&rates),
+            }
+        })
+        .collect()
+}
+
 /// Each wireless node's path: its waypoints and where it is at the end.
 fn node_paths(sim: &Sim) -> Vec<(String, Vec<(f64, f64, f64)>)> {
     let (Some(spec), Some(air)) = (sim.sc.wireless.as_ref(), sim.air_ref()) else { return vec![] };
@@ -346,38 +383,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         return Err(SimError::Conservation(problems.join("\n")));
     }
 
-    let classes = class_names(sc)
-        .into_iter()
-        .map(|class| {
-            let fl: Vec<&FlowSummary> = flows.iter().filter(|f| f.class == class).collect();
-            let to_deliver: u64 =
-                flows.iter().zip(&to_deliver_of).filter(|(f, _)| f.class == class).map(|(_, n)| n).sum();
-            let bytes: u64 = fl.iter().map(|f| f.recv_distinct_bytes).sum();
-            let sent: u64 = fl.iter().map(|f| f.sent_pkts).sum();
-            let recv: u64 = fl.iter().map(|f| f.recv_pkts).sum();
-            let dropped: u64 = fl.iter().map(|f| f.dropped_pkts).sum();
-            let delay_sum: f64 = fl.iter().filter_map(|f| f.mean_delay_s.map(|d| d * f.recv_pkts as f64)).sum();
-            let rates: Vec<f64> = fl.iter().map(|f| f.throughput_bps).collect();
-            // A class's throughput is over its active time, as a flow's is: the time at least
-            // one of its flows was active.
-            let from_s = from.as_secs_f64();
-            let active = metrics::union_length(fl.iter().map(|f| (f.start_s.max(from_s), f.stop_s)));
-            ClassSummary {
-                class,
-                flows: fl.len() as u64,
-                recv_distinct_bytes: bytes,
-                active_s: active,
-                throughput_bps: if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 },
-                dropped_pkts: dropped,
-                sent_pkts: sent,
-                recv_pkts: recv,
-                pdr: (to_deliver > 0).then(|| recv as f64 / to_deliver as f64),
-                plr: (recv + dropped > 0).then(|| dropped as f64 / (recv + dropped) as f64),
-                mean_delay_s: (recv > 0).then(|| delay_sum / recv as f64),
-                jain_index: metrics::jain(&rates),
-            }
-        })
-        .collect();
+    let classes = class_summaries(sc, &flows, &to_deliver_of, from.as_secs_f64());
 
     let shown: Vec<LinkSummary> = links
         .iter()
@@ -399,6 +405,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         links: shown,
         classes,
         wireless: wireless_summary(sim),
+        mode: None,
     };
     let scale_logs = (0..sc.flows.len())
         .filter_map(|i| {

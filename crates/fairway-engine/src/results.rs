@@ -18,6 +18,10 @@ pub type Name = &'static str;
 pub struct Summary {
     #[serde(deserialize_with = "schema")]
     pub schema: Name,
+    /// "live" for a run on real sockets through the emulated bottleneck (`fairway testbed`);
+    /// left out for a simulated run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
     pub scenario: String,
     pub seed: u64,
     /// The run carried datagrams as bytes (the scenario's `wire = true`); left out when not.

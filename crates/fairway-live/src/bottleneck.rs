@@ -33,6 +33,11 @@ pub struct LinkCounts {
     pub delivered_bytes: u64,
     /// Time its transmitter was busy.
     pub busy: Dur,
+    /// Packets whose serialisation began, their summed waits in the queue before it, and the
+    /// longest wait (the simulator's sojourn).
+    pub waited_pkts: u64,
+    pub wait_sum: Dur,
+    pub wait_max: Dur,
 }
 
 /// A packet and whether the discipline marked it CE.
@@ -61,6 +66,8 @@ pub struct Link {
     rng: Rng,
     /// The packets the queue holds, by the reference the discipline keeps; free slots reused.
     held: Vec<Option<Packet>>,
+    /// When each held packet arrived, by the same slot.
+    arrived: Vec<Time>,
     free: Vec<u32>,
     /// The packet being serialised and when that ends.
     on_wire: Option<(Time, Packet)>,
@@ -76,6 +83,7 @@ impl Link {
             queue,
             rng,
             held: vec![],
+            arrived: vec![],
             free: vec![],
             on_wire: None,
             flight: VecDeque::new(),
@@ -91,11 +99,13 @@ impl Link {
             Some(i) => i,
             None => {
                 self.held.push(None);
+                self.arrived.push(now);
                 (self.held.len() - 1) as u32
             }
         };
         let meta = pkt.meta;
         self.held[slot as usize] = Some(pkt);
+        self.arrived[slot as usize] = now;
         let verdict = self.queue.enqueue(now, &meta, PacketRef(slot), &mut self.rng);
         match verdict {
             Verdict::Drop(_) => {
@@ -133,7 +143,11 @@ impl Link {
         let next = self.queue.dequeue(t);
         self.discard_dropped();
         if let Some(d) = next {
+            let wait = t - self.arrived[d.pkt.0 as usize];
             if let Some(mut p) = self.take(d.pkt.0) {
+                self.counts.waited_pkts += 1;
+                self.counts.wait_sum += wait;
+                self.counts.wait_max = self.counts.wait_max.max(wait);
                 p.ce |= d.mark;
                 let tx = self.cfg.rate.tx_time(Bytes(p.bytes.len() as u64));
                 self.counts.busy += tx;
@@ -247,6 +261,9 @@ mod tests {
         let late: Vec<u8> = std::iter::from_fn(|| l.release(ms(100))).map(|p| p.bytes[0]).collect();
         assert_eq!(late, [1, 2, 3, 4]);
         assert_eq!(l.counts().busy, Dur::from_millis(50));
+        // The first did not wait; the others waited 10, 20, 30 and 40 ms for the transmitter.
+        let c = l.counts();
+        assert_eq!((c.waited_pkts, c.wait_sum, c.wait_max), (5, Dur::from_millis(100), Dur::from_millis(40)));
         assert_eq!(l.next_wake(), None);
         let s = l.stats();
         assert_eq!((s.arrivals_pkts, s.departures_pkts, s.overflow_drops), (10, 5, 5));

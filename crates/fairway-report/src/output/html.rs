@@ -106,11 +106,18 @@ pub fn run_page(res: &RunResult, sc: &Scenario, figures: &[(String, String)], fi
         let _ = writeln!(p, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(&v));
     };
     fact("seed", s.seed.to_string());
-    fact("simulated", format!("{} s", s.duration_s));
+    let live = s.mode.as_deref() == Some("live");
+    if live {
+        fact("run", format!("live, {} s: real sockets through the emulated bottleneck (docs/live.md)", s.duration_s));
+    } else {
+        fact("simulated", format!("{} s", s.duration_s));
+    }
     if s.measure_from_s > 0.0 {
         fact("measured", format!("from {} s: the figures leave the warm-up before it out", s.measure_from_s));
     }
-    fact("events", s.events.to_string());
+    if !live {
+        fact("events", s.events.to_string());
+    }
     fact(
         "complete",
         if s.complete { "yes".into() } else { "no: interrupted, the results cover the run so far".into() },

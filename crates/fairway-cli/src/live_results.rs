@@ -1,18 +1,28 @@
-//! A live run's flows.csv: each flow's counts, taken at the simulator's bin edges while it ran,
-//! turned into the simulated flows.csv's rows (the same columns, the same bins), so that the
-//! two open side by side.
+//! A live run's results folder, the one a simulated run writes (fairway-report's write_all),
+//! from a [`RunResult`] made of what the live run counted: each flow's summary, its counts
+//! taken at the simulator's bin edges while it ran (flows.csv, classes.csv), the bottleneck's
+//! counters and queue samples (links.csv, queue.csv). summary.json is marked `"mode": "live"`
+//! and carries what only a live run has beside the simulated fields.
 //!
 //! Live counts differ from simulated ones where the live ends cannot see what the simulator
 //! sees: `dropped_pkts` is, for a datagram flow, what its sender sent in the bin less what its
 //! receiver got (at least 0; a packet in flight across an edge counts in the bin it left), and
 //! for a TCP flow the retransmissions Linux made in it; a TCP flow has no delay column.
 
+use std::path::Path;
+
 use fairway_core::Time;
-use fairway_engine::results::BinRow;
+use fairway_engine::results::{BinRow, FlowSummary, LinkSummary, QueueRow, RunResult, SUMMARY_SCHEMA};
 use fairway_engine::scenario::Scenario;
+use fairway_engine::Summary;
 use fairway_live::ends::EndCounts;
 use fairway_live::tcp::TcpCounts;
+use fairway_live::Sample;
 use fairway_report::output;
+use serde_json::Value;
+
+use crate::emulate::LiveLink;
+use crate::Failure;
 
 /// The bins' ends, as the simulator cuts them: every `bin` from the start, the last at the
 /// run's end.
@@ -82,18 +92,90 @@ pub(crate) fn tcp_bins(sent: &[TcpCounts], received: &[u64], mss: u64, wire: u64
         .collect()
 }
 
-/// flows.csv from every flow's bins (scenario order).
-pub(crate) fn flows_csv(sc: &Scenario, edges: &[Time], flows: &[Vec<BinRow>]) -> String {
-    let mut s = String::from(output::csv::FLOWS_HEADER);
-    let labels = output::csv::flow_labels(sc);
-    let mut rows = Vec::with_capacity(flows.len());
-    for (k, &t1) in edges.iter().enumerate() {
-        let t0 = if k == 0 { Time::ZERO } else { edges[k - 1] };
-        rows.clear();
-        rows.extend(flows.iter().map(|f| f.get(k).copied().unwrap_or_default()));
-        output::csv::flows_bin(&mut s, &labels, t0.0, t1.0, &rows);
+/// What a live run did, for its results folder.
+pub(crate) struct LiveRun<'a> {
+    pub(crate) flows: Vec<FlowSummary>,
+    /// The bottleneck's two directions, forward first, and the forward one's queue samples.
+    pub(crate) links: Vec<LinkSummary>,
+    pub(crate) samples: &'a [Sample],
+    pub(crate) bins: Vec<Vec<BinRow>>,
+    pub(crate) scale_logs: Vec<(usize, Vec<(f64, u8)>)>,
+    /// Whether it ran to the scenario's end (not stopped by Ctrl-C).
+    pub(crate) complete: bool,
+}
+
+/// The run as the simulator's result: what the results folder is written from.
+pub(crate) fn run_result(sc: &Scenario, bottleneck: usize, run: LiveRun) -> RunResult {
+    let to_deliver: Vec<u64> = run.flows.iter().map(|f| f.sent_pkts).collect();
+    let classes = fairway_engine::class_summaries(sc, &run.flows, &to_deliver, 0.0);
+    let rows = run
+        .samples
+        .iter()
+        .map(|m| QueueRow::new(m.t.as_secs_f64(), m.queue_pkts as u32, m.queue_bytes, m.avg_queue_pkts, &m.stats))
+        .collect();
+    RunResult {
+        summary: Summary {
+            schema: SUMMARY_SCHEMA,
+            mode: Some("live".to_string()),
+            scenario: sc.name.clone(),
+            seed: sc.seed,
+            wire: false,
+            duration_s: sc.duration.as_secs_f64(),
+            measure_from_s: 0.0,
+            complete: run.complete,
+            scenario_duration_s: None,
+            events: 0,
+            flows: run.flows,
+            links: run.links.clone(),
+            links_omitted: 0,
+            classes,
+            wireless: None,
+        },
+        all_links: run.links,
+        bin: sc.monitor.bin,
+        flow_bins: run.bins,
+        queue_samples: vec![(bottleneck, rows)],
+        scale_logs: run.scale_logs,
+        node_paths: vec![],
+        agent_trace: vec![],
+        packet_trace: vec![],
     }
-    s
+}
+
+/// Writes the results folder `dir` for `res`, then adds `extra`'s fields to summary.json: its
+/// top-level fields, and in each of `links` the fields of the live link of the same name that
+/// the simulated summary has no field for.
+pub(crate) fn write_folder(
+    dir: &Path,
+    sc: &Scenario,
+    res: &RunResult,
+    extra: serde_json::Map<String, Value>,
+    links: &[LiveLink],
+) -> Result<(), Failure> {
+    let fail = |e: &dyn std::fmt::Display| Failure::Other(anyhow::anyhow!("{}: {e}", dir.display()));
+    output::write_all(res, sc, dir).map_err(|e| fail(&e))?;
+    let p = dir.join("summary.json");
+    let text = std::fs::read_to_string(&p).map_err(|e| fail(&e))?;
+    let mut v: Value = serde_json::from_str(&text).map_err(|e| fail(&e))?;
+    let Value::Object(top) = &mut v else { return Err(fail(&"summary.json is not an object")) };
+    for (k, x) in extra {
+        top.insert(k, x);
+    }
+    if let Some(Value::Array(ls)) = top.get_mut("links") {
+        for l in ls.iter_mut().filter_map(Value::as_object_mut) {
+            let Some(live) =
+                links.iter().find(|x| Some(x.summary.name.as_str()) == l.get("name").and_then(Value::as_str))
+            else {
+                continue;
+            };
+            if let Value::Object(more) = serde_json::to_value(live).map_err(|e| fail(&e))? {
+                for (k, x) in more {
+                    l.entry(k).or_insert(x);
+                }
+            }
+        }
+    }
+    crate::live::write_json(&p, &v)
 }
 
 #[cfg(test)]
