@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use fairway_core::{Dur, Rng};
-use fairway_engine::results::{LinkSummary, QueueRow};
+use fairway_engine::results::{LinkMeasures, LinkSummary, QueueRow};
 use fairway_engine::scenario::{LinkSpec, Scenario};
 use fairway_live::{emulate, Link, LinkConfig, Monitor, Pair, Sample};
 use fairway_report::output;
@@ -63,34 +63,16 @@ fn link_summary(name: String, spec: &LinkSpec, delay: Dur, l: &Link, samples: &[
         let (sum, n) = v.fold((0.0, 0u64), |(a, n), x| (a + x, n + 1));
         (n > 0).then(|| sum / n as f64)
     };
-    let mean_avg = if samples.iter().any(|m| m.avg_queue_pkts.is_some()) {
-        mean(&mut samples.iter().filter_map(|m| m.avg_queue_pkts))
-    } else {
-        None
-    };
-    LinkSummary {
-        name,
-        queue: spec.queue.kind(),
-        rate_bps: spec.rate.0,
-        delay_s: delay.as_secs_f64(),
-        monitored: !samples.is_empty(),
-        arrivals_pkts: s.arrivals_pkts,
-        departures_pkts: s.departures_pkts,
-        drops_pkts: s.drops(),
-        early_drops_pkts: s.early_drops,
-        forced_drops_pkts: s.forced_drops,
-        overflow_drops_pkts: s.overflow_drops,
-        threshold_drops_pkts: s.threshold_drops,
-        sojourn_drops_pkts: s.sojourn_drops,
-        flow_drops_pkts: s.flow_drops,
-        marks_pkts: s.marks,
+    let measured = LinkMeasures {
         mean_sojourn_s: (c.waited_pkts > 0).then(|| c.wait_sum.as_secs_f64() / c.waited_pkts as f64),
         max_sojourn_s: c.wait_max.as_secs_f64(),
         lost_pkts: c.lost_pkts,
         mean_queue_pkts: mean(&mut samples.iter().map(|m| m.queue_pkts as f64)).unwrap_or(0.0),
-        mean_avg_queue_pkts: mean_avg,
+        // None where the discipline keeps no average (no sample has one).
+        mean_avg_queue_pkts: mean(&mut samples.iter().filter_map(|m| m.avg_queue_pkts)),
         utilization: (c.busy.as_secs_f64() / duration.as_secs_f64()).min(1.0),
-    }
+    };
+    LinkSummary::new(name, spec, delay, !samples.is_empty(), s, measured)
 }
 
 /// The live link `l` (its one-way delay `delay`, its queue sampled in `samples`) after a run of

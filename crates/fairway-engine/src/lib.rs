@@ -34,7 +34,7 @@ use fairway_core::{Dur, Time};
 pub use results::{Collector, RunResult, SeriesSink, Summary};
 pub use scenario::Scenario;
 
-use results::{ClassSummary, FlowSummary, LinkSummary, SUMMARY_SCHEMA};
+use results::{ClassSummary, FlowSummary, LinkMeasures, LinkSummary, SUMMARY_SCHEMA};
 use scenario::{AppSpec, QueueSpec};
 use sim::Sim;
 
@@ -352,22 +352,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         let waits = if link.general { s.departures_pkts } else { s.arrivals_pkts - s.drops() };
         let mean_wait = (waits > 0).then(|| Dur(((link.wait_sum - lb.wait_sum) / waits as u128) as u64));
         let max_wait = link.wait_max;
-        links.push(LinkSummary {
-            name: sc.link_name(l),
-            queue: spec.queue.kind(),
-            rate_bps: spec.rate.0,
-            delay_s: spec.delay.as_secs_f64(),
-            monitored: monitored[l],
-            arrivals_pkts: s.arrivals_pkts,
-            departures_pkts: s.departures_pkts,
-            drops_pkts: s.drops(),
-            early_drops_pkts: s.early_drops,
-            forced_drops_pkts: s.forced_drops,
-            overflow_drops_pkts: s.overflow_drops,
-            threshold_drops_pkts: s.threshold_drops,
-            sojourn_drops_pkts: s.sojourn_drops,
-            flow_drops_pkts: s.flow_drops,
-            marks_pkts: s.marks,
+        let measured = LinkMeasures {
             mean_sojourn_s: mean_wait.map(|d| d.as_secs_f64()),
             max_sojourn_s: max_wait.as_secs_f64(),
             lost_pkts: lost,
@@ -377,7 +362,8 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
                 QueueSpec::DropTail(_) | QueueSpec::Pie(_) | QueueSpec::Codel(_) | QueueSpec::FqCodel(_) => None,
             },
             utilization: if measured_s > 0.0 { (Dur(busy).as_secs_f64() / measured_s).min(1.0) } else { 0.0 },
-        });
+        };
+        links.push(LinkSummary::new(sc.link_name(l), spec, spec.delay, monitored[l], &s, measured));
     }
     if !problems.is_empty() {
         return Err(SimError::Conservation(problems.join("\n")));

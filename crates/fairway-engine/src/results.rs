@@ -199,6 +199,54 @@ pub struct LinkSummary {
     pub utilization: f64,
 }
 
+/// What a link measured beside its discipline's counters, for [`LinkSummary::new`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinkMeasures {
+    pub mean_sojourn_s: Option<f64>,
+    pub max_sojourn_s: f64,
+    pub lost_pkts: u64,
+    pub mean_queue_pkts: f64,
+    pub mean_avg_queue_pkts: Option<f64>,
+    pub utilization: f64,
+}
+
+impl LinkSummary {
+    /// The summary of link `name` (`spec`, a one-way delay of `delay`): its discipline's
+    /// counters `s` and what it measured, `m`. The simulator's and the emulator's links alike.
+    pub fn new(
+        name: String,
+        spec: &crate::scenario::LinkSpec,
+        delay: Dur,
+        monitored: bool,
+        s: &fairway_aqm::QueueStats,
+        m: LinkMeasures,
+    ) -> LinkSummary {
+        LinkSummary {
+            name,
+            queue: spec.queue.kind(),
+            rate_bps: spec.rate.0,
+            delay_s: delay.as_secs_f64(),
+            monitored,
+            arrivals_pkts: s.arrivals_pkts,
+            departures_pkts: s.departures_pkts,
+            drops_pkts: s.drops(),
+            early_drops_pkts: s.early_drops,
+            forced_drops_pkts: s.forced_drops,
+            overflow_drops_pkts: s.overflow_drops,
+            threshold_drops_pkts: s.threshold_drops,
+            sojourn_drops_pkts: s.sojourn_drops,
+            flow_drops_pkts: s.flow_drops,
+            marks_pkts: s.marks,
+            mean_sojourn_s: m.mean_sojourn_s,
+            max_sojourn_s: m.max_sojourn_s,
+            lost_pkts: m.lost_pkts,
+            mean_queue_pkts: m.mean_queue_pkts,
+            mean_avg_queue_pkts: m.mean_avg_queue_pkts,
+            utilization: m.utilization,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ClassSummary {
     #[serde(deserialize_with = "interned")]
