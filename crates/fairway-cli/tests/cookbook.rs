@@ -1,7 +1,8 @@
 //! docs/cookbook.md as a user follows it: every line of its shell blocks runs in `sh`, in order,
 //! from a folder holding the tutorial's scenarios, with the `fairway` built here first on PATH
 //! (tcpdump's line where tcpdump is installed: CI installs it and sets FAIRWAY_REQUIRE_TCPDUMP;
-//! rsvg-convert's likewise, FAIRWAY_REQUIRE_RSVG).
+//! rsvg-convert's likewise, FAIRWAY_REQUIRE_RSVG); then its Python blocks, as one script, where
+//! pandas is (FAIRWAY_REQUIRE_PANDAS).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -51,6 +52,42 @@ fn every_recipe_runs_as_written() {
         ran += 1;
     }
     assert!(ran >= 10, "{ran} lines ran");
+    let mut py = String::new();
+    let mut in_py = false;
+    for line in md.lines() {
+        if let Some(lang) = line.strip_prefix("```") {
+            in_py = !in_py && lang == "python";
+            continue;
+        }
+        if in_py {
+            py.push_str(line);
+            py.push('\n');
+        }
+    }
+    let python = ["python3", "/usr/bin/python3"]
+        .into_iter()
+        .find(|p| Command::new(p).args(["-c", "import pandas"]).output().is_ok_and(|o| o.status.success()));
+    match python {
+        Some(p) => {
+            // Each expression's value printed, as an interactive session shows it.
+            let script = py
+                .lines()
+                .map(|l| {
+                    if l.starts_with("c[") || l.starts_with("c.") {
+                        format!("print({})", l.split('#').next().unwrap().trim())
+                    } else {
+                        l.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            let o = Command::new(p).args(["-c", &script]).current_dir(&dir).output().unwrap();
+            assert!(o.status.success(), "{script}: {}", String::from_utf8_lossy(&o.stderr));
+            let out = String::from_utf8_lossy(&o.stdout);
+            assert!(out.contains("not_reproduced") && out.contains("claim"), "{out}");
+        }
+        None => assert!(std::env::var_os("FAIRWAY_REQUIRE_PANDAS").is_none(), "pandas is required here but missing"),
+    }
     for f in [
         "out/red-dumbbell/trace-agents.csv",
         "drops/trace.tr",

@@ -46,8 +46,9 @@ fn the_reproduction_writes_its_report_and_claims() {
     // of Jain's index, D-CBT's untagged share in two periods, 3 class spreads.
     assert_eq!(csv.lines().count() - 1, 5 + 5 + 3 + 2 + 1 + 4 + 2 + 3);
     assert!(text.contains("fig6.svg") && out.join("fig6.svg").exists());
-    let jain: Vec<&str> = csv.lines().filter(|l| l.starts_with("\"Jain's index, ")).collect();
+    let rows = fairway_report::reproduce::claims::read_csv(&csv).unwrap();
+    let jain: Vec<_> = rows.iter().filter(|r| r["claim"].starts_with("Jain's index, ")).collect();
     assert_eq!(jain.len(), 4);
-    assert!(jain.iter().all(|l| l.ends_with(",reproduced")), "{jain:#?}");
+    assert!(jain.iter().all(|r| r["verdict"] == "reproduced"), "{jain:#?}");
     let _ = std::fs::remove_dir_all(&out);
 }

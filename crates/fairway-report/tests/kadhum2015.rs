@@ -129,12 +129,15 @@ fn reproduce_writes_the_report_claims_and_figures() {
         assert!(text.contains(needle), "report lacks {needle}");
     }
     let csv = std::fs::read_to_string(out.join("claims.csv")).unwrap();
-    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    let rows = fairway_report::reproduce::claims::read_csv(&csv).unwrap();
     let names: Vec<&str> = Verdict::ALL.iter().map(|v| v.name()).collect();
-    assert!(rows.iter().all(|l| names.contains(&l.rsplit(',').next().unwrap())));
+    assert!(rows.iter().all(|r| names.contains(&r["verdict"].as_str())));
     let verdict_of = |needle: &str| {
-        let row = rows.iter().find(|l| l.contains(needle)).unwrap_or_else(|| panic!("no claim {needle}"));
-        row.rsplit(',').next().unwrap().to_string()
+        let row = rows
+            .iter()
+            .find(|r| r["claim"].contains(needle) || r["paper"].contains(needle))
+            .unwrap_or_else(|| panic!("no claim {needle}"));
+        row["verdict"].clone()
     };
     // Verdicts the set-up decides: a queue of 10 000 bytes cannot hold §4.3.1's 20 packets of
     // 1000 bytes, and the paper's three CBR rates (0.8, 1.6 and, by its arrivals, 3 Mb/s) and two

@@ -10,6 +10,7 @@ pub mod elaarag2002;
 mod embedded;
 pub mod janani_tfrc;
 pub mod kadhum2015;
+pub mod rules;
 pub mod stats;
 
 use std::path::{Path, PathBuf};
@@ -83,7 +84,8 @@ Papers (seed file in shared/seeds/):
   janani-tfrc  seed 004  TFRC vs TCP vs UDP for VoIP and video, wired and ad hoc
 
 Writes DIR/report.md (the counts of claims by verdict first), DIR/claims.csv
-(claim,source,paper,fairway,band,verdict) and each experiment's runs beside them.
+(claim,source,paper,fairway,band,verdict, then the columns that let a test check
+each verdict: docs/reproductions.md) and each experiment's runs beside them.
 The scenario files are built in; --scenarios reads edited copies instead.";
 
 /// The papers, one line each, for error messages.

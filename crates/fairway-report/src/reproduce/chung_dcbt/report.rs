@@ -23,8 +23,9 @@ Parris et al.'s experiment (§4, Figures 4-6), tests MM_APP and MPEG_APP, media 
 their senders' rates, under RED (§5, Figures 8-9), then compares RED, CBT (class-based thresholds) and its Dynamic-CBT with 55 TCP, 10 MM_APP and 2 CBR flows (§6-7, Figures 10-12). Made by \
 `fairway reproduce chung-dcbt` (fairway {}): every experiment ran with seeds {} to {} ({} runs each); fairway's values \
 are means with their 95% confidence intervals. The paper's numbers come from one run each and its figures are missing \
-from its text: what it states in words is checked, numbers against the 95% prediction interval of one fairway run \
-plus the paper's rounding, orders and trends on the differences between runs of the same seed. Throughput counts the \
+from its text: what it states in words is checked by the bands of docs/reproductions.md (the rules every reproduction \
+follows), numbers against the 95% prediction interval of one fairway run plus the paper's rounding, orders and trends \
+on the differences between runs of the same seed. Throughput counts the \
 bytes the receivers got, headers included, per flow over each period.\n",
         env!("CARGO_PKG_VERSION"),
         seeds.first().unwrap_or(&0),

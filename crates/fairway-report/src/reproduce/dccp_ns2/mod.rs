@@ -222,7 +222,7 @@ pub struct Results {
 }
 
 impl Results {
-    fn runs(&self, t: &str, c: Change) -> &[Measure] {
+    pub fn runs(&self, t: &str, c: Change) -> &[Measure] {
         let i = TRANSPORTS.iter().position(|x| *x == t).expect("a transport");
         let j = Change::ALL.iter().position(|x| *x == c).expect("a change");
         &self.m[i][j]

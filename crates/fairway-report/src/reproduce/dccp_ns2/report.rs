@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use super::super::{write, write_report, ReproduceError, ReproduceOptions};
-use super::claims::{build, window_limit_bps, ADVANTAGE, FAIR_JAIN};
+use super::claims::{build, window_limit_bps};
 use super::ns2_reference::Reference;
 use super::{Change, Results, TRANSPORTS};
 use crate::output::svg::{stack, Plot, Series, Style};
@@ -31,9 +31,10 @@ pub fn write_all(r: &Results, opts: &ReproduceOptions) -> Result<PathBuf, Reprod
 with TCP, DCCP's CCID2 and DCCP's CCID3 in turn, in a default set-up and with one change at a time (the queue at 100 \
 packets, the bottleneck at 20 Mb/s, its delay at 10 and 50 ms), and shows each client's throughput over time (Figures \
 3-17). It prints no number: every claim below is a statement of its §IV or its conclusion, checked as a direction on \
-fairway's means and their 95% confidence intervals; where a statement needs a threshold (a fair share: Jain's index \
-at least {FAIR_JAIN}; an advantage: at least {ADVANTAGE} times the last client's throughput) it is the reading notes' \
-proposal, named in the band. Made by `fairway reproduce dccp-ns2` (fairway {}): every run with seeds {} to {} ({} \
+fairway's means and their 95% confidence intervals by the rules every reproduction follows (docs/reproductions.md): \
+a fair share is the clients' largest mean within 1.25 times their smallest (the smaller within 20% of the larger), an \
+advantage a ratio above 1.25. Every run has a random wait of up to 400 us before each packet, which the paper does not \
+have (it breaks the drop-tail phase effects of ns-2's deterministic agents); each row names it as its reading. Made by `fairway reproduce dccp-ns2` (fairway {}): every run with seeds {} to {} ({} \
 runs each). CCID2 and CCID3 run in fairway's ns-2 flavour, which the validation suite checks against ns-2.35's \
 agents (docs/semantics.md).\n",
         env!("CARGO_PKG_VERSION"),

@@ -2,7 +2,8 @@
 //! rows as one draw of fairway's runs), and the orderings the tables show, against the set-up
 //! (reading and node count) that lies closest to the tables.
 
-use super::super::claims::{trim, Claim, Claims, Verdict};
+use super::super::claims::{Claim, Claims};
+use super::super::rules::{Band, Bounds, Phrase, Value};
 use super::claims::{log_distance, Row};
 use super::wireless::{airtime_s, Results, Setup, Table};
 
@@ -83,7 +84,7 @@ pub fn closest(r: &Results) -> (Setup, Vec<(Setup, f64)>) {
 
 pub fn claims(r: &Results) -> Claims {
     let (s, _) = closest(r);
-    let mut c = Claims::default();
+    let mut c = Claims { reading: format!("set-up {}", s.label()), ..Claims::default() };
     for t in Table::ALL {
         cells(&mut c, r, t, s);
     }
@@ -92,11 +93,9 @@ pub fn claims(r: &Results) -> Claims {
     c
 }
 
-/// Each cell against the range of fairway's runs at its point. Delivery ratios of mobile runs are
-/// bounded by 1 and skewed (a run whose ends drift apart loses most of its packets), so a normal
-/// prediction interval from a few runs reaches past 1 and would take in any value the paper
-/// prints; the range is distribution-free: a further run falls within the range of n others
-/// with probability (n - 1) / (n + 1).
+/// Each cell against one more run at its point ([`super::super::rules::one_run`]): delivery
+/// ratios of mobile runs are bounded by 1 and skewed (a run whose ends drift apart loses most of
+/// its packets), so the normal interval mostly leaves [0, 1] and the band is the runs' range.
 fn cells(c: &mut Claims, r: &Results, t: Table, s: Setup) {
     let (app, comp) = (t.app().label(), t.comp().label());
     for &(x, tp, tl, cp, cl) in rows(t) {
@@ -123,18 +122,17 @@ the whole-table claims below say why",
             if inconsistent {
                 let pdr = if who == "TFRC" { tp } else { cp };
                 let sum = pdr.parse::<f64>().unwrap_or(0.0) + printed.parse::<f64>().unwrap_or(0.0);
-                c.push(Claim {
+                c.push(Claim::inconsistent(
                     claim,
-                    source: src.clone(),
-                    paper: printed.into(),
-                    fairway: est.show(5),
-                    band: "none: the row contradicts itself".into(),
-                    verdict: Verdict::PaperInconsistent,
-                    why: format!(
+                    src.clone(),
+                    printed,
+                    est.show(5),
+                    "none: the row contradicts itself",
+                    format!(
                         "{who}'s PDR + PLR = {sum:.5} in this row, where every other row of Tables 5 and 6 adds to 1 \
 within its printing (the notes' C7 and C8)"
                     ),
-                });
+                ));
                 continue;
             }
             let rounding = if printed.contains('.') {
@@ -142,23 +140,7 @@ within its printing (the notes' C7 and C8)"
             } else {
                 column_rounding(t, column)
             };
-            let paper: f64 = printed.parse().unwrap_or(f64::NAN);
-            let inside = paper >= est.min - rounding && paper <= est.max + rounding;
-            c.push(Claim {
-                claim,
-                source: src.clone(),
-                paper: printed.into(),
-                fairway: format!("{} (runs {:.5} to {:.5})", est.show(5), est.min, est.max),
-                band: format!(
-                    "the range of fairway's {} runs plus the paper's rounding ({}): a further run falls inside with \
-probability {:.2}",
-                    est.n,
-                    trim(rounding),
-                    (est.n as f64 - 1.0) / (est.n as f64 + 1.0)
-                ),
-                verdict: Verdict::judge(inside, false),
-                why: if inside { String::new() } else { why(&format!("{who} {what}")) },
-            });
+            c.cell_rounded(claim, &src, printed, rounding, est, 5, Bounds::UNIT, why(&format!("{who} {what}")));
         }
     }
 }
@@ -202,31 +184,30 @@ fn whole_tables(c: &mut Claims, r: &Results, s: Setup) {
                 (512e3 / (1000.0 * 8.0) * airtime_s(1020), "TFRC's 512 kb/s alone (64 packets/s of 1020 B)")
             }
         };
-        let ok = chance >= 0.05;
-        c.push(Claim {
-            claim: format!(
-                "{} beside {}: at every {}, {cond}",
-                t.app().label(),
-                t.comp().label(),
-                t.x_name().split(' ').next().unwrap_or("")
-            ),
-            source: format!("Table {}", t.number()),
-            paper: format!("all {} rows", t.xs().len()),
-            fairway: format!(
+        c.push(
+            Claim::words(
+                format!(
+                    "{} beside {}: at every {}, {cond}",
+                    t.app().label(),
+                    t.comp().label(),
+                    t.x_name().split(' ').next().unwrap_or("")
+                ),
+                format!("Table {}", t.number()),
+                format!("all {} rows", t.xs().len()),
+                Phrase::Margin(Band::closed(0.05, 1.0)),
+                "the chance of all the paper's rows under fairway's runs: the product over the rows of the share of runs that meet the row's condition",
+                Bounds::UNIT,
+                Value::exact(chance),
+            )
+            .note("the paper's rows as one draw of fairway's runs, plausible at a chance of 0.05 or more")
+            .shown(format!(
                 "runs that meet it, by {}: {}; the chance of all rows: {chance:.2}; each flow's ends joined by some path \
 {:.1}% of the time, by {hops:.1} hops on average",
                 t.x_name(),
                 shown.join(", "),
                 joined * 100.0
-            ),
-            band: "the paper's rows as one draw of fairway's runs: the product over the rows of the share of runs that \
-meet the condition at least 0.05"
-                .into(),
-            verdict: if ok { Verdict::Reproduced } else { Verdict::NotReproduced },
-            why: if ok {
-                String::new()
-            } else {
-                format!(
+            ))
+            .why(format!(
                     "two things stand in the way, whatever the simulator. Partitions: with {} nodes on 1000 m x 1000 m \
 and a 250 m range a node has {neighbours:.1} others in range on average (fewer near the edges); in fairway's runs each \
 flow's ends were joined by some path {:.1}% of the time, and AODV holds at most 64 packets while it has no route. \
@@ -240,19 +221,20 @@ it delivered 0.69 to 0.72 (means of ten seeds at pauses of 10, 40 and 80 s), fai
                     joined * 100.0,
                     airtime_s(if t == Table::Pause { 180 } else { 1020 }) * 1e3,
                     load,
-                    load * hops
-                )
-            },
-        });
+                load * hops
+            )),
+        );
     }
 }
 
 fn orderings(c: &mut Claims, r: &Results, s: Setup) {
-    for (t, claim, paper, why) in [
+    for (t, claim, paper, phrase, quantity, why) in [
         (
             Table::Pause,
             "VoIP: TFRC delivers no larger share than UDP at any pause time",
             "PDR(TFRC) <= PDR(UDP), 8 of 8 rows",
+            Phrase::NotLower,
+            "UDP's PDR less TFRC's, the least over the pause times",
             "TFRC slows down when it loses packets and UDP does not, so where the path is congested or breaks TFRC \
 loses the smaller share; the paper's rows, nearly lossless, differ by less than 1e-4 either way",
         ),
@@ -260,21 +242,32 @@ loses the smaller share; the paper's rows, nearly lossless, differ by less than 
             Table::Speed,
             "Video conference: TCP delivers a larger share than TFRC at every speed",
             "PDR(TCP) > PDR(TFRC), 6 of 6 rows",
+            Phrase::Higher,
+            "TCP's PDR less TFRC's, the least over the speeds",
             "TCP keeps at most 10 packets in flight, so fewer of its packets are caught in queues and on links that \
 break; the order holds on the means, but the runs' spread is wider than the gap at some speed",
         ),
     ] {
-        let mut holds = true;
-        let mut sure = true;
+        let mut gaps = vec![];
         let mut shown = vec![];
         for &x in t.xs() {
             let p = r.get(t, s, x);
-            let (lo, hi) = (&p.tfrc.pdr, &p.comp.pdr);
-            holds &= if t == Table::Pause { lo.mean <= hi.mean } else { lo.mean < hi.mean };
-            sure &= lo.mean + lo.ci95() < hi.mean - hi.ci95();
-            shown.push(format!("{x}: {:.4} vs {:.4}", lo.mean, hi.mean));
+            gaps.push(Value::gap(&p.tfrc.pdr, &p.comp.pdr));
+            shown.push(format!("{x}: {:.4} vs {:.4}", p.tfrc.pdr.mean, p.comp.pdr.mean));
         }
-        c.direction(claim, &format!("Table {}", t.number()), paper, shown.join("; "), holds, sure, why);
+        c.push(
+            Claim::words(
+                claim,
+                format!("Table {}", t.number()),
+                paper,
+                phrase,
+                quantity,
+                Bounds::FREE,
+                Value::least(&gaps),
+            )
+            .shown(shown.join("; "))
+            .why(why),
+        );
     }
 }
 

@@ -27,7 +27,8 @@ pub fn write_all(r: &Results, opts: &ReproduceOptions) -> Result<PathBuf, Reprod
 through a 2 Mb/s RED bottleneck. Made by `fairway reproduce kadhum2015` (fairway {}): every file of \
 scenarios/kadhum2015/ (built into the binary) ran with seeds {} to {}; fairway's values are means with their 95% \
 confidence intervals. The paper reports one ns-2 run of each system, so a number agrees when it falls within the 95% \
-prediction interval of one fairway run (plus the paper's rounding).\n",
+prediction interval of one fairway run (plus the paper's rounding), and its words get the bands of docs/reproductions.md, \
+the rules every reproduction follows.\n",
         env!("CARGO_PKG_VERSION"),
         seeds.first().unwrap_or(&0),
         seeds.last().unwrap_or(&0),
