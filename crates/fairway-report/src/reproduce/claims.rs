@@ -407,7 +407,8 @@ impl Claims {
         let n = self.counted().count();
         let extra = self.rows.len() - n;
         let more = if extra > 0 {
-            format!(" ({extra} more rows under a second reading are shown and not counted)")
+            let (rows, are) = if extra == 1 { ("row", "is") } else { ("rows", "are") };
+            format!(" ({extra} more {rows} under a second reading {are} shown and not counted)")
         } else {
             String::new()
         };
@@ -732,8 +733,8 @@ mod tests {
         c.push(claim(Verdict::NotReproduced, "").reading("B").uncounted());
         assert_eq!(
             c.summary(),
-            "Of 3 claims: 1 reproduced, 0 shape, 2 not_reproduced, 0 paper_inconsistent. (1 more rows under a second \
-reading are shown and not counted)"
+            "Of 3 claims: 1 reproduced, 0 shape, 2 not_reproduced, 0 paper_inconsistent. (1 more row under a second \
+reading is shown and not counted)"
         );
         let md = c.markdown();
         assert!(md.contains("| 2 | IFTP and TCP"));
