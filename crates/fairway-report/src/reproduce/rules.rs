@@ -88,7 +88,10 @@ impl Band {
     /// The band as a reader writes it: "[0.8, 1.25]", "(0, inf)".
     pub fn show(&self) -> String {
         let e = self.ends();
-        format!("{}{}, {}{}", &e[..1], num(self.lo), num(self.hi), &e[1..])
+        // An infinite end is never reached: written open whatever `ends` says.
+        let open = if self.lo.is_infinite() { "(" } else { &e[..1] };
+        let close = if self.hi.is_infinite() { ")" } else { &e[1..] };
+        format!("{open}{}, {}{close}", num(self.lo), num(self.hi))
     }
 
     /// The band cut to the quantity's bounds.
