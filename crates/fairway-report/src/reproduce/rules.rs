@@ -123,13 +123,11 @@ pub fn num(x: f64) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "inf".into() } else { "-inf".into() };
     }
-    let s = format!("{x:.6}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    let s = if s == "-0" { "0" } else { s };
+    let s = super::claims::trim(x);
     if s == "0" && x != 0.0 {
         format!("{x:e}")
     } else {
-        s.to_string()
+        s
     }
 }
 
