@@ -191,7 +191,9 @@ fn reproduce_runs_from_any_directory_and_names_every_paper() {
     let run_in = |dir: &Path, args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_fairway")).args(args).current_dir(dir).output().expect("run fairway")
     };
-    for paper in ["kadhum2015", "elaarag2002", "janani-tfrc", "dccp-ns2"] {
+    // Two papers: that every paper's files are built in is checked file by file (embedded.rs),
+    // and .ci/run runs all five from a directory of its own, at their default seeds.
+    for paper in ["elaarag2002", "dccp-ns2"] {
         let o = run_in(&elsewhere, &["reproduce", paper, "--reps", "2", "--out", "r"]);
         assert!(o.status.success(), "{paper}: {}", String::from_utf8_lossy(&o.stderr));
         for f in ["report.md", "claims.csv"] {

@@ -15,7 +15,7 @@
 use fairway_core::{udpm, Bytes, Dur, Rate, Rng, Time};
 use fairway_proto::dccp::packet::{AckVector, FeatureOp, FeatureOpt, PacketType};
 use fairway_proto::dccp::{self, DccpConfig, DccpReceiver, DccpSender};
-use fairway_proto::iftp::{self, IftpAck, IftpConfig, IftpData, IftpReceiver, IftpSender};
+use fairway_proto::iftp::{self, IftpAck, IftpConfig, IftpData, IftpReceiver, IftpSender, Reading};
 use fairway_proto::mapp::{MappConfig, MappReceiver, MappSender};
 use fairway_proto::source::{Cbr, CbrConfig, Greedy};
 use fairway_proto::tfrc::{self, TfrcConfig, TfrcData, TfrcFeedback, TfrcReceiver, TfrcSender};
@@ -338,6 +338,7 @@ fn iftp_sender(b: &[u8]) -> IftpSender {
         ssthresh: 1 + u32::from(r.u8() % 64),
         scale: [1.0, 0.5, 1.5, 3.0][usize::from(r.u8() & 3)],
         link_rate: Rate(1_000_000 + u64::from(r.u32() % 1_000_000_000)),
+        reading: if r.u8() & 1 == 1 { Reading::Figure1 } else { Reading::Prose },
         ..Default::default()
     };
     IftpSender::new(cfg).unwrap()

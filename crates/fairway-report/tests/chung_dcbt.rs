@@ -41,14 +41,21 @@ fn the_reproduction_writes_its_report_and_claims() {
     let text = std::fs::read_to_string(&report).unwrap();
     assert!(text.contains("## Figure 10, derived") && text.contains("fig11-12.svg"));
     let csv = std::fs::read_to_string(out.join("claims.csv")).unwrap();
-    // §4: TCP beside ProShare and with the blast, the blast, ProShare's threshold, CBT against
-    // RED; Figure 9: 5 claims; Figures 11-12: 3 RED numbers, 2 trends, CBT's ratio, 4 orderings
-    // of Jain's index, D-CBT's untagged share in two periods, 3 class spreads.
-    assert_eq!(csv.lines().count() - 1, 5 + 5 + 3 + 2 + 1 + 4 + 2 + 3);
+    // Figure 7(b): one rate per scale; §4: TCP beside ProShare and with the blast, the blast,
+    // ProShare's threshold, CBT against RED; Figure 9: 5 claims; Figures 11-12: 3 RED numbers, 2
+    // trends, CBT's ratio, 4 orderings of Jain's index, D-CBT's untagged share in two periods, 3
+    // class spreads.
+    assert_eq!(csv.lines().count() - 1, 5 + 5 + 5 + 3 + 2 + 1 + 4 + 2 + 3);
     assert!(text.contains("fig6.svg") && out.join("fig6.svg").exists());
     let rows = fairway_report::reproduce::claims::read_csv(&csv).unwrap();
     let jain: Vec<_> = rows.iter().filter(|r| r["claim"].starts_with("Jain's index, ")).collect();
     assert_eq!(jain.len(), 4);
     assert!(jain.iter().all(|r| r["verdict"] == "reproduced"), "{jain:#?}");
+    // Figure 7(b)'s rates are the first second's of Figure 7(a)'s frames, not the stream's: 1056
+    // kb/s at scale 4 where the stream gives 1040.
+    let fig7: Vec<_> = rows.iter().filter(|r| r["claim"].starts_with("Figure 7(b)")).collect();
+    assert_eq!(fig7.len(), 5);
+    assert!(fig7.iter().all(|r| r["verdict"] == "paper_inconsistent"), "{fig7:#?}");
+    assert!(fig7[4]["fairway"].contains("stream 1040.0 kb/s"), "{}", fig7[4]["fairway"]);
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -9,7 +9,7 @@ use fairway_engine::{run, RunOptions, Summary};
 use fairway_proto::iftp::model;
 use fairway_report::reproduce::claims::Verdict;
 use fairway_report::reproduce::elaarag2002::claims::{extended_rows, table2_rows, ALMOST_EQUAL};
-use fairway_report::reproduce::elaarag2002::{est, per_source, share_ratio, slot_ratio, Kind};
+use fairway_report::reproduce::elaarag2002::{self, est, per_source, share_ratio, slot_ratio, Kind};
 use fairway_report::reproduce::{reproduce, run_grid, ReproduceOptions, Runs};
 use fairway_scenario::parse_scenario;
 use fairway_scenario::protocols::IftpSummary;
@@ -152,7 +152,7 @@ fn against_reno_iftp_takes_more_because_reno_times_out_on_a_second_loss() {
     let r = grid(&o, "elaarag2002", "fig6-table1");
     let ratio = share_ratio(&r, &[]);
     assert!(ratio.mean > ALMOST_EQUAL, "IFTP / Reno {ratio:?}: now almost equal? Update the report's explanation");
-    let timeouts = |k: Kind| est(&r, &[], |s| per_source(s, k, |f| f.timeouts as f64)).mean;
+    let timeouts = |k: Kind| est(&r, &[], |s| per_source(s, k, elaarag2002::timeouts)).mean;
     assert!(
         timeouts(Kind::Tcp) >= 5.0 && timeouts(Kind::Iftp) <= 1.0,
         "{} vs {}",
@@ -244,9 +244,12 @@ fn reproduce_writes_the_report_and_one_claims_row_per_claim() {
     let csv = std::fs::read_to_string(o.out.join("claims.csv")).unwrap();
     assert!(csv.starts_with("claim,source,paper,fairway,band,verdict,"));
     let rows = fairway_report::reproduce::claims::read_csv(&csv).unwrap();
-    let verdicts: Vec<&str> = rows.iter().map(|r| r["verdict"].as_str()).collect();
     let names: Vec<&str> = Verdict::ALL.iter().map(|v| v.name()).collect();
-    assert!(verdicts.iter().all(|v| names.contains(v)), "{verdicts:?}");
+    assert!(rows.iter().all(|r| names.contains(&r["verdict"].as_str())));
+    // The counted rows: the stated reading's. The Fig. 1 reading's are shown beside them.
+    let verdicts: Vec<&str> = rows.iter().filter(|r| r["counted"] == "yes").map(|r| r["verdict"].as_str()).collect();
+    assert!(rows.iter().filter(|r| r["counted"] == "no").all(|r| r["reading"] == elaarag2002::claims::FIGURE1));
+    assert!(text.contains("## Fig. 1's pseudocode read as written"));
     // Every table cell has its row: Table I 4, Table II 18, Table III 4, Table IV 18.
     assert!(verdicts.len() >= 44 + 10, "{} rows", verdicts.len());
     // Counts in the report are those of the CSV.

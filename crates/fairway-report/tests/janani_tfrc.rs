@@ -87,11 +87,19 @@ fn the_reproduction_writes_its_report_and_claims() {
     assert!(out.join("wireless-table5.svg").is_file() && out.join("wireless-table6.svg").is_file());
     let csv = std::fs::read_to_string(out.join("claims.csv")).unwrap();
     // Wired: 4 tables x 7 rows x 4 cells, 13 orderings and 2 conclusions. Wireless: Table 5's
-    // 8 rows and Table 6's 6 rows of 4 cells, each table as a whole, and one ordering each.
-    assert_eq!(csv.lines().count() - 1, 4 * 7 * 4 + 13 + 2 + (8 + 6) * 4 + 2 + 2);
+    // 8 rows and Table 6's 6 rows of 4 cells, each table as a whole, and one ordering each; the
+    // orderings of Figures 8-10 and 12-17, three sets of three, under each of the two readings.
+    assert_eq!(csv.lines().count() - 1, 4 * 7 * 4 + 13 + 2 + (8 + 6) * 4 + 2 + 2 + 2 * 9);
+    assert!(text.contains("### Figures 8-10 and 12-17"));
     // Table 3's TCP column (5 rows x 2), the two conclusions, and one PLR in each of Tables 5
     // and 6 that does not add up with its PDR.
     let rows = fairway_report::reproduce::claims::read_csv(&csv).unwrap();
     assert_eq!(rows.iter().filter(|r| r["verdict"] == "paper_inconsistent").count(), 10 + 2 + 2);
+    // Each figure's ordering is counted once, under the primary reading.
+    for fig in [8, 9, 10, 12, 13, 14, 15, 16, 17] {
+        let of: Vec<_> = rows.iter().filter(|r| r["source"] == format!("§5.2, Fig. {fig}")).collect();
+        assert_eq!(of.len(), 2, "Fig. {fig}");
+        assert_eq!(of.iter().filter(|r| r["counted"] == "yes").count(), 1, "Fig. {fig}");
+    }
     let _ = std::fs::remove_dir_all(&out);
 }

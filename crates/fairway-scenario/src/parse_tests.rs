@@ -4,6 +4,7 @@ use crate::parse::parse_scenario;
 use crate::ScenarioError;
 use fairway_core::{Bytes, Dur, Rate};
 use fairway_engine::scenario::*;
+use fairway_proto::iftp::Reading;
 
 const GOOD: &str = r#"
 duration = "10s"
@@ -570,6 +571,13 @@ fn iftp_flows_take_the_papers_parameters_and_their_access_rate() {
     }
     let e = parse(&text.replace("scale = 1.5", "backoff_reset = \"sometimes\"")).unwrap_err();
     assert_eq!(e.field, "flow[1].backoff_reset");
+    // Which description of the sender: the prose by default, Fig. 1 on request.
+    assert!(matches!(sc.flows[1].app.config::<IftpConfig>(), Some(c) if c.reading == Reading::Prose));
+    let sc = parse(&text.replace("scale = 1.5", "reading = \"figure1\"")).unwrap();
+    assert!(matches!(sc.flows[1].app.config::<IftpConfig>(), Some(c) if c.reading == Reading::Figure1));
+    let e = parse(&text.replace("scale = 1.5", "reading = \"fig1\"")).unwrap_err();
+    assert_eq!(e.field, "flow[1].reading");
+    assert!(e.message.contains("prose or figure1"), "{}", e.message);
 }
 
 #[test]

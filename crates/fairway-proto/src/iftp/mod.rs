@@ -16,6 +16,9 @@
 //! `None`, then sleeps until `poll_timeout` and calls `handle_timeout`.
 //!
 //! # Where Fig. 1's pseudocode and the prose of §4 disagree (the prose is followed)
+//!
+//! Unless [`IftpConfig::reading`] is [`Reading::Figure1`], which runs Fig. 1 as written (the
+//! `figure1_*` functions of sender.rs say, line by line, where it had to fill a gap).
 //! - Window pacing: one window per adjustment period of length R, pipelined (§3.1: R "is also
 //!   equal to the length of each adjustment period for IFTP", eqs. (1)-(6): n x (G_i + tau) = R;
 //!   §5.1: T_1 = (lg W_s + 1) x R, one window per R). Fig. 1's `ack_count == n` starts the next
@@ -170,6 +173,35 @@ impl BackoffReset {
     }
 }
 
+/// Which of seed 002's two descriptions of the sender is run: the prose of §3-§4 (the default;
+/// the module docs list where it departs from Fig. 1) or Fig. 1's pseudocode line by line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reading {
+    /// §3-§4's prose: one window per adjustment period R, pipelined; loss detected on a
+    /// scoreboard of distinct ACKs.
+    #[default]
+    Prose,
+    /// Fig. 1 as written: a window is sent when `ack_count` reaches n, so the next one waits for
+    /// every ACK of the current one (about n packets per two round trips); an ACK above `una`
+    /// zeroes `ack_count`, so a loss with fewer than `after_missing_thresh` ACKs after it stalls
+    /// the sender until the timer fires. See `IftpSender`'s Fig. 1 path for the lines.
+    Figure1,
+}
+
+impl Reading {
+    /// The scenario file's names: "prose", "figure1".
+    pub fn name(self) -> &'static str {
+        match self {
+            Reading::Prose => "prose",
+            Reading::Figure1 => "figure1",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Reading> {
+        [Reading::Prose, Reading::Figure1].into_iter().find(|r| r.name() == s)
+    }
+}
+
 use fairway_core::{Bytes, Dur, Rate, Time};
 use thiserror::Error;
 
@@ -222,6 +254,8 @@ pub struct IftpConfig {
     pub min_rto: Dur,
     /// Packets to send (the file's N); `None` sends until stopped.
     pub packets: Option<u64>,
+    /// The prose of §3-§4 or Fig. 1's pseudocode.
+    pub reading: Reading,
 }
 
 impl Default for IftpConfig {
@@ -240,6 +274,7 @@ impl Default for IftpConfig {
             backoff_reset: BackoffReset::AfterProbe,
             min_rto: Dur::ZERO,
             packets: None,
+            reading: Reading::Prose,
         }
     }
 }

@@ -22,7 +22,7 @@ use crate::endpoint::{AgentState, Arrival, Endpoint, Malformed, Transmit};
 
 use super::rto::RttEstimator;
 use super::wire::{whole_micros, DataHeader, Message, HEADER_LEN};
-use super::{BackoffReset, IftpAck, IftpConfig, IftpData, IftpError};
+use super::{BackoffReset, IftpAck, IftpConfig, IftpData, IftpError, Reading};
 
 /// Counters of a sender.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -169,6 +169,9 @@ pub struct IftpSender {
     after_missing: u32,
     /// Fig. 1's `prev_last` while a loss episode lasts.
     loss_phase: Option<u64>,
+    /// Fig. 1's `una` and `ack_count`, kept by [`Reading::Figure1`] only.
+    una: u64,
+    ack_count: u32,
     rto_at: Option<Time>,
     /// The packet sent at the last timeout while the backoff it began lasts
     /// ([`BackoffReset::AfterProbe`]).
@@ -209,6 +212,8 @@ impl IftpSender {
             board: VecDeque::new(),
             after_missing: 0,
             loss_phase: None,
+            una: 0,
+            ack_count: 0,
             rto_at: None,
             probe: None,
             finished_at: None,
@@ -296,6 +301,10 @@ impl IftpSender {
         // "If for any reason no ACKs are received for a calculated period of time": the timer
         // counts from the latest ACK (eq. (9)).
         self.arm_rto(now, true);
+        if self.cfg.reading == Reading::Figure1 {
+            self.figure1_ack(now, seq);
+            return;
+        }
 
         // seed 002 §4 (prose, not Fig. 1's exit test): "The sender exits the packet loss phase
         // when it receives an ACK with a sequence number greater than or equal to the last one it
@@ -351,7 +360,8 @@ impl IftpSender {
     /// fully ACKed (seed 002 §3.1, §4; module docs). Called after every event, so a window that
     /// waits for an ACK begins at that ACK's arrival.
     fn advance(&mut self, now: Time) {
-        if !self.running || self.is_done() || self.sweep_left > 0 {
+        // Fig. 1 has no period boundaries: its windows begin at an ACK (`figure1_ack`).
+        if !self.running || self.is_done() || self.sweep_left > 0 || self.cfg.reading == Reading::Figure1 {
             return;
         }
         let cur_done = self.cur.complete();
@@ -430,8 +440,66 @@ impl IftpSender {
         // the window after it waits for its ACK (`Predecessor::Unknown`). Its packet is the probe
         // whose ACK does not end the backoff under `BackoffReset::AfterProbe`.
         self.probe = Some(self.next);
+        if self.cfg.reading == Reading::Figure1 {
+            // Fig. 1's `una = next - 1` after Transmit_Window has sent the one packet: that
+            // packet. `ack_count` is not touched in Fig. 1; left as it was, a count above the new
+            // n = 1 could never equal it again and the sender would send one packet per timer for
+            // ever, so it starts again from 0 with the new window (the one gap filled here).
+            // (`reset_board` above zeroed `after_missing`, which Fig. 1 keeps; the same: the
+            // next ACK is the packet's own or an older one, both in order, which zero it.)
+            self.una = self.next;
+            self.ack_count = 0;
+        }
         self.transmit_window(now, Begin::Fresh);
         self.arm_rto(now, true);
+    }
+
+    /// Fig. 1's main processing phase for one accepted ACK, line by line ([`Reading::Figure1`]):
+    /// `ackIn > una` is a packet loss, anything else an ACK in order.
+    fn figure1_ack(&mut self, now: Time, seq: u64) {
+        let thresh = self.cfg.after_missing_thresh;
+        if seq > self.una {
+            // `after_missing++`: ACKs above `una` since the last one in order.
+            self.after_missing = self.after_missing.saturating_add(1);
+            if self.after_missing == thresh {
+                self.stats.losses_detected += 1;
+                // `ssthresh = max(ssthresh/2, 2); n = n/2; G = srtt/n - τ` (n floored at 1: n/2 of
+                // 1 would be 0), `prev_last = next - 1`, `Transmit_Window()`.
+                self.ssthresh = (self.ssthresh / 2).max(2);
+                self.n = (self.n / 2).max(1);
+                self.set_gap(now);
+                self.loss_phase = Some(self.next.saturating_sub(1));
+                self.transmit_window(now, Begin::AfterLoss);
+            }
+            // `if (after_missing > after_missing_thresh && ackIn >= prev_last) una = ackIn + 1`:
+            // the loss phase ends.
+            if self.after_missing > thresh && self.loss_phase.is_some_and(|p| seq >= p) {
+                self.una = seq + 1;
+                self.loss_phase = None;
+                self.stats.loss_phase_exits += 1;
+            }
+            // `if (ack_count > 0) ack_count = 0`.
+            self.ack_count = 0;
+        } else {
+            self.after_missing = 0;
+            self.ack_count += 1;
+            // `if (ack_count == n)`: every ACK of the window sent last is in. n is the window's
+            // packets (round(S n) in extended mode, fewer at the end of a finite transfer).
+            if self.ack_count == self.cur.len {
+                self.ack_count = 0;
+                if self.n < self.ssthresh {
+                    // `n = 2*n`, bare as Fig. 1 has it (it can pass a ssthresh that is not a power
+                    // of two), capped at the receiver's W_max, which Fig. 1 leaves implicit.
+                    self.n = self.n.saturating_mul(2).min(self.cfg.w_max);
+                } else if self.n < self.cfg.w_max {
+                    self.n += 1;
+                }
+                self.set_gap(now);
+                self.transmit_window(now, Begin::Next);
+            }
+            // `una = ackIn + 1`, also for an ACK below `una` (it moves `una` back).
+            self.una = seq + 1;
+        }
     }
 
     /// G = R/n - tau (eqs. (2), (4), (6) and the timeout's R - tau) and, for extended mode, G_m =
@@ -478,7 +546,11 @@ impl IftpSender {
         self.sweep_left = len;
         // The first packet goes at once, or when the previous one has left the access link.
         self.next_send = self.last_send.map_or(now, |t| (t + self.tau).max(now));
-        self.period_end = self.period(len).map(|p| self.next_send + p);
+        // Fig. 1 has no adjustment period: its next window waits for ACKs alone.
+        self.period_end = match self.cfg.reading {
+            Reading::Prose => self.period(len).map(|p| self.next_send + p),
+            Reading::Figure1 => None,
+        };
         if len > 0 {
             self.stats.windows += 1;
             self.stats.max_window = self.stats.max_window.max(self.n);
@@ -654,6 +726,8 @@ impl Endpoint for IftpSender {
         self.probe = None;
         self.loss_phase = None;
         self.reset_board();
+        self.una = self.next;
+        self.ack_count = 0;
         self.transmit_window(now, Begin::Fresh);
     }
 

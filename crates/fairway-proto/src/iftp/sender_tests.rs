@@ -8,7 +8,7 @@ use fairway_core::{Dur, Rate, Rng, Time};
 
 use super::model;
 use super::wire::{whole_micros, AckHeader, Message};
-use super::{BackoffReset, IftpAck, IftpConfig, IftpData, IftpSender};
+use super::{BackoffReset, IftpAck, IftpConfig, IftpData, IftpSender, Reading};
 use crate::endpoint::{Arrival, Endpoint};
 
 const MS: u64 = 1_000_000;
@@ -794,4 +794,83 @@ fn a_replayed_or_forged_ack_of_packet_0_never_grows_the_window() {
     d.s.handle_ack(now, &IftpAck { flow: first.d.flow, seq: next, echo: now });
     d.s.handle_ack(now, &IftpAck { flow: first.d.flow + 1, seq: next - 1, echo: now });
     assert_eq!((d.s.window(), d.s.stats().acks), (w, acks));
+}
+
+fn figure1() -> IftpConfig {
+    IftpConfig { reading: Reading::Figure1, ..cfg() }
+}
+
+#[test]
+fn figure1_sends_a_window_only_when_every_ack_of_the_last_is_in() {
+    let mut d = Driver::new(figure1(), |_| Some(R));
+    d.run_until(Time(4_000 * MS));
+    d.seqs_strictly_increase();
+    let w = d.windows();
+    let sizes: Vec<usize> = w.iter().map(|x| x.0).collect();
+    assert_eq!(&sizes[..8], [1, 2, 4, 8, 16, 32, 33, 34], "the same growth as the prose's");
+    for &(k, n, gap, spacing) in &w[1..8] {
+        assert_eq!(k, n as usize);
+        assert_eq!(gap, gap_for(R, n as u64), "G = srtt/n - tau, n {n}");
+        assert_eq!(spacing, Some(gap + TAU), "n {n}");
+    }
+    // `ack_count == n`: window k + 1 leaves when the ACK of window k's last packet arrives (R
+    // after its stamp), so a window of n packets spread over R takes (n - 1) R/n + R.
+    let starts = d.starts();
+    for k in 0..7 {
+        let last = d.sent.iter().filter(|x| x.window == w_index(&d, k)).last().unwrap();
+        assert_eq!(starts[k + 1], last.d.sent_at + R, "window {k}");
+    }
+    for k in 4..7 {
+        let n = w[k].1 as f64;
+        let period = (starts[k + 1] - starts[k]).as_secs_f64() / R.as_secs_f64();
+        assert!((period - (2.0 - 1.0 / n)).abs() < 1e-3, "window {k} of {n}: {period} R");
+    }
+    assert_eq!(d.s.period_end(), None, "no adjustment period");
+    assert_eq!(d.s.stats().timeouts, 0);
+}
+
+/// The `stats().windows` count of the k-th window sent.
+fn w_index(d: &Driver, k: usize) -> u64 {
+    let mut ids: Vec<u64> = d.sent.iter().map(|x| x.window).collect();
+    ids.dedup();
+    ids[k]
+}
+
+#[test]
+fn figure1_stalls_until_the_timer_when_a_window_ends_in_a_loss() {
+    // Windows of 1, 2, 4 and 8 packets: seq 0, 1-2, 3-6, 7-14. The last packet of the window of
+    // eight is lost: no ACK follows it, so Fig. 1 never sees a gap and `ack_count` stops at 7.
+    let lost = |seq: u64| (seq != 14).then_some(R);
+    let mut d = Driver::new(IftpConfig { ssthresh: 8, ..figure1() }, lost);
+    d.run_until(Time(2_000 * MS));
+    let st = d.s.stats();
+    assert_eq!((st.losses_detected, st.timeouts), (0, 1), "{st:?}");
+    let stalled = d.sent.iter().find(|x| x.d.seq == 14).unwrap().at;
+    assert_eq!(d.sent[15].d.seq, 15);
+    assert!(d.sent[15].at >= d.timeouts_at[0] && d.timeouts_at[0] > stalled + R, "nothing until the timer");
+    assert_eq!((d.sent[15].n, d.s.ssthresh()), (1, 4), "one packet after the timeout; ssthresh n/2");
+    // The prose's sender sends its next window at the period's end, and its ACKs reveal the loss.
+    let mut p = Driver::new(IftpConfig { ssthresh: 8, ..cfg() }, lost);
+    p.run_until(Time(2_000 * MS));
+    let st = p.s.stats();
+    assert_eq!((st.losses_detected, st.timeouts), (1, 0), "{st:?}");
+}
+
+#[test]
+fn figure1_halves_on_three_acks_after_a_loss_and_exits_at_prev_last() {
+    // The window of eight is seq 7-14; seq 9 is lost. ACKs 10, 11 and 12 are above `una` = 9:
+    // the third halves n (eq. (6)) and sends the window of four (15-18) with prev_last = 14.
+    let mut d = Driver::new(IftpConfig { ssthresh: 8, ..figure1() }, |seq| (seq != 9).then_some(R));
+    d.run_until(Time(2_000 * MS));
+    let st = d.s.stats();
+    assert_eq!((st.losses_detected, st.loss_phase_exits, st.timeouts), (1, 1, 0), "{st:?}");
+    let w = d.windows();
+    let sizes: Vec<usize> = w.iter().map(|x| x.0).take(7).collect();
+    // After the ACK of 14 ends the loss phase, the four ACKs of 15-18 complete the window of
+    // four and congestion avoidance (n = ssthresh = 4) sends five.
+    assert_eq!(sizes, [1, 2, 4, 8, 4, 5, 6]);
+    assert_eq!(w[4].2, gap_for(R, 4), "G = srtt/n - tau with n = 4");
+    let reaction = d.sent.iter().find(|x| x.d.seq == 15).unwrap().at;
+    let third = d.sent.iter().find(|x| x.d.seq == 12).unwrap().d.sent_at + R;
+    assert_eq!(reaction, third, "at the third ACK after the missing one");
 }

@@ -14,6 +14,7 @@ pub const FILES: &[(&str, &[(&str, &str)])] = &[
             ("cbr-ftp-1.6mb", include_str!("../../../../scenarios/kadhum2015/cbr-ftp-1.6mb.toml")),
             ("mapp-ftp-web", include_str!("../../../../scenarios/kadhum2015/mapp-ftp-web.toml")),
             ("cbr-ftp-web", include_str!("../../../../scenarios/kadhum2015/cbr-ftp-web.toml")),
+            ("mapp-ftp-appendix-links", include_str!("../../../../scenarios/kadhum2015/mapp-ftp-appendix-links.toml")),
         ],
     ),
     (
@@ -28,6 +29,9 @@ pub const FILES: &[(&str, &[(&str, &str)])] = &[
             ("table2-3-noreset", include_str!("../../../../scenarios/elaarag2002/table2-3-noreset.toml")),
             ("table4", include_str!("../../../../scenarios/elaarag2002/table4.toml")),
             ("extended", include_str!("../../../../scenarios/elaarag2002/extended.toml")),
+            ("section5-ideal", include_str!("../../../../scenarios/elaarag2002/section5-ideal.toml")),
+            ("section5-loss", include_str!("../../../../scenarios/elaarag2002/section5-loss.toml")),
+            ("section5-worst", include_str!("../../../../scenarios/elaarag2002/section5-worst.toml")),
         ],
     ),
     (
@@ -51,6 +55,24 @@ pub const FILES: &[(&str, &[(&str, &str)])] = &[
                 include_str!("../../../../scenarios/janani-tfrc/wireless-videoconf-tcp-greedy.toml"),
             ),
             ("wireless-voip-udp", include_str!("../../../../scenarios/janani-tfrc/wireless-voip-udp.toml")),
+            ("wireless-voip-tcp", include_str!("../../../../scenarios/janani-tfrc/wireless-voip-tcp.toml")),
+            (
+                "wireless-voip-tcp-greedy",
+                include_str!("../../../../scenarios/janani-tfrc/wireless-voip-tcp-greedy.toml"),
+            ),
+            ("wireless-videoconf-udp", include_str!("../../../../scenarios/janani-tfrc/wireless-videoconf-udp.toml")),
+            (
+                "wireless-videoconf-udp-greedy",
+                include_str!("../../../../scenarios/janani-tfrc/wireless-videoconf-udp-greedy.toml"),
+            ),
+            (
+                "wireless-videostream-udp",
+                include_str!("../../../../scenarios/janani-tfrc/wireless-videostream-udp.toml"),
+            ),
+            (
+                "wireless-videostream-udp-greedy",
+                include_str!("../../../../scenarios/janani-tfrc/wireless-videostream-udp-greedy.toml"),
+            ),
             (
                 "wireless-voip-udp-greedy",
                 include_str!("../../../../scenarios/janani-tfrc/wireless-voip-udp-greedy.toml"),

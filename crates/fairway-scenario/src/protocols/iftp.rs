@@ -4,7 +4,7 @@
 use std::any::Any;
 use std::sync::Arc;
 
-use fairway_proto::iftp::{BackoffReset, IftpConfig, IftpReceiver, IftpSender};
+use fairway_proto::iftp::{BackoffReset, IftpConfig, IftpReceiver, IftpSender, Reading};
 use fairway_proto::Endpoint;
 use serde::Serialize;
 
@@ -21,6 +21,7 @@ const IFTP_KEYS: &[&str] = &[
     "tau",
     "backoff_reset",
     "min_rto",
+    "reading",
     "ssthresh",
     "w_max",
     "after_missing_thresh",
@@ -118,6 +119,12 @@ fn parse_iftp(t: &Tbl) -> Res<IftpConfig> {
         let s = v.string()?;
         c.backoff_reset = BackoffReset::parse(&s)
             .ok_or_else(|| v.error(format!("unknown backoff_reset `{s}`: expected after_probe, ack or never")))?;
+    }
+    if let Some(v) = t.get("reading") {
+        let s = v.string()?;
+        c.reading = Reading::parse(&s).ok_or_else(|| {
+            v.error(format!("unknown reading `{s}`: expected prose or figure1 (seed 002's Fig. 1 as written)"))
+        })?;
     }
     if let Some(v) = t.get("min_rto") {
         c.min_rto = v.dur()?;

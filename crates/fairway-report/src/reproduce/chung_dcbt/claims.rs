@@ -4,7 +4,7 @@
 //! and trends by the paired differences over the seeds (the three queues of one seed carry the
 //! same traffic).
 
-use super::super::claims::{Claim, Claims};
+use super::super::claims::{trim, Claim, Claims};
 use super::super::rules::{Bounds, Phrase, Value};
 use super::super::stats::Estimate;
 use super::cbt_validation::Fig6Measure;
@@ -37,10 +37,60 @@ const PERIOD: [&str; 3] = ["0-10 s", "10-20 s", "20-30 s"];
 
 pub fn build(r: &Results) -> Claims {
     let mut c = Claims::default();
+    fig7_claims(&mut c);
     fig6_claims(r, &mut c);
     mm_claims(r, &mut c);
     main_claims(r, &mut c);
     c
+}
+
+/// Figure 7(b)'s rate per scale (kb/s, scale 0 to 4) against what Figure 7(a)'s frames (I 11 000,
+/// P 8000, B 2000 bytes, IBBPBBPBB at 30 frames/s) give under the scale's policy: over the first
+/// second from an I frame, and over the stream.
+pub const FIG7B_KBPS: [f64; 5] = [352.0, 544.0, 736.0, 896.0, 1056.0];
+
+fn fig7_claims(c: &mut Claims) {
+    use fairway_proto::mapp::{FrameKind, Gop};
+    let gop = Gop::chung_figure7();
+    let size = |k: FrameKind| match k {
+        FrameKind::I => 11_000.0,
+        FrameKind::P => 8_000.0,
+        FrameKind::B => 2_000.0,
+    };
+    let pattern = gop.pattern().to_vec();
+    // The payload bytes `scale` sends of frames from..to of the stream (frame 0 is an I).
+    let bytes = |scale: u8, frames: usize| -> f64 {
+        (0..frames).filter(|&i| gop.keeps(scale, i)).map(|i| size(pattern[i % pattern.len()])).sum()
+    };
+    c.reading = "as stated (Figure 7(b)'s policies on the 9-frame GOP, which they fit)".into();
+    for (scale, paper) in FIG7B_KBPS.iter().enumerate() {
+        let scale = scale as u8;
+        let first = bytes(scale, 30) * 8.0 / 1e3;
+        let stream = bytes(scale, pattern.len()) * 8.0 / 1e3 / (pattern.len() as f64 / 30.0);
+        let claim = format!("Figure 7(b): scale {scale}'s policy sends {paper} kb/s of Figure 7(a)'s stream");
+        let shown = format!("first second {first:.1} kb/s; stream {stream:.1} kb/s");
+        let band = "the paper's rounding, 0.5 kb/s";
+        if (stream - paper).abs() <= 0.5 {
+            c.push(Claim::arithmetic(claim, "§5, Figure 7", trim(*paper), shown, band, true));
+        } else {
+            let wire = gop.rate(scale).0 as f64 / 1e3;
+            c.push(Claim::inconsistent(
+                claim,
+                "§5, Figure 7",
+                trim(*paper),
+                shown,
+                band,
+                format!(
+                    "Figure 7(a)'s frames give {first:.0} kb/s over the first 30 frames from an I frame, the paper's number, \
+but those hold 4 I frames where a second of the stream holds 3.33 (a GOP of 9 frames lasts 0.3 s): over the stream the \
+policy sends {stream:.1} kb/s, {:.1}% {}. fairway's MPEG_APP sends the stream's rate ({wire:.1} kb/s on the wire, \
+headers included)",
+                    100.0 * (stream / paper - 1.0).abs(),
+                    if stream < *paper { "less" } else { "more" }
+                ),
+            ));
+        }
+    }
 }
 
 /// §4: "the aggregated throughput of TCP, which should have been about 8.7 Mbps (or 1088

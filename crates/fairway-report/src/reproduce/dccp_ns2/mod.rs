@@ -14,6 +14,7 @@ use std::path::PathBuf;
 
 use toml_edit::{value, DocumentMut};
 
+use super::rules::{Bounds, Value};
 use super::stats::Estimate;
 use super::{run_text, scenario_text, ReproduceError, ReproduceOptions};
 use fairway_engine::metrics::jain;
@@ -219,9 +220,33 @@ pub struct Results {
     /// The same without the random wait, one run each (every seed gives the same run).
     pub deterministic: Vec<Vec<Measure>>,
     pub reps: usize,
+    /// Whether the runs are deterministic (the same in every seed): their values have no
+    /// sampling error, and a claim is judged on the number itself (docs/reproductions.md).
+    pub exact: bool,
 }
 
 impl Results {
+    /// The runs without the random wait as a set of their own, one run per set-up: the paper's
+    /// reading, deterministic as ns-2's agents are.
+    pub fn without_wait(&self) -> Results {
+        Results {
+            m: self.deterministic.iter().map(|t| t.iter().map(|m| vec![m.clone()]).collect()).collect(),
+            deterministic: self.deterministic.clone(),
+            reps: 1,
+            exact: true,
+        }
+    }
+
+    /// fairway's value of a quantity: exact for deterministic runs, else the mean over the seeds
+    /// with its 95% confidence interval inside `bounds`.
+    pub fn value(&self, e: &Estimate, bounds: Bounds) -> Value {
+        if self.exact {
+            Value::exact(e.mean)
+        } else {
+            Value::of(e, bounds)
+        }
+    }
+
     pub fn runs(&self, t: &str, c: Change) -> &[Measure] {
         let i = TRANSPORTS.iter().position(|x| *x == t).expect("a transport");
         let j = Change::ALL.iter().position(|x| *x == c).expect("a change");
@@ -279,7 +304,7 @@ pub fn measure(opts: &ReproduceOptions, progress: &mut dyn FnMut(&str)) -> Resul
         m.push(per_change);
         deterministic.push(det);
     }
-    Ok(Results { m, deterministic, reps: opts.reps })
+    Ok(Results { m, deterministic, reps: opts.reps, exact: false })
 }
 
 #[cfg(test)]
@@ -305,7 +330,7 @@ mod tests {
     /// TCP limited by its window of 20 packets sends the same stream in any simulator: without
     /// the random wait fairway's runs are ns-2's (the built-in reference) within 1% per client
     /// wherever the window, not the queue, limits (every run but the default's). And the
-    /// report and its 28 claims are written.
+    /// report and its 31 claims under each of the two readings are written.
     #[test]
     fn window_limited_tcp_is_ns2s_and_the_report_is_written() {
         let dir = std::env::temp_dir().join(format!("fairway-dccp-ns2-{}", std::process::id()));
@@ -325,7 +350,18 @@ mod tests {
         assert_eq!(r.est("ccid3", Change::Delay50, |m| m.stalled as f64).max, 0.0);
         report::write_all(&r, &opts).unwrap();
         let csv = std::fs::read_to_string(dir.join("claims.csv")).unwrap();
-        assert_eq!(csv.lines().count(), 29, "a header and 28 claims");
+        let rows = super::super::claims::read_csv(&csv).unwrap();
+        assert_eq!(rows.len(), 62, "31 claims under each reading");
+        // The primary reading, counted, is the deterministic run: values without an interval.
+        for (i, row) in rows.iter().enumerate() {
+            let primary = i < 31;
+            assert_eq!(row["counted"], if primary { "yes" } else { "no" }, "row {}", i + 1);
+            let want = if primary { claims::NO_WAIT } else { claims::JITTERED };
+            assert_eq!(row["reading"], want, "row {}", i + 1);
+            if primary && row["rule"] == "words" && row["fairway_mean"] != "NaN" {
+                assert_eq!(row["fairway_lo"], row["fairway_hi"], "row {}: {}", i + 1, row["claim"]);
+            }
+        }
         assert!(std::fs::read_to_string(dir.join("report.md")).unwrap().contains("## ns-2.35's runs of the same grid"));
         std::fs::remove_dir_all(&dir).unwrap();
     }

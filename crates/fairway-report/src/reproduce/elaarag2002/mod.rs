@@ -3,12 +3,13 @@
 //! checked claim by claim in [`claims`] and written up by [`report`].
 
 pub mod claims;
+pub mod model_claims;
 mod report;
 
 use std::path::PathBuf;
 
 use super::stats::Estimate;
-use super::{run_grid, ReproduceError, ReproduceOptions, Runs};
+use super::{run_grid, run_text, scenario_text, ReproduceError, ReproduceOptions, Runs};
 use fairway_engine::results::{FlowSummary, Summary};
 
 pub const PAPER: &str = "elaarag2002";
@@ -75,6 +76,16 @@ pub fn per_source(s: &Summary, kind: Kind, v: impl Fn(&FlowSummary) -> f64) -> f
     }
 }
 
+/// A source's timeouts: TCP's retransmission timer, or IFTP's (its own report; a flow's
+/// `timeouts` counts TCP's only).
+pub fn timeouts(f: &FlowSummary) -> f64 {
+    if Kind::of(f) == Some(Kind::Iftp) {
+        f.report::<fairway_scenario::protocols::IftpSummary>().map_or(f64::NAN, |x| x.timeouts as f64)
+    } else {
+        f.timeouts as f64
+    }
+}
+
 /// Bytes sent x 8 over the active time: the bandwidth "at the source" of Fig. 5 (retransmissions
 /// and headers included, as a source puts them on the wire).
 pub fn at_source(f: &FlowSummary) -> f64 {
@@ -123,12 +134,58 @@ pub struct Results {
     pub table23: Vec<Runs>,
     pub table4: Runs,
     pub extended: Runs,
+    /// §5's model against the sender (scenarios/elaarag2002/section5-*.toml).
+    pub model: model_claims::ModelRuns,
+    /// The experiments with IFTP in them again, the sender run as Fig. 1's pseudocode reads
+    /// ([`FIGURE1_FILES`]).
+    pub figure1: Figure1Runs,
+}
+
+/// The runs of the Fig. 1 reading: the stated set-up, IFTP's sender as Fig. 1 has it.
+pub struct Figure1Runs {
+    pub fig6: Runs,
+    pub table23: Runs,
+    pub table4: Runs,
+    pub extended: Runs,
+}
+
+/// The files run again under the Fig. 1 reading: every one of the stated set-up with IFTP in it.
+pub const FIGURE1_FILES: [&str; 4] = ["fig6-table1", "table2-3", "table4", "extended"];
+
+/// The scenario text with every IFTP flow's sender run as Fig. 1's pseudocode reads
+/// (`reading = "figure1"`; docs/scenarios.md).
+pub fn as_figure1(text: &str) -> String {
+    let Ok(mut doc) = text.parse::<toml_edit::DocumentMut>() else { return text.to_string() };
+    if let Some(flows) = doc.get_mut("flow").and_then(|f| f.as_array_of_tables_mut()) {
+        for f in flows.iter_mut().filter(|f| f.get("app").and_then(|a| a.as_str()) == Some("iftp")) {
+            f.insert("reading", toml_edit::value("figure1"));
+        }
+    }
+    if let Some(name) = doc.get("name").and_then(|n| n.as_str()).map(|n| format!("{n}-figure1")) {
+        doc["name"] = toml_edit::value(name);
+    }
+    doc.to_string()
 }
 
 pub fn run_all(opts: &ReproduceOptions, progress: &mut dyn FnMut(&str)) -> Result<Results, ReproduceError> {
+    let mut figure1 = vec![];
+    for stem in FIGURE1_FILES {
+        let (file, text) = scenario_text(opts, PAPER, stem)?;
+        figure1.push(run_text(opts, &format!("{stem}-figure1"), &file, &as_figure1(&text), false, progress)?);
+    }
+    let mut figure1 = figure1.into_iter();
+    let mut next = || figure1.next().expect("one per file");
+    let figure1 = Figure1Runs { fig6: next(), table23: next(), table4: next(), extended: next() };
     let mut go = |paper: &str, stem: &str| run_grid(opts, paper, stem, false, progress);
     let table23 = TABLE2_READINGS.iter().map(|(stem, _)| go(PAPER, stem)).collect::<Result<Vec<_>, _>>()?;
+    let model = model_claims::ModelRuns {
+        ideal: go(PAPER, "section5-ideal")?,
+        loss: go(PAPER, "section5-loss")?,
+        worst: go(PAPER, "section5-worst")?,
+    };
     Ok(Results {
+        model,
+        figure1,
         fig5: go(PAPER, "fig5")?,
         fig6: go(PAPER, "fig6-table1")?,
         fig6_newreno: go(PAPER, "fig6-newreno")?,

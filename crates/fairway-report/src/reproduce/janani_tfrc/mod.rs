@@ -10,6 +10,7 @@ pub mod claims;
 mod report;
 pub mod wireless;
 pub mod wireless_claims;
+pub mod wireless_figures;
 mod wireless_report;
 
 use std::collections::BTreeMap;

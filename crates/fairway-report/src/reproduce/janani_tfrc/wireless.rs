@@ -122,6 +122,8 @@ pub struct Drops {
 pub struct Results {
     pub points: BTreeMap<(Table, Setup, u32), Point>,
     pub reps: usize,
+    /// Figures 8-10 and 12-17 ([`super::wireless_figures`]).
+    pub figures: super::wireless_figures::Results,
 }
 
 impl Results {
@@ -283,7 +285,8 @@ pub fn run(opts: &ReproduceOptions, progress: &mut dyn FnMut(&str)) -> Result<Re
             }
         }
     }
-    Ok(Results { points, reps: opts.reps })
+    let figures = super::wireless_figures::run(opts, progress)?;
+    Ok(Results { points, reps: opts.reps, figures })
 }
 
 #[cfg(test)]

@@ -90,6 +90,8 @@ pub fn claims(r: &Results) -> Claims {
     }
     whole_tables(&mut c, r, s);
     orderings(&mut c, r, s);
+    // Figures 8-10 and 12-17 under the reading of the set-up closest to the tables.
+    super::wireless_figures::claims(&mut c, &r.figures, s.reading);
     c
 }
 

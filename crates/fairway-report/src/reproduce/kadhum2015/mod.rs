@@ -18,7 +18,7 @@ pub const PAPER: &str = "kadhum2015";
 
 /// The files, each a reading: (stem, media, what it assumes). The first two are the reading the
 /// paper's numbers support (the scenario files say why); the claims use them.
-pub const RUNS: [(&str, Media, &str); 8] = [
+pub const RUNS: [(&str, Media, &str); 9] = [
     ("mapp-ftp", Media::Mapp, "RED in bytes (ns-2's default), FTP alone"),
     ("cbr-ftp", Media::Cbr, "RED in bytes, FTP alone, CBR 3 Mb/s (its arrivals)"),
     ("mapp-ftp-red-packets", Media::Mapp, "RED in packets (§4.3.1's 20 packets)"),
@@ -27,6 +27,7 @@ pub const RUNS: [(&str, Media, &str); 8] = [
     ("cbr-ftp-1.6mb", Media::Cbr, "CBR 1.6 Mb/s (§4.2)"),
     ("mapp-ftp-web", Media::Mapp, "with §4.2's web sessions"),
     ("cbr-ftp-web", Media::Cbr, "with §4.2's web sessions, CBR 1.6 Mb/s"),
+    ("mapp-ftp-appendix-links", Media::Mapp, "the Appendix's access links, 5 Mb/s and 3 ms"),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
