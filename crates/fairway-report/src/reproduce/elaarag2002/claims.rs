@@ -223,9 +223,14 @@ fn fig6(c: &mut Claims, r: &Results, runs: &Runs, sender: Sender) {
     .mean;
     let why = if sender == Sender::Figure1 {
         format!(
-            "Fig. 1's sender sends a window only when every ACK of the last one is in, so its n packets take about two round trips, and a loss with fewer than three ACKs after it stalls it until its timer: in 120 s each IFTP source times out {:.1} times and reacts to a loss {:.1} times, each TCP Reno times out {:.1} times",
+            "Fig. 1's sender sends a window only when every ACK of the last one is in, so its n packets take about \
+two round trips, and a loss with fewer than three ACKs after it stalls it until its timer: in 120 s each IFTP source \
+times out {:.1} times and reacts to a loss {:.1} times, each TCP Reno times out {:.1} times",
             to(Kind::Iftp),
-            est(runs, &[], |s| per_source(s, Kind::Iftp, |f| f.report::<IftpSummary>().map_or(f64::NAN, |x| x.losses_detected as f64))).mean,
+            est(runs, &[], |s| per_source(s, Kind::Iftp, |f| f
+                .report::<IftpSummary>()
+                .map_or(f64::NAN, |x| x.losses_detected as f64)))
+            .mean,
             to(Kind::Tcp),
         )
     } else {
@@ -281,12 +286,11 @@ fn table1(c: &mut Claims, r: &Runs) {
             let paper = if sd { PAPER_TABLE1[k].1 } else { PAPER_TABLE1[k].0 };
             let what = if sd { "standard deviation (jitter) of G" } else { "mean inter-packet gap G" };
             let why = if sd {
-                let (more, why) = if fw.mean > paper {
-                    ("more", "a halving doubles R/n, and R lags the queue")
+                if fw.mean > paper {
+                    "the gap swings more than the paper's: a halving doubles R/n, and R lags the queue".to_string()
                 } else {
-                    ("less", "fewer halvings")
-                };
-                format!("the gap swings {more} than the paper's: {why}")
+                    "the gap swings less than the paper's".to_string()
+                }
             } else {
                 let bw = 8.0 / (fw.mean + 8.0);
                 let (more, than) = if bw > 0.25 { ("more", "above") } else { ("less", "below") };
@@ -766,8 +770,9 @@ fn extended(c: &mut Claims, r: &Runs) {
             )
             .shown(format!("IFTP / TCP = {}", e.show(2)))
             .why(format!(
-                "already at S = 1 IFTP takes {one:.2} times TCP Reno's bandwidth (claim on Fig. 6); the ratio grows \
-with S"
+                "at S = 1 IFTP takes {one:.2} times TCP Reno's bandwidth (claim on Fig. 6), so S times the standard \
+mode's is not S times TCP's: IFTP / TCP is {}",
+                rows.iter().map(|(s, e)| format!("{:.2} at S = {}", e.mean, trim(*s))).collect::<Vec<_>>().join(", ")
             )),
         );
     }
