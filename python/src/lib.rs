@@ -310,8 +310,14 @@ fn sweep_points(
     out: Option<PathBuf>,
 ) -> PyResult<(String, Option<String>, String)> {
     let sw = sweep_of(py, text, file, reps, seed)?;
-    let (dir, scratch) = match out {
-        Some(d) => (d, false),
+    // With `out`, the folder follows the command line's rules: only an empty folder or one marked
+    // as fairway's is replaced, whole, once the sweep has ended.
+    let staged = match &out {
+        Some(d) => Some(output::folder::Staged::begin(d).map_err(|e| PyValueError::new_err(e.to_string()))?),
+        None => None,
+    };
+    let (dir, scratch) = match &staged {
+        Some(s) => (s.dir().to_path_buf(), false),
         None => {
             let n = SCRATCH.fetch_add(1, Ordering::Relaxed);
             (std::env::temp_dir().join(format!("fairway-py-sweep-{}-{n}", std::process::id())), true)
@@ -346,7 +352,11 @@ fn sweep_points(
     if scratch {
         let _ = std::fs::remove_dir_all(&dir);
     }
-    outcome?.map_err(RunError::new_err)
+    let tables = outcome?.map_err(RunError::new_err)?;
+    if let Some(s) = staged {
+        s.commit().map_err(|e| RunError::new_err(e.to_string()))?;
+    }
+    Ok(tables)
 }
 
 #[pymodule]

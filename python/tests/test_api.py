@@ -121,6 +121,19 @@ def test_a_sweep_is_the_command_lines_sweep_csv(tmp_path):
     fairway.sweep(TUTORIAL_SWEEP, out=tmp_path / "py")
     assert (tmp_path / "py/sweep.csv").read_text() == (tmp_path / "cli/sweep.csv").read_text()
     assert (tmp_path / "py/0_flow.cbr.rate=500kb_seed=1/summary.json").is_file()
+    # As the command line's: a folder fairway did not write is refused and left as it was; a
+    # sweep's folder is replaced whole (nothing of the earlier sweep stays beside the new one).
+    mine = tmp_path / "mine"
+    (mine / "src").mkdir(parents=True)
+    (mine / "report.md").write_text("x")
+    (mine / "src/thesis.tex").write_text("important")
+    with pytest.raises(ValueError, match="refusing"):
+        fairway.sweep(TUTORIAL_SWEEP, out=mine)
+    assert (mine / "src/thesis.tex").read_text() == "important"
+    (tmp_path / "py/stale.csv").write_text("old")
+    fairway.sweep(TUTORIAL_SWEEP, out=tmp_path / "py")
+    assert not (tmp_path / "py/stale.csv").exists() and (tmp_path / "py/sweep.csv").is_file()
+    assert (tmp_path / "py/.fairway-results").is_file()
 
 
 def test_replications_are_the_command_lines(tmp_path):

@@ -1,29 +1,54 @@
 //! Ctrl-C and SIGTERM: the first one asks the run to stop where it is, so that what it has is
-//! written; a second one ends the process at once (the handler is reset after the first).
+//! written. A second one within a second of the first is the same request arriving twice (as
+//! `timeout` sends it to the command and then to its process group, or a group kill reaches every
+//! process) and is ignored; a later one ends the process at once, without writing.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Set by the first SIGINT or SIGTERM.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// When the first signal came, in ns of the monotonic clock.
+static FIRST_AT_NS: AtomicU64 = AtomicU64::new(0);
+
+/// A second signal sooner than this after the first is taken for the same request.
+const SAME_REQUEST_NS: u64 = 1_000_000_000;
 
 /// The exit code of a command interrupted by a signal (128 + SIGINT), as shells report it.
 pub const EXIT_INTERRUPTED: u8 = 130;
 
 #[cfg(target_os = "linux")]
+fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the struct it is given; it is async-signal-safe (POSIX).
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    (ts.tv_sec as u64).saturating_mul(1_000_000_000).saturating_add(ts.tv_nsec as u64)
+}
+
+#[cfg(target_os = "linux")]
 extern "C" fn on_signal(_: libc::c_int) {
-    // Only an atomic store: nothing else is safe in a signal handler.
-    INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+    // Atomics, clock_gettime and _exit only: nothing else is safe in a signal handler.
+    let now = monotonic_ns();
+    if !INTERRUPTED.swap(true, Ordering::SeqCst) {
+        FIRST_AT_NS.store(now, Ordering::SeqCst);
+        return;
+    }
+    if now.saturating_sub(FIRST_AT_NS.load(Ordering::SeqCst)) >= SAME_REQUEST_NS {
+        // SAFETY: _exit is async-signal-safe; the results folder being written is left as a
+        // hidden .partial folder, which the next run into that parent removes (output::folder).
+        unsafe { libc::_exit(i32::from(EXIT_INTERRUPTED)) };
+    }
 }
 
 /// Installs the handler for SIGINT and SIGTERM.
 pub fn install() {
     #[cfg(target_os = "linux")]
-    // SAFETY: the handler only stores to an atomic; sigaction is given a zeroed, then filled,
-    // struct as POSIX asks.
+    // SAFETY: the handler only uses async-signal-safe calls; sigaction is given a zeroed, then
+    // filled, struct as POSIX asks.
     unsafe {
         let mut sa: libc::sigaction = std::mem::zeroed();
         sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
-        sa.sa_flags = libc::SA_RESETHAND | libc::SA_RESTART;
+        sa.sa_flags = libc::SA_RESTART;
         libc::sigemptyset(&mut sa.sa_mask);
         for sig in [libc::SIGINT, libc::SIGTERM] {
             libc::sigaction(sig, &sa, std::ptr::null_mut());
@@ -33,5 +58,5 @@ pub fn install() {
 
 /// Whether a signal came.
 pub fn interrupted() -> bool {
-    INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
+    INTERRUPTED.load(Ordering::SeqCst)
 }

@@ -120,6 +120,35 @@ fn ctrl_c_writes_the_run_so_far_marked_incomplete_and_exits_130() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+/// `timeout -s INT` signals the command and then its process group: two SIGINTs microseconds
+/// apart. The second is the same request, not a deliberate second Ctrl-C: the results are
+/// written all the same.
+#[test]
+fn two_signals_at_once_still_write_the_results() {
+    let dir = tmp("sigint-twice");
+    let file = dir.join("long.toml");
+    fs::write(&file, dumbbell("100000s", 20)).unwrap();
+    let out = dir.join("res");
+    let mut child = spawn(&["run", "-q", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(child.try_wait().unwrap().is_none(), "the run ended before the signals");
+    let pid = child.id().to_string();
+    for _ in 0..2 {
+        assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(started.elapsed() < Duration::from_secs(60), "no exit within 60 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(json(&out.join("summary.json"))["complete"], false);
+    assert_eq!(fs::read_dir(&dir).unwrap().count(), 2, "the scenario and the results, no hidden folder");
+    let _ = fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn ctrl_c_during_a_sweep_keeps_the_points_done_in_sweep_csv() {
     let dir = tmp("sweep-sigint");
@@ -240,7 +269,13 @@ fn an_out_that_cannot_be_written_is_refused_before_the_run() {
     let mine = dir.join("thesis");
     fs::create_dir(&mine).unwrap();
     fs::write(mine.join("chapter1.tex"), "precious").unwrap();
-    for (out, needle) in [(&plain, "is a file"), (&mine, "did not write")] {
+    // A project folder with a report.md of its own is not fairway's either (the name is not
+    // the mark; the .fairway-results file fairway writes is).
+    let proj = dir.join("proj");
+    fs::create_dir_all(proj.join("src")).unwrap();
+    fs::write(proj.join("report.md"), "x").unwrap();
+    fs::write(proj.join("src/thesis.tex"), "important").unwrap();
+    for (out, needle) in [(&plain, "is a file"), (&mine, "did not write"), (&proj, "adopt it")] {
         let started = Instant::now();
         let o = fairway(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(2));
@@ -248,7 +283,8 @@ fn an_out_that_cannot_be_written_is_refused_before_the_run() {
         assert!(started.elapsed() < Duration::from_secs(10), "refused only after running");
     }
     assert_eq!(fs::read_to_string(mine.join("chapter1.tex")).unwrap(), "precious");
-    assert_eq!(fs::read_dir(&dir).unwrap().count(), 3, "nothing was created");
+    assert_eq!(fs::read_to_string(proj.join("src/thesis.tex")).unwrap(), "important");
+    assert_eq!(fs::read_dir(&dir).unwrap().count(), 4, "nothing was created");
     let _ = fs::remove_dir_all(&dir);
 }
 

@@ -10,7 +10,7 @@ use fairway_engine::fasthash::FastMap;
 use fairway_engine::routing::Router;
 use fairway_engine::scenario::*;
 
-use crate::protocols::{self, packet_size, MAX_PACKET};
+use crate::protocols::{self, packet_size, window_pkts, MAX_PACKET};
 use crate::queues::parse_queue;
 use crate::reader::{Place, Res, ScenarioError, Source, Tbl, Val};
 use fairway_engine::wireless::{WirelessNode, WirelessSpec};
@@ -218,6 +218,18 @@ impl Builder {
                 if first.is_none() {
                     window_uses.extend(self.window_use(&t, &f, n_entries, &mut router));
                     first = Some(f.clone());
+                }
+                // A flow that stops before measuring begins gives a row of zeros.
+                if let Some(stop) = f.stop.filter(|s| s.0 <= measure_from.0) {
+                    let at = t.get("stop").map_or_else(|| t.error(""), |v| v.error(""));
+                    self.warnings.push(ScenarioError {
+                        message: format!(
+                            "flow `{}` stops at {}, not after `measure_from` ({measure_from}): its measures are all zero",
+                            f.name,
+                            Dur(stop.0)
+                        ),
+                        ..at
+                    });
                 }
                 if let Some(prev) = flow_names.get(&f.name) {
                     return Err(t.error(format!("flow name `{}` is already used by {}", f.name, prev.render())));
@@ -717,6 +729,8 @@ impl Builder {
                         ends.is_some_and(|(a, b)| self.nodes[s.from.index()] == a && self.nodes[s.to.index()] == b)
                     });
                     match found {
+                        // Listed twice, a link's queue would be sampled twice into queue.csv.
+                        Some(i) if idx.contains(&i) => return Err(l.error(format!("`{name}` is listed twice"))),
                         Some(i) => idx.push(i),
                         None => return Err(l.error(format!("no link `{name}` (write links as \"from->to\")"))),
                     }
@@ -889,17 +903,17 @@ fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
         s.sink.ack_size = packet_size(&v)?;
     }
     if let Some(v) = t.get("window") {
-        s.sender.window = v.u32_min(1)?;
+        s.sender.window = window_pkts(&v, 1)?;
     }
     if let Some(v) = t.get("window_init") {
-        s.sender.window_init = v.u32_min(1)?;
+        s.sender.window_init = window_pkts(&v, 1)?;
     }
     if let Some(v) = t.get("ssthresh") {
         // ns-2 sets the initial ssthresh_ to window_; seed 002 §6.1 gives TCP its own (32).
         s.sender.initial_ssthresh = Some(v.u32_min(1)?);
     }
     if let Some(v) = t.get("max_cwnd") {
-        s.sender.max_cwnd = v.u32_min(0)?;
+        s.sender.max_cwnd = window_pkts(&v, 0)?;
     }
     if let Some(v) = t.get("max_burst") {
         s.sender.max_burst = v.u32_min(0)?;

@@ -801,3 +801,76 @@ fn long_runs_get_coarser_default_series_and_explicit_ones_are_kept() {
     let m = parse(&format!("{long}\n[monitor]\nqueue_interval = \"100ms\"\n")).unwrap().monitor;
     assert_eq!(m.queue_interval, Dur::from_millis(100));
 }
+
+/// Sources that would hang the simulator (issue 32): a CBR of no packets would wait for its
+/// first for ever, and a gap that rounds to no nanosecond would send every packet at one
+/// instant. Each is a located error.
+#[test]
+fn sources_that_would_never_advance_are_refused() {
+    let cbr = "packet_size = \"500B\"\ninterval = \"5ms\"";
+    for (to, field) in [
+        ("packet_size = \"500B\"\ninterval = \"5ms\"\nmax_packets = 0", "flow[1].max_packets"),
+        ("packet_size = \"1B\"\nrate = \"40Gb\"", "flow[1].rate"),
+    ] {
+        let e = with(cbr, to).unwrap_err();
+        assert_eq!(e.field, field, "{e}");
+    }
+    let e = with(cbr, "packet_size = \"1B\"\nrate = \"40Gb\"").unwrap_err();
+    assert!(e.message.contains("1 ns") && e.message.contains("at most 8Gb"), "{}", e.message);
+    // The fastest that still advances: one packet a nanosecond.
+    assert!(with(cbr, "packet_size = \"1B\"\nrate = \"8Gb\"").is_ok());
+    let video = "app = \"video\"\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mb\"\nframe_rate = 1e12";
+    let e = with(
+        "app = \"cbr\"\nfrom = \"a\"\nto = \"b\"\nstart = \"1s\"\npacket_size = \"500B\"\ninterval = \"5ms\"",
+        video,
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "flow[1].frame_rate", "{e}");
+    let voip = "app = \"voip\"\ntransport = \"tfrc\"\nfrom = \"a\"\nto = \"b\"\nrate = \"1000Tb\"";
+    let e = with(
+        "app = \"cbr\"\nfrom = \"a\"\nto = \"b\"\nstart = \"1s\"\npacket_size = \"500B\"\ninterval = \"5ms\"",
+        voip,
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "flow[1].rate", "{e}");
+}
+
+/// A window of 2^32 - 1 packets aborted the run on allocation (issue 32): windows are bounded by
+/// 2^20 packets, a located error beyond.
+#[test]
+fn windows_beyond_a_million_packets_are_refused() {
+    for to in ["window = 4294967295", "window = 15\nwindow_init = 4294967295", "window = 15\nmax_cwnd = 1048577"] {
+        let e = with("window = 15", to).unwrap_err();
+        assert!(e.message.contains("1048576"), "{to}: {e}");
+    }
+    assert!(with("window = 15", "window = 1048576").is_ok());
+    let ccid2 = "app = \"ftp\"\ntransport = \"ccid2\"\nfrom = \"a\"\nto = \"b\"\ninitial_cwnd = 4294967295";
+    let e = with("app = \"ftp\"\nfrom = \"a\"\nto = \"b\"\nwindow = 15", ccid2).unwrap_err();
+    assert_eq!(e.field, "flow[0].initial_cwnd", "{e}");
+}
+
+/// Sizes that would wrap a 32-bit packet field, and a monitored link listed twice (which
+/// multiplied queue.csv), are located errors (issue 32).
+#[test]
+fn header_sizes_are_bounded_and_monitored_links_listed_once() {
+    let tfrc = "app = \"ftp\"\ntransport = \"tfrc\"\nfrom = \"a\"\nto = \"b\"\nheader_size = \"4294967295B\"";
+    let e = with("app = \"ftp\"\nfrom = \"a\"\nto = \"b\"\nwindow = 15", tfrc).unwrap_err();
+    assert_eq!(e.field, "flow[0].header_size", "{e}");
+    let ccid3 = "app = \"ftp\"\ntransport = \"ccid3\"\nfrom = \"a\"\nto = \"b\"\nip_header = \"4294967295B\"";
+    let e = with("app = \"ftp\"\nfrom = \"a\"\nto = \"b\"\nwindow = 15", ccid3).unwrap_err();
+    assert_eq!(e.field, "flow[0].ip_header", "{e}");
+    let twice = format!("{GOOD}\n[monitor]\nlinks = [\"r1->r2\", \"r1->r2\"]\n");
+    let e = parse(&twice).unwrap_err();
+    assert!(e.field.ends_with("links") && e.message.contains("listed twice"), "{e}");
+}
+
+/// A flow that stops before `measure_from` gives a row of zeros: a warning at its `stop`.
+#[test]
+fn a_flow_that_stops_before_measuring_begins_is_warned_of() {
+    let text = GOOD
+        .replace("seed = 3", "seed = 3\nmeasure_from = \"5s\"")
+        .replace("interval = \"5ms\"", "interval = \"5ms\"\nstop = \"4s\"");
+    let w = warnings(&text);
+    assert!(w.iter().any(|m| m.contains("flow[1].stop") && m.contains("`cbr` stops at 4s")), "{w:?}");
+    assert!(warnings(&text.replace("stop = \"4s\"", "stop = \"6s\"")).iter().all(|m| !m.contains("measure_from")));
+}

@@ -37,6 +37,9 @@ pub const WIRELESS_KEYS: &[&str] = &[
 ];
 pub const MOBILITY_KEYS: &[&str] = &["model", "area", "speed", "max_speed", "min_speed", "pause", "file"];
 
+/// The farthest a node may stand from the origin on either axis, metres.
+pub const MAX_COORD: f64 = 1e9;
+
 /// A `[[node]]` entry (one of a `count` group): its name and position, metres, if it has one.
 pub fn node(t: &Tbl, idx: Option<u64>) -> Res<(String, Option<(f64, f64)>)> {
     let name = t.req("name")?.name()?;
@@ -64,6 +67,11 @@ pub fn node(t: &Tbl, idx: Option<u64>) -> Res<(String, Option<(f64, f64)>)> {
         }
         (Some(s), None) => return Err(s.error("`step` places the nodes of a `count` group; this entry has no `count`")),
         (None, _) => {}
+    }
+    // A million kilometres either way: far beyond any radio's range, and finite (a position at
+    // infinity has no distance to anything and cannot be written to JSON).
+    if !(x.abs() <= MAX_COORD && y.abs() <= MAX_COORD) {
+        return Err(at.error(format!("({x}, {y}) is outside the {MAX_COORD:e} m a position may lie from the origin")));
     }
     // Read by `expand`, on the entry this instance came from.
     let _ = t.get("count");

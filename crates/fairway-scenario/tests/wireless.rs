@@ -111,6 +111,14 @@ fn node_entries_are_checked() {
     assert!(e.contains("has no `count`"), "{e}");
     let e = parse_err(&format!("{base}[[node]]\nname = \"a\"\nat = [0, 0]\n[[node]]\nname = \"a\"\nat = [1, 1]\n"));
     assert!(e.contains("node `a` is declared twice"), "{e}");
+    // Positions are finite and within 10^9 m of the origin, also where `step` takes them.
+    let e =
+        parse_err(&format!("{base}[[node]]\nname = \"a\"\nat = [1e308, 1e308]\n[[node]]\nname = \"b\"\nat = [1, 1]\n"));
+    assert!(e.contains("node[0].at") && e.contains("outside"), "{e}");
+    let e = parse_err(&format!(
+        "{base}[[node]]\nname = \"n{{i}}\"\ncount = 3\nat = [0, 0]\nstep = [1e300, 0]\n[[node]]\nname = \"a\"\nat = [1, 1]\n[[node]]\nname = \"b\"\nat = [2, 1]\n"
+    ));
+    assert!(e.contains("outside"), "{e}");
     let e = parse_err(&format!(
         "{base}[wireless]\nrouting = \"none\"\n[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mb\"\ndelay = \"1ms\"\n"
     ));

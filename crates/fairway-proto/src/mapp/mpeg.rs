@@ -67,7 +67,10 @@ impl Gop {
         let mut kinds = [FrameKind::I; MAX_GOP];
         let chars: Vec<char> = pattern.chars().collect();
         if chars.is_empty() || chars.len() > MAX_GOP {
-            return Err(MappError::new("gop", format!("`{pattern}` has {} frames: 1 to {MAX_GOP}", chars.len())));
+            // A pattern too long to be a GOP is not echoed whole: its first frames say enough.
+            let shown: String = chars.iter().take(MAX_GOP + 1).collect();
+            let more = if chars.len() > MAX_GOP + 1 { "..." } else { "" };
+            return Err(MappError::new("gop", format!("`{shown}{more}` has {} frames: 1 to {MAX_GOP}", chars.len())));
         }
         for (i, c) in chars.iter().enumerate() {
             kinds[i] = match c {
@@ -246,6 +249,9 @@ mod tests {
         assert_eq!(bad("PBB", s, Dur(1), Bytes(1500)), "gop");
         assert_eq!(bad("IXB", s, Dur(1), Bytes(1500)), "gop");
         assert_eq!(bad(&"I".repeat(33), s, Dur(1), Bytes(1500)), "gop");
+        // A huge pattern is not echoed whole in the error.
+        let e = Gop::new(&"IBB".repeat(1_000_000), s, Dur(1), Bytes(1500)).unwrap_err();
+        assert!(e.reason.len() < 100 && e.reason.contains("3000000 frames"), "{}", e.reason);
         assert_eq!(bad("IBB", s, Dur::ZERO, Bytes(1500)), "fps");
         assert_eq!(bad("IBB", s, Dur(1), Bytes(32)), "packet_size");
         assert_eq!(bad("IBB", [Bytes(0), Bytes(1), Bytes(1)], Dur(1), Bytes(1500)), "i_size");

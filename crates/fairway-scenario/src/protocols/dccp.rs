@@ -115,7 +115,7 @@ fn parse(t: &Tbl, app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
         c.ack_ratio_control = v.bool()?;
     }
     if let Some(v) = t.get("initial_cwnd") {
-        c.initial_cwnd = v.u32_min(1)?;
+        c.initial_cwnd = super::window_pkts(&v, 1)?;
     }
     if let Some(v) = t.get("initial_ssthresh") {
         c.initial_ssthresh = v.u32_min(2)?;
@@ -192,7 +192,7 @@ fn parse_connection_keys(t: &Tbl, cfg: &mut DccpConfig) -> Res<()> {
                 v.error("ns-2's header sizes already hold its 20 bytes of IP: `ip_header` is for flavor rfc4341")
             );
         }
-        cfg.ip_header = v.bytes()?;
+        cfg.ip_header = super::header_bytes(&v)?;
     }
     cfg.validate().map_err(|e| match t.get(e.field) {
         Some(v) => v.error(e.reason),

@@ -105,6 +105,30 @@ pub(crate) fn parse_class(t: &Tbl, default: bool) -> Res<bool> {
 /// enough that sizes fit the simulator's 32-bit packet fields.
 pub(crate) const MAX_PACKET: Bytes = Bytes(1_000_000);
 
+/// Largest window in packets (TCP's `window`, `window_init` and `max_cwnd`, CCID2's
+/// `initial_cwnd`): 2^20, a million packets in flight, more than a 100 Gb/s path of 100 ms holds
+/// in 1500-byte packets, and small enough that the per-packet state of a window fits in memory.
+pub(crate) const MAX_WINDOW: u32 = 1 << 20;
+
+/// A window in packets, from `min` to [`MAX_WINDOW`].
+pub(crate) fn window_pkts(v: &Val, min: u32) -> Res<u32> {
+    let w = v.u32_min(min)?;
+    if w > MAX_WINDOW {
+        return Err(v.error(format!("{w} packets is more than the {MAX_WINDOW} a window may have")));
+    }
+    Ok(w)
+}
+
+/// Header bytes a protocol adds to each packet: none to at most [`MAX_PACKET`] (beyond, a size
+/// would wrap the simulator's 32-bit packet fields).
+pub(crate) fn header_bytes(v: &Val) -> Res<Bytes> {
+    let b = v.bytes()?;
+    if b > MAX_PACKET {
+        return Err(v.error(format!("{b} is larger than the {MAX_PACKET} a packet may have")));
+    }
+    Ok(b)
+}
+
 pub(crate) fn packet_size(v: &Val) -> Res<Bytes> {
     let b = v.bytes_pos()?;
     if b > MAX_PACKET {

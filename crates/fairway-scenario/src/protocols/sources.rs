@@ -144,7 +144,14 @@ pub(crate) fn parse_source(t: &Tbl, app: &str) -> Res<SourceSpec> {
                 if !(fps > 0.0 && fps.is_finite()) {
                     return Err(v.error(format!("{fps} frames a second")));
                 }
-                cbr.frame_interval = Some(Dur::from_secs_f64(1.0 / fps));
+                let fi = Dur::from_secs_f64(1.0 / fps);
+                if fi.is_zero() {
+                    return Err(v.error(format!(
+                        "{fps} frames a second leaves less than 1 ns between frames, below the simulator's clock; \
+at most 1e9"
+                    )));
+                }
+                cbr.frame_interval = Some(fi);
             }
             Ok(SourceSpec::Cbr(cbr))
         }
@@ -164,7 +171,17 @@ pub(crate) fn parse_cbr(t: &Tbl, default_size: Bytes, default_rate: Rate) -> Res
         (Some(i), None) => i.dur_pos()?,
         (None, Some(r)) => {
             let rate = r.rate_pos()?;
-            interval_for(packet_size, rate)
+            let iv = interval_for(packet_size, rate);
+            // The simulator's clock counts whole nanoseconds: a gap that rounds to none would
+            // send every packet at one instant, for ever.
+            if iv.is_zero() {
+                return Err(r.error(format!(
+                    "{rate} in packets of {packet_size} leaves less than 1 ns between packets, below the \
+simulator's clock; at most {} for these packets",
+                    Rate((packet_size.bits() as f64 * 1e9).min(u64::MAX as f64) as u64)
+                )));
+            }
+            iv
         }
         (None, None) => interval_for(packet_size, default_rate),
     };
@@ -172,8 +189,9 @@ pub(crate) fn parse_cbr(t: &Tbl, default_size: Bytes, default_rate: Rate) -> Res
         Some(v) => v.bool()?,
         None => false,
     };
+    // A source of no packets would wait for its first for ever; at least one.
     let max_packets = match t.get("max_packets") {
-        Some(v) => Some(v.u64()?),
+        Some(v) => Some(v.int_in(1, i64::MAX)? as u64),
         None => None,
     };
     let frame_interval = match t.get("frame_interval") {

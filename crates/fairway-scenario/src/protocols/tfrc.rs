@@ -81,7 +81,7 @@ fn parse_any(t: &Tbl, app: &str, _ctx: &FlowContext, sp: bool) -> Res<Arc<dyn Da
     // s is the application's packet size.
     cfg.packet_size = source.packet_size();
     if let Some(v) = t.get("header_size") {
-        cfg.header_size = v.bytes()?;
+        cfg.header_size = super::header_bytes(&v)?;
     }
     if let Some(v) = t.get("feedback_size") {
         cfg.feedback_size = packet_size(&v)?;
@@ -97,7 +97,7 @@ fn parse_any(t: &Tbl, app: &str, _ctx: &FlowContext, sp: bool) -> Res<Arc<dyn Da
             c.nominal_size = packet_size(&v)?;
         }
         if let Some(v) = t.get("sp_header") {
-            c.header = v.bytes()?;
+            c.header = super::header_bytes(&v)?;
         }
         if let Some(v) = t.get("min_interval") {
             c.min_interval = v.dur()?;
