@@ -51,6 +51,36 @@ const PER_PACKET: u64 = 128;
 /// Packets a datagram flow is counted to keep in the network, at most (a TCP flow keeps its
 /// window).
 const PER_DATAGRAM_FLOW: u64 = 1000;
+/// A wireless node's MAC, radio, interface queue (50 packets), ARP and routing state, generously.
+const PER_NODE: u64 = 64 * 1024;
+/// A route to one destination (AODV's entry, or a static next hop): every node may hold one to
+/// every other, N x N in all.
+const PER_ROUTE: u64 = 48;
+/// A leg of a node's recorded path (time and position).
+const PER_LEG: u64 = 24;
+
+/// The legs the nodes' paths will record: for random waypoint, a leg per pause and move, a move
+/// taken as half the area's shorter side at the top speed (shorter than setdest's mean, so the
+/// count errs high); for movement files, their moves.
+fn mobility_legs(sc: &Scenario) -> u64 {
+    use fairway_engine::wireless::{MobilitySpec, Speed};
+    let Some(w) = &sc.wireless else { return 0 };
+    let n = w.nodes.len() as u64;
+    match &w.mobility {
+        Some(MobilitySpec::RandomWaypoint { width, height, speed, pause }) => {
+            let top = match speed {
+                Speed::Constant(v) => *v,
+                Speed::Uniform { max, .. } => *max,
+            };
+            let leg_s = pause.as_secs_f64() + 0.5 * width.min(*height) / top.max(f64::MIN_POSITIVE);
+            let per_node = (sc.duration.as_secs_f64() / leg_s.max(1e-9)).ceil() + 1.0;
+            (per_node.min(u64::MAX as f64) as u64).saturating_mul(n)
+        }
+        Some(MobilitySpec::Moves { moves, .. }) => moves.len() as u64 + n,
+        None => n,
+    }
+}
+
 /// Bytes of a row of flows.csv, queue.csv and classes.csv, about (full-precision numbers).
 const FLOWS_CSV_ROW: u64 = 120;
 const QUEUE_CSV_ROW: u64 = 160;
@@ -91,13 +121,19 @@ pub fn estimate(sc: &Scenario) -> Footprint {
         .fold(0u64, u64::saturating_add);
     let waiting = queued.min(can_send);
     let classes = 3;
+    let nodes = sc.wireless.as_ref().map_or(0, |w| w.nodes.len() as u64);
+    let wireless = nodes
+        .saturating_mul(PER_NODE)
+        .saturating_add(nodes.saturating_mul(nodes).saturating_mul(PER_ROUTE))
+        .saturating_add(mobility_legs(sc).saturating_mul(PER_LEG));
     Footprint {
         bins: rows.saturating_mul(std::mem::size_of::<BinRow>() as u64),
         samples: series.saturating_mul(std::mem::size_of::<QueueRow>() as u64),
         state: flows
             .saturating_mul(PER_FLOW)
             .saturating_add(links.saturating_mul(PER_LINK))
-            .saturating_add(waiting.saturating_mul(PER_PACKET)),
+            .saturating_add(waiting.saturating_mul(PER_PACKET))
+            .saturating_add(wireless),
         output: rows
             .saturating_mul(FLOWS_CSV_ROW)
             .saturating_add(series.saturating_mul(QUEUE_CSV_ROW))

@@ -116,9 +116,10 @@ struct Builder {
     /// Where each (from, to) link was declared, to report duplicates.
     link_at: FastMap<(NodeId, NodeId), Place>,
     warnings: Vec<ScenarioError>,
-    /// The wireless nodes, their channel and stack, and the static routes among them.
+    /// The wireless nodes, their channel and stack, and which of them the radio joins
+    /// ([`crate::wireless::components`]).
     wireless: Option<WirelessSpec>,
-    hops: Vec<Vec<Option<u32>>>,
+    components: Vec<u32>,
     /// The scenario file's folder (files it names are read from there).
     dir: std::path::PathBuf,
 }
@@ -298,7 +299,7 @@ impl Builder {
             );
             return Err(e);
         }
-        self.hops = spec.next_hops();
+        self.components = crate::wireless::components(&spec);
         self.wireless = Some(spec);
         Ok(())
     }
@@ -650,7 +651,7 @@ impl Builder {
                 }
                 // Both ways: the receiver's feedback, and the link layer's ACKs and ARP, need
                 // the way back (the radio links are symmetric anyway).
-                if !crate::wireless::reachable(w, &self.hops, from, to) {
+                if !crate::wireless::reachable(w, &self.components, from, to) {
                     let how = match w.routing {
                         fairway_engine::wireless::Routing::Direct => format!(
                             "with routing = \"none\" every destination must be within one hop ({:.0} m)",

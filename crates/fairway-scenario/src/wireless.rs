@@ -87,6 +87,15 @@ fn positive(v: &Val, what: &str) -> Res<f64> {
     Ok(x)
 }
 
+/// A speed, m/s: positive and at most [`MAX_SPEED`].
+fn speed(v: &Val, what: &str) -> Res<f64> {
+    let x = positive(v, what)?;
+    if x > MAX_SPEED {
+        return Err(v.error(format!("{what} {x} is faster than light ({MAX_SPEED:e} m/s)")));
+    }
+    Ok(x)
+}
+
 fn rate(v: &Val) -> Res<Rate> {
     v.rate_pos()
 }
@@ -208,10 +217,17 @@ pub fn spec(v: Option<Val>, nodes: Vec<WirelessNode>, dir: &Path) -> Res<Wireles
     Ok(s)
 }
 
+/// The largest movement file read, bytes: some million `setdest` commands.
+pub const MAX_MOVES_BYTES: u64 = 64 << 20;
+
+/// The fastest a node may move, m/s: light's speed (a random waypoint faster than any radio
+/// could follow only multiplies the legs the run must record).
+pub const MAX_SPEED: f64 = 3e8;
+
 fn area(v: &Val) -> Res<(f64, f64)> {
     let wh = v.numbers()?;
-    if wh.len() != 2 || wh.iter().any(|&d| d <= 0.0) {
-        return Err(v.error("expected [width, height], two positive numbers of metres"));
+    if wh.len() != 2 || wh.iter().any(|&d| !(1.0..=2.0 * MAX_COORD).contains(&d)) {
+        return Err(v.error(format!("expected [width, height], two numbers of metres from 1 to {:e}", 2.0 * MAX_COORD)));
     }
     Ok((wh[0], wh[1]))
 }
@@ -224,9 +240,9 @@ fn mobility(v: &Val, nodes: &mut [WirelessNode], dir: &Path) -> Res<MobilitySpec
     let spec = match model.string()?.as_str() {
         "random_waypoint" => {
             let speed = match (t.get("speed"), t.get("max_speed")) {
-                (Some(s), None) => Speed::Constant(positive(&s, "speed (m/s)")?),
+                (Some(s), None) => Speed::Constant(speed(&s, "speed (m/s)")?),
                 (None, Some(m)) => {
-                    let max = positive(&m, "max_speed (m/s)")?;
+                    let max = speed(&m, "max_speed (m/s)")?;
                     let min = match t.get("min_speed") {
                         Some(v) => v.f64()?,
                         None => 0.0,
@@ -269,8 +285,21 @@ fn mobility(v: &Val, nodes: &mut [WirelessNode], dir: &Path) -> Res<MobilitySpec
                 Ok(_) => return Err(fv.error(format!("{} is not a regular file", path.display()))),
                 Err(e) => return Err(fv.error(format!("cannot read {}: {e}", path.display()))),
             }
-            let text =
-                std::fs::read_to_string(&path).map_err(|e| fv.error(format!("cannot read {}: {e}", path.display())))?;
+            // Read up to a bound: a file the kernel makes up as it is read (under /proc) says it is
+            // regular and never ends.
+            let mut text = String::new();
+            std::fs::File::open(&path)
+                .and_then(|f| {
+                    std::io::Read::read_to_string(&mut std::io::Read::take(f, MAX_MOVES_BYTES + 1), &mut text)
+                })
+                .map_err(|e| fv.error(format!("cannot read {}: {e}", path.display())))?;
+            if text.len() as u64 > MAX_MOVES_BYTES {
+                return Err(fv.error(format!(
+                    "{} is larger than the {} MB a movement file may have",
+                    path.display(),
+                    MAX_MOVES_BYTES >> 20
+                )));
+            }
             let (init, moves) =
                 parse_moves(&text).map_err(|(line, msg)| fv.error(format!("{}:{line}: {msg}", path.display())))?;
             let mut set = vec![(false, false); nodes.len()];
@@ -314,11 +343,60 @@ fn mobility(v: &Val, nodes: &mut [WirelessNode], dir: &Path) -> Res<MobilitySpec
     Ok(spec)
 }
 
-/// Whether wireless node `a` can reach `b` with the spec's routing (one hop for `none`).
-pub fn reachable(s: &WirelessSpec, hops: &[Vec<Option<u32>>], a: NodeId, b: NodeId) -> bool {
+/// Which nodes the radio joins, directly or over hops, from where they start: a label per node,
+/// equal for nodes with a path between them. Linear memory, and the pairs compared are only
+/// those in neighbouring cells of a grid of the radio's range, so `check` stays quick for tens of
+/// thousands of nodes (a table of next hops would take N x N entries).
+pub fn components(s: &WirelessSpec) -> Vec<u32> {
+    let n = s.nodes.len();
+    let mut parent: Vec<u32> = (0..n as u32).collect();
+    fn root(p: &mut [u32], mut x: u32) -> u32 {
+        while p[x as usize] != x {
+            p[x as usize] = p[p[x as usize] as usize];
+            x = p[x as usize];
+        }
+        x
+    }
+    let range = s.radio.rx_range();
+    let in_range = |a: usize, b: usize| s.radio.received_power(s.distance(a, b)) >= s.radio.rx_threshold;
+    // Cells of the radio's range: a node's neighbours lie in its cell or the eight around it.
+    let cell = if range.is_finite() && range > 0.0 { range } else { f64::INFINITY };
+    let key = |i: usize| {
+        let w = &s.nodes[i];
+        if cell.is_finite() {
+            ((w.x / cell).floor() as i64, (w.y / cell).floor() as i64)
+        } else {
+            (0, 0)
+        }
+    };
+    let mut grid: std::collections::HashMap<(i64, i64), Vec<usize>> = std::collections::HashMap::new();
+    for i in 0..n {
+        grid.entry(key(i)).or_default().push(i);
+    }
+    for i in 0..n {
+        let (cx, cy) = key(i);
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for &j in grid.get(&(cx + dx, cy + dy)).map_or(&[][..], |v| v.as_slice()) {
+                    if j > i && in_range(i, j) {
+                        let (a, b) = (root(&mut parent, i as u32), root(&mut parent, j as u32));
+                        if a != b {
+                            parent[a as usize] = b;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (0..n as u32).map(|i| root(&mut parent, i)).collect()
+}
+
+/// Whether wireless node `a` can reach `b` with the spec's routing (one hop for `none`), given
+/// the nodes' [`components`].
+pub fn reachable(s: &WirelessSpec, components: &[u32], a: NodeId, b: NodeId) -> bool {
     let (Some(i), Some(j)) = (s.index_of(a), s.index_of(b)) else { return false };
     match s.routing {
         Routing::Direct => s.radio.received_power(s.distance(i, j)) >= s.radio.rx_threshold,
-        Routing::Static | Routing::Aodv => hops[i][j].is_some(),
+        Routing::Static | Routing::Aodv => components[i] == components[j],
     }
 }

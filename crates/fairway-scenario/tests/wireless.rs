@@ -271,3 +271,34 @@ fn mobility_settings_are_checked() {
     );
     assert!(e.contains("has no position"), "{e}");
 }
+
+/// `check` on 20 000 static nodes built an N x N table of next hops and aborted (issue 32): it
+/// now joins the nodes by a grid of the radio's range, in linear memory, and the estimate counts
+/// the routes the run will hold (N x N), so that a run that cannot fit is refused before it
+/// starts. Random waypoint's speed and area are bounded, and its recorded legs counted.
+#[test]
+fn many_nodes_and_fast_movers_are_checked_quickly_and_estimated() {
+    let flow = "[[flow]]\nname = \"f\"\napp = \"cbr\"\nfrom = \"n0\"\nto = \"n1\"\nrate = \"10kb\"\n";
+    let big = format!(
+        "duration = \"10s\"\n[wireless]\nrouting = \"static\"\n[[node]]\ncount = 20000\nname = \"n{{i}}\"\nat = [0, 0]\nstep = [100, 0]\n{flow}"
+    );
+    let started = std::time::Instant::now();
+    let sc = parse_scenario("big.toml", &big, "big").unwrap_or_else(|e| panic!("{e}"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+    let est = fairway_scenario::estimate::estimate(&sc);
+    assert!(est.memory() > 20_000u64 * 20_000 * 8, "the routes: {}", est.memory());
+    // Two nodes out of each other's reach (and no chain between them) are still found.
+    let apart = big.replace("step = [100, 0]", "step = [1000, 0]");
+    let e = parse_err(&apart);
+    assert!(e.contains("no wireless route from `n0` to `n1`"), "{e}");
+    let rwp = |mobility: &str| {
+        format!("duration = \"100s\"\n[wireless]\nrouting = \"aodv\"\nmobility = {{ model = \"random_waypoint\", {mobility} }}\n[[node]]\ncount = 10\nname = \"n{{i}}\"\n{flow}")
+    };
+    let e = parse_err(&rwp("area = [1000, 1000], speed = 1e15, pause = \"0s\""));
+    assert!(e.contains("wireless.mobility.speed") && e.contains("faster than light"), "{e}");
+    let e = parse_err(&rwp("area = [1e-9, 1e-9], speed = 10"));
+    assert!(e.contains("wireless.mobility.area"), "{e}");
+    // At 2e8 m/s with no pause a node crosses 500 m in 2.5 us: 4e7 legs each in 100 s.
+    let sc = parse_scenario("fast.toml", &rwp("area = [1000, 1000], speed = 2e8, pause = \"0s\""), "fast").unwrap();
+    assert!(fairway_scenario::estimate::estimate(&sc).memory() > 10 * 40_000_000 * 24);
+}

@@ -703,10 +703,11 @@ impl Sim<'_> {
     pub(super) fn air_move(&mut self, a: u32, kind: u32) {
         let now = self.now;
         let air = self.air.as_deref_mut().expect("wireless");
-        match air.mobility.clone() {
+        // Borrowed, not cloned: a movement file's list is read one command at a time.
+        match &air.mobility {
             Some(MobilitySpec::RandomWaypoint { width, height, speed, pause }) if kind == 0 => {
                 let n = a as usize;
-                let end = air.movers[n].next(now, width, height, speed, pause);
+                let end = air.movers[n].next(now, *width, *height, *speed, *pause);
                 let (x, y) = air.position(n, now);
                 air.paths[n].push((now, x, y));
                 self.q.push(end, Ev::Move(a, 0));
@@ -714,7 +715,7 @@ impl Sim<'_> {
             Some(MobilitySpec::Moves { width, height, moves }) if kind == 1 => {
                 let m = moves[a as usize];
                 // ns-2's set_destination ignores a destination on or beyond the edges.
-                if m.node < air.movers.len() && m.x > 0.0 && m.x < width && m.y > 0.0 && m.y < height {
+                if m.node < air.movers.len() && m.x > 0.0 && m.x < *width && m.y > 0.0 && m.y < *height {
                     let (x, y) = air.position(m.node, now);
                     air.paths[m.node].push((now, x, y));
                     air.movers[m.node].motion.head_for(now, m.x, m.y, m.speed);
