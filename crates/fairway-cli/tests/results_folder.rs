@@ -173,13 +173,6 @@ fn ctrl_c_during_a_sweep_keeps_the_points_done_in_sweep_csv() {
     let _ = fs::remove_dir_all(&dir);
 }
 
-/// sweep.csv's rows by point, and the column `name` of its header.
-fn rows_by_point(csv: &str, name: &str) -> (Vec<(String, String)>, usize) {
-    let col = csv.lines().next().unwrap().split(',').position(|c| c == name).unwrap();
-    let rows = csv.lines().skip(1).map(|l| (l.split(',').next().unwrap().to_string(), l.to_string())).collect();
-    (rows, col)
-}
-
 #[test]
 fn an_interrupted_sweep_resumes_running_only_the_points_it_lacks() {
     let dir = tmp("sweep-resume");
@@ -194,8 +187,12 @@ fn an_interrupted_sweep_resumes_running_only_the_points_it_lacks() {
     let record = json(&out.join("sweep.json"));
     assert_eq!((record["finished"].as_u64(), record["interrupted"].as_u64()), (Some(2), Some(2)), "{record}");
 
-    // Point 1's summary is altered where sweep.csv shows it: if the resumed sweep ran point 1
-    // again, the alteration would be gone.
+    // Point 1's summary is altered where sweep.csv shows it: its files no longer match the
+    // digest recorded when they were written, so the resumed sweep runs it again. Point 0 is
+    // kept: its files are the earlier ones, linked (the same inode).
+    use std::os::unix::fs::MetadataExt;
+    let ino = |p: &Path| fs::metadata(p).unwrap().ino();
+    let kept0 = ino(&out.join("0_duration=1s/summary.json"));
     let summary = out.join("1_duration=2s/summary.json");
     let mut s = json(&summary);
     s["flows"][0]["throughput_bps"] = serde_json::json!(12345.0);
@@ -204,33 +201,33 @@ fn an_interrupted_sweep_resumes_running_only_the_points_it_lacks() {
     fs::write(&file, dumbbell("1s", 4) + &grid("\"3s\"")).unwrap();
     let resumed = fairway(&["sweep", f, "--out", o, "-j", "1", "--resume"]);
     assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
-    assert!(String::from_utf8_lossy(&resumed.stdout).contains("4 points (2 kept from the earlier run)"));
+    assert!(String::from_utf8_lossy(&resumed.stdout).contains("4 points (1 kept from the earlier run)"));
+    assert_eq!(ino(&out.join("0_duration=1s/summary.json")), kept0, "point 0 was kept");
     let record = json(&out.join("sweep.json"));
-    assert_eq!((record["finished"].as_u64(), record["kept_from_earlier_run"].as_u64()), (Some(4), Some(2)));
+    assert_eq!((record["finished"].as_u64(), record["kept_from_earlier_run"].as_u64()), (Some(4), Some(1)));
     assert_eq!(
         record["fairway"].as_str().unwrap(),
         String::from_utf8_lossy(&fairway(&["--version"]).stdout).trim().trim_start_matches("fairway ")
     );
 
-    // Beside a sweep run whole: the same rows, but for the altered value kept from point 1.
+    // Beside a sweep run whole: the same rows (the edited value is gone with the rerun).
     let fresh = dir.join("fresh");
     assert!(fairway(&["sweep", "-q", f, "--out", fresh.to_str().unwrap(), "-j", "1"]).status.success());
     let whole = fs::read_to_string(fresh.join("sweep.csv")).unwrap();
-    let (want, col) = rows_by_point(&whole, "throughput_bps");
-    let (got, _) = rows_by_point(&fs::read_to_string(out.join("sweep.csv")).unwrap(), "throughput_bps");
-    assert_eq!(got.len(), want.len());
-    for (i, ((gp, g), (wp, w))) in got.iter().zip(&want).enumerate() {
-        assert_eq!(gp, wp);
-        if gp == "1" && i == want.iter().position(|r| r.0 == "1").unwrap() {
-            assert_eq!(g.split(',').nth(col), Some("12345.0"), "point 1 was kept, not run again: {g}");
-        } else {
-            assert_eq!(g, w);
-        }
-    }
+    assert_eq!(fs::read_to_string(out.join("sweep.csv")).unwrap(), whole);
     assert_eq!(
         fs::read_to_string(out.join("sweep-links.csv")).unwrap(),
         fs::read_to_string(fresh.join("sweep-links.csv")).unwrap()
     );
+
+    // A point that lost a file, and one with a link planted in it, are run again too.
+    fs::remove_file(out.join("0_duration=1s/flows.csv")).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", out.join("2_duration=3s/evil")).unwrap();
+    let again = fairway(&["sweep", f, "--out", o, "-j", "1", "--resume"]);
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert!(String::from_utf8_lossy(&again.stdout).contains("4 points (2 kept from the earlier run)"));
+    assert!(out.join("0_duration=1s/flows.csv").is_file() && !out.join("2_duration=3s/evil").exists());
+    assert_eq!(fs::read_to_string(out.join("sweep.csv")).unwrap(), whole);
 
     // A sweep another build wrote is run again whole.
     let mut record = json(&out.join("sweep.json"));

@@ -211,6 +211,9 @@ fn run_point(s: &Sweep, i: usize, out: &Path, opts: &SweepOptions) -> PointRun {
             keep_only_scenario(&dir);
             return Err(written(e));
         }
+        // What a resumed sweep checks before it takes the point instead of running it.
+        let digest = folder_digest(&dir).ok_or_else(|| format!("{}: cannot read back", dir.display()))?;
+        fs::write(dir.join(DIGEST), digest).map_err(written)?;
         Ok(Done::Ran(res))
     }))
     .unwrap_or_else(|panic| {
@@ -230,11 +233,53 @@ fn run_point(s: &Sweep, i: usize, out: &Path, opts: &SweepOptions) -> PointRun {
     PointRun { dir, outcome, run, interrupted, taken }
 }
 
-/// The summary of a point finished in `dir`: its scenario.toml is `text`, and its summary.json
-/// reads back as a complete run's. A point whose results could not be written keeps only its
-/// scenario.toml (see [`run_point`]), and an interrupted one never wrote them.
+/// The file of a point's folder that holds the digest of the others, written last.
+pub const DIGEST: &str = "files.digest";
+
+/// A digest of every file under `dir` but [`DIGEST`]: their paths, sizes and bytes, in name
+/// order, by 64-bit FNV-1a. `None` if a file cannot be read or an entry is neither a file nor a
+/// folder (a link planted among the results). It finds edits and lost files; it is no
+/// signature against someone who rewrites it too.
+pub fn folder_digest(dir: &Path) -> Option<String> {
+    fn walk(dir: &Path, rel: &str, h: &mut u64) -> Option<()> {
+        let mut entries: Vec<_> = fs::read_dir(dir).ok()?.collect::<Result<_, _>>().ok()?;
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let path = format!("{rel}{name}");
+            let kind = e.file_type().ok()?;
+            if kind.is_dir() {
+                walk(&e.path(), &format!("{path}/"), h)?;
+            } else if kind.is_file() {
+                if path == DIGEST {
+                    continue;
+                }
+                let bytes = fs::read(e.path()).ok()?;
+                for chunk in [path.as_bytes(), &[0], &(bytes.len() as u64).to_le_bytes(), &bytes] {
+                    for &b in chunk {
+                        *h = (*h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+                    }
+                }
+            } else {
+                return None;
+            }
+        }
+        Some(())
+    }
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    walk(dir, "", &mut h)?;
+    Some(format!("fnv1a64 {h:016x}\n"))
+}
+
+/// The summary of a point finished in `dir`: its scenario.toml is `text`, its files are those
+/// its digest was made of, and its summary.json reads back as a complete run's. A point whose
+/// results could not be written keeps only its scenario.toml (see [`run_point`]), an interrupted
+/// one never wrote them, and one edited, cut short or given a link since is run again.
 fn finished(dir: &Path, text: &str) -> Option<Summary> {
     if fs::read_to_string(dir.join("scenario.toml")).ok()? != text {
+        return None;
+    }
+    if fs::read_to_string(dir.join(DIGEST)).ok()? != folder_digest(dir)? {
         return None;
     }
     let sum = Summary::from_json(&fs::read_to_string(dir.join("summary.json")).ok()?).ok()?;
