@@ -40,6 +40,18 @@ def _values(overrides, settings):
     return values
 
 
+def _count(name, value, least=1):
+    """An int argument (not a float, a string or a bool), at least `least`, as the command line
+    takes it; None stays None."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name}: a whole number, not {type(value).__name__} {value!r}")
+    if value < least:
+        raise ValueError(f"{name}: at least {least}, not {value}")
+    return value
+
+
 def _frame(text):
     if text is None:
         return None
@@ -96,12 +108,13 @@ def run(scenario, seed=None, reps=None, overrides=None, trace=None, **settings):
     """
     text, file = _source(scenario)
     values = _values(overrides, settings)
+    reps, seed = _count("reps", reps), _count("seed", seed, 0)
     if reps is not None:
         if trace is not None:
             raise ValueError("trace: a single run's; with reps, trace one seed with run(..., seed=...)")
         # The base values (a [sweep] table is left out), as `fairway run --reps` runs them.
         base = _native.scenario_text(text, file, values)
-        runs, reps_csv, links = _native.sweep_points(base, file, reps=int(reps), seed=seed)
+        runs, reps_csv, links = _native.sweep_points(base, file, reps=reps, seed=seed)
         return Replications(runs=_frame(runs), replications=_frame(reps_csv), links=_frame(links))
     files = _native.run(text, file, seed=seed, values=values, trace=None if trace is None else list(trace))
     summary = json.loads(files["summary"])
@@ -162,8 +175,9 @@ def sweep(scenario, reps=None, seed=None, jobs=None, out=None):
     replications.csv; `.attrs["links"]` always holds sweep-links.csv. With out, the sweep's
     folder is written there too, as the command writes it."""
     text, file = _source(scenario)
+    reps, seed, jobs = _count("reps", reps), _count("seed", seed, 0), _count("jobs", jobs)
     runs, reps_csv, links = _native.sweep_points(
-        text, file, reps=None if reps is None else int(reps), seed=seed, jobs=jobs,
+        text, file, reps=reps, seed=seed, jobs=jobs,
         out=None if out is None else os.fspath(out),
     )
     df = _frame(runs)

@@ -30,7 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import _native, _toml
-from .api import _frame, _source
+from .api import _count, _frame, _source
 
 
 def _run_point(text, file, reps, seed, index, cancel=None):
@@ -104,6 +104,7 @@ def campaign(scenario, grid=None, reps=None, seed=None, store="campaign", client
     except ImportError:
         raise ImportError("a campaign keeps its tables in Parquet: pip install pyarrow (or the package's [campaign] extra)") from None
     text, file = _source(scenario)
+    reps, seed, jobs = _count("reps", reps), _count("seed", seed, 0), _count("jobs", jobs)
     if grid is not None:
         if not isinstance(grid, dict) or not grid:
             raise ValueError("grid: a dict of {key: [values]}, at least one key")

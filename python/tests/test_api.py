@@ -94,6 +94,16 @@ def test_a_refused_scenario_raises_with_its_place():
         fairway.run("no/such/file.toml")
     with pytest.raises(ValueError, match="no flow or \\[\\[flow\\]\\] entry named `nope`"):
         fairway.run(TUTORIAL, trace=["nope"])
+    # Counts as the command line takes them: whole numbers in range, and no abort on a huge one.
+    for bad, err in [("3", TypeError), (2.0, TypeError), (True, TypeError), (0, ValueError), (-1, ValueError)]:
+        with pytest.raises(err, match="reps"):
+            fairway.run(TUTORIAL, reps=bad)
+    with pytest.raises(fairway.ScenarioError, match="at most 100000 points"):
+        fairway.run(TUTORIAL, reps=10**12)
+    with pytest.raises(ValueError, match="jobs"):
+        fairway.sweep(TUTORIAL_SWEEP, jobs=0)
+    with pytest.raises(TypeError, match="seed"):
+        fairway.sweep(TUTORIAL_SWEEP, reps=2, seed="1")
 
     c = fairway.check(text)
     assert not c and c.errors[0].field == "link[2].rate" and c.warnings == []

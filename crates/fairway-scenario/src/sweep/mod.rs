@@ -193,6 +193,16 @@ pub fn replicated(file: &str, text: &str, first: u64, reps: usize) -> Result<Swe
 }
 
 fn seeded(file: &str, text: &str, first: u64, reps: usize, grid: bool) -> Result<Sweep, ScenarioError> {
+    // Before the seeds are listed: 10^12 of them would not fit in memory.
+    if reps > MAX_POINTS {
+        return Err(ScenarioError {
+            file: file.to_string(),
+            line: 0,
+            col: 0,
+            field: "reps".into(),
+            message: format!("{reps} seeds; a sweep has at most {MAX_POINTS} points"),
+        });
+    }
     let mut doc: DocumentMut = match text.parse() {
         Ok(d) => d,
         // Let the scenario's own reading report what is wrong with it.
