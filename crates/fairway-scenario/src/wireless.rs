@@ -335,6 +335,18 @@ fn mobility(v: &Val, nodes: &mut [WirelessNode], dir: &Path) -> Res<MobilitySpec
                     nodes.len()
                 )));
             }
+            // As random waypoint: every node starts inside the area (ns-2 ignores a destination
+            // beyond it, and a node outside would never come back).
+            if let Some((i, w)) = nodes
+                .iter()
+                .enumerate()
+                .find(|(_, w)| w.placed && !((0.0..=width).contains(&w.x) && (0.0..=height).contains(&w.y)))
+            {
+                return Err(fv.error(format!(
+                    "$node_({i}) starts at ({}, {}), outside the area {width} x {height} m",
+                    w.x, w.y
+                )));
+            }
             MobilitySpec::Moves { width, height, moves }
         }
         other => return Err(model.error(format!("unknown mobility model `{other}` (random_waypoint, file)"))),

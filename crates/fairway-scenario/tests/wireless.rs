@@ -265,6 +265,24 @@ fn mobility_settings_are_checked() {
         let e = parse_err(&base(mob, routing));
         assert!(e.contains(want), "{mob}: {e}");
     }
+    // A movement file that starts a node outside its area is refused, as random waypoint
+    // refuses an `at` outside it.
+    let moves = std::env::temp_dir().join(format!("fairway-moves-outside-{}.tcl", std::process::id()));
+    std::fs::write(
+        &moves,
+        "$node_(0) set X_ 50.0\n$node_(0) set Y_ 50.0\n$node_(1) set X_ 150.0\n$node_(1) set Y_ 50.0\n",
+    )
+    .unwrap();
+    let file_mob = format!("{{ model = \"file\", area = [100, 100], file = \"{}\" }}", moves.display());
+    let e = parse_err(&base(&file_mob, "aodv"));
+    assert!(e.contains("$node_(1) starts at (150, 50), outside the area"), "{e}");
+    std::fs::write(
+        &moves,
+        "$node_(0) set X_ 50.0\n$node_(0) set Y_ 50.0\n$node_(1) set X_ 90.0\n$node_(1) set Y_ 50.0\n",
+    )
+    .unwrap();
+    assert!(parse_scenario("m.toml", &base(&file_mob, "aodv"), "m").is_ok());
+    let _ = std::fs::remove_file(&moves);
     // Without mobility, a node needs a position.
     let e = parse_err(
         &base("{ model = \"random_waypoint\", area = [100, 100], speed = 5 }", "aodv").replace("mobility = ", "# "),
