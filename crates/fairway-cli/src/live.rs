@@ -10,6 +10,7 @@ use fairway_engine::protocol::Build;
 use fairway_engine::results::FlowSummary;
 use fairway_engine::scenario::{AppSpec, FlowSpec, Scenario};
 use fairway_live::ends::{self, Clock, EndCounts, LiveEnd, Role};
+use fairway_live::key::Key;
 use fairway_live::socket::Port;
 use fairway_report::output;
 use serde::Serialize;
@@ -57,6 +58,63 @@ fn dur(what: &str, d: Option<&str>) -> Result<Option<Dur>, Failure> {
     d.map(|s| Dur::parse(s).map_err(|e| Failure::Input(format!("{what} {s}: {e}")))).transpose()
 }
 
+/// The key of a live flow, as `fairway send` and `fairway recv` take it.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct KeyArgs {
+    /// The flow's key, 64 hexadecimal digits (`fairway key` makes one; both ends need the same).
+    #[arg(long, value_name = "HEX", conflicts_with = "key_file")]
+    pub key: Option<String>,
+    /// A file holding the flow's key (as `fairway key FILE` writes it).
+    #[arg(long, value_name = "FILE")]
+    pub key_file: Option<std::path::PathBuf>,
+}
+
+impl KeyArgs {
+    /// The key given, if one was.
+    fn given(&self) -> Result<Option<Key>, Failure> {
+        let bad = |e: fairway_live::key::BadKey| Failure::Input(e.to_string());
+        match (&self.key, &self.key_file) {
+            (Some(k), _) => Key::parse(k).map(Some).map_err(|e| Failure::Input(format!("--key: {e}"))),
+            (None, Some(f)) => Key::read(f).map(Some).map_err(bad),
+            (None, None) => Ok(None),
+        }
+    }
+}
+
+fn fresh_key() -> Result<Key, Failure> {
+    Key::fresh().map_err(|e| Failure::Other(anyhow::anyhow!("the kernel's random source: {e}")))
+}
+
+/// `fairway key [FILE]`: a fresh key, written to FILE (mode 0600) or printed.
+pub fn make_key(file: Option<&Path>) -> Result<(), Failure> {
+    let key = fresh_key()?;
+    let Some(file) = file else {
+        println!("{}", key.hex());
+        return Ok(());
+    };
+    if file.exists() && Key::read(file).is_err() {
+        return Err(Failure::Input(format!(
+            "{}: exists and does not hold a key; fairway replaces only a key file",
+            file.display()
+        )));
+    }
+    let io = |e: std::io::Error| Failure::Other(anyhow::anyhow!("{}: {e}", file.display()));
+    if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    // Written beside it and renamed: the file is whole or absent, and never readable by others.
+    let tmp = file.with_extension(format!("partial-{}", std::process::id()));
+    {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp).map_err(io)?;
+        f.write_all(format!("{}\n", key.hex()).as_bytes()).map_err(io)?;
+    }
+    std::fs::rename(&tmp, file).map_err(io)?;
+    println!("wrote a key to {}", file.display());
+    Ok(())
+}
+
 /// `fairway send FILE --flow NAME --to ADDR`: the flow's sender, from its start to its stop
 /// (the scenario's times, counted from now).
 pub fn send(
@@ -65,14 +123,22 @@ pub fn send(
     to: SocketAddr,
     bind_to: Option<SocketAddr>,
     out: Option<&Path>,
+    key: &KeyArgs,
 ) -> Result<(), Failure> {
     ipv4("--to", Some(to))?;
     ipv4("--bind", bind_to)?;
     let sc = load(file)?;
+    let (i, f, mut drv) = flow(&sc, name)?;
+    let key = key.given()?.ok_or_else(|| {
+        Failure::Input(
+            "the sender needs the flow's key: --key-file FILE or --key HEX, as the receiver has it \
+             (`fairway key FILE` makes one; `fairway recv` without one prints the key it made)"
+                .into(),
+        )
+    })?;
     if let Some(out) = out {
         std::fs::create_dir_all(out).map_err(|e| Failure::Input(format!("{}: {e}", out.display())))?;
     }
-    let (i, f, mut drv) = flow(&sc, name)?;
     let port = bind(bind_to.unwrap_or_else(|| "0.0.0.0:0".parse().unwrap()))?;
     let start = f.start_with(sc.seed);
     let stop = f.stop.unwrap_or(Time::ZERO + sc.duration).min(Time::ZERO + sc.duration);
@@ -87,21 +153,22 @@ pub fn send(
     let clock = Clock::new();
     let counts = {
         let (snd, _) = drv.ends();
-        let mut e = [LiveEnd::new(snd, port, i as u32, Role::Sender { to, start, stop })];
+        let mut e = [LiveEnd::new(snd, port, i as u32, Role::Sender { to, start, stop }, key)];
         // Past its stop, a sender only sends its end of flow; this is a bound, not a wait.
         let until = stop + Dur(ends::END_GAP.0 * (ends::END_COPIES as u64 + 1));
         ends::run(&mut e, &clock, Some(until), &interrupt::INTERRUPTED, None).map_err(|e| Failure::Other(e.into()))?;
         e[0].counts
     };
     println!(
-        "sent {} datagrams ({} bytes as the simulator counts them, {} refused by the socket); {} came back ({} marked CE, {} refused by the endpoint, {} strangers)",
+        "sent {} datagrams ({} bytes as the simulator counts them, {} refused by the socket); {} came back ({} marked CE, {} refused by the endpoint, {} strangers, {} forged)",
         counts.sent_pkts,
         counts.sent_bytes,
         counts.send_errors,
         counts.recv_pkts,
         counts.ce_pkts,
         counts.refused_pkts,
-        counts.stranger_pkts
+        counts.stranger_pkts,
+        counts.forged_pkts
     );
     if counts.nonce_failed > 0 {
         println!(
@@ -138,6 +205,9 @@ pub fn send(
             feedback_ce_pkts: counts.ce_pkts,
             refused_pkts: counts.refused_pkts,
             stranger_pkts: counts.stranger_pkts,
+            forged_pkts: counts.forged_pkts,
+            truncated_pkts: counts.truncated_pkts,
+            duplicate_pkts: counts.duplicate_pkts,
             nonce_passed: counts.nonce_passed,
             nonce_failed: counts.nonce_failed,
             nonce_unchecked: counts.nonce_unchecked,
@@ -183,7 +253,13 @@ struct SenderSummary<'a> {
     feedback_pkts: u64,
     feedback_ce_pkts: u64,
     refused_pkts: u64,
+    /// Datagrams that were not the receiver's: not fairway's, another flow's, from elsewhere.
     stranger_pkts: u64,
+    /// fairway's datagrams whose tag the flow's key does not verify, and those cut on the way.
+    forged_pkts: u64,
+    truncated_pkts: u64,
+    /// Copies of feedback already received (not handed to the endpoint again).
+    duplicate_pkts: u64,
     /// Checks of the receiver's nonce echoes: passed, failed (it hides losses), and not
     /// checkable (it owned up to losses).
     nonce_passed: u64,
@@ -225,7 +301,16 @@ struct LiveCounts {
     sender_totals_received: bool,
     ce_pkts: u64,
     refused_pkts: u64,
+    /// Datagrams that were not the flow's: not fairway's, another flow's, from elsewhere.
     stranger_pkts: u64,
+    /// fairway's datagrams whose tag the flow's key does not verify (forged, changed on the
+    /// way, another run's), and those cut short on the way.
+    forged_pkts: u64,
+    truncated_pkts: u64,
+    /// Copies of datagrams already received: counted in recv_pkts, not delivered again.
+    duplicate_pkts: u64,
+    /// Datagrams far ahead of the flow that nothing confirmed (ends.rs, `Seen`), not delivered.
+    unconfirmed_pkts: u64,
     feedback_sent_pkts: u64,
     feedback_send_errors: u64,
 }
@@ -299,8 +384,11 @@ pub(crate) fn datagram_summary(mut s: FlowSummary, sent: (u64, u64), rcv: &EndCo
     s.recv_distinct_pkts = rcv.recv_distinct_pkts;
     s.recv_distinct_bytes = rcv.recv_distinct_bytes;
     s.dropped_pkts = dropped;
-    s.pdr = (sent.0 > 0).then(|| rcv.recv_pkts as f64 / sent.0 as f64);
-    s.plr = (rcv.recv_pkts + dropped > 0).then(|| dropped as f64 / (rcv.recv_pkts + dropped) as f64);
+    // A datagram flow sends each datagram once: a second copy is the network's (a relay's),
+    // not a delivery, so the ratios count distinct datagrams.
+    let got = rcv.recv_distinct_pkts;
+    s.pdr = (sent.0 > 0).then(|| got as f64 / sent.0 as f64);
+    s.plr = (got + dropped > 0).then(|| dropped as f64 / (got + dropped) as f64);
     s.throughput_bps = rate(rcv.recv_distinct_bytes);
     s.goodput_bps = rate(rcv.recv_distinct_payload);
     s.mean_delay_s = rcv.delays.mean_s();
@@ -318,20 +406,30 @@ pub fn recv(
     out: &Path,
     duration: Option<&str>,
     hide_losses: bool,
+    key: &KeyArgs,
 ) -> Result<(), Failure> {
     ipv4("--listen", Some(listen))?;
+    let given = key.given()?;
     let sc = load(file)?;
     let limit = dur("--duration", duration)?;
     let (i, f, mut drv) = flow(&sc, name)?;
     let port = bind(listen)?;
     let at = port.local_addr().map_err(|e| Failure::Other(e.into()))?;
     std::fs::create_dir_all(out).map_err(|e| Failure::Input(format!("{}: {e}", out.display())))?;
+    let key = match given {
+        Some(k) => k,
+        None => {
+            let k = fresh_key()?;
+            println!("key {} (give it to the sender: --key {})", k.hex(), k.hex());
+            k
+        }
+    };
     // The line a script waits for (with port 0, it names the port chosen).
     println!("receiving {} on {at}", f.name);
     let clock = Clock::new();
     let (counts, peer) = {
         let (_, rcv) = drv.ends();
-        let e = LiveEnd::new(rcv, port, i as u32, Role::Receiver);
+        let e = LiveEnd::new(rcv, port, i as u32, Role::Receiver, key);
         let mut e = [if hide_losses { e.hiding_losses() } else { e }];
         ends::run(&mut e, &clock, limit.map(|d| Time::ZERO + d), &interrupt::INTERRUPTED, None)
             .map_err(|e| Failure::Other(e.into()))?;
@@ -360,6 +458,10 @@ pub fn recv(
             ce_pkts: counts.ce_pkts,
             refused_pkts: counts.refused_pkts,
             stranger_pkts: counts.stranger_pkts,
+            forged_pkts: counts.forged_pkts,
+            truncated_pkts: counts.truncated_pkts,
+            duplicate_pkts: counts.duplicate_pkts,
+            unconfirmed_pkts: counts.unconfirmed_pkts + counts.held_pkts,
             feedback_sent_pkts: counts.sent_pkts,
             feedback_send_errors: counts.send_errors,
         },

@@ -204,6 +204,8 @@ enum Cmd {
         /// A folder for what the sender did (sender.json; scale.csv for a MApp flow).
         #[arg(long)]
         out: Option<PathBuf>,
+        #[command(flatten)]
+        key: live::KeyArgs,
     },
     /// Receive one datagram flow of a scenario over UDP (the other end of `fairway send`), and
     /// write its results (summary.json, marked "mode": "live") into a folder.
@@ -227,6 +229,16 @@ enum Cmd {
         /// losses would (seed 002 §7); the sender's nonce check should catch it.
         #[arg(long)]
         hide_losses: bool,
+        /// The flow's key [default: a fresh one, printed for the sender].
+        #[command(flatten)]
+        key: live::KeyArgs,
+    },
+    /// Make a key for a live flow (`fairway send` and `fairway recv` take it with --key-file):
+    /// 32 random bytes as 64 hexadecimal digits, written to FILE (readable by its owner only)
+    /// or printed.
+    Key {
+        /// Where to write it; a file there is replaced only if it holds a key.
+        file: Option<PathBuf>,
     },
     /// Run a dumbbell scenario live (root needed) and simulated, and put them side by side: its
     /// bottleneck emulated between two network namespaces, its TCP flows Linux's TCP, its
@@ -447,10 +459,11 @@ fn main() -> ExitCode {
         Cmd::Testbed { file, out, duration, link, name } => {
             testbed::testbed(&file, out.as_deref(), duration.as_deref(), link.as_deref(), &name)
         }
-        Cmd::Send { file, flow, to, bind, out } => live::send(&file, &flow, to, bind, out.as_deref()),
-        Cmd::Recv { file, flow, listen, out, duration, hide_losses } => {
-            live::recv(&file, &flow, listen, &out, duration.as_deref(), hide_losses)
+        Cmd::Send { file, flow, to, bind, out, key } => live::send(&file, &flow, to, bind, out.as_deref(), &key),
+        Cmd::Recv { file, flow, listen, out, duration, hide_losses, key } => {
+            live::recv(&file, &flow, listen, &out, duration.as_deref(), hide_losses, &key)
         }
+        Cmd::Key { file } => live::make_key(file.as_deref()),
         Cmd::Sweep { file, out, jobs, quiet, reps, resume } => run_sweep(&file, out, jobs, quiet, reps, resume),
         Cmd::Reproduce { name, out, scenarios, seed, reps } => reproduce(&name, out, scenarios, seed, reps),
         Cmd::Plot { dir, x, y, rows, title, figures } => {

@@ -259,8 +259,10 @@ pub fn testbed(
         let start = p.f.start_with(sc.seed);
         let stop = p.f.stop.unwrap_or(Time::ZERO + sc.duration).min(Time::ZERO + sc.duration);
         let (snd, rcv) = drv.ends();
-        live_ends.push(LiveEnd::new(snd, sp, *i as u32, Role::Sender { to, start, stop }));
-        live_ends.push(LiveEnd::new(rcv, rp, *i as u32, Role::Receiver));
+        // Both ends are this process's: a fresh key binds them, as `fairway key` would.
+        let key = fairway_live::Key::fresh().map_err(other)?;
+        live_ends.push(LiveEnd::new(snd, sp, *i as u32, Role::Sender { to, start, stop }, key.clone()));
+        live_ends.push(LiveEnd::new(rcv, rp, *i as u32, Role::Receiver, key));
         which.push(*i);
     }
 

@@ -38,17 +38,28 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-/// Starts `cmd` (a `fairway recv`) and returns it with the address it prints it receives on.
-fn receiver(mut cmd: Command) -> (Child, String) {
+/// A `fairway recv` started, the address it prints it receives on, and the key it prints when
+/// it was given none.
+struct Receiver {
+    child: Child,
+    at: String,
+    key: Option<String>,
+}
+
+/// Starts `cmd` (a `fairway recv`) and reads what it prints before it receives.
+fn receiver(mut cmd: Command) -> Receiver {
     let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
+    let (mut line, mut key) = (String::new(), None);
     while out.read_line(&mut line).unwrap() > 0 {
+        if let Some(k) = line.strip_prefix("key ") {
+            key = Some(k.split(' ').next().unwrap().to_string());
+        }
         if let Some((_, at)) = line.trim().strip_prefix("receiving ").and_then(|l| l.split_once(" on ")) {
             let at = at.to_string();
             // The rest of its output is read when it ends.
             std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-            return (child, at);
+            return Receiver { child, at, key };
         }
         line.clear();
     }
@@ -89,10 +100,14 @@ fn a_mapp_flow_over_loopback_arrives_whole_and_both_ends_say_so() {
     let (rout, sout) = (dir.join("recv"), dir.join("send"));
     let mut r = fairway();
     r.arg("recv").arg(&sc).args(["--flow", "mapp", "--listen", "127.0.0.1:0", "--out"]).arg(&rout);
-    let (rx, at) = receiver(r);
+    // Given no key, the receiver makes one and prints it for the sender.
+    let Receiver { child: rx, at, key } = receiver(r);
+    let key = key.expect("the receiver printed its key");
+    assert_eq!(key.len(), 64, "{key}");
     let t = Instant::now();
-    let sent =
-        ok(&fairway().arg("send").arg(&sc).args(["--flow", "mapp", "--to", &at, "--out"]).arg(&sout).output().unwrap());
+    let mut send = fairway();
+    send.arg("send").arg(&sc).args(["--flow", "mapp", "--to", &at, "--key", &key, "--out"]).arg(&sout);
+    let sent = ok(&send.output().unwrap());
     // The flow runs from 0.5 s to 2 s of the sender's time.
     let took = t.elapsed();
     assert!(took >= Duration::from_millis(2000) && took < Duration::from_secs(4), "{took:?}\n{sent}");
@@ -109,6 +124,9 @@ fn a_mapp_flow_over_loopback_arrives_whole_and_both_ends_say_so() {
     assert_eq!(u(&fl["sent_bytes"]), u(&snd["sent_bytes"]));
     assert_eq!((f(&fl["pdr"]), f(&fl["plr"])), (1.0, 0.0));
     assert_eq!(s["live"]["sender_totals_received"], true);
+    for n in ["stranger_pkts", "forged_pkts", "truncated_pkts", "duplicate_pkts", "unconfirmed_pkts"] {
+        assert_eq!(u(&s["live"][n]), 0, "{n}");
+    }
     // Throughput is what arrived over the time the sender's application ran.
     let expect = u(&fl["recv_distinct_bytes"]) as f64 * 8.0 / f(&snd["active_s"]);
     assert!((f(&fl["throughput_bps"]) - expect).abs() < 1e-6 * expect);
@@ -138,6 +156,80 @@ fn send_and_recv_refuse_what_they_cannot_run() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("IPv4 only"), "{o:?}");
+    // A sender needs the flow's key, and a key is 64 hexadecimal digits.
+    let mapp = ["send", "scenarios/tutorial/live-mapp.toml", "--flow", "mapp", "--to", "127.0.0.1:9"];
+    let o = fairway().args(mapp).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("needs the flow's key"), "{o:?}");
+    let o = fairway().args(mapp).args(["--key", "1234"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--key: a key is 64 hexadecimal digits"), "{o:?}");
+    let o = fairway().args(mapp).arg("--key-file").arg(dir.join("none")).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("none: No such file"), "{o:?}");
+}
+
+#[test]
+fn fairway_key_writes_a_key_only_its_owner_reads_and_replaces_only_a_key() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tmp("key");
+    let k = dir.join("sub/flow.key");
+    ok(&fairway().arg("key").arg(&k).output().unwrap());
+    let first = fs::read_to_string(&k).unwrap();
+    assert!(first.len() == 65 && first.trim().chars().all(|c| c.is_ascii_hexdigit()), "{first:?}");
+    assert_eq!(fs::metadata(&k).unwrap().permissions().mode() & 0o777, 0o600);
+    // A key file is replaced by a fresh key.
+    ok(&fairway().arg("key").arg(&k).output().unwrap());
+    assert_ne!(fs::read_to_string(&k).unwrap(), first);
+    // Any other file is the user's: refused, left as it was.
+    let thesis = dir.join("thesis.tex");
+    fs::write(&thesis, "important").unwrap();
+    let o = fairway().arg("key").arg(&thesis).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert_eq!(fs::read_to_string(&thesis).unwrap(), "important");
+    // Without a file, it prints one.
+    let printed = ok(&fairway().arg("key").output().unwrap());
+    assert_eq!(printed.trim().len(), 64, "{printed}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Who knows the flow's number and the receiver's address but not its key takes nothing over:
+/// a sender with another key reaches the receiver, and every datagram of it is counted forged.
+#[test]
+fn a_sender_without_the_key_is_refused_datagram_by_datagram() {
+    let _turn = one_at_a_time();
+    let dir = tmp("wrongkey");
+    let sc = short_scenario(&dir);
+    let (kr, ks) = (dir.join("r.key"), dir.join("s.key"));
+    ok(&fairway().arg("key").arg(&kr).output().unwrap());
+    ok(&fairway().arg("key").arg(&ks).output().unwrap());
+    let rout = dir.join("recv");
+    let mut r = fairway();
+    r.arg("recv").arg(&sc).args(["--flow", "mapp", "--listen", "127.0.0.1:0", "--duration", "3s", "--key-file"]);
+    r.arg(&kr).arg("--out").arg(&rout);
+    let rx = receiver(r);
+    assert_eq!(rx.key, None, "a receiver given its key prints none");
+    let mut send = fairway();
+    send.arg("send").arg(&sc).args(["--flow", "mapp", "--to", &rx.at, "--key-file"]).arg(&ks);
+    let sent = ok(&send.output().unwrap());
+    ok(&rx.child.wait_with_output().unwrap());
+    let s = json(&rout.join("summary.json"));
+    let (fl, live) = (&s["flows"][0], &s["live"]);
+    assert_eq!((u(&fl["recv_pkts"]), u(&live["feedback_sent_pkts"])), (0, 0), "{s}");
+    assert_eq!(live["sender"], Value::Null, "the receiver locked to nobody: {live}");
+    assert_eq!(live["sender_totals_received"], false);
+    // The sender's data and its three end-of-flow copies, each refused.
+    let line = sent.lines().find(|l| l.starts_with("sent ")).expect(&sent);
+    let n: u64 = line.split(' ').nth(1).unwrap().parse().unwrap();
+    // MApp without feedback stays at its first scale: a few dozen datagrams.
+    assert!(n >= 20, "{sent}");
+    assert_eq!(
+        u(&live["forged_pkts"]),
+        n + 3,
+        "{live}
+{sent}"
+    );
+    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -167,11 +259,13 @@ fn a_live_mapp_flow_scales_down_under_the_emulated_red_bottleneck_as_simulated()
     let mut r = Command::new("ip");
     r.current_dir(repo()).args(["netns", "exec", &b, env!("CARGO_BIN_EXE_fairway"), "recv", sc, "--flow", "mapp"]);
     r.args(["--listen", "10.201.1.1:5000", "--out"]).arg(&rout);
-    let (rx, at) = receiver(r);
+    r.arg("--key-file").arg(dir.join("flow.key"));
+    ok(&fairway().arg("key").arg(dir.join("flow.key")).output().unwrap());
+    let Receiver { child: rx, at, .. } = receiver(r);
     assert_eq!(at, "10.201.1.1:5000");
     let mut s = Command::new("ip");
     s.current_dir(repo()).args(["netns", "exec", &a, env!("CARGO_BIN_EXE_fairway"), "send", sc, "--flow", "mapp"]);
-    s.args(["--to", &at, "--out"]).arg(&sout);
+    s.args(["--to", &at, "--out"]).arg(&sout).arg("--key-file").arg(dir.join("flow.key"));
     ok(&s.output().unwrap());
     ok(&rx.wait_with_output().unwrap());
     let emu_out = ok(&emu.wait_with_output().unwrap());
@@ -268,7 +362,7 @@ fn every_protocol_runs_on_sockets() {
     let text = EVERY_PROTOCOL.replace("[[flow]]\n", "[[flow]]\nfrom = \"a\"\nto = \"b\"\n");
     fs::write(&sc, text).unwrap();
     let names = ["cbr", "voip", "video", "iftp", "ccid2", "ccid3", "mm", "mpeg", "mapp"];
-    let receivers: Vec<(Child, String)> = names
+    let receivers: Vec<Receiver> = names
         .iter()
         .map(|n| {
             let mut r = fairway();
@@ -280,17 +374,18 @@ fn every_protocol_runs_on_sockets() {
     let senders: Vec<Child> = names
         .iter()
         .zip(&receivers)
-        .map(|(n, (_, at))| {
+        .map(|(n, r)| {
             let mut s = fairway();
-            s.args(["send", sc.to_str().unwrap(), "--flow", n, "--to", at]).stdout(Stdio::null());
+            s.args(["send", sc.to_str().unwrap(), "--flow", n, "--to", &r.at, "--key", r.key.as_ref().unwrap()]);
+            s.stdout(Stdio::null());
             s.stderr(Stdio::piped()).spawn().unwrap()
         })
         .collect();
     for s in senders {
         ok(&s.wait_with_output().unwrap());
     }
-    for (n, (r, _)) in names.iter().zip(receivers) {
-        ok(&r.wait_with_output().unwrap());
+    for (n, r) in names.iter().zip(receivers) {
+        ok(&r.child.wait_with_output().unwrap());
         let s = json(&dir.join(n).join("summary.json"));
         let fl = &s["flows"][0];
         assert_eq!(fl["name"].as_str(), Some(*n));

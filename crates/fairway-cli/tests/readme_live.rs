@@ -31,7 +31,7 @@ fn the_readme_live_example_runs_as_written() {
         return;
     }
     let block = readme_block("On the wire:");
-    for step in ["fairway emulate", "fairway recv", "fairway send"] {
+    for step in ["fairway emulate", "fairway key", "fairway recv", "fairway send"] {
         assert!(block.contains(step), "the example runs {step}:\n{block}");
     }
     // It uses the emulator's default namespaces, fw-fw-a and fw-fw-b; another emulator's would

@@ -5,8 +5,13 @@
 //!
 //! A sender's application starts and stops at the times its flow gives; when it stops, the end
 //! tells its receiver its totals ([`framing::EndOfFlow`], sent [`END_COPIES`] times). A
-//! receiver answers the first sender that reaches it, and finishes [`LINGER`] after the end of
-//! flow, or after [`IDLE`] without a datagram.
+//! receiver answers the first sender that reaches it with a datagram tagged by the flow's key,
+//! and finishes [`LINGER`] after the end of flow, or after [`IDLE`] without a datagram.
+//!
+//! What a receiver takes in: only datagrams its key verifies, of its flow, from its sender; each
+//! sequence number once (a copy is counted, not handed to the endpoint again); and a number at
+//! least [`WINDOW`] ahead of the highest seen only when a second one near it confirms it (until
+//! then it is held), so one datagram cannot make the receiver forget the window it tracks.
 
 use std::io;
 use std::net::SocketAddr;
@@ -18,7 +23,8 @@ use fairway_core::{Bytes, Dur, Rng, Time};
 use fairway_proto::{Arrival, Sent, WireEnd};
 
 use crate::emulate::wait_readable;
-use crate::framing::{self, Echo, EndOfFlow, Header, Kind};
+use crate::framing::{self, Echo, EndOfFlow, Header, Kind, Refused};
+use crate::key::Key;
 use crate::sampler::Sampler;
 use crate::socket::{tos, Port, CE};
 
@@ -38,7 +44,7 @@ const BATCH: usize = 64;
 const BUF: usize = 65_536;
 /// Sequence numbers remembered behind the highest, to tell duplicates: a datagram further
 /// behind counts as one.
-const WINDOW: u32 = 4096;
+pub const WINDOW: u32 = 4096;
 
 /// Time for the endpoints (monotonic, from the clock's creation) and the wall clock that stamps
 /// datagrams, so that two processes, or two hosts whose clocks agree, measure one-way delay.
@@ -136,6 +142,17 @@ pub struct EndCounts {
     pub refused_pkts: u64,
     /// Datagrams that were not its peer's: not fairway's, another flow's, from elsewhere.
     pub stranger_pkts: u64,
+    /// fairway's datagrams whose tag the key does not verify, or whose lengths do not add up:
+    /// forged, changed on the way, or another run's.
+    pub forged_pkts: u64,
+    /// Datagrams shorter than their sender wrote them.
+    pub truncated_pkts: u64,
+    /// Copies of a sequence number already received (counted in `recv_pkts`, not delivered).
+    pub duplicate_pkts: u64,
+    /// A datagram far ahead of the others ([`WINDOW`] or more), held until another confirms it:
+    /// how many are held at the moment (0 or 1), and how many were let go unconfirmed.
+    pub held_pkts: u64,
+    pub unconfirmed_pkts: u64,
     pub delays: Delays,
     /// What its sender said at the end (a receiver's).
     pub peer_end: Option<EndOfFlow>,
@@ -208,15 +225,56 @@ struct Seen {
     got: Bits,
     nonce: Bits,
     echoed_to: Option<u32>,
+    /// A number [`WINDOW`] or more ahead of `top`, not believed yet, and its nonce.
+    ahead: Option<(u32, bool)>,
+}
+
+/// What a sequence number is to the receiver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    New,
+    Copy,
+    /// Far ahead: held until another confirms it.
+    Held,
+    /// New, and it confirms the one held, which is now new too.
+    Confirms,
 }
 
 impl Seen {
     fn new() -> Seen {
-        Seen { top: None, got: Bits::new(), nonce: Bits::new(), echoed_to: None }
+        Seen { top: None, got: Bits::new(), nonce: Bits::new(), echoed_to: None, ahead: None }
     }
 
-    /// Whether `s` is seen for the first time (then its nonce is kept).
-    fn insert(&mut self, s: u32, nonce: bool) -> bool {
+    /// What `s` is: seen for the first time (its nonce is kept), a copy, or far ahead. A number
+    /// far ahead moves the window only when a second, different one within [`WINDOW`] of it
+    /// comes: a real jump (a long outage) is followed by the rest of the flow, a lone datagram
+    /// is not.
+    fn insert(&mut self, s: u32, nonce: bool) -> Fate {
+        if self.top.is_some_and(|t| s > t && s - t >= WINDOW) {
+            return match self.ahead {
+                Some((a, _)) if a == s => Fate::Copy,
+                Some((a, an)) if a.abs_diff(s) < WINDOW => {
+                    self.ahead = None;
+                    let (lo, hi) = if a < s { ((a, an), (s, nonce)) } else { ((s, nonce), (a, an)) };
+                    self.take(lo.0, lo.1);
+                    self.take(hi.0, hi.1);
+                    Fate::Confirms
+                }
+                _ => {
+                    self.ahead = Some((s, nonce));
+                    Fate::Held
+                }
+            };
+        }
+        if self.take(s, nonce) {
+            Fate::New
+        } else {
+            Fate::Copy
+        }
+    }
+
+    /// Whether `s` is seen for the first time (then its nonce is kept), moving the window.
+    fn take(&mut self, s: u32, nonce: bool) -> bool {
         let new = match self.top {
             Some(t) if s > t => {
                 if s - t >= WINDOW {
@@ -296,12 +354,17 @@ pub struct LiveEnd<'a> {
     nonce_rng: Rng,
     /// A receiver that hides losses in its echoes (to study the nonce check).
     lies: bool,
+    /// The flow's key: it tags what this end sends and verifies what it takes.
+    key: Key,
+    /// The datagram held far ahead ([`Fate::Held`]): its header, its encoding, whether it was
+    /// marked, its one-way delay.
+    held: Option<(Header, Vec<u8>, bool, f64)>,
     pub counts: EndCounts,
 }
 
 impl<'a> LiveEnd<'a> {
-    /// `end` of flow `flow` on `port`.
-    pub fn new(end: &'a mut dyn WireEnd, port: Port, flow: u32, role: Role) -> LiveEnd<'a> {
+    /// `end` of flow `flow` on `port`, its datagrams tagged with `key` (its peer's too).
+    pub fn new(end: &'a mut dyn WireEnd, port: Port, flow: u32, role: Role, key: Key) -> LiveEnd<'a> {
         let (peer, phase) = match role {
             Role::Sender { to, .. } => (Some(to), Phase::Waiting),
             Role::Receiver => (None, Phase::Running),
@@ -319,6 +382,8 @@ impl<'a> LiveEnd<'a> {
             nonces: Bits::new(),
             nonce_rng: Rng::from_seed(secret_seed()),
             lies: false,
+            key,
+            held: None,
             counts: EndCounts::default(),
         }
     }
@@ -389,7 +454,7 @@ impl<'a> LiveEnd<'a> {
         if kind != Kind::End {
             self.next_seq = self.next_seq.wrapping_add(1);
         }
-        framing::write(&h, bytes, out);
+        framing::write(&h, bytes, &self.key, out);
         self.port.send_to(out, peer, tos(s.ect, s.tagged)).is_ok()
     }
 
@@ -501,10 +566,18 @@ impl<'a> LiveEnd<'a> {
                 Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => continue,
                 Err(e) => return Err(e),
             };
-            let h = match framing::read(&buf[..r.len], enc) {
+            let h = match framing::read(&buf[..r.len], &self.key, enc) {
                 Ok(h) => h,
-                Err(_) => {
+                Err(Refused::NotFairway) => {
                     self.counts.stranger_pkts += 1;
+                    continue;
+                }
+                Err(Refused::Truncated) => {
+                    self.counts.truncated_pkts += 1;
+                    continue;
+                }
+                Err(Refused::BadLength | Refused::Forged) => {
+                    self.counts.forged_pkts += 1;
                     continue;
                 }
             };
@@ -529,33 +602,73 @@ impl<'a> LiveEnd<'a> {
                 }
                 continue;
             }
-            if let (Kind::Feedback, Some(e)) = (h.kind, h.echo) {
-                self.check(&e);
-            }
-            let c = &mut self.counts;
-            c.recv_pkts += 1;
-            c.recv_bytes += h.size.0;
-            c.first_recv.get_or_insert(now);
-            c.last_recv = Some(now);
             let ce = r.tos & CE == CE;
-            c.ce_pkts += ce as u64;
-            if self.seen.insert(h.seq, h.nonce) {
-                c.recv_distinct_pkts += 1;
-                c.recv_distinct_bytes += h.size.0;
-                c.recv_distinct_payload += h.payload.0;
-            }
-            c.delays.add(clock.wall_ns().saturating_sub(h.sent_ns) as f64 * 1e-9);
-            let arrival = Arrival { ce, size: h.size, payload: h.payload };
-            // A sender that has stopped hears no more (as in the simulator, where its
-            // endpoint's stop ends its part).
-            if matches!(self.phase, Phase::Running | Phase::Lingering { .. }) {
-                if self.end.handle_datagram(now, enc, arrival).is_err() {
-                    self.counts.refused_pkts += 1;
+            let delay_s = clock.wall_ns().saturating_sub(h.sent_ns) as f64 * 1e-9;
+            match self.seen.insert(h.seq, h.nonce) {
+                Fate::New => self.deliver(now, clock, &h, ce, delay_s, enc, out),
+                Fate::Copy => {
+                    let c = &mut self.counts;
+                    c.recv_pkts += 1;
+                    c.recv_bytes += h.size.0;
+                    c.duplicate_pkts += 1;
                 }
-                self.drain(now, clock, enc, out);
+                Fate::Held => {
+                    if self.held.replace((h, enc.clone(), ce, delay_s)).is_some() {
+                        self.counts.unconfirmed_pkts += 1;
+                    } else {
+                        self.counts.held_pkts += 1;
+                    }
+                }
+                Fate::Confirms => {
+                    let mut bytes = enc.clone();
+                    if let Some((hh, hb, hce, hd)) = self.held.take() {
+                        self.counts.held_pkts -= 1;
+                        enc.clone_from(&hb);
+                        self.deliver(now, clock, &hh, hce, hd, enc, out);
+                    }
+                    std::mem::swap(enc, &mut bytes);
+                    self.deliver(now, clock, &h, ce, delay_s, enc, out);
+                }
             }
         }
         Ok(())
+    }
+
+    /// Hands the peer's datagram `h`, seen for the first time, to the endpoint (its encoding in
+    /// `enc`, which then serves as scratch) and sends what that makes due.
+    #[allow(clippy::too_many_arguments)]
+    fn deliver(
+        &mut self,
+        now: Time,
+        clock: &Clock,
+        h: &Header,
+        ce: bool,
+        delay_s: f64,
+        enc: &mut Vec<u8>,
+        out: &mut Vec<u8>,
+    ) {
+        if let (Kind::Feedback, Some(e)) = (h.kind, h.echo) {
+            self.check(&e);
+        }
+        let c = &mut self.counts;
+        c.recv_pkts += 1;
+        c.recv_bytes += h.size.0;
+        c.first_recv.get_or_insert(now);
+        c.last_recv = Some(now);
+        c.ce_pkts += ce as u64;
+        c.recv_distinct_pkts += 1;
+        c.recv_distinct_bytes += h.size.0;
+        c.recv_distinct_payload += h.payload.0;
+        c.delays.add(delay_s);
+        let arrival = Arrival { ce, size: h.size, payload: h.payload };
+        // A sender that has stopped hears no more (as in the simulator, where its endpoint's
+        // stop ends its part).
+        if matches!(self.phase, Phase::Running | Phase::Lingering { .. }) {
+            if self.end.handle_datagram(now, enc, arrival).is_err() {
+                self.counts.refused_pkts += 1;
+            }
+            self.drain(now, clock, enc, out);
+        }
     }
 
     /// Ends early (the run was stopped or ran out of time): a running sender stops its
@@ -627,16 +740,44 @@ mod tests {
     #[test]
     fn duplicates_are_told_from_first_copies_within_the_window() {
         let mut s = Seen::new();
-        assert!(s.insert(5, false));
-        assert!(!s.insert(5, false));
-        assert!(s.insert(3, false), "late, not seen");
-        assert!(!s.insert(3, false));
-        assert!(s.insert(5000, false));
-        assert!(!s.insert(5000 - WINDOW, false), "too far behind: counted as a copy");
-        assert!(s.insert(5000 - WINDOW + 1, false));
-        // Jumping ahead forgets the slots it passes, which now name newer numbers.
-        assert!(s.insert(5000 + WINDOW - 1, false));
-        assert!(s.insert(5003 + WINDOW, false), "the slot of 5003, reused");
+        assert_eq!(s.insert(5, false), Fate::New);
+        assert_eq!(s.insert(5, false), Fate::Copy);
+        assert_eq!(s.insert(3, false), Fate::New, "late, not seen");
+        assert_eq!(s.insert(3, false), Fate::Copy);
+        assert_eq!(s.insert(4000, false), Fate::New);
+        assert_eq!(s.insert(5000, false), Fate::New);
+        assert_eq!(s.insert(5000 - WINDOW, false), Fate::Copy, "too far behind: counted as a copy");
+        assert_eq!(s.insert(5000 - WINDOW + 1, false), Fate::New);
+        // Up to the window's width ahead, the window moves and forgets the slots it passes,
+        // which now name newer numbers.
+        assert_eq!(s.insert(5000 + WINDOW - 1, false), Fate::New);
+        assert_eq!(s.insert(5003 + WINDOW, false), Fate::New, "the slot of 5003, reused");
+    }
+
+    #[test]
+    fn a_number_far_ahead_waits_for_another_near_it() {
+        let mut s = Seen::new();
+        for k in 0..100 {
+            s.insert(k, false);
+        }
+        // One datagram 5000 ahead (a forged one would be) does not move the window: 50 is still
+        // known as received, and new numbers near the top are still new.
+        assert_eq!(s.insert(5099, false), Fate::Held);
+        assert_eq!(s.insert(5099, false), Fate::Copy, "a copy of the one held");
+        assert_eq!(s.insert(50, false), Fate::Copy);
+        assert_eq!(s.insert(100, false), Fate::New);
+        // Another far ahead but not near it replaces it.
+        assert_eq!(s.insert(20_000, false), Fate::Held);
+        // The flow after a real jump: the next number confirms the held one; both are new and
+        // the window has moved.
+        assert_eq!(s.insert(20_001, false), Fate::Confirms);
+        assert_eq!((s.insert(20_000, false), s.insert(20_001, false)), (Fate::Copy, Fate::Copy));
+        assert_eq!(s.insert(19_999, false), Fate::New, "just behind the jump");
+        assert_eq!(s.insert(100, false), Fate::Copy, "far behind now");
+        // Confirmed from below: the held one is the higher.
+        assert_eq!(s.insert(30_000, false), Fate::Held);
+        assert_eq!(s.insert(29_000, false), Fate::Confirms);
+        assert_eq!(s.top, Some(30_000));
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! | bytes | field |
 //! |---|---|
 //! | 0-1 | magic `fw` |
-//! | 2 | version (2) |
+//! | 2 | version (3) |
 //! | 3 | kind: 0 data (sender to receiver), 1 feedback (receiver to sender), 2 end of flow |
 //! | 4-7 | the flow (its index in the scenario) |
 //! | 8-11 | sequence number, per kind, from 0 |
@@ -26,6 +26,10 @@
 //! | 36-39 | echo: the first data sequence number it covers |
 //! | 40-43 | echo: the last |
 //! | 44-47 | echo: how many of them did not arrive |
+//! | 48-63 | tag: the flow's key's HMAC of the datagram, this field left out ([`Key`]) |
+//!
+//! The tag makes the datagram the sender's: without the key nobody can write one a receiver
+//! takes, and one changed or cut on the way is refused.
 //!
 //! Size and payload travel beside the bytes as they do beside the message in the simulator: a
 //! receiver counts goodput from them, never its protocol's fields.
@@ -38,9 +42,13 @@
 
 use fairway_core::Bytes;
 
+use crate::key::{Key, TAG_LEN};
+
 pub const MAGIC: [u8; 2] = *b"fw";
-pub const VERSION: u8 = 2;
-pub const HEADER_LEN: usize = 48;
+pub const VERSION: u8 = 3;
+pub const HEADER_LEN: usize = 64;
+/// Where the tag is.
+const TAG_AT: usize = HEADER_LEN - TAG_LEN;
 /// IPv4's and UDP's headers, which the socket adds.
 pub const IP_UDP: usize = 28;
 /// The largest encoding accepted, as the simulator's largest packet.
@@ -80,8 +88,8 @@ pub struct Echo {
 }
 
 /// Writes `h` and then `bytes` (the encoding, `h.len` long) into `out`, dropping as many of
-/// its trailing zeros as the IP, UDP and this header take.
-pub fn write(h: &Header, bytes: &[u8], out: &mut Vec<u8>) {
+/// its trailing zeros as the IP, UDP and this header take, and tags it with `key`.
+pub fn write(h: &Header, bytes: &[u8], key: &Key, out: &mut Vec<u8>) {
     debug_assert_eq!(h.len as usize, bytes.len());
     out.clear();
     out.extend_from_slice(&MAGIC);
@@ -100,9 +108,17 @@ pub fn write(h: &Header, bytes: &[u8], out: &mut Vec<u8>) {
     for v in [e.from, e.to, e.missing] {
         out.extend_from_slice(&v.to_be_bytes());
     }
+    out.extend_from_slice(&[0; TAG_LEN]);
     let meaningful = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
-    let room = (h.size.0 as usize).saturating_sub(IP_UDP + HEADER_LEN);
-    out.extend_from_slice(&bytes[..meaningful.max(room).min(bytes.len())]);
+    out.extend_from_slice(&bytes[..meaningful.max(room(h)).min(bytes.len())]);
+    let tag = key.tag(&[&out[..TAG_AT], &out[HEADER_LEN..]]);
+    out[TAG_AT..HEADER_LEN].copy_from_slice(&tag);
+}
+
+/// The encoding's bytes a datagram of `h` carries at least: those the simulator's size leaves
+/// after the IP, UDP and this header.
+fn room(h: &Header) -> usize {
+    (h.size.0 as usize).saturating_sub(IP_UDP + HEADER_LEN)
 }
 
 /// Why a datagram is not one of fairway's.
@@ -110,13 +126,19 @@ pub fn write(h: &Header, bytes: &[u8], out: &mut Vec<u8>) {
 pub enum Refused {
     /// Shorter than the header, another magic or version, or an unknown kind.
     NotFairway,
-    /// Its lengths do not add up: a body longer than the encoding it claims, or an encoding
-    /// above [`MAX_LEN`].
+    /// Its lengths do not add up: a body longer than the encoding it claims, an encoding above
+    /// [`MAX_LEN`], a size the encoding could not fill, more payload than size.
     BadLength,
+    /// Shorter than its writer made it: cut on the way (or its size field lies).
+    Truncated,
+    /// Its tag is not the key's: forged, changed on the way, or tagged with another key.
+    Forged,
 }
 
-/// Reads a datagram: its header, and its encoding restored into `out`.
-pub fn read(d: &[u8], out: &mut Vec<u8>) -> Result<Header, Refused> {
+/// Reads a datagram tagged with `key`: its header, and its encoding restored into `out`. A
+/// datagram whose numbers do not add up, or whose tag is not `key`'s, is refused; so the size it
+/// reports is never more than the datagram itself carried (the IP and UDP headers included).
+pub fn read(d: &[u8], key: &Key, out: &mut Vec<u8>) -> Result<Header, Refused> {
     if d.len() < HEADER_LEN || d[..2] != MAGIC || d[2] != VERSION {
         return Err(Refused::NotFairway);
     }
@@ -144,8 +166,15 @@ pub fn read(d: &[u8], out: &mut Vec<u8>) -> Result<Header, Refused> {
         }),
     };
     let body = &d[HEADER_LEN..];
-    if h.len > MAX_LEN || body.len() > h.len as usize {
+    let len = h.len as usize;
+    if h.len > MAX_LEN || body.len() > len || h.size.0 as usize > IP_UDP + HEADER_LEN + len || h.payload > h.size {
         return Err(Refused::BadLength);
+    }
+    if body.len() < room(&h).min(len) {
+        return Err(Refused::Truncated);
+    }
+    if !key.verify(&[&d[..TAG_AT], body], &d[TAG_AT..HEADER_LEN]) {
+        return Err(Refused::Forged);
     }
     out.clear();
     out.extend_from_slice(body);
@@ -187,6 +216,10 @@ impl EndOfFlow {
 mod tests {
     use super::*;
 
+    fn key() -> Key {
+        Key::from_bytes([7; 32])
+    }
+
     fn header(size: u64, len: u32) -> Header {
         Header {
             kind: Kind::Data,
@@ -209,10 +242,10 @@ mod tests {
         enc[..20].fill(9);
         let h = header(1000, 1000);
         let mut d = vec![];
-        write(&h, &enc, &mut d);
+        write(&h, &enc, &key(), &mut d);
         assert_eq!(d.len() + IP_UDP, 1000);
         let mut back = vec![];
-        assert_eq!(read(&d, &mut back), Ok(h));
+        assert_eq!(read(&d, &key(), &mut back), Ok(h));
         assert_eq!(back, enc);
     }
 
@@ -222,29 +255,67 @@ mod tests {
         let enc: Vec<u8> = (1..=40).collect();
         let h = header(40, 40);
         let mut d = vec![];
-        write(&h, &enc, &mut d);
+        write(&h, &enc, &key(), &mut d);
         assert_eq!(d.len(), HEADER_LEN + 40);
         let mut back = vec![];
-        read(&d, &mut back).unwrap();
+        read(&d, &key(), &mut back).unwrap();
         assert_eq!(back, enc);
     }
 
     #[test]
     fn strangers_are_refused() {
-        let mut back = vec![];
-        assert_eq!(read(b"GET / HTTP/1.1\r\n\r\n", &mut back), Err(Refused::NotFairway));
+        let (k, mut back) = (key(), vec![]);
+        assert_eq!(read(b"GET / HTTP/1.1\r\n\r\n", &k, &mut back), Err(Refused::NotFairway));
         let mut d = vec![];
-        write(&header(100, 10), &[1; 10], &mut d);
+        write(&header(100, 10), &[1; 10], &k, &mut d);
+        assert!(read(&d, &k, &mut back).is_ok());
         let mut bad = d.clone();
         bad[3] = 9;
-        assert_eq!(read(&bad, &mut back), Err(Refused::NotFairway));
+        assert_eq!(read(&bad, &k, &mut back), Err(Refused::NotFairway));
         // A body longer than the encoding it claims.
         let mut long = d.clone();
         long[20..24].copy_from_slice(&5u32.to_be_bytes());
-        assert_eq!(read(&long, &mut back), Err(Refused::BadLength));
+        assert_eq!(read(&long, &k, &mut back), Err(Refused::BadLength));
         long[20..24].copy_from_slice(&(MAX_LEN + 1).to_be_bytes());
-        assert_eq!(read(&long, &mut back), Err(Refused::BadLength));
-        assert_eq!(read(&d[..HEADER_LEN - 1], &mut back), Err(Refused::NotFairway));
+        assert_eq!(read(&long, &k, &mut back), Err(Refused::BadLength));
+        assert_eq!(read(&d[..HEADER_LEN - 1], &k, &mut back), Err(Refused::NotFairway));
+    }
+
+    /// The size a receiver counts is bounded by what the datagram carried: 4294967295 bytes in
+    /// a 74-byte datagram is refused before the tag is looked at.
+    #[test]
+    fn a_size_the_datagram_cannot_hold_is_refused() {
+        let (k, mut back) = (key(), vec![]);
+        let mut d = vec![];
+        write(&header(100, 10), &[1; 10], &k, &mut d);
+        let mut big = d.clone();
+        big[12..16].copy_from_slice(&u32::MAX.to_be_bytes());
+        assert_eq!(read(&big, &k, &mut back), Err(Refused::BadLength));
+        // More application bytes than the packet has.
+        let mut payload = d.clone();
+        payload[16..20].copy_from_slice(&101u32.to_be_bytes());
+        assert_eq!(read(&payload, &k, &mut back), Err(Refused::BadLength));
+    }
+
+    #[test]
+    fn a_cut_datagram_is_truncated_and_a_changed_or_foreign_one_forged() {
+        let (k, mut back) = (key(), vec![]);
+        let mut enc = vec![0u8; 1000];
+        enc[..20].fill(9);
+        let mut d = vec![];
+        write(&header(1000, 1000), &enc, &k, &mut d);
+        // Cut anywhere in the body (the receiver would zero-pad what is missing).
+        for cut in [d.len() - 1, d.len() - 500, HEADER_LEN] {
+            assert_eq!(read(&d[..cut], &k, &mut back), Err(Refused::Truncated), "cut at {cut}");
+        }
+        // One bit changed anywhere: in the header, the tag, the body.
+        for at in [4, 8, 12, 24, 32, 47, TAG_AT, HEADER_LEN - 1, HEADER_LEN, d.len() - 1] {
+            let mut bad = d.clone();
+            bad[at] ^= 1;
+            let r = read(&bad, &k, &mut back);
+            assert!(matches!(r, Err(Refused::Forged | Refused::BadLength)), "bit at {at}: {r:?}");
+        }
+        assert_eq!(read(&d, &Key::from_bytes([8; 32]), &mut back), Err(Refused::Forged), "another key");
     }
 
     #[test]

@@ -8,8 +8,8 @@
 //! - [`tun`]: TUN devices; [`netns`]: two hosts as network namespaces joined only by them.
 //! - [`emulate`]: the loop that moves packets between the two devices through a link each way.
 //! - [`ends`]: fairway-proto's endpoints on UDP sockets ([`socket`]), their bytes framed by
-//!   [`framing`]; Linux's TCP as a scenario's TCP flow ([`tcp`]) and its web sessions ([`web`]);
-//!   their counts over time ([`sampler`]).
+//!   [`framing`] and tagged with the flow's [`key`]; Linux's TCP as a scenario's TCP flow
+//!   ([`tcp`]) and its web sessions ([`web`]); their counts over time ([`sampler`]).
 //!
 //! Nothing here depends on the simulator: the disciplines are the same code it runs.
 
@@ -18,6 +18,7 @@ pub mod emulate;
 pub mod ends;
 pub mod framing;
 pub mod ipv4;
+pub mod key;
 pub mod netns;
 pub mod sampler;
 pub mod socket;
@@ -28,5 +29,6 @@ pub mod web;
 pub use bottleneck::{Link, LinkConfig, LinkCounts, Packet, Sample};
 pub use emulate::{Carried, Monitor};
 pub use ends::{Clock, EndCounts, LiveEnd, Role};
+pub use key::Key;
 pub use netns::{in_netns, Pair};
 pub use sampler::Sampler;

@@ -1,6 +1,6 @@
 //! Endpoints on sockets (fairway_live::ends) over loopback, through a relay that duplicates,
-//! reorders and adds garbage: a flow delivers every datagram once, counts the copies and the
-//! strangers, and its protocol sees neither.
+//! reorders, cuts and adds garbage and forgeries: a flow delivers every datagram once, counts the
+//! copies, the strangers, the forged and the cut, and its protocol sees none of them.
 
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,6 +11,7 @@ use std::time::Duration;
 use fairway_core::{Bytes, Dur, Rng, Time};
 use fairway_live::ends::{self, Clock, LiveEnd, Role};
 use fairway_live::framing::{self, Header, Kind};
+use fairway_live::key::Key;
 use fairway_live::socket::Port;
 use fairway_proto::source::{Cbr, CbrConfig};
 use fairway_proto::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
@@ -22,13 +23,23 @@ struct Mangled {
     forwarded: u64,
     duplicates: u64,
     swaps: u64,
+    /// Not the flow's (not fairway's, another flow's, feedback sent to a receiver).
     garbage: u64,
+    /// The flow's data as one without the key would write it, far ahead of the flow.
+    forged: u64,
+    /// A copy of a data datagram, cut short.
+    cut: u64,
+}
+
+/// The key of the tests' flows.
+fn key() -> Key {
+    Key::from_bytes([42; 32])
 }
 
 /// Every datagram after the first from `sender` goes on to `receiver`; the others back to
 /// `sender`. Data: every 7th is sent twice, every other pair swapped (unless the second is
-/// more than 2 ms late), and after each, a
-/// garbage datagram of one of three sorts goes to the receiver.
+/// more than 2 ms late), and after each, a datagram of one of five sorts goes to the receiver:
+/// three of garbage, a forgery, a cut copy.
 fn relay(sock: UdpSocket, receiver: SocketAddr, flow: u32, stop: Arc<AtomicBool>) -> Mangled {
     sock.set_read_timeout(Some(Duration::from_millis(2))).unwrap();
     let (mut m, mut sender, mut held) = (Mangled::default(), None::<SocketAddr>, None::<Vec<u8>>);
@@ -59,7 +70,7 @@ fn relay(sock: UdpSocket, receiver: SocketAddr, flow: u32, stop: Arc<AtomicBool>
         }
         m.forwarded += 1;
         if m.forwarded % 4 == 1 && held.is_none() {
-            held = Some(d);
+            held = Some(d.clone());
         } else {
             let copies = if m.forwarded % 7 == 0 { 2 } else { 1 };
             m.duplicates += copies - 1;
@@ -76,7 +87,7 @@ fn relay(sock: UdpSocket, receiver: SocketAddr, flow: u32, stop: Arc<AtomicBool>
         let mut hdr = Header {
             kind: Kind::Data,
             flow: flow + 1,
-            seq: m.forwarded as u32,
+            seq: m.forwarded as u32 + 5000,
             size: Bytes(100),
             payload: Bytes(60),
             len: 10,
@@ -84,20 +95,36 @@ fn relay(sock: UdpSocket, receiver: SocketAddr, flow: u32, stop: Arc<AtomicBool>
             nonce: false,
             echo: None,
         };
-        match m.forwarded % 3 {
+        match m.forwarded % 5 {
             0 => {
                 junk.clear();
                 junk.extend((0..50).map(|i| (i * 37 + m.forwarded) as u8));
+                m.garbage += 1;
             }
-            1 => framing::write(&hdr, &[7; 10], &mut junk),
-            _ => {
+            1 => {
+                framing::write(&hdr, &[7; 10], &key(), &mut junk);
+                m.garbage += 1;
+            }
+            2 => {
                 hdr.flow = flow;
                 hdr.kind = Kind::Feedback;
-                framing::write(&hdr, &[7; 10], &mut junk);
+                framing::write(&hdr, &[7; 10], &key(), &mut junk);
+                m.garbage += 1;
+            }
+            3 => {
+                // Who guesses the flow's number but not its key: 5000 ahead, it would have
+                // cleared the receiver's window.
+                hdr.flow = flow;
+                framing::write(&hdr, &[7; 10], &Key::from_bytes([1; 32]), &mut junk);
+                m.forged += 1;
+            }
+            _ => {
+                junk.clear();
+                junk.extend_from_slice(&d[..d.len() / 2]);
+                m.cut += 1;
             }
         }
         sock.send_to(&junk, receiver).unwrap();
-        m.garbage += 1;
     }
     m
 }
@@ -135,8 +162,8 @@ fn a_flow_survives_duplicates_reordering_and_garbage() {
     let (start, end) = (Time::ZERO + Dur::from_millis(100), Time::ZERO + Dur::from_millis(1100));
     let (s, rc, peer) = {
         let mut e = [
-            LiveEnd::new(&mut snd, sp, flow, Role::Sender { to: via, start, stop: end }),
-            LiveEnd::new(&mut rcv, rp, flow, Role::Receiver),
+            LiveEnd::new(&mut snd, sp, flow, Role::Sender { to: via, start, stop: end }, key()),
+            LiveEnd::new(&mut rcv, rp, flow, Role::Receiver, key()),
         ];
         ends::run(&mut e, &clock, Some(Time::ZERO + Dur::from_secs(10)), &AtomicBool::new(false), None).unwrap();
         (e[0].counts, e[1].counts, e[1].peer())
@@ -152,23 +179,27 @@ fn a_flow_survives_duplicates_reordering_and_garbage() {
     // its initial rate, sends most of them. Every one is delivered once, the copies apart.
     assert!((200..=251).contains(&s.sent_pkts), "{s:?}");
     assert_eq!(m.forwarded, s.sent_pkts);
-    assert!(m.duplicates > 20 && m.swaps > 50, "{m:?}");
+    assert!(m.duplicates > 20 && m.swaps > 50 && m.forged > 30 && m.cut > 30, "{m:?}");
     assert_eq!(rc.recv_distinct_pkts, s.sent_pkts);
     assert_eq!(rc.recv_pkts, s.sent_pkts + m.duplicates);
+    assert_eq!(rc.duplicate_pkts, m.duplicates);
     assert_eq!(rc.recv_distinct_bytes, s.sent_bytes);
     assert_eq!(rc.stranger_pkts, m.garbage, "every piece of garbage is counted, and nothing else");
-    assert_eq!((rc.refused_pkts, s.refused_pkts, s.stranger_pkts), (0, 0, 0));
+    assert_eq!((rc.forged_pkts, rc.truncated_pkts), (m.forged, m.cut));
+    assert_eq!((rc.held_pkts, rc.unconfirmed_pkts), (0, 0), "no forgery got as far as the window");
+    assert_eq!((rc.refused_pkts, s.refused_pkts, s.stranger_pkts, s.forged_pkts), (0, 0, 0, 0));
     let e = rc.peer_end.expect("the sender's totals");
     assert_eq!((e.sent_pkts, e.sent_bytes), (s.sent_pkts, s.sent_bytes));
     // The sender heard the receiver's feedback.
     assert_eq!(s.recv_pkts, rc.sent_pkts);
     assert!(s.recv_pkts > 10);
     // TFRC's receiver saw no loss: a pair swapped is not three later arrivals (RFC 5348
-    // §5.1); copies and the late half of each swapped pair are passed over.
+    // §5.1); the late half of each swapped pair is passed over. It never saw a copy: each
+    // datagram is delivered once.
     let st = rcv.stats();
     assert_eq!((st.lost_or_marked, st.loss_events), (0, 0), "{st:?}");
-    assert_eq!(st.received, s.sent_pkts + m.duplicates);
-    assert_eq!(st.ignored, m.duplicates + m.swaps);
+    assert_eq!(st.received, s.sent_pkts);
+    assert_eq!(st.ignored, m.swaps);
     assert!(snd.stats().feedback_received > 10);
 }
 
@@ -208,9 +239,9 @@ fn through_loss(lies: bool) -> (fairway_live::EndCounts, u64) {
     };
     let (start, end) = (Time::ZERO + Dur::from_millis(50), Time::ZERO + Dur::from_millis(1050));
     let counts = {
-        let receiver = LiveEnd::new(&mut rcv, rp, 0, Role::Receiver);
+        let receiver = LiveEnd::new(&mut rcv, rp, 0, Role::Receiver, key());
         let receiver = if lies { receiver.hiding_losses() } else { receiver };
-        let mut e = [LiveEnd::new(&mut snd, sp, 0, Role::Sender { to: via, start, stop: end }), receiver];
+        let mut e = [LiveEnd::new(&mut snd, sp, 0, Role::Sender { to: via, start, stop: end }, key()), receiver];
         ends::run(&mut e, &Clock::new(), Some(Time::ZERO + Dur::from_secs(10)), &AtomicBool::new(false), None).unwrap();
         e[0].counts
     };
@@ -243,8 +274,8 @@ fn rss_kb() -> u64 {
 
 /// Sends `n` datagrams to `to` from a socket of its own, 100 at a time with a pause of 1 ms:
 /// bytes that are not fairway's, and fairway data of the flow itself (an impersonator: it
-/// claims the flow's sequence numbers from another address), 1000 bytes each. Returns how many
-/// it sent.
+/// claims the flow's sequence numbers from another address, without the key), 1000 bytes each.
+/// Returns how many it sent.
 fn flood(to: SocketAddr, flow: u32, n: u64) -> u64 {
     let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
     let mut d = Vec::with_capacity(1100);
@@ -265,7 +296,7 @@ fn flood(to: SocketAddr, flow: u32, n: u64) -> u64 {
                 nonce: false,
                 echo: None,
             };
-            framing::write(&h, &[9; 900], &mut d);
+            framing::write(&h, &[9; 900], &Key::from_bytes([0; 32]), &mut d);
         }
         sent += sock.send_to(&d, to).is_ok() as u64;
         if k % 100 == 99 {
@@ -294,8 +325,8 @@ fn a_flood_of_strangers_costs_the_receiver_no_memory_and_the_flow_nothing() {
     let (start, end) = (Time::ZERO + Dur::from_millis(100), Time::ZERO + Dur::from_millis(1100));
     let (s, rc, peer) = {
         let mut e = [
-            LiveEnd::new(&mut snd, sp, flow, Role::Sender { to: raddr, start, stop: end }),
-            LiveEnd::new(&mut rcv, rp, flow, Role::Receiver),
+            LiveEnd::new(&mut snd, sp, flow, Role::Sender { to: raddr, start, stop: end }, key()),
+            LiveEnd::new(&mut rcv, rp, flow, Role::Receiver, key()),
         ];
         ends::run(&mut e, &clock, Some(Time::ZERO + Dur::from_secs(10)), &AtomicBool::new(false), None).unwrap();
         (e[0].counts, e[1].counts, e[1].peer())
@@ -306,7 +337,9 @@ fn a_flood_of_strangers_costs_the_receiver_no_memory_and_the_flow_nothing() {
     assert_eq!(peer, Some(sender_at), "the receiver kept to the real sender");
     // The flood was seen and refused: the kernel may drop some of it at the socket, but what
     // the receiver read of it is strangers, and none of it counts as the flow's data.
-    assert!(rc.stranger_pkts as f64 > 0.5 * flooded as f64, "{} of {flooded}", rc.stranger_pkts);
+    let refused = rc.stranger_pkts + rc.forged_pkts;
+    assert!(refused as f64 > 0.5 * flooded as f64, "{refused} of {flooded}");
+    assert!(rc.stranger_pkts > 0 && rc.forged_pkts > 0, "{rc:?}");
     assert!(rc.recv_pkts <= s.sent_pkts && rc.recv_distinct_bytes <= s.sent_bytes, "{rc:?}\n{s:?}");
     assert_eq!(rc.refused_pkts, 0);
     // The flow's own datagrams got through: at most the few the kernel dropped at a socket
@@ -315,4 +348,56 @@ fn a_flood_of_strangers_costs_the_receiver_no_memory_and_the_flow_nothing() {
     // Nothing of the flood was kept: 60 MB passed, the process grew by less than 4 MB (the
     // duplicate window and buffers are fixed in size).
     assert!(grew < 4096, "grew by {grew} kB");
+}
+
+/// Forwards as [`lossy_relay`] does, dropping nothing, but moves the flow's data sequence
+/// numbers from the 50th on 10 000 ahead (it has the key): what a real jump looks like, as after
+/// a long outage at a high rate.
+fn jumping_relay(sock: UdpSocket, receiver: SocketAddr, stop: Arc<AtomicBool>) {
+    sock.set_read_timeout(Some(Duration::from_millis(2))).unwrap();
+    let mut sender = None::<SocketAddr>;
+    let (mut buf, mut enc, mut out) = (vec![0u8; 65536], vec![], vec![]);
+    while !stop.load(Ordering::Relaxed) {
+        let Ok((n, from)) = sock.recv_from(&mut buf) else { continue };
+        if from == receiver {
+            sock.send_to(&buf[..n], sender.unwrap()).unwrap();
+            continue;
+        }
+        sender = Some(from);
+        let mut h = framing::read(&buf[..n], &key(), &mut enc).unwrap();
+        if h.kind == Kind::Data && h.seq >= 50 {
+            h.seq += 10_000;
+        }
+        framing::write(&h, &enc, &key(), &mut out);
+        sock.send_to(&out, receiver).unwrap();
+    }
+}
+
+#[test]
+fn a_real_jump_ahead_is_held_for_one_datagram_and_then_believed() {
+    let (mut snd, mut rcv) = tfrc_over_cbr();
+    let (sp, rp, relay_sock) = (port(), port(), UdpSocket::bind("127.0.0.1:0").unwrap());
+    let (raddr, via) = (rp.local_addr().unwrap(), relay_sock.local_addr().unwrap());
+    let stop = Arc::new(AtomicBool::new(false));
+    let r = {
+        let stop = stop.clone();
+        thread::spawn(move || jumping_relay(relay_sock, raddr, stop))
+    };
+    let (start, end) = (Time::ZERO + Dur::from_millis(50), Time::ZERO + Dur::from_millis(650));
+    let (s, rc) = {
+        let mut e = [
+            LiveEnd::new(&mut snd, sp, 0, Role::Sender { to: via, start, stop: end }, key()),
+            LiveEnd::new(&mut rcv, rp, 0, Role::Receiver, key()),
+        ];
+        ends::run(&mut e, &Clock::new(), Some(Time::ZERO + Dur::from_secs(10)), &AtomicBool::new(false), None).unwrap();
+        (e[0].counts, e[1].counts)
+    };
+    stop.store(true, Ordering::Relaxed);
+    r.join().unwrap();
+    // Datagram 50 (10 050) waited for 51 (10 051), which confirmed it: both delivered, and
+    // every one after; TFRC, whose own numbers did not jump, lost nothing.
+    assert!(s.sent_pkts > 100, "{s:?}");
+    assert_eq!((rc.recv_distinct_pkts, rc.duplicate_pkts), (s.sent_pkts, 0), "{rc:?}");
+    assert_eq!((rc.held_pkts, rc.unconfirmed_pkts, rc.forged_pkts), (0, 0, 0));
+    assert_eq!(rcv.stats().lost_or_marked, 0);
 }
