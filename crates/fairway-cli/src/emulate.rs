@@ -146,16 +146,22 @@ pub(crate) fn directions(sc: &Scenario, i: usize) -> (LinkSpec, LinkSpec) {
     (spec.clone(), back)
 }
 
-/// Hosts a and b as namespaces fw-NAME-a and fw-NAME-b.
+/// Hosts a and b as namespaces fw-NAME-a and fw-NAME-b. From here on, every signal that would
+/// end the process asks it to stop instead, so that the namespaces go with it.
 pub(crate) fn namespaces(name: &str) -> Result<Pair, Failure> {
-    Pair::create(name).map_err(|e| {
+    interrupt::install_for_cleanup();
+    let pair = Pair::create(name).map_err(|e| {
         let hint = match e.kind() {
             std::io::ErrorKind::PermissionDenied => " (root is needed)",
             std::io::ErrorKind::NotFound => " (iproute2's `ip` and /dev/net/tun are needed)",
             _ => "",
         };
         Failure::Other(anyhow::anyhow!("creating the namespaces: {e}{hint}"))
-    })
+    })?;
+    if let Some(pid) = pair.reclaimed_from {
+        println!("removed namespaces fw-{name}-a and fw-{name}-b left by process {pid}, which is no longer running");
+    }
+    Ok(pair)
 }
 
 /// queue.csv, in the simulator's columns, of the live link `name` from its samples.

@@ -56,6 +56,28 @@ pub fn install() {
     }
 }
 
+/// For a command that holds the system's state (network namespaces): the other signals whose
+/// default action ends the process (SIGHUP from a closed terminal, SIGQUIT, SIGUSR1, SIGUSR2,
+/// SIGALRM) are taken as SIGINT, so that it ends by cleaning up. A signal ignored when the
+/// process started stays ignored (as `nohup` ignores SIGHUP; Rust's runtime ignores SIGPIPE, so
+/// a closed pipe ends a write with an error, not the process).
+pub fn install_for_cleanup() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: as in `install`; the old action is read into a zeroed struct first.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+        sa.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut sa.sa_mask);
+        for sig in [libc::SIGHUP, libc::SIGQUIT, libc::SIGUSR1, libc::SIGUSR2, libc::SIGALRM] {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) == 0 && old.sa_sigaction != libc::SIG_IGN {
+                libc::sigaction(sig, &sa, std::ptr::null_mut());
+            }
+        }
+    }
+}
+
 /// Whether a signal came.
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)

@@ -130,3 +130,86 @@ fn emulate_leaves_a_namespace_of_its_name_alone() {
     assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("namespace {theirs} exists")));
     assert!(still, "the namespace is still there");
 }
+
+/// Starts `fairway emulate` of the tutorial's dumbbell as namespaces fw-NAME-a and -b for
+/// `duration`, and waits until both exist.
+fn emulator(name: &str, duration: &str) -> std::process::Child {
+    let child = Command::new(env!("CARGO_BIN_EXE_fairway"))
+        .args(["emulate", "scenarios/tutorial/red-dumbbell.toml", "--duration", duration, "--name", name])
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !(netns_exists(&format!("fw-{name}-a")) && netns_exists(&format!("fw-{name}-b"))) {
+        assert!(t0.elapsed() < Duration::from_secs(5), "no namespaces within 5 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+}
+
+fn netns_exists(n: &str) -> bool {
+    Path::new("/run/netns").join(n).exists()
+}
+
+fn signal(child: &std::process::Child, sig: &str) {
+    assert!(Command::new("kill").args([sig, &child.id().to_string()]).status().unwrap().success());
+}
+
+/// Waits for `child` to end, at most 5 s.
+fn ends_soon(mut child: std::process::Child) -> std::process::Output {
+    let t0 = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed() > Duration::from_secs(5) {
+            let _ = child.kill();
+            panic!("still running 5 s after the signal");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_closed_terminal_or_a_kill_leaves_no_namespaces_for_long() {
+    if !can_run() {
+        return;
+    }
+    let name = format!("sig{}", std::process::id() % 100_000);
+    let (a, b) = (format!("fw-{name}-a"), format!("fw-{name}-b"));
+    let owner = Path::new(fairway_live::netns::OWNERS).join(format!("fw-{name}"));
+    // SIGHUP (the terminal closed) and SIGQUIT end the emulator as Ctrl-C does: it removes its
+    // namespaces and its record of them.
+    for sig in ["-HUP", "-QUIT"] {
+        let e = emulator(&name, "30s");
+        assert!(owner.exists(), "the emulator records itself");
+        signal(&e, sig);
+        ends_soon(e);
+        assert!(!netns_exists(&a) && !netns_exists(&b) && !owner.exists(), "{sig}: left behind");
+    }
+    // While an emulator runs, another of its name is refused and leaves it alone.
+    let first = emulator(&name, "30s");
+    let o = Command::new(env!("CARGO_BIN_EXE_fairway"))
+        .args(["emulate", "scenarios/tutorial/red-dumbbell.toml", "--duration", "1s", "--name", &name])
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(&format!("belong to process {}, still running", first.id())), "{err}");
+    assert!(netns_exists(&a) && netns_exists(&b));
+    // SIGKILL cannot be caught: the namespaces stay, until the next emulator of the name
+    // finds their owner gone, removes them, and runs.
+    signal(&first, "-KILL");
+    ends_soon(first);
+    assert!(netns_exists(&a) && netns_exists(&b) && owner.exists(), "SIGKILL leaves them");
+    let o = Command::new(env!("CARGO_BIN_EXE_fairway"))
+        .args(["emulate", "scenarios/tutorial/red-dumbbell.toml", "--duration", "1s", "--name", &name])
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains(&format!("removed namespaces {a} and {b} left by process")), "{out}");
+    assert!(!netns_exists(&a) && !netns_exists(&b) && !owner.exists());
+}

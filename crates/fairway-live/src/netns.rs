@@ -1,9 +1,15 @@
 //! Two hosts as network namespaces, joined only through the emulator: each has one TUN device
 //! whose other end the emulator holds, an address, and a route to the other host through it.
 //! Dropping the pair deletes the namespaces (and their devices with them).
+//!
+//! A process killed without a chance to drop its pair (SIGKILL, a crash) leaves the namespaces.
+//! So a pair records its owner (pid and start time) in a file under [`OWNERS`] before it makes
+//! them, and the next pair of that name removes what an owner that is no longer running left.
+//! Namespaces of the name without such a record are someone else's and are refused.
 
-use std::io;
+use std::io::{self, Write};
 use std::net::Ipv4Addr;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::tun::Tun;
@@ -46,6 +52,58 @@ fn tx_dropped(text: &str) -> Option<u64> {
 pub struct Pair {
     pub a: Host,
     pub b: Host,
+    /// The file that records this process as their owner.
+    owner: PathBuf,
+    /// The pid of an emulator no longer running whose namespaces of this name were removed.
+    pub reclaimed_from: Option<u32>,
+}
+
+/// Where pairs record their owners: a file per pair, beside the namespaces' folder (/run/netns)
+/// and not in it, where `ip netns list` would take it for a namespace. /run is a tmpfs: a reboot
+/// empties it along with the namespaces.
+pub const OWNERS: &str = "/run/fairway/netns";
+
+/// A process, told apart from a later one given the same pid by its start time (field 22 of
+/// /proc/PID/stat, in clock ticks since boot).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Owner {
+    pid: u32,
+    start: u64,
+}
+
+impl Owner {
+    fn me() -> io::Result<Owner> {
+        let pid = std::process::id();
+        let start = start_time(pid).ok_or_else(|| io::Error::other("cannot read this process's start time"))?;
+        Ok(Owner { pid, start })
+    }
+
+    fn running(&self) -> bool {
+        start_time(self.pid) == Some(self.start)
+    }
+
+    fn read(path: &Path) -> Option<Owner> {
+        let text = std::fs::read_to_string(path).ok()?;
+        let mut w = text.split_whitespace();
+        Some(Owner { pid: w.next()?.parse().ok()?, start: w.next()?.parse().ok()? })
+    }
+}
+
+/// The start time of process `pid`, if it is running.
+fn start_time(pid: u32) -> Option<u64> {
+    stat_start(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// The start time in a /proc/PID/stat line. The command name (field 2) is in parentheses and
+/// may hold spaces and parentheses; the fields are counted after the last closing one.
+fn stat_start(stat: &str) -> Option<u64> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    // `rest` starts at field 3 (the state); field 22 is the 20th from there.
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+fn netns_exists(name: &str) -> bool {
+    Path::new("/run/netns").join(name).exists()
 }
 
 fn ip(args: &[&str]) -> io::Result<()> {
@@ -58,15 +116,66 @@ fn ip(args: &[&str]) -> io::Result<()> {
 }
 
 impl Pair {
-    /// Creates the two namespaces `fw-<tag>-a` and `fw-<tag>-b` (root is needed). A namespace of
-    /// either name that exists already is refused: another emulator may be using it.
+    /// Creates the two namespaces `fw-<tag>-a` and `fw-<tag>-b` (root is needed). Namespaces of
+    /// these names that a pair of a process no longer running left are removed first; any
+    /// others of these names are refused: another emulator is using them, or they are not
+    /// fairway's.
     pub fn create(tag: &str) -> io::Result<Pair> {
+        let names = [format!("fw-{tag}-a"), format!("fw-{tag}-b")];
+        let owner = Path::new(OWNERS).join(format!("fw-{tag}"));
+        let mut reclaimed_from = None;
+        if let Some(o) = Owner::read(&owner) {
+            if o.running() {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!("namespaces {} and {} belong to process {}, still running", names[0], names[1], o.pid),
+                ));
+            }
+            for n in names.iter().filter(|n| netns_exists(n)) {
+                ip(&["netns", "del", n])?;
+            }
+            std::fs::remove_file(&owner)?;
+            reclaimed_from = Some(o.pid);
+        }
+        if let Some(n) = names.iter().find(|n| netns_exists(n)) {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("namespace {n} exists and no emulator recorded it as its own: another program's, or left by a fairway older than the record (`ip netns del {n}` if it is not in use)"),
+            ));
+        }
+        record(&owner)?;
+        let owner_guard = FileGuard(owner.clone());
         let a = host(tag, "a", [10, 201, 0, 1], "10.201.1.0/24")?;
         // `a` is deleted by its guard if `b` fails.
         let guard = Guard(a.netns.clone());
         let b = host(tag, "b", [10, 201, 1, 1], "10.201.0.0/24")?;
         std::mem::forget(guard);
-        Ok(Pair { a, b })
+        std::mem::forget(owner_guard);
+        Ok(Pair { a, b, owner, reclaimed_from })
+    }
+}
+
+/// Records this process as the owner at `path`; refused if a record is there (another process
+/// made one since this one looked).
+fn record(path: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(OWNERS)?;
+    let me = Owner::me()?;
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(path).map_err(|e| {
+        if e.kind() == io::ErrorKind::AlreadyExists {
+            io::Error::new(e.kind(), format!("{}: another emulator of this name is starting", path.display()))
+        } else {
+            io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+        }
+    })?;
+    writeln!(f, "{} {}", me.pid, me.start)
+}
+
+/// Removes a file when dropped.
+struct FileGuard(PathBuf);
+
+impl Drop for FileGuard {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
     }
 }
 
@@ -82,14 +191,6 @@ impl Drop for Guard {
 fn host(tag: &str, side: &str, addr: [u8; 4], other: &str) -> io::Result<Host> {
     let netns = format!("fw-{tag}-{side}");
     let dev = format!("fw{side}{}", tag.chars().take(10).collect::<String>());
-    if std::path::Path::new("/run/netns").join(&netns).exists() {
-        return Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!(
-                "namespace {netns} exists (another emulator's, or one left by a killed run: `ip netns del {netns}`)"
-            ),
-        ));
-    }
     ip(&["netns", "add", &netns])?;
     let guard = Guard(netns.clone());
     let tun = Tun::create(&dev)?;
@@ -108,6 +209,7 @@ impl Drop for Pair {
     fn drop(&mut self) {
         let _ = ip(&["netns", "del", &self.a.netns]);
         let _ = ip(&["netns", "del", &self.b.netns]);
+        let _ = std::fs::remove_file(&self.owner);
     }
 }
 
@@ -150,5 +252,31 @@ mod tests {
 ";
         assert_eq!(tx_dropped(old), Some(9));
         assert_eq!(tx_dropped("garbage"), None);
+    }
+
+    #[test]
+    fn an_owner_is_told_from_a_later_process_with_its_pid() {
+        let me = Owner::me().unwrap();
+        assert!(me.running());
+        assert!(!Owner { start: me.start + 1, ..me }.running(), "same pid, another start: not the owner");
+        // A child that has ended (and been reaped) is not running.
+        let mut c = Command::new("true").spawn().unwrap();
+        let pid = c.id();
+        let start = start_time(pid);
+        c.wait().unwrap();
+        if let Some(start) = start {
+            assert!(!Owner { pid, start }.running());
+        }
+        // A command name with spaces and parentheses does not shift the fields.
+        let stat = "42 (a ) b (c)) S 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 50";
+        assert_eq!(stat_start(stat), Some(987654));
+        let dir = std::env::temp_dir().join(format!("fw-owner-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("rec");
+        std::fs::write(&p, format!("{} {}\n", me.pid, me.start)).unwrap();
+        assert_eq!(Owner::read(&p), Some(me));
+        std::fs::write(&p, "junk").unwrap();
+        assert_eq!(Owner::read(&p), None);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
