@@ -13,13 +13,14 @@ edits), as `fairway --version` does.
 
 from ._native import RunError, ScenarioError, __build__, __version__
 from .api import Replications, Result, check, run, sweep
-from .campaign import Campaign, campaign
+from .campaign import Campaign, campaign, open_campaign
 
 __all__ = [
     "run",
     "check",
     "sweep",
     "campaign",
+    "open_campaign",
     "Result",
     "Replications",
     "Campaign",

@@ -1,6 +1,7 @@
 """Campaigns: a store that resumes, the same bytes locally and on a Dask cluster, and
 `fairway sweep`'s sweep.csv to the byte."""
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -89,3 +90,56 @@ def test_a_campaign_on_a_dask_cluster_gives_the_same_bytes(tmp_path):
     for d in (tmp_path / "dask/points").iterdir():
         for f in ["summary.json", "sweep.csv", "bins.parquet", "flows.parquet"]:
             assert (d / f).read_bytes() == (tmp_path / "local/points" / d.name / f).read_bytes(), (d.name, f)
+
+
+def test_a_damaged_point_runs_again_and_a_finished_store_is_read_without_writing(tmp_path):
+    needs("pyarrow")
+    grid = {"flow.cbr.rate": ["500kb", "1Mb", "2Mb"]}
+    store = tmp_path / "s"
+    first = fairway.campaign(TUTORIAL, grid=grid, store=store)
+    assert (first.ran, first.skipped, first.repaired) == (3, 0, 0)
+    points = sorted((store / "points").iterdir())
+    labels = [json.loads((d / "point.json").read_text())["label"] for d in points]
+    sweep_csv = (store / "sweep.csv").read_text()
+    # Each way a point can go wrong after it was written: a summary cut short, a Parquet file
+    # truncated, its rows of sweep.csv edited (a number that would flow into the tables),
+    # its sweep.csv deleted, a file swapped for a link to another, a file planted beside.
+    summary = points[0] / "summary.json"
+    summary.write_text(summary.read_text()[:100])
+    bins = points[1] / "bins.parquet"
+    bins.write_bytes(bins.read_bytes()[:-10])
+    rows = points[2] / "sweep.csv"
+    edited = rows.read_text().replace(",", ",9", 1)
+    rows.write_text(edited)
+
+    with pytest.warns(UserWarning, match="3 damaged point"):
+        c = fairway.campaign(TUTORIAL, grid=grid, store=store)
+    assert (c.ran, c.skipped, c.repaired) == (3, 0, 3)
+    assert (store / "sweep.csv").read_text() == sweep_csv, "the tables are as before the damage"
+    pd.testing.assert_frame_equal(c.runs, first.runs)
+
+    (points[0] / "sweep.csv").unlink()
+    (points[1] / "flows.parquet").unlink()
+    (points[1] / "flows.parquet").symlink_to(points[2] / "flows.parquet")
+    (points[2] / "notes.txt").write_text("planted")
+    with pytest.raises(ValueError, match="damaged"):
+        c.point(labels[0])
+    with pytest.warns(UserWarning, match="3 damaged point"), pytest.raises(ValueError, match="no finished point"):
+        fairway.open_campaign(store)
+    with pytest.warns(UserWarning, match="3 damaged point"):
+        c = fairway.campaign(TUTORIAL, grid=grid, store=store)
+    assert (c.ran, c.repaired) == (3, 3)
+    assert (store / "sweep.csv").read_text() == sweep_csv
+
+    # A finished store: running the campaign again or opening it writes nothing, and opening
+    # it needs no scenario and gives the same tables.
+    before = {p: p.stat().st_mtime_ns for p in store.rglob("*")}
+    again = fairway.campaign(TUTORIAL, grid=grid, store=store)
+    assert (again.ran, again.skipped) == (0, 3)
+    read = fairway.open_campaign(store)
+    assert {p: p.stat().st_mtime_ns for p in store.rglob("*")} == before
+    pd.testing.assert_frame_equal(read.runs, first.runs)
+    pd.testing.assert_frame_equal(read.links, first.links)
+    assert read.point(labels[1])["summary"] == first.point(labels[1])["summary"]
+    with pytest.raises(FileNotFoundError, match="not a campaign store"):
+        fairway.open_campaign(tmp_path / "nowhere")
