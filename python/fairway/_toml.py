@@ -7,12 +7,21 @@ strings, numbers, booleans or arrays of them.
 import json
 import math
 
+# Arrays and inline tables nested deeper than this are refused: no scenario key needs more
+# than a few levels, and Python's own limit would end the conversion with a RecursionError.
+MAX_DEPTH = 32
 
-def value(v, where="value"):
+
+def value(v, where="value", depth=0):
     """One TOML value: a string, a number, a boolean, or an array (inline tables for dicts)."""
+    if depth > MAX_DEPTH:
+        raise ValueError(f"{where}: nested deeper than {MAX_DEPTH} levels")
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):
+        # TOML's integers are 64-bit (TOML 1.0, "Integer").
+        if not -(2**63) <= v < 2**63:
+            raise ValueError(f"{where}: {v} is beyond TOML's 64-bit integers")
         return str(v)
     if isinstance(v, float):
         if not math.isfinite(v):
@@ -24,9 +33,9 @@ def value(v, where="value"):
         # ensure_ascii, with every other non-ASCII character.
         return json.dumps(v, ensure_ascii=True)
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(value(x, where) for x in v) + "]"
+        return "[" + ", ".join(value(x, where, depth + 1) for x in v) + "]"
     if isinstance(v, dict):
-        return "{ " + ", ".join(f"{key(k)} = {value(x, where + '.' + str(k))}" for k, x in v.items()) + " }"
+        return "{ " + ", ".join(f"{key(k)} = {value(x, where + '.' + str(k), depth + 1)}" for k, x in v.items()) + " }"
     raise TypeError(f"{where}: {type(v).__name__} is not a TOML value (a string, number, boolean, list or dict)")
 
 
@@ -41,6 +50,9 @@ def dumps(scenario):
     """The TOML text of a scenario dict: scalars first, then each table, then each array of tables."""
     if not isinstance(scenario, dict):
         raise TypeError(f"a scenario dict, not {type(scenario).__name__}")
+    if any(not isinstance(k, str) for k in scenario):
+        bad = next(k for k in scenario if not isinstance(k, str))
+        raise TypeError(f"a scenario's keys are strings, not {type(bad).__name__} {bad!r:.60}")
     lines = []
     tables = []
     for k, v in scenario.items():

@@ -21,11 +21,21 @@ def _source(scenario):
         return _toml.dumps(scenario), _TEXT_FILE
     if isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario):
         path = os.fspath(scenario)
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        limit = _native.MAX_SCENARIO_BYTES
         try:
-            with open(path, encoding="utf-8") as f:
-                return f.read(), path
+            # Read to the bound the command line reads to: a device (/dev/zero) never ends.
+            with open(path, "rb") as f:
+                data = f.read(limit + 1)
         except FileNotFoundError:
             raise FileNotFoundError(f"{path}: no such scenario file (give a path, TOML text or a dict)") from None
+        if len(data) > limit:
+            raise ValueError(f"{path}: larger than the {limit >> 20} MB a scenario file may have")
+        try:
+            return data.decode("utf-8"), path
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{path}: not a scenario file (not UTF-8 text at byte {e.start})") from None
     if isinstance(scenario, str):
         return scenario, _TEXT_FILE
     raise TypeError(f"a scenario is a path, TOML text or a dict, not {type(scenario).__name__}")
@@ -34,22 +44,42 @@ def _source(scenario):
 def _values(overrides, settings):
     """The overrides as (key, TOML value) pairs: `overrides` keyed as [sweep] keys them
     ("flow.cbr.rate"), then the keyword settings (top-level keys: duration="10s")."""
+    if overrides is not None and not isinstance(overrides, dict):
+        raise TypeError(f"overrides: a dict of {{key: value}}, not {type(overrides).__name__}")
     values = []
     for k, v in list((overrides or {}).items()) + list(settings.items()):
         values.append((str(k), _toml.value(v, str(k))))
     return values
 
 
+# The largest count each argument takes, as the command line's types and bounds have it: a seed
+# is a 64-bit number, replications are a sweep's points, threads are bounded by the points too.
+_MOST = {"seed": 2**64 - 1, "reps": _native.MAX_POINTS, "jobs": _native.MAX_POINTS}
+
+
 def _count(name, value, least=1):
-    """An int argument (not a float, a string or a bool), at least `least`, as the command line
-    takes it; None stays None."""
+    """An int argument (not a float, a string or a bool), from `least` to its bound, as the
+    command line takes it; None stays None."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name}: a whole number, not {type(value).__name__} {value!r}")
     if value < least:
         raise ValueError(f"{name}: at least {least}, not {value}")
+    most = _MOST.get(name, 2**63 - 1)
+    if value > most:
+        raise ValueError(f"{name}: at most {most}, not {value}")
     return value
+
+
+def _names(name, value):
+    """A list of names (flow names for trace): a list or tuple of strings."""
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise TypeError(f"{name}: a list of names, not {type(value).__name__} {value!r:.60}")
+    for v in value:
+        if not isinstance(v, str):
+            raise TypeError(f"{name}: names are strings, not {type(v).__name__} {v!r:.60}")
+    return list(value)
 
 
 def _frame(text):
@@ -116,7 +146,7 @@ def run(scenario, seed=None, reps=None, overrides=None, trace=None, **settings):
         base = _native.scenario_text(text, file, values)
         runs, reps_csv, links = _native.sweep_points(base, file, reps=reps, seed=seed)
         return Replications(runs=_frame(runs), replications=_frame(reps_csv), links=_frame(links))
-    files = _native.run(text, file, seed=seed, values=values, trace=None if trace is None else list(trace))
+    files = _native.run(text, file, seed=seed, values=values, trace=None if trace is None else _names("trace", trace))
     summary = json.loads(files["summary"])
     flows = pd.json_normalize(summary["flows"]) if summary["flows"] else pd.DataFrame()
     texts = {k: v for k, v in files.items() if v is not None and k != "scenario"}

@@ -207,16 +207,24 @@ def campaign(scenario, grid=None, reps=None, seed=None, store="campaign", client
         raise ImportError("a campaign keeps its tables in Parquet: pip install pyarrow (or the package's [campaign] extra)") from None
     text, file = _source(scenario)
     reps, seed, jobs = _count("reps", reps), _count("seed", seed, 0), _count("jobs", jobs)
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress: a function of (done, total), not {type(progress).__name__}")
+    if client is not None and not callable(getattr(client, "submit", None)):
+        raise TypeError(f"client: a dask.distributed Client, not {type(client).__name__}")
     if grid is not None:
         if not isinstance(grid, dict) or not grid:
             raise ValueError("grid: a dict of {key: [values]}, at least one key")
         axes = []
         for k, vs in grid.items():
             vs = list(vs) if isinstance(vs, (list, tuple, range)) else [vs]
+            if not vs:
+                raise ValueError(f"grid: {k} has no values")
             axes.append((str(k), [_toml.value(v, str(k)) for v in vs]))
         text = _native.with_grid(text, file, axes)
     plan = _native.plan(text, file, reps=reps, seed=seed)
     store = Path(store)
+    if store.exists() and not store.is_dir():
+        raise NotADirectoryError(f"{store}: is a file, not a campaign store (a folder)")
     points_dir = store / "points"
     points_dir.mkdir(parents=True, exist_ok=True)
     build = _native.__build__

@@ -366,6 +366,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__build__", env!("FAIRWAY_BUILD"))?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("RunError", m.py().get_type::<RunError>())?;
+    // The bounds the command line applies, for the package's own checks of its arguments.
+    m.add("MAX_SCENARIO_BYTES", fairway_scenario::text_file::MAX_SCENARIO_BYTES)?;
+    m.add("MAX_POINTS", sweep::MAX_POINTS)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_points, m)?)?;

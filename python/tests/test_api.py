@@ -98,7 +98,7 @@ def test_a_refused_scenario_raises_with_its_place():
     for bad, err in [("3", TypeError), (2.0, TypeError), (True, TypeError), (0, ValueError), (-1, ValueError)]:
         with pytest.raises(err, match="reps"):
             fairway.run(TUTORIAL, reps=bad)
-    with pytest.raises(fairway.ScenarioError, match="at most 100000 points"):
+    with pytest.raises(ValueError, match="reps: at most 100000"):
         fairway.run(TUTORIAL, reps=10**12)
     with pytest.raises(ValueError, match="jobs"):
         fairway.sweep(TUTORIAL_SWEEP, jobs=0)
@@ -212,3 +212,49 @@ def test_a_cancelled_point_stops():
     assert text != TUTORIAL.read_text()
     with pytest.raises(fairway.RunError, match="cancelled"):
         fairway._native.run_point(text, "long.toml", 0, reps=1, cancel=cancel)
+
+
+def _deep(levels):
+    d = {}
+    top = d
+    for _ in range(levels):
+        d["x"] = {}
+        d = d["x"]
+    return top
+
+
+# Bad calls from the adversarial review of issue 32, each with the exception it must raise: a
+# located, named error, never an abort, an endless read, a bare OverflowError or an error from
+# deep inside (AttributeError, RecursionError).
+BAD_CALLS = [
+    (lambda: fairway.run("/dev/zero"), ValueError, "larger than the 64 MB a scenario file may have"),
+    (lambda: fairway.check("/dev/zero"), ValueError, "larger than the 64 MB"),
+    (lambda: fairway.run("/dev/urandom"), ValueError, "larger than|not a scenario file"),
+    (lambda: fairway.run(TUTORIAL, seed=2**64), ValueError, "seed: at most 18446744073709551615"),
+    (lambda: fairway.run(TUTORIAL, reps=2**64), ValueError, "reps: at most 100000"),
+    (lambda: fairway.sweep(TUTORIAL_SWEEP, jobs=2**64), ValueError, "jobs: at most 100000"),
+    (lambda: fairway.run(TUTORIAL, overrides=[("duration", "1s")]), TypeError, "overrides: a dict"),
+    (lambda: fairway.run(TUTORIAL, overrides={"flow.cbr.rate": _deep(5000)}), ValueError, "nested deeper than 32"),
+    (lambda: fairway.run(_deep(5000)), ValueError, "nested deeper than 32"),
+    (lambda: fairway.check(TUTORIAL, overrides={"x": _deep(5000)}), ValueError, "nested deeper"),
+    (lambda: fairway.run(TUTORIAL, overrides={"seed": 10**30}), ValueError, "seed: 10+ is beyond TOML's 64-bit integers"),
+    (lambda: fairway.run(TUTORIAL, duration=10**20), ValueError, "duration: 10+ is beyond TOML's 64-bit"),
+    (lambda: fairway.run(TUTORIAL, trace="cbr"), TypeError, "trace: a list of names, not str"),
+    (lambda: fairway.run(TUTORIAL, trace=[1, 2]), TypeError, "trace: names are strings, not int"),
+    (lambda: fairway.run({1: 2}), TypeError, "a scenario's keys are strings, not int"),
+    (lambda: fairway.campaign(TUTORIAL, grid={"flow.cbr.rate": []}, store="/nonexistent/x"), ValueError,
+     "grid: flow.cbr.rate has no values"),
+    (lambda: fairway.campaign(TUTORIAL, grid={"flow.cbr.rate": ["1Mb"]}, client="x", store="/nonexistent/x"),
+     TypeError, "client: a dask.distributed Client, not str"),
+    (lambda: fairway.campaign(TUTORIAL, grid={"flow.cbr.rate": ["1Mb"]}, progress="x", store="/nonexistent/x"),
+     TypeError, "progress: a function"),
+    (lambda: fairway.campaign(TUTORIAL, grid={"flow.cbr.rate": ["1Mb"]}, store=TUTORIAL), NotADirectoryError,
+     "is a file, not a campaign store"),
+    (lambda: fairway.open_campaign(TUTORIAL), FileNotFoundError, "not a campaign store"),
+]
+
+
+@pytest.mark.parametrize("call,err,message", BAD_CALLS, ids=[m[:40] for _, _, m in BAD_CALLS])
+def test_a_bad_argument_is_a_named_error(call, err, message):
+    with pytest.raises(err, match=message):
+        call()

@@ -62,7 +62,7 @@ use fairway_report::output::folder::Staged;
 use fairway_report::output::packet_files::PacketOutputs;
 use fairway_report::output::stream::StreamWriter;
 use fairway_scenario::estimate::{self, Footprint};
-use fairway_scenario::{parse_scenario_file_warn, sweep};
+use fairway_scenario::{parse_scenario_file_warn, sweep, text_file};
 
 #[derive(Parser)]
 #[command(name = "fairway", version = env!("FAIRWAY_BUILD"), about = "TCP-friendly multimedia over UDP: simulate, compare, reproduce")]
@@ -583,8 +583,14 @@ fn check(file: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
+/// A scenario file's text, read to its bound.
+fn read_scenario(file: &Path) -> Result<String, Failure> {
+    text_file::read(file, text_file::MAX_SCENARIO_BYTES, "a scenario file")
+        .map_err(|e| Failure::Input(format!("{}: {e}", file.display())))
+}
+
 fn has_sweep(file: &Path) -> bool {
-    std::fs::read_to_string(file).is_ok_and(|t| sweep::has_sweep(&t))
+    read_scenario(file).is_ok_and(|t| sweep::has_sweep(&t))
 }
 
 /// Runs a sweep's points into `dir` on `jobs` workers, with a progress line on a terminal: the
@@ -672,7 +678,7 @@ fn run_sweep(
             if first.checked_add(reps - 1).is_none_or(|last| last > i64::MAX as u64) {
                 return Err(Failure::Input(format!("seed {first}, --reps {reps}: the seeds must stay below 2^63")));
             }
-            let text = std::fs::read_to_string(file).map_err(|e| Failure::Input(format!("{}: {e}", file.display())))?;
+            let text = read_scenario(file)?;
             sweep::replicated(&file.display().to_string(), &text, first, reps as usize)
                 .map_err(|e| Failure::Input(e.to_string()))?
         }
@@ -793,7 +799,7 @@ fn run_reps(
     if first.checked_add(reps - 1).is_none_or(|last| last > i64::MAX as u64) {
         return Err(Failure::Input(format!("--seed {first} --reps {reps}: the seeds must stay below 2^63")));
     }
-    let text = std::fs::read_to_string(file).map_err(|e| Failure::Input(format!("{}: {e}", file.display())))?;
+    let text = read_scenario(file)?;
     if !quiet && sweep::has_sweep(&text) {
         eprintln!("note: {} has a [sweep] table, ignored here: the replications run its base values", file.display());
     }

@@ -11,6 +11,7 @@ pub mod protocols;
 pub mod queues;
 pub mod reader;
 pub mod sweep;
+pub mod text_file;
 pub mod wireless;
 
 pub use fairway_engine::scenario;

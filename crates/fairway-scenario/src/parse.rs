@@ -61,13 +61,8 @@ pub fn parse_scenario_file(path: &Path) -> Result<Scenario, ScenarioError> {
 /// likely not what was meant, each located like an error (docs/scenarios.md, "Warnings").
 pub fn parse_scenario_file_warn(path: &Path) -> Result<(Scenario, Vec<ScenarioError>), ScenarioError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-        file: file.clone(),
-        line: 0,
-        col: 0,
-        field: String::new(),
-        message: format!("cannot read the file: {e}"),
-    })?;
+    let text = crate::text_file::read(path, crate::text_file::MAX_SCENARIO_BYTES, "a scenario file")
+        .map_err(|message| ScenarioError { file: file.clone(), line: 0, col: 0, field: String::new(), message })?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scenario");
     parse_scenario_warn(&file, &text, stem)
 }

@@ -287,19 +287,8 @@ fn mobility(v: &Val, nodes: &mut [WirelessNode], dir: &Path) -> Res<MobilitySpec
             }
             // Read up to a bound: a file the kernel makes up as it is read (under /proc) says it is
             // regular and never ends.
-            let mut text = String::new();
-            std::fs::File::open(&path)
-                .and_then(|f| {
-                    std::io::Read::read_to_string(&mut std::io::Read::take(f, MAX_MOVES_BYTES + 1), &mut text)
-                })
-                .map_err(|e| fv.error(format!("cannot read {}: {e}", path.display())))?;
-            if text.len() as u64 > MAX_MOVES_BYTES {
-                return Err(fv.error(format!(
-                    "{} is larger than the {} MB a movement file may have",
-                    path.display(),
-                    MAX_MOVES_BYTES >> 20
-                )));
-            }
+            let text = crate::text_file::read(&path, MAX_MOVES_BYTES, "a movement file")
+                .map_err(|e| fv.error(format!("{}: {e}", path.display())))?;
             let (init, moves) =
                 parse_moves(&text).map_err(|(line, msg)| fv.error(format!("{}:{line}: {msg}", path.display())))?;
             let mut set = vec![(false, false); nodes.len()];

@@ -225,12 +225,17 @@ pub fn scenario_text(opts: &ReproduceOptions, paper: &str, stem: &str) -> Result
     match &opts.scenarios {
         Some(dir) => {
             let path = dir.join(paper).join(format!("{stem}.toml"));
-            let text = std::fs::read_to_string(&path).map_err(|e| ScenarioError {
+            let text = fairway_scenario::text_file::read(
+                &path,
+                fairway_scenario::text_file::MAX_SCENARIO_BYTES,
+                "a scenario file",
+            )
+            .map_err(|message| ScenarioError {
                 file: path.display().to_string(),
                 line: 0,
                 col: 0,
                 field: String::new(),
-                message: format!("cannot read the file: {e}"),
+                message,
             })?;
             Ok((path.display().to_string(), text))
         }

@@ -14,7 +14,7 @@
 //! number of workers.
 
 use std::fmt::Write as _;
-use std::fs;
+
 use std::ops::Range;
 use std::path::Path;
 
@@ -170,13 +170,8 @@ pub fn has_sweep(text: &str) -> bool {
 /// is a sweep of one point.
 pub fn load_sweep(path: &Path) -> Result<Sweep, ScenarioError> {
     let file = path.display().to_string();
-    let text = fs::read_to_string(path).map_err(|e| ScenarioError {
-        file: file.clone(),
-        line: 0,
-        col: 0,
-        field: String::new(),
-        message: format!("cannot read the file: {e}"),
-    })?;
+    let text = crate::text_file::read(path, crate::text_file::MAX_SCENARIO_BYTES, "a scenario file")
+        .map_err(|message| ScenarioError { file: file.clone(), line: 0, col: 0, field: String::new(), message })?;
     points_of_text(&file, &text)
 }
 
