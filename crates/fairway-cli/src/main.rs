@@ -545,6 +545,24 @@ fn fits(file: &Path, sc: &fairway_engine::Scenario, out: &Path) -> Result<Footpr
     Ok(f)
 }
 
+/// A run that may take more than `LONG_RUN_S` says so before it starts. The calibration that
+/// prices an event takes some tens of milliseconds, so it is made only for runs of at least 10^9
+/// events, which take tens of seconds anyway.
+fn long_run_note(sc: &fairway_engine::Scenario) {
+    const LONG_RUN_S: f64 = 600.0;
+    let events = estimate::events(sc);
+    if events < 1e9 {
+        return;
+    }
+    let secs = events * estimate::ns_per_event() * estimate::COST_MARGIN * 1e-9;
+    if secs > LONG_RUN_S {
+        eprintln!(
+            "note: this run may take up to about {} on this machine (at most about {events:.2e} events); Ctrl-C stops it and writes what it has",
+            estimate::human_time(secs)
+        );
+    }
+}
+
 /// Bytes free to an unprivileged user on the file system holding `dir`.
 #[cfg(target_os = "linux")]
 fn free_disk(dir: &Path) -> Option<u64> {
@@ -567,15 +585,18 @@ fn check(file: &Path) -> Result<(), Failure> {
     let f = fits(file, &sc, &PathBuf::from("out").join(&sc.name))?;
     let sweep =
         if has_sweep(file) { Some(sweep::load_sweep(file).map_err(|e| Failure::Input(e.to_string()))?) } else { None };
+    let events = estimate::events(&sc);
     println!(
-        "{}: ok ({} nodes, {} simplex links, {} flows, {} simulated; about {} of memory and {} of results)",
+        "{}: ok ({} nodes, {} simplex links, {} flows, {} simulated; about {} of memory and {} of results; at most about {:.2e} events, {} on this machine)",
         file.display(),
         sc.nodes.len(),
         sc.links.len(),
         sc.flows.len(),
         sc.duration,
         estimate::human(f.streamed_memory()),
-        estimate::human(f.output)
+        estimate::human(f.output),
+        events,
+        estimate::human_time(events * estimate::ns_per_event() * estimate::COST_MARGIN * 1e-9)
     );
     if let Some(sw) = sweep {
         println!("{}: sweep ok ({} points over {})", file.display(), sw.points.len(), sw.keys.join(", "));
@@ -947,6 +968,9 @@ fn run(
     }
     let out = out.unwrap_or_else(|| PathBuf::from("out").join(&sc.name));
     fits(file, &sc, &out)?;
+    if !quiet {
+        long_run_note(&sc);
+    }
     // The folder is checked (and its hidden twin made) before the run, not after it.
     let staged = Staged::begin(&out).map_err(|e| Failure::Input(e.to_string()))?;
     let started = Instant::now();

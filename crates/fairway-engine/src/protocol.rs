@@ -6,7 +6,7 @@ use std::any::Any;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use fairway_core::Time;
+use fairway_core::{Bytes, Time};
 use serde::Serialize;
 
 use crate::datagram::FlowDriver;
@@ -28,6 +28,35 @@ pub struct ReportContext {
     /// When its application stopped (or the run ended, if earlier).
     pub stop: Time,
     pub end: Time,
+}
+
+/// What a flow's application asks of the simulator per second it runs, for the estimate of a
+/// run's events before it starts (fairway-scenario's `estimate`). Upper bounds: a rate the
+/// application may reach (the top of MApp's scales, a CBR's rate), not the one it will average.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Load {
+    /// Packets it offers per second; `None`: as many as the path takes (a greedy sender, or
+    /// one whose congestion control paces it).
+    pub packets_per_s: Option<f64>,
+    /// Timer events per second of its own beside the one each packet costs its sender: frames
+    /// sent back to back, talk spurts' switches.
+    pub timers_per_s: f64,
+    /// Its data packets' size on the wire.
+    pub packet_size: Bytes,
+    /// Packets it keeps in flight at most (a window), which bounds its rate to a window per
+    /// round trip; `None`: no window.
+    pub window: Option<u32>,
+    /// Packets it sends in all at most (a transfer's size); `None`: no end but its stop.
+    pub total: Option<u64>,
+    /// Timer events per round trip of its path, whatever it sends (TFRC's feedback timer, RFC
+    /// 5348 §6.2: on a path of microseconds, hundreds of thousands a second).
+    pub timers_per_rtt: f64,
+    /// Feedback packets per round trip, whatever it sends (MApp's receiver reports every round
+    /// trip); each crosses the path back.
+    pub feedback_per_rtt: f64,
+    /// The shortest interval its per-round-trip timers keep however short the path (TCP's
+    /// minimum RTO); zero: none.
+    pub rtt_floor: fairway_core::Dur,
 }
 
 /// A datagram flow as the scenario gave it: a protocol's checked settings.
@@ -52,6 +81,8 @@ pub trait DatagramSpec: Debug + Send + Sync {
     }
     /// The protocol's own configuration (for tests and tools that inspect a scenario).
     fn config(&self) -> &dyn Any;
+    /// What the flow asks of the simulator per second ([`Load`]).
+    fn load(&self) -> Load;
 }
 
 /// A protocol's part of a flow's summary: `"<name>": { ... }` in summary.json.

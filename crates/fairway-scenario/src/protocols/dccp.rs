@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::sources::{parse_source, SourceSpec, SOURCE_KEYS};
 use super::tfrc::{parse_rate_keys, RATE_KEYS};
-use super::{Build, DatagramSpec, FlowContext, ProtocolReport, Registration, ReportContext};
+use super::{Build, DatagramSpec, FlowContext, Load, ProtocolReport, Registration, ReportContext};
 use crate::reader::{Res, Tbl};
 use fairway_engine::datagram::{DatagramFlow, FlowDriver};
 
@@ -277,5 +277,11 @@ impl DatagramSpec for DccpSpec {
 
     fn config(&self) -> &dyn Any {
         &self.cfg
+    }
+
+    /// The source's, and per round trip CCID3's feedback and no-feedback timers (RFC 4342
+    /// §6, §5), or CCID2's acknowledgement timer.
+    fn load(&self) -> Load {
+        self.source.load_under_transport(2.0)
     }
 }

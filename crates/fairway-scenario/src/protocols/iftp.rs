@@ -8,7 +8,7 @@ use fairway_proto::iftp::{BackoffReset, IftpConfig, IftpReceiver, IftpSender, Re
 use fairway_proto::Endpoint;
 use serde::Serialize;
 
-use super::{packet_size, Build, DatagramSpec, FlowContext, ProtocolReport, Registration, ReportContext};
+use super::{packet_size, Build, DatagramSpec, FlowContext, Load, ProtocolReport, Registration, ReportContext};
 use crate::reader::{Res, Tbl};
 use fairway_engine::datagram::{DatagramFlow, FlowDriver};
 
@@ -182,5 +182,21 @@ impl DatagramSpec for IftpSpec {
 
     fn config(&self) -> &dyn Any {
         &self.cfg
+    }
+
+    /// A file transfer: as much as its pacing lets through.
+    fn load(&self) -> Load {
+        Load {
+            packets_per_s: None,
+            timers_per_s: 0.0,
+            packet_size: self.cfg.packet_size,
+            window: Some(self.cfg.w_max),
+            total: self.cfg.packets,
+            // A timeout and its retransmission at most every timer interval, which is at least
+            // a round trip (seed 002 eq. (9)) and `min_rto`.
+            timers_per_rtt: 2.0,
+            feedback_per_rtt: 0.0,
+            rtt_floor: self.cfg.min_rto,
+        }
     }
 }

@@ -13,7 +13,8 @@ use fairway_proto::Endpoint;
 use serde::Serialize;
 
 use super::{
-    packet_size, parse_class, Build, DatagramSpec, FlowContext, ProtocolReport, Registration, ReportContext, CLASS_KEYS,
+    packet_size, parse_class, Build, DatagramSpec, FlowContext, Load, ProtocolReport, Registration, ReportContext,
+    CLASS_KEYS,
 };
 use crate::reader::{Res, Tbl};
 use fairway_engine::datagram::{DatagramFlow, FlowDriver};
@@ -182,6 +183,53 @@ impl DatagramSpec for MappSpec {
 
     fn config(&self) -> &dyn Any {
         &self.cfg
+    }
+
+    /// At the top scale: one packet per frame of constant size, a frame's datagrams every
+    /// interval, or an MPEG slot's largest frame in datagrams every slot; the receiver's
+    /// report every round trip (seed 000 §2.2), its timer with it.
+    fn load(&self) -> Load {
+        let top = self.cfg.table.rate(self.cfg.table.top()).0 as f64;
+        let per_s = |d: fairway_core::Dur| 1e9 / d.0.max(1) as f64;
+        let datagrams = |bytes: f64, max: Bytes| (bytes / max.0.max(1) as f64).ceil() + 1.0;
+        match &self.cfg.pacing {
+            Pacing::ConstantSize { packet_size } => Load {
+                packets_per_s: Some(top / (8.0 * packet_size.0.max(1) as f64)),
+                timers_per_s: 0.0,
+                packet_size: *packet_size,
+                window: None,
+                total: None,
+                timers_per_rtt: 1.0,
+                feedback_per_rtt: 1.0,
+                rtt_floor: fairway_core::Dur::ZERO,
+            },
+            Pacing::ConstantRate { interval, max_datagram } => {
+                let frame = top * interval.as_secs_f64() / 8.0;
+                Load {
+                    packets_per_s: Some(per_s(*interval) * datagrams(frame, *max_datagram)),
+                    timers_per_s: per_s(*interval),
+                    packet_size: *max_datagram,
+                    window: None,
+                    total: None,
+                    timers_per_rtt: 1.0,
+                    feedback_per_rtt: 1.0,
+                    rtt_floor: fairway_core::Dur::ZERO,
+                }
+            }
+            Pacing::Mpeg(gop) => {
+                let largest = gop.sizes.iter().map(|b| b.0).max().unwrap_or(0) as f64;
+                Load {
+                    packets_per_s: Some(per_s(gop.slot) * datagrams(largest, gop.max_datagram)),
+                    timers_per_s: per_s(gop.slot),
+                    packet_size: gop.max_datagram,
+                    window: None,
+                    total: None,
+                    timers_per_rtt: 1.0,
+                    feedback_per_rtt: 1.0,
+                    rtt_floor: fairway_core::Dur::ZERO,
+                }
+            }
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 //! that pace themselves.
 
 use fairway_core::{Bytes, Dur, Rate, Rng};
+use fairway_engine::protocol::Load;
 use fairway_proto::source::{Cbr, CbrConfig, Greedy, OnOff, Source};
 
 use super::packet_size;
@@ -46,6 +47,52 @@ impl SourceSpec {
             SourceSpec::Greedy { packet_size, .. } => *packet_size,
             SourceSpec::Cbr(c) | SourceSpec::OnOff { cbr: c, .. } => c.packet_size,
         }
+    }
+
+    /// What it offers ([`Load`]): a CBR one packet per interval (a talk spurt's CBR as if it
+    /// never paused, and two switches per spurt), frames beside; a greedy source as much as the
+    /// transport sends.
+    pub fn load(&self) -> Load {
+        let per_s = |d: Dur| 1e9 / d.0.max(1) as f64;
+        match self {
+            SourceSpec::Greedy { packet_size, max_packets } => Load {
+                packets_per_s: None,
+                timers_per_s: 0.0,
+                packet_size: *packet_size,
+                window: None,
+                total: *max_packets,
+                timers_per_rtt: 0.0,
+                feedback_per_rtt: 0.0,
+                rtt_floor: Dur::ZERO,
+            },
+            SourceSpec::Cbr(c) | SourceSpec::OnOff { cbr: c, .. } => {
+                let frames = c.frame_interval.map_or(0.0, per_s);
+                // Each talk spurt starts with a packet (a CBR's first goes at its start), so
+                // spurts shorter than the interval still send one each.
+                let spurts = match self {
+                    SourceSpec::OnOff { on_mean, off_mean, .. } => per_s(*on_mean + *off_mean),
+                    _ => 0.0,
+                };
+                Load {
+                    packets_per_s: Some(per_s(c.interval) + spurts),
+                    timers_per_s: frames + 2.0 * spurts,
+                    packet_size: c.packet_size,
+                    window: None,
+                    total: c.max_packets,
+                    timers_per_rtt: 0.0,
+                    feedback_per_rtt: 0.0,
+                    rtt_floor: Dur::ZERO,
+                }
+            }
+        }
+    }
+
+    /// Its [`Load`] under a transport that paces what it sends (TFRC, DCCP): the source's own
+    /// timer ticks once per packet it makes, beside the transport's send, and the transport's
+    /// timers `per_rtt`.
+    pub fn load_under_transport(&self, per_rtt: f64) -> Load {
+        let l = self.load();
+        Load { timers_per_s: l.timers_per_s + l.packets_per_s.unwrap_or(0.0), timers_per_rtt: per_rtt, ..l }
     }
 
     /// The CBR inside, if any.

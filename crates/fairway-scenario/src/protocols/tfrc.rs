@@ -12,7 +12,7 @@ use fairway_proto::Endpoint;
 use serde::Serialize;
 
 use super::sources::{parse_source, SourceSpec, SOURCE_KEYS};
-use super::{packet_size, Build, DatagramSpec, FlowContext, ProtocolReport, Registration, ReportContext};
+use super::{packet_size, Build, DatagramSpec, FlowContext, Load, ProtocolReport, Registration, ReportContext};
 use crate::reader::{Res, Tbl};
 use fairway_engine::datagram::{DatagramFlow, FlowDriver};
 
@@ -195,5 +195,11 @@ impl DatagramSpec for TfrcSpec {
 
     fn config(&self) -> &dyn Any {
         &self.cfg
+    }
+
+    /// The source's, and per round trip the receiver's feedback timer and the sender's
+    /// no-feedback timer (RFC 5348 §6.2, §4.4).
+    fn load(&self) -> Load {
+        self.source.load_under_transport(2.0)
     }
 }

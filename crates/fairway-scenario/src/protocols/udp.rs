@@ -7,7 +7,7 @@ use std::sync::Arc;
 use fairway_proto::udp::{UdpReceiver, UdpSender};
 
 use super::sources::{parse_source, SourceSpec, SOURCE_KEYS};
-use super::{parse_class, Build, DatagramSpec, FlowContext, Registration, CLASS_KEYS};
+use super::{parse_class, Build, DatagramSpec, FlowContext, Load, Registration, CLASS_KEYS};
 use crate::reader::{Res, Tbl};
 use fairway_engine::datagram::{DatagramFlow, FlowDriver};
 
@@ -41,6 +41,10 @@ impl DatagramSpec for UdpSpec {
     fn build(&self, b: &Build) -> Result<Box<dyn FlowDriver>, String> {
         let snd = UdpSender::new(b.flow, self.source.build(b.seed, b.name)).tagged(self.tagged);
         Ok(Box::new(DatagramFlow::new(snd, UdpReceiver::new(b.flow), b.wire)))
+    }
+
+    fn load(&self) -> Load {
+        self.source.load()
     }
 
     /// The CBR inside the application.
