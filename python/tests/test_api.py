@@ -258,3 +258,10 @@ BAD_CALLS = [
 def test_a_bad_argument_is_a_named_error(call, err, message):
     with pytest.raises(err, match=message):
         call()
+
+
+def test_a_huge_override_is_refused_in_a_short_message():
+    # A million-entry list echoed whole made a 10 MB error.
+    with pytest.raises(fairway.ScenarioError) as e:
+        fairway.run(TUTORIAL, overrides={"monitor.links": ["r1->r2"] * 10**6})
+    assert len(str(e.value)) < 1000 and "more characters" in str(e.value), str(e.value)[:300]

@@ -208,6 +208,7 @@ pub fn send(
             forged_pkts: counts.forged_pkts,
             truncated_pkts: counts.truncated_pkts,
             duplicate_pkts: counts.duplicate_pkts,
+            host_drops_pkts: counts.host_drops_pkts,
             nonce_passed: counts.nonce_passed,
             nonce_failed: counts.nonce_failed,
             nonce_unchecked: counts.nonce_unchecked,
@@ -260,6 +261,8 @@ struct SenderSummary<'a> {
     truncated_pkts: u64,
     /// Copies of feedback already received (not handed to the endpoint again).
     duplicate_pkts: u64,
+    /// Feedback this host's socket dropped, its buffer full.
+    host_drops_pkts: u64,
     /// Checks of the receiver's nonce echoes: passed, failed (it hides losses), and not
     /// checkable (it owned up to losses).
     nonce_passed: u64,
@@ -311,6 +314,9 @@ struct LiveCounts {
     duplicate_pkts: u64,
     /// Datagrams far ahead of the flow that nothing confirmed (ends.rs, `Seen`), not delivered.
     unconfirmed_pkts: u64,
+    /// Datagrams this host's socket dropped, its buffer full (the receiver kept off its core):
+    /// lost here, not on the network, though counted in the flow's drops.
+    host_drops_pkts: u64,
     feedback_sent_pkts: u64,
     feedback_send_errors: u64,
 }
@@ -462,6 +468,7 @@ pub fn recv(
             truncated_pkts: counts.truncated_pkts,
             duplicate_pkts: counts.duplicate_pkts,
             unconfirmed_pkts: counts.unconfirmed_pkts + counts.held_pkts,
+            host_drops_pkts: counts.host_drops_pkts,
             feedback_sent_pkts: counts.sent_pkts,
             feedback_send_errors: counts.send_errors,
         },

@@ -390,12 +390,17 @@ fn every_protocol_runs_on_sockets() {
         let fl = &s["flows"][0];
         assert_eq!(fl["name"].as_str(), Some(*n));
         // It delivered, through its own wire format: every datagram its receiver took in was
-        // its sender's and decoded, and the sender's end of flow arrived. Over loopback the
-        // kernel drops little: a fast sender (CCID2, unpaced) can overrun the receiving
-        // socket for a moment, so 5% of what was sent may be missing.
-        let (sent, got) = (u(&fl["sent_pkts"]), u(&fl["recv_distinct_pkts"]));
-        assert!(got > 50 && got as f64 >= 0.95 * sent as f64, "{n}: {got} of {sent}");
+        // its sender's and decoded, and the sender's end of flow arrived. Loopback loses
+        // nothing, but a receiver kept off its core while a greedy sender (CCID2, unpaced, on
+        // a path of microseconds) fills its socket loses what does not fit there, and the
+        // kernel counts those: every datagram sent arrived or was dropped at the receiving
+        // socket (which may also have dropped up to three copies of the end of flow).
         let live = &s["live"];
+        let (sent, got, host) = (u(&fl["sent_pkts"]), u(&fl["recv_distinct_pkts"]), u(&live["host_drops_pkts"]));
+        assert!(
+            got > 50 && (sent..=sent + 3).contains(&(got + host)),
+            "{n}: {got} + {host} dropped at the host, of {sent}"
+        );
         assert_eq!((u(&live["refused_pkts"]), u(&live["stranger_pkts"])), (0, 0), "{n}: {live}");
         assert_eq!(live["sender_totals_received"], true, "{n}: {live}");
     }

@@ -7,7 +7,8 @@
 //!   a program: datagrams as raw bytes or as typed messages with arbitrary fields, time steps
 //!   (Time::MAX among them), timeouts, start and stop; after every step the endpoint is polled
 //!   until it has nothing to send, which must come within [`MAX_BURST`] datagrams;
-//! - the scenario reader, on the bytes as a TOML file.
+//! - the scenario reader, on the bytes as a TOML file, then `check`'s estimate, and the run when
+//!   the estimate is small.
 //!
 //! `fairway-fuzz` (src/main.rs) mutates a corpus (fuzz/corpus/<target>/) against these for a
 //! time; tests/corpus.rs replays the corpus and the regressions on every `cargo test`.
@@ -434,8 +435,20 @@ fn dccp_packet(r: &mut Reader, _now: Time) -> dccp::Packet {
 
 // ---- the scenario reader ----------------------------------------------------------------------
 
+/// Events below which an accepted scenario is also run (a few milliseconds).
+const RUN_EVENTS: f64 = 200_000.0;
+
 fn scenario(b: &[u8]) {
     let text = String::from_utf8_lossy(b);
-    let _ = fairway_scenario::parse_scenario_warn("fuzz.toml", &text, "fuzz");
+    let parsed = fairway_scenario::parse_scenario_warn("fuzz.toml", &text, "fuzz");
     let _ = fairway_scenario::sweep::has_sweep(&text);
+    // What `check` does after the parse, and, when the estimate is small, the run itself: a
+    // scenario check accepts must not make the estimate or the engine panic.
+    if let Ok((sc, _)) = parsed {
+        let f = fairway_scenario::estimate::estimate(&sc);
+        let events = fairway_scenario::estimate::events(&sc);
+        if events < RUN_EVENTS && f.memory() < 64 << 20 {
+            let _ = fairway_engine::run(&sc, &fairway_engine::RunOptions::default(), &mut |_| {});
+        }
+    }
 }

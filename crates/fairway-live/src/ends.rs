@@ -149,6 +149,10 @@ pub struct EndCounts {
     pub truncated_pkts: u64,
     /// Copies of a sequence number already received (counted in `recv_pkts`, not delivered).
     pub duplicate_pkts: u64,
+    /// Datagrams its own socket dropped because its receive buffer was full (the end was kept
+    /// off its core): lost at this host, not on the network (Linux's SO_RXQ_OVFL count, as of
+    /// the last datagram read).
+    pub host_drops_pkts: u64,
     /// A datagram far ahead of the others ([`WINDOW`] or more), held until another confirms it:
     /// how many are held at the moment (0 or 1), and how many were let go unconfirmed.
     pub held_pkts: u64,
@@ -566,6 +570,9 @@ impl<'a> LiveEnd<'a> {
                 Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => continue,
                 Err(e) => return Err(e),
             };
+            if let Some(n) = r.overflow {
+                self.counts.host_drops_pkts = self.counts.host_drops_pkts.max(n as u64);
+            }
             let h = match framing::read(&buf[..r.len], &self.key, enc) {
                 Ok(h) => h,
                 Err(Refused::NotFairway) => {

@@ -19,13 +19,20 @@ pub fn tos(ect: bool, tagged: bool) -> u8 {
     (if tagged { TAGGED_DSCP << 2 } else { 0 }) | if ect { ECT0 } else { 0 }
 }
 
-/// A datagram read: its length in the buffer, its sender, and its ToS byte.
+/// A datagram read: its length in the buffer, its sender, its ToS byte, and how many datagrams
+/// the socket had dropped for want of room before it (the kernel's count, since the socket was
+/// made; `None` where the kernel does not say).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Received {
     pub len: usize,
     pub from: SocketAddr,
     pub tos: u8,
+    pub overflow: Option<u32>,
 }
+
+/// Linux's SO_RXQ_OVFL (asm-generic/socket.h): each datagram read comes with the count of those
+/// the socket dropped because its receive buffer was full.
+const SO_RXQ_OVFL: libc::c_int = 40;
 
 /// A non-blocking UDP socket on IPv4.
 #[derive(Debug)]
@@ -43,6 +50,52 @@ fn check(r: libc::c_int) -> io::Result<libc::c_int> {
     }
 }
 
+/// Bytes of receive buffer a port asks for: some thousands of datagrams, so that an end the
+/// scheduler keeps off its core for tens of milliseconds (many ends on few cores) does not lose
+/// what arrives meanwhile at its host, which a flow would count as the network's loss. Linux's
+/// default (net.core.rmem_default, about 200 kB) holds some hundred.
+pub const RECEIVE_BUFFER: libc::c_int = 8 << 20;
+
+/// Asks for [`RECEIVE_BUFFER`]: SO_RCVBUF, which the kernel caps at net.core.rmem_max, then, if
+/// that capped it, SO_RCVBUFFORCE, which root may use past the cap. Neither is required: an end
+/// works with the default, and loses more when it is kept waiting.
+fn receive_buffer(sock: &UdpSocket) {
+    let set = |opt: libc::c_int| {
+        // SAFETY: SO_RCVBUF and SO_RCVBUFFORCE read an int from a pointer valid for its size.
+        unsafe {
+            libc::setsockopt(
+                sock.as_raw_fd(),
+                libc::SOL_SOCKET,
+                opt,
+                &RECEIVE_BUFFER as *const libc::c_int as *const libc::c_void,
+                size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        }
+    };
+    set(libc::SO_RCVBUF);
+    if receive_buffer_len(sock).is_some_and(|n| n < RECEIVE_BUFFER) {
+        set(libc::SO_RCVBUFFORCE);
+    }
+}
+
+/// The receive buffer the kernel gave `sock` (it reports twice what was asked, its bookkeeping
+/// included).
+fn receive_buffer_len(sock: &UdpSocket) -> Option<libc::c_int> {
+    let mut v: libc::c_int = 0;
+    let mut len = size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: getsockopt writes at most `len` bytes into `v`.
+    let r = unsafe {
+        libc::getsockopt(
+            sock.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUF,
+            &mut v as *mut libc::c_int as *mut libc::c_void,
+            &mut len,
+        )
+    };
+    (r == 0).then_some(v)
+}
+
 impl Port {
     /// Binds `addr` (port 0: any free port).
     pub fn bind(addr: SocketAddr) -> io::Result<Port> {
@@ -54,7 +107,19 @@ impl Port {
         }
         let sock = UdpSocket::bind(addr)?;
         sock.set_nonblocking(true)?;
+        receive_buffer(&sock);
         let on: libc::c_int = 1;
+        // SAFETY: SO_RXQ_OVFL reads an int from a pointer valid for its size. Without it (an
+        // older kernel), datagrams come without the count.
+        unsafe {
+            libc::setsockopt(
+                sock.as_raw_fd(),
+                libc::SOL_SOCKET,
+                SO_RXQ_OVFL,
+                &on as *const libc::c_int as *const libc::c_void,
+                size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
         // SAFETY: IP_RECVTOS reads an int from a pointer valid for its size.
         check(unsafe {
             libc::setsockopt(
@@ -97,7 +162,7 @@ impl Port {
         // SAFETY: all-zero is a valid sockaddr_in, iovec and msghdr.
         let mut name: libc::sockaddr_in = unsafe { zeroed() };
         let mut iov = libc::iovec { iov_base: buf.as_mut_ptr() as *mut libc::c_void, iov_len: buf.len() };
-        // Room for one cmsg holding an int (IP_TOS arrives as one byte, padded).
+        // Room for two cmsgs holding an int each (IP_TOS arrives as one byte, padded).
         let mut control = [0u64; 8];
         let mut msg: libc::msghdr = unsafe { zeroed() };
         msg.msg_name = &mut name as *mut libc::sockaddr_in as *mut libc::c_void;
@@ -111,21 +176,25 @@ impl Port {
         if n < 0 {
             return Err(io::Error::last_os_error());
         }
-        let mut tos = 0;
+        let (mut tos, mut overflow) = (0, None);
         // SAFETY: the CMSG macros walk the control buffer the kernel filled, within
-        // msg_controllen; an IP_TOS cmsg holds at least one byte.
+        // msg_controllen; an IP_TOS cmsg holds at least one byte, an SO_RXQ_OVFL one a u32
+        // (read unaligned: CMSG_DATA promises no alignment).
         unsafe {
             let mut c = libc::CMSG_FIRSTHDR(&msg);
             while !c.is_null() {
                 if (*c).cmsg_level == libc::IPPROTO_IP && (*c).cmsg_type == libc::IP_TOS {
                     tos = *libc::CMSG_DATA(c);
                 }
+                if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == SO_RXQ_OVFL {
+                    overflow = Some(std::ptr::read_unaligned(libc::CMSG_DATA(c) as *const u32));
+                }
                 c = libc::CMSG_NXTHDR(&msg, c);
             }
         }
         let ip = std::net::Ipv4Addr::from(u32::from_be(name.sin_addr.s_addr));
         let from = SocketAddr::V4(SocketAddrV4::new(ip, u16::from_be(name.sin_port)));
-        Ok(Received { len: (n as usize).min(buf.len()), from, tos })
+        Ok(Received { len: (n as usize).min(buf.len()), from, tos, overflow })
     }
 }
 
@@ -138,6 +207,24 @@ impl AsRawFd for Port {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_port_asks_for_room_for_thousands_of_datagrams() {
+        let p = Port::bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let got = receive_buffer_len(&p.sock).unwrap();
+        // Root gets what it asks (the kernel reports double); others get net.core.rmem_max.
+        let max: libc::c_int = std::fs::read_to_string("/proc/sys/net/core/rmem_max")
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(0);
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        if root {
+            assert!(got >= RECEIVE_BUFFER, "{got}");
+        } else {
+            assert!(got >= RECEIVE_BUFFER.min(max), "{got}, rmem_max {max}");
+        }
+    }
 
     #[test]
     fn the_tos_byte_goes_with_each_datagram_and_is_read_back() {

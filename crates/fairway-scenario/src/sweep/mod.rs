@@ -161,6 +161,17 @@ fn describe(keys: &[String], values: &[String]) -> String {
     keys.iter().zip(values).map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", ")
 }
 
+/// At most [`BRIEF`] characters of `s`, and how many more there were: an error names a point by
+/// its values, and a value may be a million-entry list.
+fn brief(s: &str) -> String {
+    match s.char_indices().nth(BRIEF) {
+        Some((at, _)) => format!("{}... ({} more characters)", &s[..at], s[at..].chars().count()),
+        None => s.to_string(),
+    }
+}
+
+const BRIEF: usize = 200;
+
 /// Whether a scenario text has a `[sweep]` table (false if it is not valid TOML).
 pub fn has_sweep(text: &str) -> bool {
     ImDocument::parse(text).map(|d| d.as_table().contains_key("sweep")).unwrap_or(false)
@@ -443,7 +454,7 @@ fn point_error(
         line,
         col,
         field: String::new(),
-        message: format!("sweep point {index} ({}): {inner}", describe(keys, values)),
+        message: format!("sweep point {index} ({}): {inner}", brief(&describe(keys, values))),
     }
 }
 
