@@ -71,7 +71,9 @@ pub fn node(t: &Tbl, idx: Option<u64>) -> Res<(String, Option<(f64, f64)>)> {
     // A million kilometres either way: far beyond any radio's range, and finite (a position at
     // infinity has no distance to anything and cannot be written to JSON).
     if !(x.abs() <= MAX_COORD && y.abs() <= MAX_COORD) {
-        return Err(at.error(format!("({x}, {y}) is outside the {MAX_COORD:e} m a position may lie from the origin")));
+        return Err(
+            at.error(format!("({x:e}, {y:e}) is outside the {MAX_COORD:e} m a position may lie from the origin"))
+        );
     }
     // Read by `expand`, on the entry this instance came from.
     let _ = t.get("count");
