@@ -1,8 +1,8 @@
 //! Issue 32's property: a scenario `check` accepts runs to its end within what it estimates.
 //! Scenarios are drawn at random within the bounds docs/scenarios.md states (rates from bits to
 //! tens of gigabits a second, delays from none to a second, intervals down to a nanosecond,
-//! every discipline and datagram protocol, TCP's windows up to 2^20), parsed as `check` parses
-//! them; of those it accepts, each whose estimate is under [`BUDGET_S`] runs as `fairway run`
+//! every discipline and datagram protocol, TCP's windows up to 2^20; wireless nodes standing or
+//! moving under every routing), parsed as `check` parses them; of those it accepts, each whose estimate is under [`BUDGET_S`] runs as `fairway run`
 //! in a child process under a time limit and an address-space limit. Each must end, on time,
 //! within its memory, having processed no more events than the estimate said.
 
@@ -94,9 +94,54 @@ fn flow(rng: &mut Rng) -> String {
     }
 }
 
+/// 2 to 12 wireless nodes over an area of 100 m to 10 km a side, standing or moving (random
+/// waypoint), routed statically (when standing), by AODV or not at all, with RTS/CTS or without;
+/// 1 to 3 flows from the first node to others.
+fn wireless(rng: &mut Rng, i: usize) -> String {
+    let n = 2 + rng.below(11);
+    let side = decades(rng, 2.0, 4.0);
+    let moving = rng.below(2) == 0;
+    let routing = if moving { pick(rng, &["aodv", "none"]) } else { pick(rng, &["aodv", "static", "none"]) };
+    let mut s = format!(
+        "name = \"drawn-{i}\"\nduration = {}\nseed = {}\n[wireless]\nrouting = \"{routing}\"\nrts_threshold = {}\ndata_rate = {}\n",
+        dur(rng, 1e-2, 30.0),
+        rng.below(1000),
+        pick(rng, &["0", "3000"]),
+        pick(rng, &["\"1Mb\"", "\"2Mb\"", "\"11Mb\""]),
+    );
+    if moving {
+        s += &format!(
+            "mobility = {{ model = \"random_waypoint\", area = [{side:.0}, {side:.0}], speed = {:.3}, pause = {} }}\n",
+            decades(rng, -1.0, 3.0),
+            dur(rng, 1e-3, 10.0)
+        );
+        s += &format!("[[node]]\nname = \"n{{i}}\"\ncount = {n}\n");
+    } else {
+        for k in 0..n {
+            s += &format!(
+                "[[node]]\nname = \"n{k}\"\nat = [{:.1}, {:.1}]\n",
+                rng.uniform() * side,
+                rng.uniform() * side
+            );
+        }
+    }
+    for f in 0..1 + rng.below(3) {
+        s += &format!(
+            "[[flow]]\nname = \"f{f}\"\nfrom = \"n0\"\nto = \"n{}\"\nstart = {}\n{}\n",
+            1 + rng.below(n - 1),
+            dur(rng, 1e-9, 1.0),
+            flow(rng)
+        );
+    }
+    s
+}
+
 /// A chain a - r1 - ... - b of 1 to 4 links, 1 to 4 flows from a to b (their acknowledgements
-/// come back the same way).
+/// come back the same way); one draw in four, wireless nodes instead ([`wireless`]).
 fn scenario(rng: &mut Rng, i: usize) -> String {
+    if rng.below(4) == 0 {
+        return wireless(rng, i);
+    }
     let hops = 1 + rng.below(4) as usize;
     let mut s = format!("name = \"drawn-{i}\"\nduration = {}\nseed = {}\n", dur(rng, 1e-3, 60.0), rng.below(1000));
     if rng.below(2) == 0 {

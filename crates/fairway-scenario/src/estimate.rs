@@ -156,9 +156,11 @@ const GENERAL_PATH_EVENTS: f64 = 1.0;
 /// Events a packet costs at its ends beside the hops: its send and its delivery.
 const EVENTS_PER_PACKET: f64 = 2.0;
 /// A wireless hop's frames (RTS, CTS, DATA, ACK), each reaching every node in carrier-sense
-/// range as two events (first bit, end of reception), and the sender's MAC timers per frame.
+/// range as two events (first bit, end of reception), and the sender's MAC timers per frame:
+/// its defer, its backoff, its transmission's end, the wait for its answer, and the NAV and EIFS
+/// the others set from it.
 const WIRELESS_FRAMES: f64 = 4.0;
-const MAC_TIMERS_PER_FRAME: f64 = 4.0;
+const MAC_TIMERS_PER_FRAME: f64 = 6.0;
 
 /// What a flow offers, per [`Load`]: TCP's applications send as much as the path takes.
 fn load(f: &FlowSpec) -> Load {
@@ -213,6 +215,8 @@ pub struct Traffic {
 /// Events each flow costs whatever it sends: its start, its stop, its ends' first and last
 /// timers.
 const EVENTS_PER_FLOW: f64 = 8.0;
+/// Events a run costs whatever it holds: the first sample and bin, the end's, the warm-up's.
+const EVENTS_PER_RUN: f64 = 8.0;
 
 /// [`events`] and the packets in flight that come with them.
 pub fn traffic(sc: &Scenario) -> Traffic {
@@ -220,7 +224,7 @@ pub fn traffic(sc: &Scenario) -> Traffic {
     let dur_s = sc.duration.as_secs_f64();
     let bins = sc.duration.0.div_ceil(sc.monitor.bin.0.max(1)) as f64;
     let samples = if sc.monitor.links.is_empty() { 0.0 } else { dur_s / sc.monitor.queue_interval.as_secs_f64() + 1.0 };
-    let mut total = bins + samples + EVENTS_PER_FLOW * sc.flows.len() as f64;
+    let mut total = EVENTS_PER_RUN + bins + samples + EVENTS_PER_FLOW * sc.flows.len() as f64;
     let mut in_flight = 0.0;
     for l in &sc.links {
         if let QueueSpec::Pie(p) = &l.queue {
@@ -236,7 +240,7 @@ pub fn traffic(sc: &Scenario) -> Traffic {
     let mut wired: Vec<(std::ops::Range<usize>, f64, f64, f64, Load)> = vec![];
     // Per link: the packets a second asked of it, and their bytes.
     let (mut asked, mut asked_bytes) = (vec![0.0f64; sc.links.len()], vec![0.0f64; sc.links.len()]);
-    let (mut air_pps, mut air_bytes) = (0.0, 0.0);
+    let mut air_pps = 0.0;
     for f in &sc.flows {
         let active_s = end.min(f.stop.unwrap_or(end)).0.saturating_sub(f.start.0) as f64 * 1e-9;
         if active_s <= 0.0 {
@@ -248,7 +252,6 @@ pub fn traffic(sc: &Scenario) -> Traffic {
             let w = sc.wireless.as_ref().expect("wireless nodes");
             let p = offered.min(pps(w.mac.data_rate, l.packet_size));
             air_pps += 2.0 * p;
-            air_bytes += p * (l.packet_size.0 as f64 + 40.0);
             let sent = if offered.is_finite() { offered } else { p };
             total += active_s * (l.timers_per_s + sent + EVENTS_PER_PACKET * p);
             continue;
@@ -337,16 +340,16 @@ pub fn traffic(sc: &Scenario) -> Traffic {
             active_s * l.timers_per_s + sent + EVENTS_PER_HOP * (down + back) + EVENTS_PER_PACKET * 2.0 * delivered;
     }
     if let Some(w) = &sc.wireless {
-        total += wireless_events(sc, w, air_pps, air_bytes);
+        total += wireless_events(sc, w, air_pps);
     }
     Traffic { events: total, in_flight }
 }
 
-/// The wireless channel's events: the packets offered (`pps`, of `bytes` a second in all) at
-/// most as many as its airtime carries, on as many hops as the area's width takes, each hop's
-/// frames heard by every node; a broadcast a second from every node (routing, ARP); and the
-/// moves of the nodes' paths.
-fn wireless_events(sc: &Scenario, w: &fairway_engine::wireless::WirelessSpec, pps: f64, bytes: f64) -> f64 {
+/// The wireless channel's events: the packets offered (`pps` a second in all) on as many hops as
+/// the area's width takes, their frames retried to the limit but no more than the channel's
+/// airtime carries, each frame heard by every node; a broadcast a second from every node
+/// (routing, ARP); the moves of the nodes' paths; each node's first events.
+fn wireless_events(sc: &Scenario, w: &fairway_engine::wireless::WirelessSpec, pps: f64) -> f64 {
     let n = w.nodes.len() as f64;
     let dur_s = sc.duration.as_secs_f64();
     let (width, height) = match &w.mobility {
@@ -362,14 +365,30 @@ fn wireless_events(sc: &Scenario, w: &fairway_engine::wireless::WirelessSpec, pp
     let (rx, cs) = (w.radio.rx_range().max(1.0), w.radio.cs_range().max(1.0));
     let hops = ((width * width + height * height).sqrt() / rx).ceil().clamp(1.0, (n - 1.0).max(1.0));
     let regions = (width * height / (std::f64::consts::PI * cs * cs)).ceil().clamp(1.0, (n / 2.0).max(1.0));
-    let mean = if pps > 0.0 { bytes / pps } else { 0.0 };
     let m = &w.mac;
+    // Frames: each packet's on each hop, every one retried up to the retry limit (a receiver
+    // out of range answers none), but no more than the channel carries of its shortest frames
+    // (a preamble and header, then a SIFS) in each region, two at a time: stations whose
+    // backoffs end in the same slot collide, both frames on the air.
     let plcp = (m.preamble_bits + m.plcp_header_bits) as f64 / m.plcp_rate.0.max(1) as f64;
-    let airtime = WIRELESS_FRAMES * (plcp + m.sifs.as_secs_f64()) + (mean + 64.0) * 8.0 / m.data_rate.0.max(1) as f64;
-    let packet_hops = (pps * hops).min(regions / airtime);
-    let frames = packet_hops * WIRELESS_FRAMES + n;
-    dur_s * frames * (2.0 * n + MAC_TIMERS_PER_FRAME) + 2.0 * mobility_legs(sc) as f64
+    let shortest = plcp + m.sifs.as_secs_f64();
+    let retries = m.short_retry.max(m.long_retry).max(1) as f64;
+    let frames = (pps * hops * WIRELESS_FRAMES * retries).min(2.0 * regions / shortest) + n;
+    // AODV finds each flow's route by a flood (every node rebroadcasts the request once): the
+    // first try and up to three retries (ns-2's RREQ_RETRIES; RFC 3561 §10 suggests 2).
+    let floods = match w.routing {
+        fairway_engine::wireless::Routing::Aodv => AODV_FLOODS_PER_FLOW * sc.flows.len() as f64 * n,
+        _ => 0.0,
+    };
+    (dur_s * frames + floods) * (2.0 * n + MAC_TIMERS_PER_FRAME) + 2.0 * mobility_legs(sc) as f64 + EVENTS_PER_NODE * n
 }
+
+/// Route-request floods a flow's discovery may take under AODV: the first and its retries.
+const AODV_FLOODS_PER_FLOW: f64 = 4.0;
+
+/// A wireless node's events whatever it sends: its first position and move, its MAC's and
+/// routing's first timers, ARP.
+const EVENTS_PER_NODE: f64 = 24.0;
 
 /// The run that measures an event's cost on this machine: two TCP flows and a CBR through RED
 /// on a 10 Mb/s dumbbell, 5 s (some 60 000 events, tens of milliseconds).
