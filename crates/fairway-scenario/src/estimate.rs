@@ -297,14 +297,19 @@ pub fn traffic(sc: &Scenario) -> Traffic {
         wired.push((path, want, active_s, offered, l));
     }
     // Each link's events per packet, as its discipline says it runs.
+    // Asked once per kind (it is the kind's, not its parameters'): an FQ-CoDel built for each of
+    // ten thousand links would hold their flow queues for nothing.
+    let mut general: std::collections::HashMap<&'static str, bool> = std::collections::HashMap::new();
     let hop_events: Vec<f64> = sc
         .links
         .iter()
-        .map(|l| match l.queue.build(l.rate, l.delay) {
-            Ok(q) if q.decides() == fairway_aqm::Decides::AtDequeue || !q.fifo() => {
-                EVENTS_PER_HOP + GENERAL_PATH_EVENTS
-            }
-            _ => EVENTS_PER_HOP,
+        .map(|l| {
+            let g = *general.entry(l.queue.kind()).or_insert_with(|| {
+                l.queue
+                    .build(l.rate, l.delay)
+                    .is_ok_and(|q| q.decides() == fairway_aqm::Decides::AtDequeue || !q.fifo())
+            });
+            EVENTS_PER_HOP + if g { GENERAL_PATH_EVENTS } else { 0.0 }
         })
         .collect();
     // The share of what is asked of each link that it can carry.
