@@ -306,7 +306,9 @@ def campaign(scenario, grid=None, reps=None, seed=None, store="campaign", client
 def open_campaign(store):
     """The campaign a store holds, read without writing to it (a store on a read-only disk, or
     another user's): every point whose files pass their digest, in point order. Damaged points
-    are left out with a warning naming them; running the campaign again repairs them."""
+    are left out with a warning naming them; running the campaign again repairs them. A store
+    that has held two campaigns of the same columns (another grid, another fairway build) holds
+    the points of both, and this reads them all; `campaign()` reads only its own."""
     store = Path(store)
     points_dir = store / "points"
     if not points_dir.is_dir():
