@@ -40,18 +40,28 @@ extern "C" fn on_signal(_: libc::c_int) {
     }
 }
 
-/// Installs the handler for SIGINT and SIGTERM.
-pub fn install() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: the handler only uses async-signal-safe calls; sigaction is given a zeroed, then
-    // filled, struct as POSIX asks.
+/// The action that runs [`on_signal`].
+#[cfg(target_os = "linux")]
+fn action() -> libc::sigaction {
+    // SAFETY: a zeroed sigaction, then filled, as POSIX asks; the handler only uses
+    // async-signal-safe calls.
     unsafe {
         let mut sa: libc::sigaction = std::mem::zeroed();
         sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
         sa.sa_flags = libc::SA_RESTART;
         libc::sigemptyset(&mut sa.sa_mask);
+        sa
+    }
+}
+
+/// Installs the handler for SIGINT and SIGTERM.
+pub fn install() {
+    #[cfg(target_os = "linux")]
+    {
+        let sa = action();
         for sig in [libc::SIGINT, libc::SIGTERM] {
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
+            // SAFETY: a filled action for a catchable signal.
+            unsafe { libc::sigaction(sig, &sa, std::ptr::null_mut()) };
         }
     }
 }
@@ -63,16 +73,15 @@ pub fn install() {
 /// a closed pipe ends a write with an error, not the process).
 pub fn install_for_cleanup() {
     #[cfg(target_os = "linux")]
-    // SAFETY: as in `install`; the old action is read into a zeroed struct first.
-    unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
-        sa.sa_flags = libc::SA_RESTART;
-        libc::sigemptyset(&mut sa.sa_mask);
+    {
+        let sa = action();
         for sig in [libc::SIGHUP, libc::SIGQUIT, libc::SIGUSR1, libc::SIGUSR2, libc::SIGALRM] {
-            let mut old: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(sig, std::ptr::null(), &mut old) == 0 && old.sa_sigaction != libc::SIG_IGN {
-                libc::sigaction(sig, &sa, std::ptr::null_mut());
+            // SAFETY: the old action is read into a zeroed struct; a filled action replaces it.
+            unsafe {
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(sig, std::ptr::null(), &mut old) == 0 && old.sa_sigaction != libc::SIG_IGN {
+                    libc::sigaction(sig, &sa, std::ptr::null_mut());
+                }
             }
         }
     }

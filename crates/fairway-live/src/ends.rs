@@ -332,9 +332,7 @@ impl Seen {
 /// A seed no receiver can know: the nonces are secrets.
 fn secret_seed() -> u64 {
     let mut b = [0u8; 8];
-    // SAFETY: getrandom writes at most 8 bytes into `b`.
-    let n = unsafe { libc::getrandom(b.as_mut_ptr() as *mut libc::c_void, 8, 0) };
-    if n == 8 {
+    if crate::key::random_bytes(&mut b).is_ok() {
         u64::from_le_bytes(b)
     } else {
         let t = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();

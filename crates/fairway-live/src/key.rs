@@ -46,19 +46,7 @@ impl Key {
     /// A key nobody else can know, from the kernel's random source.
     pub fn fresh() -> std::io::Result<Key> {
         let mut b = [0u8; KEY_LEN];
-        let mut got = 0;
-        while got < KEY_LEN {
-            // SAFETY: getrandom writes at most `KEY_LEN - got` bytes from `b[got..]`.
-            let n = unsafe { libc::getrandom(b[got..].as_mut_ptr() as *mut libc::c_void, KEY_LEN - got, 0) };
-            if n < 0 {
-                let e = std::io::Error::last_os_error();
-                if e.kind() != std::io::ErrorKind::Interrupted {
-                    return Err(e);
-                }
-            } else {
-                got += n as usize;
-            }
-        }
+        random_bytes(&mut b)?;
         Ok(Key::from_bytes(b))
     }
 
@@ -118,6 +106,24 @@ impl Key {
         }
         m.verify_truncated_left(tag).is_ok()
     }
+}
+
+/// Fills `b` from the kernel's random source (getrandom), which no peer can predict.
+pub fn random_bytes(b: &mut [u8]) -> std::io::Result<()> {
+    let mut got = 0;
+    while got < b.len() {
+        // SAFETY: getrandom writes at most `b.len() - got` bytes from `b[got..]`.
+        let n = unsafe { libc::getrandom(b[got..].as_mut_ptr() as *mut libc::c_void, b.len() - got, 0) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        } else {
+            got += n as usize;
+        }
+    }
+    Ok(())
 }
 
 impl fmt::Debug for Key {

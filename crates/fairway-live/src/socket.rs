@@ -60,22 +60,24 @@ pub const RECEIVE_BUFFER: libc::c_int = 8 << 20;
 /// that capped it, SO_RCVBUFFORCE, which root may use past the cap. Neither is required: an end
 /// works with the default, and loses more when it is kept waiting.
 fn receive_buffer(sock: &UdpSocket) {
-    let set = |opt: libc::c_int| {
-        // SAFETY: SO_RCVBUF and SO_RCVBUFFORCE read an int from a pointer valid for its size.
-        unsafe {
-            libc::setsockopt(
-                sock.as_raw_fd(),
-                libc::SOL_SOCKET,
-                opt,
-                &RECEIVE_BUFFER as *const libc::c_int as *const libc::c_void,
-                size_of::<libc::c_int>() as libc::socklen_t,
-            )
-        }
-    };
-    set(libc::SO_RCVBUF);
+    let _ = set_int(sock, libc::SOL_SOCKET, libc::SO_RCVBUF, RECEIVE_BUFFER);
     if receive_buffer_len(sock).is_some_and(|n| n < RECEIVE_BUFFER) {
-        set(libc::SO_RCVBUFFORCE);
+        let _ = set_int(sock, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, RECEIVE_BUFFER);
     }
+}
+
+/// Sets the int-valued socket option `opt` of `level` to `v`.
+fn set_int(sock: &UdpSocket, level: libc::c_int, opt: libc::c_int, v: libc::c_int) -> io::Result<libc::c_int> {
+    // SAFETY: every option set here reads an int from a pointer valid for its size.
+    check(unsafe {
+        libc::setsockopt(
+            sock.as_raw_fd(),
+            level,
+            opt,
+            &v as *const libc::c_int as *const libc::c_void,
+            size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    })
 }
 
 /// The receive buffer the kernel gave `sock` (it reports twice what was asked, its bookkeeping
@@ -108,28 +110,9 @@ impl Port {
         let sock = UdpSocket::bind(addr)?;
         sock.set_nonblocking(true)?;
         receive_buffer(&sock);
-        let on: libc::c_int = 1;
-        // SAFETY: SO_RXQ_OVFL reads an int from a pointer valid for its size. Without it (an
-        // older kernel), datagrams come without the count.
-        unsafe {
-            libc::setsockopt(
-                sock.as_raw_fd(),
-                libc::SOL_SOCKET,
-                SO_RXQ_OVFL,
-                &on as *const libc::c_int as *const libc::c_void,
-                size_of::<libc::c_int>() as libc::socklen_t,
-            )
-        };
-        // SAFETY: IP_RECVTOS reads an int from a pointer valid for its size.
-        check(unsafe {
-            libc::setsockopt(
-                sock.as_raw_fd(),
-                libc::IPPROTO_IP,
-                libc::IP_RECVTOS,
-                &on as *const libc::c_int as *const libc::c_void,
-                size_of::<libc::c_int>() as libc::socklen_t,
-            )
-        })?;
+        // Without SO_RXQ_OVFL (an older kernel), datagrams come without the count.
+        let _ = set_int(&sock, libc::SOL_SOCKET, SO_RXQ_OVFL, 1);
+        set_int(&sock, libc::IPPROTO_IP, libc::IP_RECVTOS, 1)?;
         Ok(Port { sock, tos: 0 })
     }
 
@@ -140,17 +123,7 @@ impl Port {
     /// Sends `buf` to `to` with the ToS byte `tos`.
     pub fn send_to(&mut self, buf: &[u8], to: SocketAddr, tos: u8) -> io::Result<()> {
         if tos != self.tos {
-            let v: libc::c_int = tos as libc::c_int;
-            // SAFETY: IP_TOS reads an int from a pointer valid for its size.
-            check(unsafe {
-                libc::setsockopt(
-                    self.sock.as_raw_fd(),
-                    libc::IPPROTO_IP,
-                    libc::IP_TOS,
-                    &v as *const libc::c_int as *const libc::c_void,
-                    size_of::<libc::c_int>() as libc::socklen_t,
-                )
-            })?;
+            set_int(&self.sock, libc::IPPROTO_IP, libc::IP_TOS, tos as libc::c_int)?;
             self.tos = tos;
         }
         self.sock.send_to(buf, to).map(|_| ())
