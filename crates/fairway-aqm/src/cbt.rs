@@ -16,12 +16,13 @@
 //! packet (one physical queue), and RED's idle decay follows the link going idle (a reading: the
 //! paper does not say what idle means for a TCP-only average).
 
-use std::collections::VecDeque;
-
 use fairway_core::{Bytes, Dur, PacketRef, Rate, Rng, Time};
 
-use crate::red::{RedCore, RedParams};
-use crate::{Class, Departure, DropReason, PacketMeta, ParamError, QueueDiscipline, QueueStats, Verdict};
+use crate::red::{check_red_on_link, read_red, RedCore, RedParams, RED_KEYS};
+use crate::{
+    Class, Decides, Departure, Discipline, DropReason, Fifo, Keys, Level, Limit, OnLink, PacketMeta, ParamError,
+    QueueDiscipline, QueueStats, Read, Verdict,
+};
 
 /// Which packets meet RED's early-drop test (seed 003 §2's two variants).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -76,8 +77,7 @@ pub struct Cbt {
     count: [u64; 3],
     class_bytes: [u64; 3],
     avg: [f64; 3],
-    q: VecDeque<(PacketRef, Bytes, Class)>,
-    bytes: Bytes,
+    q: Fifo<Class>,
     stats: QueueStats,
 }
 
@@ -101,8 +101,7 @@ impl Cbt {
             count: [0; 3],
             class_bytes: [0; 3],
             avg: [0.0; 3],
-            q: VecDeque::new(),
-            bytes: Bytes(0),
+            q: Fifo::new(),
             stats: QueueStats::default(),
         })
     }
@@ -127,7 +126,7 @@ impl Cbt {
         let tcp_only = for_red && self.params.red_for == RedFor::Tcp;
         match (self.params.red.queue_in_bytes, tcp_only) {
             (false, false) => self.q.len() as u64,
-            (true, false) => self.bytes.0,
+            (true, false) => self.q.bytes().0,
             (false, true) => self.count[0],
             (true, true) => self.class_bytes[0],
         }
@@ -175,8 +174,7 @@ impl QueueDiscipline for Cbt {
         if matches!(verdict, Verdict::Enqueue | Verdict::EnqueueMarked) {
             self.count[c] += 1;
             self.class_bytes[c] += meta.size.0;
-            self.q.push_back((pkt, meta.size, meta.class));
-            self.bytes = Bytes(self.bytes.0.saturating_add(meta.size.0));
+            self.q.push(pkt, meta.size, meta.class);
         }
         self.stats.count_verdict(meta, verdict);
         verdict
@@ -184,14 +182,13 @@ impl QueueDiscipline for Cbt {
 
     /// ns-2 red.cc deque(): an empty queue marks the link idle from `now`.
     fn dequeue(&mut self, now: Time) -> Option<Departure> {
-        match self.q.pop_front() {
-            Some((pkt, size, class)) => {
+        match self.q.pop() {
+            Some(e) => {
                 self.core.departed();
-                self.bytes = Bytes(self.bytes.0.saturating_sub(size.0));
-                self.count[slot(class)] -= 1;
-                self.class_bytes[slot(class)] -= size.0;
-                self.stats.count_departure(size);
-                Some(Departure::plain(pkt, size))
+                self.count[slot(e.tag)] -= 1;
+                self.class_bytes[slot(e.tag)] -= e.size.0;
+                self.stats.count_departure(e.size);
+                Some(Departure::plain(e.pkt, e.size))
             }
             None => {
                 self.core.went_idle(now);
@@ -205,7 +202,7 @@ impl QueueDiscipline for Cbt {
     }
 
     fn bytes(&self) -> Bytes {
-        self.bytes
+        self.q.bytes()
     }
 
     fn stats(&self) -> &QueueStats {
@@ -215,6 +212,64 @@ impl QueueDiscipline for Cbt {
     /// RED's average in packets (with RED for TCP, of the TCP packets).
     fn average_pkts(&self) -> Option<f64> {
         Some(self.core.average_pkts(&self.stats))
+    }
+}
+
+/// CBT's keys beside RED's.
+const CBT_KEYS: &[&str] = &["mm_th", "udp_th", "weight", "red_for"];
+
+impl Discipline for Cbt {
+    type Params = CbtParams;
+    const KIND: &'static str = "cbt";
+    const LABEL: Option<&'static str> = Some("CBT");
+    const DECIDES: Decides = Decides::AtEnqueue;
+    const FIFO: bool = true;
+    const DRAWS: bool = true;
+    const TRACKS_IDLE: bool = true;
+    const KEEPS_AVERAGE: bool = true;
+
+    fn keys() -> Vec<&'static str> {
+        [RED_KEYS, CBT_KEYS].concat()
+    }
+
+    /// seed 003 §2: RED's keys, and a threshold per UDP class (required: the paper gives no
+    /// default).
+    fn read(k: &mut dyn Keys) -> Read<CbtParams> {
+        let red = read_red(k, RedParams::default())?;
+        let th = |k: &mut dyn Keys, key: &'static str| -> Read<f64> {
+            match k.float(key)? {
+                Some(x) => Ok(x),
+                None => Err(k.refuse(ParamError::new(
+                    key,
+                    "CBT needs its class thresholds: queue = { kind = \"cbt\", mm_th = ..., udp_th = ... }",
+                ))),
+            }
+        };
+        let (mm_th, udp_th) = (th(k, "mm_th")?, th(k, "udp_th")?);
+        let weight = k.float("weight")?;
+        // seed 003 §2's two variants: RED for all (the default, the one it simulates) or RED
+        // for TCP only.
+        let red_for = k
+            .choice("red_for", &[("all", RedFor::All, "RED for all"), ("tcp", RedFor::Tcp, "RED for TCP only")])?
+            .unwrap_or_default();
+        let p = CbtParams { red, mm_th, udp_th, weight, red_for };
+        k.check(p.validate())?;
+        Ok(p)
+    }
+    fn check_on_link(p: &CbtParams, link: OnLink, k: &mut dyn Keys) -> Read<()> {
+        check_red_on_link(&p.red, link, k)
+    }
+    fn build(p: &CbtParams, link: OnLink) -> Result<Cbt, ParamError> {
+        Cbt::new(*p, link.rate, link.delay)
+    }
+    fn limit(p: &CbtParams) -> Limit {
+        Limit::Packets(p.red.limit)
+    }
+    fn marks_ecn(p: &CbtParams) -> bool {
+        p.red.ecn
+    }
+    fn levels(_: &CbtParams) -> Vec<Level> {
+        vec![]
     }
 }
 

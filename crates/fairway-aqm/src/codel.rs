@@ -21,7 +21,10 @@ use std::collections::VecDeque;
 
 use fairway_core::{Bytes, Dur, PacketRef, Rng, Time};
 
-use crate::{Departure, DropReason, Dropped, PacketMeta, ParamError, QueueDiscipline, QueueStats, Verdict};
+use crate::{
+    Decides, Departure, Discipline, DropReason, Dropped, Fifo, Keys, Limit, OnLink, PacketMeta, ParamError,
+    QueueDiscipline, QueueStats, Queued, Read, Verdict,
+};
 
 /// CoDel's parameters (RFC 8289 §4.2-4.4 and §5's constants).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,15 +93,19 @@ impl CodelParams {
     }
 }
 
-/// A waiting packet and what CoDel needs of it.
+/// What CoDel keeps with a waiting packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamped {
-    pub pkt: PacketRef,
-    pub size: Bytes,
+pub struct Stamp {
     /// When it arrived (RFC 8289 §5.2: the time stamp added at enqueue).
     pub at: Time,
     pub ecn_capable: bool,
 }
+
+/// A waiting packet and what CoDel needs of it.
+pub type Stamped = Queued<Stamp>;
+
+/// A time-stamped FIFO with its byte count.
+pub type StampedFifo = Fifo<Stamp>;
 
 /// Where CoDel takes its packets from: a FIFO, or one of FQ-CoDel's flow queues.
 pub trait CodelSource {
@@ -108,41 +115,12 @@ pub trait CodelSource {
     fn backlog(&self) -> Bytes;
 }
 
-/// A time-stamped FIFO with its byte count.
-#[derive(Debug, Clone, Default)]
-pub struct StampedFifo {
-    q: VecDeque<Stamped>,
-    bytes: Bytes,
-}
-
-impl StampedFifo {
-    pub fn push(&mut self, s: Stamped) {
-        self.bytes += s.size;
-        self.q.push_back(s);
-    }
-    pub fn len(&self) -> usize {
-        self.q.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.q.is_empty()
-    }
-    pub fn bytes(&self) -> Bytes {
-        self.bytes
-    }
-    /// Takes the head.
-    pub fn pop_front(&mut self) -> Option<Stamped> {
-        let s = self.q.pop_front()?;
-        self.bytes = Bytes(self.bytes.0 - s.size.0);
-        Some(s)
-    }
-}
-
 impl CodelSource for StampedFifo {
     fn pop(&mut self) -> Option<Stamped> {
-        self.pop_front()
+        Fifo::pop(self)
     }
     fn backlog(&self) -> Bytes {
-        self.bytes
+        self.bytes()
     }
 }
 
@@ -189,7 +167,7 @@ impl CodelVars {
             self.first_above = None;
             return (None, false);
         };
-        let sojourn = now.saturating_since(s.at);
+        let sojourn = now.saturating_since(s.tag.at);
         // §5.4: below the target, or too few bytes behind it to be a standing queue.
         if sojourn < p.target || src.backlog() <= p.max_packet {
             self.first_above = None;
@@ -249,7 +227,7 @@ impl CodelVars {
             while self.dropping && now >= self.drop_next {
                 self.count = self.count.saturating_add(1);
                 self.newton_step();
-                if p.ecn && s.ecn_capable {
+                if p.ecn && s.tag.ecn_capable {
                     out.marked = true;
                     self.drop_next = self.control_law(p, self.drop_next);
                     return (Some(s), out);
@@ -275,7 +253,7 @@ impl CodelVars {
             }
         } else if ok_to_drop {
             // Above the target for an interval: drop (or mark) and enter the dropping state.
-            if p.ecn && s.ecn_capable {
+            if p.ecn && s.tag.ecn_capable {
                 out.marked = true;
             } else {
                 dropped.push_back(Dropped { pkt: s.pkt, size: s.size, reason: DropReason::Sojourn });
@@ -345,7 +323,7 @@ impl QueueDiscipline for Codel {
         let v = if self.would_overflow() {
             Verdict::Drop(DropReason::Overflow)
         } else {
-            self.q.push(Stamped { pkt, size: meta.size, at: now, ecn_capable: meta.ecn_capable });
+            self.q.push(pkt, meta.size, Stamp { at: now, ecn_capable: meta.ecn_capable });
             Verdict::Enqueue
         };
         self.stats.count_verdict(meta, v);
@@ -380,6 +358,57 @@ impl QueueDiscipline for Codel {
 
     fn stats(&self) -> &QueueStats {
         &self.stats
+    }
+}
+
+/// `control_law = "sqrt"` (RFC 8289's, exact) or `"newton"` (Linux's and ns-3's fixed point).
+pub(crate) fn read_control_law(k: &mut dyn Keys, into: &mut ControlLaw) -> Read<()> {
+    if let Some(law) = k.choice(
+        "control_law",
+        &[
+            ("sqrt", ControlLaw::Sqrt, "RFC 8289, exact"),
+            ("newton", ControlLaw::Newton, "Linux's and ns-3's fixed-point 1/sqrt"),
+        ],
+    )? {
+        *into = law;
+    }
+    Ok(())
+}
+
+impl Discipline for Codel {
+    type Params = CodelParams;
+    const KIND: &'static str = "codel";
+    const LABEL: Option<&'static str> = Some("CoDel");
+    const DECIDES: Decides = Decides::AtDequeue;
+    const FIFO: bool = true;
+    const DRAWS: bool = false;
+    const TRACKS_IDLE: bool = false;
+    const KEEPS_AVERAGE: bool = false;
+
+    fn keys() -> Vec<&'static str> {
+        vec!["limit", "target", "interval", "max_packet", "ecn", "control_law"]
+    }
+
+    /// What is not given keeps RFC 8289's value ([`CodelParams::default`]).
+    fn read(k: &mut dyn Keys) -> Read<CodelParams> {
+        let mut p = CodelParams::default();
+        k.set_u32("limit", 1, &mut p.limit)?;
+        k.set_dur_pos("target", &mut p.target)?;
+        k.set_dur_pos("interval", &mut p.interval)?;
+        k.set_bytes_pos("max_packet", &mut p.max_packet)?;
+        k.set_bool("ecn", &mut p.ecn)?;
+        read_control_law(k, &mut p.control_law)?;
+        k.check(p.validate())?;
+        Ok(p)
+    }
+    fn build(p: &CodelParams, _: OnLink) -> Result<Codel, ParamError> {
+        Codel::new(*p)
+    }
+    fn limit(p: &CodelParams) -> Limit {
+        Limit::Packets(p.limit)
+    }
+    fn marks_ecn(p: &CodelParams) -> bool {
+        p.ecn
     }
 }
 

@@ -18,12 +18,15 @@
 //!
 //! The thresholds are in packets, as the paper's queue is: RED must count packets here.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 use fairway_core::{Bytes, Dur, PacketRef, Rate, Rng, Time};
 
-use crate::red::{RedCore, RedParams};
-use crate::{Class, Departure, DropReason, PacketMeta, ParamError, QueueDiscipline, QueueStats, Verdict};
+use crate::red::{check_red_on_link, read_red, RedCore, RedParams, RED_KEYS};
+use crate::{
+    Class, Decides, Departure, Discipline, DropReason, Fifo, Keys, Level, Limit, OnLink, PacketMeta, ParamError,
+    QueueDiscipline, QueueStats, Read, Verdict,
+};
 
 /// D-CBT's parameters: RED's, the untagged allowance and the counting unit's period.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -76,8 +79,7 @@ pub struct Dcbt {
     /// When the counting unit next traverses the lists, and when it last did.
     next_refresh: Time,
     last_refresh: Time,
-    q: VecDeque<(PacketRef, Bytes, Class)>,
-    bytes: Bytes,
+    q: Fifo<Class>,
     stats: QueueStats,
 }
 
@@ -100,8 +102,7 @@ impl Dcbt {
             active: Default::default(),
             next_refresh: Time::ZERO + params.refresh,
             last_refresh: Time::ZERO,
-            q: VecDeque::new(),
-            bytes: Bytes(0),
+            q: Fifo::new(),
             stats: QueueStats::default(),
         })
     }
@@ -179,8 +180,7 @@ impl QueueDiscipline for Dcbt {
             _ => self.core.decide(meta, qlen, rng),
         };
         if matches!(verdict, Verdict::Enqueue | Verdict::EnqueueMarked) {
-            self.q.push_back((pkt, meta.size, meta.class));
-            self.bytes = Bytes(self.bytes.0 + meta.size.0);
+            self.q.push(pkt, meta.size, meta.class);
             self.count[c] += 1;
         }
         self.stats.count_verdict(meta, verdict);
@@ -188,13 +188,12 @@ impl QueueDiscipline for Dcbt {
     }
 
     fn dequeue(&mut self, now: Time) -> Option<Departure> {
-        match self.q.pop_front() {
-            Some((pkt, size, class)) => {
+        match self.q.pop() {
+            Some(e) => {
                 self.core.departed();
-                self.bytes = Bytes(self.bytes.0 - size.0);
-                self.count[slot(class)] -= 1;
-                self.stats.count_departure(size);
-                Some(Departure::plain(pkt, size))
+                self.count[slot(e.tag)] -= 1;
+                self.stats.count_departure(e.size);
+                Some(Departure::plain(e.pkt, e.size))
             }
             None => {
                 self.core.went_idle(now);
@@ -208,7 +207,7 @@ impl QueueDiscipline for Dcbt {
     }
 
     fn bytes(&self) -> Bytes {
-        self.bytes
+        self.q.bytes()
     }
 
     fn stats(&self) -> &QueueStats {
@@ -217,6 +216,45 @@ impl QueueDiscipline for Dcbt {
 
     fn average_pkts(&self) -> Option<f64> {
         Some(self.core.average())
+    }
+}
+
+impl Discipline for Dcbt {
+    type Params = DcbtParams;
+    const KIND: &'static str = "dcbt";
+    const LABEL: Option<&'static str> = Some("D-CBT");
+    const DECIDES: Decides = Decides::AtEnqueue;
+    const FIFO: bool = true;
+    const DRAWS: bool = true;
+    const TRACKS_IDLE: bool = true;
+    const KEEPS_AVERAGE: bool = true;
+
+    fn keys() -> Vec<&'static str> {
+        [RED_KEYS, &["untagged_allowance", "refresh"]].concat()
+    }
+
+    /// seed 003 §3: RED's keys (counting packets); the class thresholds follow the active flows.
+    fn read(k: &mut dyn Keys) -> Read<DcbtParams> {
+        let mut p = DcbtParams::new(read_red(k, RedParams::default())?);
+        k.set_f64("untagged_allowance", &mut p.untagged_allowance)?;
+        k.set_dur_pos("refresh", &mut p.refresh)?;
+        k.check(p.validate())?;
+        Ok(p)
+    }
+    fn check_on_link(p: &DcbtParams, link: OnLink, k: &mut dyn Keys) -> Read<()> {
+        check_red_on_link(&p.red, link, k)
+    }
+    fn build(p: &DcbtParams, link: OnLink) -> Result<Dcbt, ParamError> {
+        Dcbt::new(*p, link.rate, link.delay)
+    }
+    fn limit(p: &DcbtParams) -> Limit {
+        Limit::Packets(p.red.limit)
+    }
+    fn marks_ecn(p: &DcbtParams) -> bool {
+        p.red.ecn
+    }
+    fn levels(_: &DcbtParams) -> Vec<Level> {
+        vec![]
     }
 }
 

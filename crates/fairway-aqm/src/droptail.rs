@@ -5,11 +5,12 @@
 //! ns-2 does not count the packet being serialised as waiting, so a limit of N holds N - 1
 //! waiting packets plus the one on the wire: N in all. docs/semantics.md repeats this.
 
-use std::collections::VecDeque;
-
 use fairway_core::{Bytes, PacketRef, Rng, Time};
 
-use crate::{Departure, DropReason, PacketMeta, ParamError, QueueDiscipline, QueueStats, Verdict};
+use crate::{
+    Decides, Departure, Discipline, DropReason, Fifo, Keys, OnLink, PacketMeta, ParamError, QueueDiscipline, QueueStats,
+    Read, Verdict,
+};
 
 /// How a buffer's size is bounded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,8 +56,7 @@ pub struct DropTail {
     len: u32,
     params: DropTailParams,
     stats: QueueStats,
-    q: VecDeque<(PacketRef, Bytes)>,
-    bytes: Bytes,
+    q: Fifo,
 }
 
 impl DropTail {
@@ -67,7 +67,7 @@ impl DropTail {
 
     pub fn new(params: DropTailParams) -> Result<DropTail, ParamError> {
         params.validate()?;
-        Ok(DropTail { len: 0, params, stats: QueueStats::default(), q: VecDeque::new(), bytes: Bytes(0) })
+        Ok(DropTail { len: 0, params, stats: QueueStats::default(), q: Fifo::new() })
     }
 
     pub fn params(&self) -> &DropTailParams {
@@ -78,34 +78,19 @@ impl DropTail {
     pub fn would_overflow(&self, size: Bytes) -> bool {
         match self.params.limit {
             Limit::Packets(n) => self.len as u64 + 1 >= n as u64,
-            Limit::Bytes(b) => self.bytes.0 + size.0 >= b.0,
+            Limit::Bytes(b) => self.q.bytes().0 + size.0 >= b.0,
         }
     }
 }
 
-impl DropTail {
-    /// An arrival to an empty queue in front of an idle transmitter: the verdict and the
-    /// counts of an enqueue followed at once by a dequeue, without the round trip through the
-    /// buffer. The caller guarantees the queue is empty.
-    pub fn pass_through(&mut self, meta: &PacketMeta) -> Verdict {
-        debug_assert!(self.len == 0 && self.q.is_empty());
-        let v = if self.would_overflow(meta.size) { Verdict::Drop(DropReason::Overflow) } else { Verdict::Enqueue };
-        self.stats.count_verdict(meta, v);
-        if v == Verdict::Enqueue {
-            self.stats.count_departure(meta.size);
-        }
-        v
-    }
-}
 
 impl QueueDiscipline for DropTail {
     fn enqueue(&mut self, _now: Time, meta: &PacketMeta, pkt: PacketRef, _rng: &mut Rng) -> Verdict {
         let v = if self.would_overflow(meta.size) {
             Verdict::Drop(DropReason::Overflow)
         } else {
-            self.q.push_back((pkt, meta.size));
+            self.q.push(pkt, meta.size, ());
             self.len += 1;
-            self.bytes += meta.size;
             Verdict::Enqueue
         };
         self.stats.count_verdict(meta, v);
@@ -113,11 +98,10 @@ impl QueueDiscipline for DropTail {
     }
 
     fn dequeue(&mut self, _now: Time) -> Option<Departure> {
-        let (p, size) = self.q.pop_front()?;
+        let e = self.q.pop()?;
         self.len -= 1;
-        self.bytes = Bytes(self.bytes.0 - size.0);
-        self.stats.count_departure(size);
-        Some(Departure::plain(p, size))
+        self.stats.count_departure(e.size);
+        Some(Departure::plain(e.pkt, e.size))
     }
 
     fn len(&self) -> usize {
@@ -126,11 +110,62 @@ impl QueueDiscipline for DropTail {
     }
 
     fn bytes(&self) -> Bytes {
-        self.bytes
+        self.q.bytes()
     }
 
     fn stats(&self) -> &QueueStats {
         &self.stats
+    }
+}
+
+impl Discipline for DropTail {
+    type Params = DropTailParams;
+    const KIND: &'static str = "droptail";
+    const LABEL: Option<&'static str> = None;
+    const DECIDES: Decides = Decides::AtEnqueue;
+    const FIFO: bool = true;
+    const DRAWS: bool = false;
+    const TRACKS_IDLE: bool = false;
+    const KEEPS_AVERAGE: bool = false;
+
+    fn keys() -> Vec<&'static str> {
+        vec!["limit"]
+    }
+
+    /// `limit`: packets, or a size with a unit ("64KB") for a byte budget.
+    fn read(k: &mut dyn Keys) -> Read<DropTailParams> {
+        let mut p = DropTailParams::default();
+        if k.is_str("limit") {
+            if let Some(b) = k.size("limit", true)? {
+                p.limit = Limit::Bytes(b);
+            }
+        } else if let Some(n) = k.int("limit", 1, u32::MAX as i64)? {
+            p.limit = Limit::Packets(n as u32);
+        }
+        k.check(p.validate())?;
+        Ok(p)
+    }
+    fn build(p: &DropTailParams, _: OnLink) -> Result<DropTail, ParamError> {
+        DropTail::new(*p)
+    }
+    fn limit(p: &DropTailParams) -> Limit {
+        p.limit
+    }
+    fn marks_ecn(_: &DropTailParams) -> bool {
+        false
+    }
+
+    /// The verdict and the counts of an enqueue followed at once by a dequeue, without the
+    /// round trip through the buffer. The caller guarantees the queue is empty.
+    #[inline]
+    fn pass_through(&mut self, meta: &PacketMeta) -> Option<Verdict> {
+        debug_assert!(self.len == 0 && self.q.is_empty());
+        let v = if self.would_overflow(meta.size) { Verdict::Drop(DropReason::Overflow) } else { Verdict::Enqueue };
+        self.stats.count_verdict(meta, v);
+        if v == Verdict::Enqueue {
+            self.stats.count_departure(meta.size);
+        }
+        Some(v)
     }
 }
 
@@ -191,14 +226,14 @@ mod tests {
         let mut a = DropTail::new(DropTailParams::default()).unwrap();
         let mut b = DropTail::new(DropTailParams::default()).unwrap();
         let mut rng = Rng::from_seed(0);
-        assert_eq!(a.pass_through(&meta(100)), Verdict::Enqueue);
+        assert_eq!(a.pass_through(&meta(100)), Some(Verdict::Enqueue));
         assert_eq!(b.enqueue(Time(0), &meta(100), PacketRef(0), &mut rng), Verdict::Enqueue);
         b.dequeue(Time(0));
         assert_eq!(a.stats(), b.stats());
         assert!(a.is_empty());
         // ns-2's limit of 1 refuses even an arrival to an empty queue.
         let mut one = DropTail::new(DropTailParams { limit: Limit::Packets(1) }).unwrap();
-        assert_eq!(one.pass_through(&meta(100)), Verdict::Drop(DropReason::Overflow));
+        assert_eq!(one.pass_through(&meta(100)), Some(Verdict::Drop(DropReason::Overflow)));
         assert_eq!(one.stats().overflow_drops, 1);
     }
 

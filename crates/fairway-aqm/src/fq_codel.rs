@@ -22,8 +22,11 @@ use std::collections::VecDeque;
 use fairway_core::hash::{fnv1a64, fnv1a64_extend};
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rng, Time};
 
-use crate::codel::{CodelParams, CodelSource, CodelVars, ControlLaw, Stamped, StampedFifo};
-use crate::{Departure, DropReason, Dropped, PacketMeta, ParamError, QueueDiscipline, QueueStats, Verdict};
+use crate::codel::{read_control_law, CodelParams, CodelSource, CodelVars, ControlLaw, Stamp, Stamped, StampedFifo};
+use crate::{
+    Decides, Departure, Discipline, DropReason, Dropped, Keys, Limit, OnLink, PacketMeta, ParamError, QueueDiscipline,
+    QueueStats, Read, Verdict,
+};
 
 /// FQ-CoDel's parameters (RFC 8290 §5.1-5.2; defaults as Linux's fq_codel and the RFC give them).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -121,7 +124,7 @@ struct Source<'a> {
 
 impl CodelSource for Source<'_> {
     fn pop(&mut self) -> Option<Stamped> {
-        let s = self.q.pop_front()?;
+        let s = self.q.pop()?;
         *self.total = Bytes(self.total.0 - s.size.0);
         *self.len -= 1;
         Some(s)
@@ -186,7 +189,7 @@ impl FqCodel {
         let threshold = self.queues[fat].q.bytes().0 / 2;
         let mut freed = 0;
         for _ in 0..self.params.drop_batch {
-            let Some(s) = self.queues[fat].q.pop_front() else { break };
+            let Some(s) = self.queues[fat].q.pop() else { break };
             self.len -= 1;
             self.bytes = Bytes(self.bytes.0 - s.size.0);
             freed += s.size.0;
@@ -203,7 +206,7 @@ impl QueueDiscipline for FqCodel {
     fn enqueue(&mut self, now: Time, meta: &PacketMeta, pkt: PacketRef, _rng: &mut Rng) -> Verdict {
         let i = self.queue_of(meta.flow);
         let fq = &mut self.queues[i];
-        fq.q.push(Stamped { pkt, size: meta.size, at: now, ecn_capable: meta.ecn_capable });
+        fq.q.push(pkt, meta.size, Stamp { at: now, ecn_capable: meta.ecn_capable });
         self.len += 1;
         self.bytes += meta.size;
         // §4.1: a queue on neither list joins the new list with a quantum of credit.
@@ -287,6 +290,61 @@ impl QueueDiscipline for FqCodel {
 
     fn stats(&self) -> &QueueStats {
         &self.stats
+    }
+}
+
+impl Discipline for FqCodel {
+    type Params = FqCodelParams;
+    const KIND: &'static str = "fq_codel";
+    const LABEL: Option<&'static str> = Some("FQ-CoDel");
+    const DECIDES: Decides = Decides::AtDequeue;
+    // RFC 8290 §4.2: flows are served in turn.
+    const FIFO: bool = false;
+    const DRAWS: bool = false;
+    const TRACKS_IDLE: bool = false;
+    const KEEPS_AVERAGE: bool = false;
+
+    fn keys() -> Vec<&'static str> {
+        vec![
+            "limit",
+            "target",
+            "interval",
+            "max_packet",
+            "ecn",
+            "flows",
+            "quantum",
+            "drop_batch",
+            "perturbation",
+            "control_law",
+        ]
+    }
+
+    /// What is not given keeps RFC 8290's (and Linux's) value ([`FqCodelParams::default`]).
+    fn read(k: &mut dyn Keys) -> Read<FqCodelParams> {
+        let mut p = FqCodelParams::default();
+        k.set_u32("limit", 1, &mut p.limit)?;
+        k.set_dur_pos("target", &mut p.target)?;
+        k.set_dur_pos("interval", &mut p.interval)?;
+        k.set_bytes_pos("max_packet", &mut p.max_packet)?;
+        k.set_bool("ecn", &mut p.ecn)?;
+        k.set_u32("flows", 1, &mut p.flows)?;
+        k.set_bytes_pos("quantum", &mut p.quantum)?;
+        k.set_u32("drop_batch", 1, &mut p.drop_batch)?;
+        if let Some(x) = k.int("perturbation", 0, u32::MAX as i64)? {
+            p.perturbation = x as u64;
+        }
+        read_control_law(k, &mut p.control_law)?;
+        k.check(p.validate())?;
+        Ok(p)
+    }
+    fn build(p: &FqCodelParams, _: OnLink) -> Result<FqCodel, ParamError> {
+        FqCodel::new(*p)
+    }
+    fn limit(p: &FqCodelParams) -> Limit {
+        Limit::Packets(p.limit)
+    }
+    fn marks_ecn(p: &FqCodelParams) -> bool {
+        p.ecn
     }
 }
 

@@ -25,11 +25,15 @@
 //! ported implementations of it. FRED works in packets: RED's byte modes and its gentle region
 //! (which FRED's drop-tail mode above max_th replaces) are refused.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rate, Rng, Time};
 
-use crate::{Departure, DropReason, PacketMeta, ParamError, QueueDiscipline, QueueStats, RedCore, RedParams, Verdict};
+use crate::red::{check_red_on_link, read_red, RED_KEYS};
+use crate::{
+    Decides, Departure, Discipline, DropReason, Fifo, Keys, Level, Limit, OnLink, PacketMeta, ParamError,
+    QueueDiscipline, QueueStats, Queued, Read, RedCore, RedParams, Verdict,
+};
 
 /// FRED's parameters: RED's (packet mode, not gentle) and `min_q`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -95,8 +99,7 @@ struct FlowState {
 pub struct Fred {
     params: FredParams,
     core: RedCore,
-    q: VecDeque<(PacketRef, Bytes, FlowId)>,
-    bytes: Bytes,
+    q: Fifo<FlowId>,
     /// The active flows (ordered, so that nothing depends on a hasher's seed).
     flows: BTreeMap<u32, FlowState>,
     /// Arrivals since the last drop in random-drop mode; -1 below min_th.
@@ -112,8 +115,7 @@ impl Fred {
         Ok(Fred {
             params,
             core: RedCore::new(params.red, link_rate, link_delay)?,
-            q: VecDeque::new(),
-            bytes: Bytes(0),
+            q: Fifo::new(),
             flows: BTreeMap::new(),
             count: -1,
             avgcq: 1.0,
@@ -207,8 +209,7 @@ impl QueueDiscipline for Fred {
         if matches!(verdict, Verdict::Enqueue | Verdict::EnqueueMarked) {
             let s = self.flows.entry(meta.flow.0).or_default();
             s.qlen += 1;
-            self.q.push_back((pkt, meta.size, meta.flow));
-            self.bytes += meta.size;
+            self.q.push(pkt, meta.size, meta.flow);
             if qlen > 0 {
                 // Figure 5: an accepted packet moves the average (with the queue it found).
                 self.core.arrive(now, qlen);
@@ -220,11 +221,10 @@ impl QueueDiscipline for Fred {
     }
 
     fn dequeue(&mut self, now: Time) -> Option<Departure> {
-        let Some((pkt, size, flow)) = self.q.pop_front() else {
+        let Some(Queued { pkt, size, tag: flow }) = self.q.pop() else {
             self.core.went_idle(now);
             return None;
         };
-        self.bytes = Bytes(self.bytes.0 - size.0);
         // Figure 5: the average also moves on departures.
         self.core.sample(self.q.len() as u64);
         self.core.departed();
@@ -244,7 +244,7 @@ impl QueueDiscipline for Fred {
     }
 
     fn bytes(&self) -> Bytes {
-        self.bytes
+        self.q.bytes()
     }
 
     fn stats(&self) -> &QueueStats {
@@ -253,6 +253,45 @@ impl QueueDiscipline for Fred {
 
     fn average_pkts(&self) -> Option<f64> {
         Some(self.core.average())
+    }
+}
+
+impl Discipline for Fred {
+    type Params = FredParams;
+    const KIND: &'static str = "fred";
+    const LABEL: Option<&'static str> = Some("FRED");
+    const DECIDES: Decides = Decides::AtEnqueue;
+    const FIFO: bool = true;
+    const DRAWS: bool = true;
+    const TRACKS_IDLE: bool = true;
+    const KEEPS_AVERAGE: bool = true;
+
+    fn keys() -> Vec<&'static str> {
+        [RED_KEYS, &["min_q"]].concat()
+    }
+
+    /// Lin & Morris 1997: RED's keys over FRED's own defaults (packets, not gentle), and min_q.
+    fn read(k: &mut dyn Keys) -> Read<FredParams> {
+        let base = FredParams::default();
+        let mut p = FredParams { red: read_red(k, base.red)?, ..base };
+        k.set_u32("min_q", 1, &mut p.min_q)?;
+        k.check(p.validate())?;
+        Ok(p)
+    }
+    fn check_on_link(p: &FredParams, link: OnLink, k: &mut dyn Keys) -> Read<()> {
+        check_red_on_link(&p.red, link, k)
+    }
+    fn build(p: &FredParams, link: OnLink) -> Result<Fred, ParamError> {
+        Fred::new(*p, link.rate, link.delay)
+    }
+    fn limit(p: &FredParams) -> Limit {
+        Limit::Packets(p.red.limit)
+    }
+    fn marks_ecn(p: &FredParams) -> bool {
+        p.red.ecn
+    }
+    fn levels(_: &FredParams) -> Vec<Level> {
+        vec![]
     }
 }
 

@@ -5,18 +5,27 @@
 //! (DESIGN.md, "The sans-IO shape"). The simulator (and later the live bottleneck) owns the
 //! packets; a queue stores only [`PacketRef`]s with the sizes it needs.
 //!
-//! Built-in disciplines sit behind the [`Qdisc`] enum so the hot path has no `Box<dyn>`;
-//! [`QueueDiscipline`] is the trait users implement for their own.
+//! Each discipline is one module that implements [`QueueDiscipline`] (its state machine) and
+//! [`Discipline`] (its settings and what the rest of fairway asks of it), registered by one
+//! line in the list below, which puts it behind the [`Qdisc`] enum so the hot path has no
+//! `Box<dyn>`.
 
-pub mod cbt;
-pub mod codel;
-pub mod dcbt;
-pub mod droptail;
-pub mod fq_codel;
-pub mod fred;
-pub mod pie;
-pub mod red;
-pub mod spec;
+#[macro_use]
+mod registry;
+pub mod fifo;
+pub mod keys;
+
+// The registered disciplines, one line each (see registry.rs): the first is stored inline.
+disciplines! {
+    DropTail(droptail::DropTail),
+    Red(red::Red),
+    Cbt(cbt::Cbt),
+    Dcbt(dcbt::Dcbt),
+    Codel(codel::Codel),
+    FqCodel(fq_codel::FqCodel),
+    Fred(fred::Fred),
+    Pie(pie::Pie),
+}
 
 use fairway_core::{Bytes, FlowId, PacketRef, Rng, Time};
 
@@ -24,11 +33,13 @@ pub use cbt::{Cbt, CbtParams, RedFor};
 pub use codel::{Codel, CodelParams, CodelVars, ControlLaw};
 pub use dcbt::{Dcbt, DcbtParams};
 pub use droptail::{DropTail, DropTailParams, Limit};
+pub use fifo::{Fifo, Queued};
 pub use fq_codel::{FqCodel, FqCodelParams};
 pub use fred::{Fred, FredParams};
+pub use keys::{Keys, NoKeys, Read, Refused};
 pub use pie::{Pie, PieFlavor, PieParams};
 pub use red::{Red, RedCore, RedParams, RedResolved};
-pub use spec::QueueSpec;
+pub use registry::{Discipline, Level, OnLink};
 
 /// What a discipline may look at when a packet arrives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,178 +232,5 @@ pub trait QueueDiscipline {
     /// in byte mode converted with the mean size of the packets that arrived).
     fn average_pkts(&self) -> Option<f64> {
         None
-    }
-}
-
-/// The built-in disciplines, dispatched without a vtable. RED's state is boxed so that the
-/// enum stays the size of a DropTail (the access links of large topologies are DropTails, and
-/// their size is what the caches see). `repr(u8)`: the tag comes first, then the variant, so
-/// that DropTail's fields that come first (see [`DropTail`]) share a cache line with it.
-#[derive(Debug, Clone)]
-#[repr(u8)]
-pub enum Qdisc {
-    DropTail(DropTail),
-    Red(Box<Red>),
-    Cbt(Box<Cbt>),
-    Dcbt(Box<Dcbt>),
-    Codel(Box<Codel>),
-    FqCodel(Box<FqCodel>),
-    Fred(Box<Fred>),
-    Pie(Box<Pie>),
-}
-
-impl Qdisc {
-    /// An arrival to an empty queue in front of an idle transmitter, which would be enqueued
-    /// and dequeued at once: DropTail's verdict and counts without the round trip; `None` for
-    /// RED, which must see both calls (its average moves on the arrival, its idle time on the
-    /// departure).
-    #[inline]
-    pub fn pass_through(&mut self, meta: &PacketMeta) -> Option<Verdict> {
-        match self {
-            Qdisc::DropTail(q) => Some(q.pass_through(meta)),
-            Qdisc::Red(_)
-            | Qdisc::Cbt(_)
-            | Qdisc::Dcbt(_)
-            | Qdisc::Fred(_)
-            | Qdisc::Pie(_)
-            | Qdisc::Codel(_)
-            | Qdisc::FqCodel(_) => None,
-        }
-    }
-
-    /// Whether the discipline keeps state about idle periods (so the link must tell it, by an
-    /// empty dequeue, when it goes idle).
-    #[inline]
-    pub fn tracks_idle(&self) -> bool {
-        match self {
-            // PIE's delay samples come with departures; an idle link leaves it nothing to learn.
-            Qdisc::DropTail(_) | Qdisc::Pie(_) | Qdisc::Codel(_) | Qdisc::FqCodel(_) => false,
-            Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) => true,
-        }
-    }
-
-    /// When the discipline decides: a simulator may compute an admitted packet's departure at
-    /// once only for a FIFO that decides at enqueue.
-    pub fn decides(&self) -> Decides {
-        match self {
-            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) | Qdisc::Pie(_) => {
-                Decides::AtEnqueue
-            }
-            Qdisc::Codel(_) | Qdisc::FqCodel(_) => Decides::AtDequeue,
-        }
-    }
-
-    /// Whether packets leave in the order they were admitted (those dropped on the way apart).
-    pub fn fifo(&self) -> bool {
-        match self {
-            Qdisc::DropTail(_)
-            | Qdisc::Red(_)
-            | Qdisc::Cbt(_)
-            | Qdisc::Dcbt(_)
-            | Qdisc::Fred(_)
-            | Qdisc::Pie(_)
-            | Qdisc::Codel(_) => true,
-            // RFC 8290 §4.2: flows are served in turn.
-            Qdisc::FqCodel(_) => false,
-        }
-    }
-
-    /// Whether the discipline ever draws from the random stream `enqueue` is given: RED does
-    /// (its early drops), DropTail never does. A simulator may skip deriving a stream for a
-    /// discipline that has no use for it.
-    pub fn draws(&self) -> bool {
-        match self {
-            Qdisc::DropTail(_) | Qdisc::Codel(_) | Qdisc::FqCodel(_) => false,
-            Qdisc::Red(_) | Qdisc::Cbt(_) | Qdisc::Dcbt(_) | Qdisc::Fred(_) | Qdisc::Pie(_) => true,
-        }
-    }
-}
-
-impl QueueDiscipline for Qdisc {
-    #[inline]
-    fn enqueue(&mut self, now: Time, meta: &PacketMeta, pkt: PacketRef, rng: &mut Rng) -> Verdict {
-        match self {
-            Qdisc::DropTail(q) => q.enqueue(now, meta, pkt, rng),
-            Qdisc::Red(q) => q.enqueue(now, meta, pkt, rng),
-            Qdisc::Cbt(q) => q.enqueue(now, meta, pkt, rng),
-            Qdisc::Dcbt(q) => q.enqueue(now, meta, pkt, rng),
-            Qdisc::Codel(q) => q.enqueue(now, meta, pkt, rng),
-            Qdisc::FqCodel(q) => q.enqueue(now, meta, pkt, rng),
-            Qdisc::Fred(q) => q.enqueue(now, meta, pkt, rng),
-            Qdisc::Pie(q) => q.enqueue(now, meta, pkt, rng),
-        }
-    }
-    #[inline]
-    fn dequeue(&mut self, now: Time) -> Option<Departure> {
-        match self {
-            Qdisc::DropTail(q) => q.dequeue(now),
-            Qdisc::Red(q) => q.dequeue(now),
-            Qdisc::Cbt(q) => q.dequeue(now),
-            Qdisc::Dcbt(q) => q.dequeue(now),
-            Qdisc::Codel(q) => q.dequeue(now),
-            Qdisc::FqCodel(q) => q.dequeue(now),
-            Qdisc::Fred(q) => q.dequeue(now),
-            Qdisc::Pie(q) => q.dequeue(now),
-        }
-    }
-    fn take_dropped(&mut self) -> Option<Dropped> {
-        match self {
-            Qdisc::DropTail(q) => q.take_dropped(),
-            Qdisc::Red(q) => q.take_dropped(),
-            Qdisc::Cbt(q) => q.take_dropped(),
-            Qdisc::Dcbt(q) => q.take_dropped(),
-            Qdisc::Codel(q) => q.take_dropped(),
-            Qdisc::FqCodel(q) => q.take_dropped(),
-            Qdisc::Fred(q) => q.take_dropped(),
-            Qdisc::Pie(q) => q.take_dropped(),
-        }
-    }
-    fn len(&self) -> usize {
-        match self {
-            Qdisc::DropTail(q) => q.len(),
-            Qdisc::Red(q) => q.len(),
-            Qdisc::Cbt(q) => q.len(),
-            Qdisc::Dcbt(q) => q.len(),
-            Qdisc::Codel(q) => q.len(),
-            Qdisc::FqCodel(q) => q.len(),
-            Qdisc::Fred(q) => q.len(),
-            Qdisc::Pie(q) => q.len(),
-        }
-    }
-    fn bytes(&self) -> Bytes {
-        match self {
-            Qdisc::DropTail(q) => q.bytes(),
-            Qdisc::Red(q) => q.bytes(),
-            Qdisc::Cbt(q) => q.bytes(),
-            Qdisc::Dcbt(q) => q.bytes(),
-            Qdisc::Codel(q) => q.bytes(),
-            Qdisc::FqCodel(q) => q.bytes(),
-            Qdisc::Fred(q) => q.bytes(),
-            Qdisc::Pie(q) => q.bytes(),
-        }
-    }
-    fn stats(&self) -> &QueueStats {
-        match self {
-            Qdisc::DropTail(q) => q.stats(),
-            Qdisc::Red(q) => q.stats(),
-            Qdisc::Cbt(q) => q.stats(),
-            Qdisc::Dcbt(q) => q.stats(),
-            Qdisc::Codel(q) => q.stats(),
-            Qdisc::FqCodel(q) => q.stats(),
-            Qdisc::Fred(q) => q.stats(),
-            Qdisc::Pie(q) => q.stats(),
-        }
-    }
-    fn average_pkts(&self) -> Option<f64> {
-        match self {
-            Qdisc::DropTail(q) => q.average_pkts(),
-            Qdisc::Red(q) => q.average_pkts(),
-            Qdisc::Cbt(q) => q.average_pkts(),
-            Qdisc::Dcbt(q) => q.average_pkts(),
-            Qdisc::Codel(q) => q.average_pkts(),
-            Qdisc::FqCodel(q) => q.average_pkts(),
-            Qdisc::Fred(q) => q.average_pkts(),
-            Qdisc::Pie(q) => q.average_pkts(),
-        }
     }
 }

@@ -29,11 +29,12 @@
 //! here: each call first makes the updates that fell due since the last, in order, on the state
 //! they would have seen (nothing changes a queue between its arrivals and departures).
 
-use std::collections::VecDeque;
-
 use fairway_core::{Bytes, Dur, PacketRef, Rng, Time};
 
-use crate::{Departure, DropReason, PacketMeta, ParamError, QueueDiscipline, QueueStats, Verdict};
+use crate::{
+    Decides, Departure, Discipline, DropReason, Fifo, Keys, Limit, OnLink, PacketMeta, ParamError, QueueDiscipline,
+    QueueStats, Queued, Read, Verdict,
+};
 
 /// PIE's parameters (RFC 8033 Appendix B's, with its defaults).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -163,8 +164,7 @@ struct PieVars {
 pub struct Pie {
     params: PieParams,
     vars: PieVars,
-    q: VecDeque<(PacketRef, Bytes, Time)>,
-    bytes: Bytes,
+    q: Fifo<Time>,
     stats: QueueStats,
 }
 
@@ -177,7 +177,7 @@ impl Pie {
             PieFlavor::Ns3 => Dur::ZERO,
         };
         let vars = PieVars { burst_allowance, ..PieVars::default() };
-        Ok(Pie { params, vars, q: VecDeque::new(), bytes: Bytes(0), stats: QueueStats::default() })
+        Ok(Pie { params, vars, q: Fifo::new(), stats: QueueStats::default() })
     }
 
     pub fn params(&self) -> &PieParams {
@@ -216,7 +216,7 @@ impl Pie {
     fn current_qdelay(&self) -> Dur {
         if self.params.dq_rate_estimator {
             // §5.2: queue bytes x avg_dq_time / DQ_THRESHOLD.
-            let d = self.bytes.0 as f64 * self.vars.avg_dq_time / self.params.dq_threshold.0 as f64;
+            let d = self.q.bytes().0 as f64 * self.vars.avg_dq_time / self.params.dq_threshold.0 as f64;
             Dur(d.round() as u64)
         } else {
             self.vars.qdelay
@@ -308,7 +308,7 @@ impl Pie {
         }
         let half = Dur(p.target.0 / 2);
         // Work conserving: a short queue, or a low delay while the probability is small.
-        let short = if ns3 { self.q.len() <= 2 } else { self.bytes.0 <= 2 * p.mean_pktsize.0 };
+        let short = if ns3 { self.q.len() <= 2 } else { self.q.bytes().0 <= 2 * p.mean_pktsize.0 };
         if (v.qdelay_old < half && v.drop_prob < 0.2) || short {
             return false;
         }
@@ -338,7 +338,7 @@ impl Pie {
     fn measure_departure(&mut self, now: Time, size: Bytes) {
         let p = &self.params;
         let v = &mut self.vars;
-        if !v.in_measurement && self.bytes.0 >= p.dq_threshold.0 {
+        if !v.in_measurement && self.q.bytes().0 >= p.dq_threshold.0 {
             v.in_measurement = true;
             v.measurement_start = now;
             v.dq_count = 0;
@@ -352,7 +352,7 @@ impl Pie {
                 v.dq_count = 0;
                 v.measurement_start = now;
                 // §5.2: keep measuring only while enough is queued.
-                if self.bytes.0 < p.dq_threshold.0 {
+                if self.q.bytes().0 < p.dq_threshold.0 {
                     v.in_measurement = false;
                 }
             }
@@ -376,8 +376,7 @@ impl QueueDiscipline for Pie {
             Verdict::Enqueue
         };
         if matches!(v, Verdict::Enqueue | Verdict::EnqueueMarked) {
-            self.q.push_back((pkt, meta.size, now));
-            self.bytes += meta.size;
+            self.q.push(pkt, meta.size, now);
         }
         self.stats.count_verdict(meta, v);
         v
@@ -385,8 +384,7 @@ impl QueueDiscipline for Pie {
 
     fn dequeue(&mut self, now: Time) -> Option<Departure> {
         self.catch_up(now);
-        let (pkt, size, at) = self.q.pop_front()?;
-        self.bytes = Bytes(self.bytes.0 - size.0);
+        let Queued { pkt, size, tag: at } = self.q.pop()?;
         if self.params.dq_rate_estimator {
             self.measure_departure(now, size);
         } else {
@@ -402,11 +400,81 @@ impl QueueDiscipline for Pie {
     }
 
     fn bytes(&self) -> Bytes {
-        self.bytes
+        self.q.bytes()
     }
 
     fn stats(&self) -> &QueueStats {
         &self.stats
+    }
+}
+
+impl Discipline for Pie {
+    type Params = PieParams;
+    const KIND: &'static str = "pie";
+    const LABEL: Option<&'static str> = Some("PIE");
+    const DECIDES: Decides = Decides::AtEnqueue;
+    const FIFO: bool = true;
+    const DRAWS: bool = true;
+    // Its delay samples come with departures; an idle link leaves it nothing to learn.
+    const TRACKS_IDLE: bool = false;
+    const KEEPS_AVERAGE: bool = false;
+
+    fn keys() -> Vec<&'static str> {
+        vec![
+            "limit",
+            "target",
+            "t_update",
+            "alpha",
+            "beta",
+            "max_burst",
+            "mean_pktsize",
+            "ecn",
+            "mark_ecn_threshold",
+            "dq_rate_estimator",
+            "dq_threshold",
+            "cap_drop_adjustment",
+            "derandomize",
+            "flavor",
+        ]
+    }
+
+    /// What is not given keeps RFC 8033's value ([`PieParams::default`]).
+    fn read(k: &mut dyn Keys) -> Read<PieParams> {
+        let mut p = PieParams::default();
+        k.set_u32("limit", 1, &mut p.limit)?;
+        k.set_dur("target", &mut p.target)?;
+        k.set_dur("t_update", &mut p.t_update)?;
+        k.set_dur("max_burst", &mut p.max_burst)?;
+        k.set_f64("alpha", &mut p.alpha)?;
+        k.set_f64("beta", &mut p.beta)?;
+        k.set_f64("mark_ecn_threshold", &mut p.mark_ecn_threshold)?;
+        k.set_bytes_pos("mean_pktsize", &mut p.mean_pktsize)?;
+        k.set_bytes_pos("dq_threshold", &mut p.dq_threshold)?;
+        k.set_bool("ecn", &mut p.ecn)?;
+        k.set_bool("dq_rate_estimator", &mut p.dq_rate_estimator)?;
+        k.set_bool("cap_drop_adjustment", &mut p.cap_drop_adjustment)?;
+        k.set_bool("derandomize", &mut p.derandomize)?;
+        if let Some(f) = k.choice(
+            "flavor",
+            &[("rfc", PieFlavor::Rfc, "RFC 8033"), ("ns3", PieFlavor::Ns3, "ns-3.37's PieQueueDisc")],
+        )? {
+            p.flavor = f;
+        }
+        k.check(p.validate())?;
+        Ok(p)
+    }
+    fn build(p: &PieParams, _: OnLink) -> Result<Pie, ParamError> {
+        Pie::new(*p)
+    }
+    fn limit(p: &PieParams) -> Limit {
+        Limit::Packets(p.limit)
+    }
+    fn marks_ecn(p: &PieParams) -> bool {
+        p.ecn
+    }
+    /// The drop probability's periodic update (RFC 8033 §4.2), every `t_update`.
+    fn timers_per_s(p: &PieParams) -> f64 {
+        1.0 / p.t_update.as_secs_f64().max(1e-9)
     }
 }
 
@@ -448,7 +516,7 @@ mod tests {
         let mut q = Pie::new(PieParams::default()).unwrap();
         q.vars.next_update = Time(15 * MS);
         q.vars.qdelay = Dur(40 * MS);
-        q.q.push_back((PacketRef(0), Bytes(1000), Time(0)));
+        q.q.push(PacketRef(0), Bytes(1000), Time(0));
         q.catch_up(Time(15 * MS));
         let expect = (0.125 * 0.025 + 1.25 * 0.040) / 2048.0;
         assert!((q.drop_prob() - expect).abs() < 1e-15, "{}", q.drop_prob());

@@ -39,11 +39,12 @@ mod params;
 #[cfg(test)]
 mod tests;
 
-use std::collections::VecDeque;
-
 use fairway_core::{Bytes, Dur, PacketRef, Rate, Rng, Time};
 
-use crate::{Departure, DropReason, PacketMeta, ParamError, QueueDiscipline, QueueStats, Verdict};
+use crate::{
+    Decides, Departure, Discipline, DropReason, Fifo, Keys, Level, Limit, OnLink, PacketMeta, ParamError, QueueDiscipline,
+    QueueStats, Read, Verdict,
+};
 
 pub use params::{RedParams, RedResolved};
 
@@ -97,8 +98,7 @@ pub struct RedCore {
 #[derive(Debug, Clone)]
 pub struct Red {
     core: RedCore,
-    q: VecDeque<(PacketRef, Bytes)>,
-    bytes: Bytes,
+    q: Fifo,
     stats: QueueStats,
 }
 
@@ -117,8 +117,7 @@ impl Red {
     pub fn new(params: RedParams, link_rate: Rate, link_delay: Dur) -> Result<Red, ParamError> {
         Ok(Red {
             core: RedCore::new(params, link_rate, link_delay)?,
-            q: VecDeque::new(),
-            bytes: Bytes(0),
+            q: Fifo::new(),
             stats: QueueStats::default(),
         })
     }
@@ -152,7 +151,7 @@ impl Red {
     /// The queue length in the unit RED measures it in (bytes with `queue_in_bytes`).
     fn qlen_units(&self) -> u64 {
         if self.core.params.queue_in_bytes {
-            self.bytes.0
+            self.q.bytes().0
         } else {
             self.q.len() as u64
         }
@@ -468,8 +467,7 @@ impl QueueDiscipline for Red {
         self.core.arrive(now, qlen);
         let verdict = self.core.decide(meta, qlen, rng);
         if matches!(verdict, Verdict::Enqueue | Verdict::EnqueueMarked) {
-            self.q.push_back((pkt, meta.size));
-            self.bytes = Bytes(self.bytes.0.saturating_add(meta.size.0));
+            self.q.push(pkt, meta.size, ());
         }
         self.stats.count_verdict(meta, verdict);
         verdict
@@ -477,12 +475,11 @@ impl QueueDiscipline for Red {
 
     /// ns-2 red.cc deque(): an empty queue marks the link idle from `now`.
     fn dequeue(&mut self, now: Time) -> Option<Departure> {
-        match self.q.pop_front() {
-            Some((pkt, size)) => {
+        match self.q.pop() {
+            Some(e) => {
                 self.core.departed();
-                self.bytes = Bytes(self.bytes.0.saturating_sub(size.0));
-                self.stats.count_departure(size);
-                Some(Departure::plain(pkt, size))
+                self.stats.count_departure(e.size);
+                Some(Departure::plain(e.pkt, e.size))
             }
             None => {
                 self.core.went_idle(now);
@@ -496,7 +493,7 @@ impl QueueDiscipline for Red {
     }
 
     fn bytes(&self) -> Bytes {
-        self.bytes
+        self.q.bytes()
     }
 
     fn stats(&self) -> &QueueStats {
@@ -505,5 +502,127 @@ impl QueueDiscipline for Red {
 
     fn average_pkts(&self) -> Option<f64> {
         Some(self.core.average_pkts(&self.stats))
+    }
+}
+
+/// RED's keys: ns-2's variable names without the trailing underscore.
+pub(crate) const RED_KEYS: &[&str] = &[
+    "limit",
+    "thresh",
+    "maxthresh",
+    "q_weight",
+    "linterm",
+    "gentle",
+    "wait",
+    "mean_pktsize",
+    "idle_pktsize",
+    "bytes",
+    "queue_in_bytes",
+    "ecn",
+    "mark_p",
+    "use_mark_p",
+    "targetdelay",
+];
+
+/// RED's keys over `base`; what is not given keeps `base`'s value, and the result passes the
+/// checks RED makes when built, refused at the key they name.
+pub(crate) fn read_red(k: &mut dyn Keys, base: RedParams) -> Read<RedParams> {
+    let mut p = base;
+    k.set_u32("limit", 1, &mut p.limit)?;
+    k.set_f64("thresh", &mut p.thresh)?;
+    k.set_f64("maxthresh", &mut p.maxthresh)?;
+    k.set_f64("q_weight", &mut p.q_weight)?;
+    k.set_f64("linterm", &mut p.linterm)?;
+    k.set_f64("mark_p", &mut p.mark_p)?;
+    k.set_bool("gentle", &mut p.gentle)?;
+    k.set_bool("wait", &mut p.wait)?;
+    k.set_bool("bytes", &mut p.bytes)?;
+    k.set_bool("queue_in_bytes", &mut p.queue_in_bytes)?;
+    k.set_bool("ecn", &mut p.ecn)?;
+    k.set_bool("use_mark_p", &mut p.use_mark_p)?;
+    k.set_bytes_pos("mean_pktsize", &mut p.mean_pktsize)?;
+    k.set_bytes_pos("idle_pktsize", &mut p.idle_pktsize)?;
+    k.set_dur_pos("targetdelay", &mut p.targetdelay)?;
+    k.check(p.validate())?;
+    Ok(p)
+}
+
+/// What RED's settings come to on `link` (ns-2's automatic values): an error where they cannot
+/// be resolved, a warning where RED would act as something else than it seems to.
+pub(crate) fn check_red_on_link(p: &RedParams, link: OnLink, k: &mut dyn Keys) -> Read<()> {
+    let res = p.resolve(link.rate, link.delay).map_err(|e| k.refuse(e))?;
+    let unit = if p.queue_in_bytes { "bytes" } else { "packets" };
+    if res.th_min >= res.qlim as f64 {
+        k.warn(
+            "thresh",
+            format!(
+                "thresh ({} {unit}) is at or above the limit ({} {unit}): the average never gets there, so RED never drops early and acts as DropTail",
+                res.th_min, res.qlim
+            ),
+        );
+    } else if res.th_max >= res.qlim as f64 {
+        k.warn(
+            "maxthresh",
+            format!(
+                "maxthresh ({} {unit}) is at or above the limit ({} {unit}): the queue overflows before the drop probability reaches max_p",
+                res.th_max, res.qlim
+            ),
+        );
+    }
+    if p.queue_in_bytes && !k.has("bytes") && !k.has("queue_in_bytes") {
+        k.warn(
+            "",
+            "RED counts in bytes here (ns-2's default: `bytes` and `queue_in_bytes` true, thresholds and limit x mean_pktsize); set both to say so, or both to false for a RED that counts packets".into(),
+        );
+    }
+    Ok(())
+}
+
+/// RED's thresholds as a queue-length figure draws them, and its limit.
+pub(crate) fn red_levels(p: &RedParams) -> Vec<Level> {
+    let mut v = vec![];
+    // A threshold of 0 is ns-2's automatic one, set from the link (not known here).
+    if p.thresh > 0.0 {
+        let max = if p.maxthresh > 0.0 { p.maxthresh } else { 3.0 * p.thresh };
+        let unit = if p.queue_in_bytes { " (in mean_pktsize packets)" } else { "" };
+        v.push(Level { label: format!("RED min_th {}{unit}", p.thresh), packets: p.thresh });
+        v.push(Level { label: format!("RED max_th {max}{unit}"), packets: max });
+    }
+    v.push(Level { label: format!("limit {}", p.limit), packets: p.limit as f64 });
+    v
+}
+
+impl Discipline for Red {
+    type Params = RedParams;
+    const KIND: &'static str = "red";
+    const LABEL: Option<&'static str> = Some("RED");
+    const DECIDES: Decides = Decides::AtEnqueue;
+    const FIFO: bool = true;
+    const DRAWS: bool = true;
+    const TRACKS_IDLE: bool = true;
+    const KEEPS_AVERAGE: bool = true;
+
+    fn keys() -> Vec<&'static str> {
+        RED_KEYS.to_vec()
+    }
+
+    /// What is not given keeps ns-2 2.35's default ([`RedParams::default`]).
+    fn read(k: &mut dyn Keys) -> Read<RedParams> {
+        read_red(k, RedParams::default())
+    }
+    fn check_on_link(p: &RedParams, link: OnLink, k: &mut dyn Keys) -> Read<()> {
+        check_red_on_link(p, link, k)
+    }
+    fn build(p: &RedParams, link: OnLink) -> Result<Red, ParamError> {
+        Red::new(*p, link.rate, link.delay)
+    }
+    fn limit(p: &RedParams) -> Limit {
+        Limit::Packets(p.limit)
+    }
+    fn marks_ecn(p: &RedParams) -> bool {
+        p.ecn
+    }
+    fn levels(p: &RedParams) -> Vec<Level> {
+        red_levels(p)
     }
 }

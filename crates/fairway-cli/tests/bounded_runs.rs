@@ -39,8 +39,10 @@ fn dur(rng: &mut Rng, lo_s: f64, hi_s: f64) -> String {
 
 fn queue(rng: &mut Rng) -> String {
     let limit = 1 + rng.below(2000);
-    match rng.below(8) {
+    match rng.below(9) {
         0 => String::new(),
+        // Every registered discipline at its defaults (one that needs a key is refused).
+        8 => format!("queue = {{ kind = \"{}\" }}", pick(rng, fairway_aqm::KINDS)),
         1 => format!("queue = {{ kind = \"droptail\", limit = {limit} }}"),
         2 => format!("queue = {{ kind = \"red\", limit = {limit} }}"),
         3 => format!(

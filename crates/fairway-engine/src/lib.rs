@@ -35,7 +35,7 @@ pub use results::{Collector, RunResult, SeriesSink, Summary};
 pub use scenario::Scenario;
 
 use results::{ClassSummary, FlowSummary, LinkMeasures, LinkSummary, SUMMARY_SCHEMA};
-use scenario::{AppSpec, QueueSpec};
+use scenario::AppSpec;
 use sim::Sim;
 
 /// Why a run failed after its scenario was accepted.
@@ -357,10 +357,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
             max_sojourn_s: max_wait.as_secs_f64(),
             lost_pkts: lost,
             mean_queue_pkts: mean_q,
-            mean_avg_queue_pkts: match spec.queue {
-                QueueSpec::Red(_) | QueueSpec::Cbt(_) | QueueSpec::Dcbt(_) | QueueSpec::Fred(_) => Some(mean_avg),
-                QueueSpec::DropTail(_) | QueueSpec::Pie(_) | QueueSpec::Codel(_) | QueueSpec::FqCodel(_) => None,
-            },
+            mean_avg_queue_pkts: spec.queue.keeps_average().then_some(mean_avg),
             utilization: if measured_s > 0.0 { (Dur(busy).as_secs_f64() / measured_s).min(1.0) } else { 0.0 },
         };
         links.push(LinkSummary::new(sc.link_name(l), spec, spec.delay, monitored[l], &s, measured));

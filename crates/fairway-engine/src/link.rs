@@ -21,7 +21,7 @@
 //! the transmitter takes it, so the simulator keeps an event for the end of each serialisation
 //! and asks the discipline then (`Sim::serve`), as ns-2's LinkDelay asks its queue.
 
-use fairway_aqm::{Decides, Qdisc, QueueDiscipline};
+use fairway_aqm::{Qdisc, QueueDiscipline};
 use std::collections::VecDeque;
 
 use fairway_core::{Dur, NodeId, PacketRef, Rate, Rng, Time};
@@ -129,7 +129,7 @@ impl LinkState {
         let unused = || Rng::from_seed(0);
         let rng = if qdisc.draws() { Rng::stream(seed, &format!("queue:{}", name())) } else { unused() };
         let loss_rng = if spec.loss > 0.0 { Rng::stream(seed, &format!("loss:{}", name())) } else { unused() };
-        let general = qdisc.decides() == Decides::AtDequeue || !qdisc.fifo();
+        let general = !qdisc.departure_known_on_admission();
         LinkState {
             general,
             tx_pending: false,

@@ -9,7 +9,7 @@ use fairway_core::{Bytes, NodeId, Time};
 use fairway_engine::protocol::Load;
 use fairway_engine::results::{BinRow, QueueRow};
 use fairway_engine::routing::Router;
-use fairway_engine::scenario::{AppSpec, FlowSpec, QueueSpec, Scenario};
+use fairway_engine::scenario::{AppSpec, FlowSpec, Scenario};
 
 /// Bytes, by where they go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -107,19 +107,10 @@ pub fn estimate(sc: &Scenario) -> Footprint {
     let queued: u64 = sc
         .links
         .iter()
-        .map(|l| match &l.queue {
-            QueueSpec::DropTail(p) => match p.limit {
-                Limit::Packets(n) => n as u64,
-                // At least 40 bytes a packet (a TCP acknowledgement).
-                Limit::Bytes(b) => b.0 / 40,
-            },
-            QueueSpec::Red(p) => p.limit as u64,
-            QueueSpec::Cbt(p) => p.red.limit as u64,
-            QueueSpec::Dcbt(p) => p.red.limit as u64,
-            QueueSpec::Codel(p) => p.limit as u64,
-            QueueSpec::FqCodel(p) => p.limit as u64,
-            QueueSpec::Fred(p) => p.red.limit as u64,
-            QueueSpec::Pie(p) => p.limit as u64,
+        .map(|l| match l.queue.limit() {
+            Limit::Packets(n) => n as u64,
+            // At least 40 bytes a packet (a TCP acknowledgement).
+            Limit::Bytes(b) => b.0 / 40,
         })
         .fold(0u64, u64::saturating_add);
     // What waits in queues, and what propagates on the wires.
@@ -227,9 +218,7 @@ pub fn traffic(sc: &Scenario) -> Traffic {
     let mut total = EVENTS_PER_RUN + bins + samples + EVENTS_PER_FLOW * sc.flows.len() as f64;
     let mut in_flight = 0.0;
     for l in &sc.links {
-        if let QueueSpec::Pie(p) = &l.queue {
-            total += dur_s / p.t_update.as_secs_f64().max(1e-9);
-        }
+        total += dur_s * l.queue.timers_per_s();
     }
     let wireless: std::collections::HashSet<NodeId> =
         sc.wireless.iter().flat_map(|w| w.nodes.iter().map(|n| n.node)).collect();
@@ -297,20 +286,10 @@ pub fn traffic(sc: &Scenario) -> Traffic {
         wired.push((path, want, active_s, offered, l));
     }
     // Each link's events per packet, as its discipline says it runs.
-    // Asked once per kind (it is the kind's, not its parameters'): an FQ-CoDel built for each of
-    // ten thousand links would hold their flow queues for nothing.
-    let mut general: std::collections::HashMap<&'static str, bool> = std::collections::HashMap::new();
     let hop_events: Vec<f64> = sc
         .links
         .iter()
-        .map(|l| {
-            let g = *general.entry(l.queue.kind()).or_insert_with(|| {
-                l.queue
-                    .build(l.rate, l.delay)
-                    .is_ok_and(|q| q.decides() == fairway_aqm::Decides::AtDequeue || !q.fifo())
-            });
-            EVENTS_PER_HOP + if g { GENERAL_PATH_EVENTS } else { 0.0 }
-        })
+        .map(|l| EVENTS_PER_HOP + if l.queue.departure_known_on_admission() { 0.0 } else { GENERAL_PATH_EVENTS })
         .collect();
     // The share of what is asked of each link that it can carry.
     let share: Vec<f64> = (0..sc.links.len())

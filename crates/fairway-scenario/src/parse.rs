@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use fairway_aqm::{DropTailParams, RedParams};
+use fairway_aqm::OnLink;
 use fairway_core::{Dur, NodeId, Rate, Time};
 use toml_edit::ImDocument;
 
@@ -302,43 +302,6 @@ impl Builder {
     /// What RED derives from the link (ns-2's automatic thresholds and weight come from its rate
     /// and delay) is checked here, as the run would, and located at the queue; settings that
     /// are valid but defeat RED are warned of.
-    fn check_red(&mut self, q: &Val, p: &RedParams, rate: Rate, delay: Dur) -> Res<()> {
-        let qt = q.table().ok();
-        let at = |field: &str| qt.as_ref().and_then(|t| t.get(field));
-        let res = p.resolve(rate, delay).map_err(|e| match at(e.field) {
-            Some(v) => v.error(e.reason.clone()),
-            None => q.error(format!("{}: {}", e.field, e.reason)),
-        })?;
-        let unit = if p.queue_in_bytes { "bytes" } else { "packets" };
-        let warn = |field: &str, msg: String| match at(field) {
-            Some(v) => v.error(msg),
-            None => q.error(format!("{field}: {msg}")),
-        };
-        if res.th_min >= res.qlim as f64 {
-            self.warnings.push(warn(
-                "thresh",
-                format!(
-                    "thresh ({} {unit}) is at or above the limit ({} {unit}): the average never gets there, so RED never drops early and acts as DropTail",
-                    res.th_min, res.qlim
-                ),
-            ));
-        } else if res.th_max >= res.qlim as f64 {
-            self.warnings.push(warn(
-                "maxthresh",
-                format!(
-                    "maxthresh ({} {unit}) is at or above the limit ({} {unit}): the queue overflows before the drop probability reaches max_p",
-                    res.th_max, res.qlim
-                ),
-            ));
-        }
-        if p.queue_in_bytes && at("bytes").is_none() && at("queue_in_bytes").is_none() {
-            self.warnings.push(q.error(
-                "RED counts in bytes here (ns-2's default: `bytes` and `queue_in_bytes` true, thresholds and limit x mean_pktsize); set both to say so, or both to false for a RED that counts packets",
-            ));
-        }
-        Ok(())
-    }
-
     /// A `[[flow]]` entry of greedy TCP flows (`ftp`): the first flow's bottleneck, round trip
     /// and bandwidth-delay product, for [`Builder::warn_windows`].
     fn window_use(&self, t: &Tbl, f: &FlowSpec, flows: u64, router: &mut Router) -> Option<WindowUse> {
@@ -423,18 +386,8 @@ impl Builder {
             None => 0.0,
         };
         let queue = match t.get("queue") {
-            Some(q) => {
-                let spec = parse_queue(&q)?;
-                match &spec {
-                    QueueSpec::Red(p) => self.check_red(&q, p, rate, delay)?,
-                    QueueSpec::Cbt(p) => self.check_red(&q, &p.red, rate, delay)?,
-                    QueueSpec::Dcbt(p) => self.check_red(&q, &p.red, rate, delay)?,
-                    QueueSpec::Fred(p) => self.check_red(&q, &p.red, rate, delay)?,
-                    QueueSpec::DropTail(_) | QueueSpec::Pie(_) | QueueSpec::Codel(_) | QueueSpec::FqCodel(_) => {}
-                }
-                spec
-            }
-            None => QueueSpec::DropTail(DropTailParams::default()),
+            Some(q) => parse_queue(&q, OnLink { rate, delay }, &mut self.warnings)?,
+            None => QueueSpec::default(),
         };
         let props = LinkProps { rate, delay, queue, loss };
         self.add_link(t, ends, &props)?;

@@ -124,7 +124,7 @@ fn cbt_with_red_for_tcp_holds_the_tagged_class_to_its_threshold_without_red() {
     assert_ne!(format!("{:?}", all.classes), format!("{:?}", cbt.classes));
     let e = parse_scenario("cbt.toml", &dumbbell(", mm_th = 3, udp_th = 3, red_for = \"udp\"", "cbt", true), "cbt")
         .unwrap_err();
-    assert!(e.to_string().contains("queue.red_for: `udp`: expected \"all\" or \"tcp\""), "{e}");
+    assert!(e.to_string().contains("queue.red_for: `udp`: expected \"all\" (RED for all) or \"tcp\""), "{e}");
 }
 
 #[test]

@@ -408,9 +408,8 @@ fn at_exactly_twice_maxthresh_wait_lets_every_other_packet_through() {
     for (ave, pattern) in [(6usize, [true, false, true, false, true]), (7, [true, false, false, false, false])] {
         let mut q = red(p);
         for i in 0..ave {
-            q.q.push_back((PacketRef(i as u32), Bytes(500)));
+            q.q.push(PacketRef(i as u32), Bytes(500), ());
         }
-        q.bytes = Bytes(500 * ave as u64);
         q.core.idle = false;
         let mut rng = Rng::from_seed(19);
         let vs = run_held(&mut q, ave as f64, 5, 500, false, &mut rng);
@@ -713,7 +712,7 @@ fn workload(p: RedParams, seed: u64, arrivals: usize, load: f64, ect: f64) -> (V
         let s = q.stats();
         assert_eq!(s.arrivals_pkts, s.departures_pkts + s.drops() + q.len() as u64);
         assert_eq!(s.arrivals_bytes, s.departures_bytes + dropped_bytes + q.bytes().0);
-        assert_eq!(q.bytes().0, q.q.iter().map(|(_, b)| b.0).sum::<u64>());
+        assert_eq!(q.bytes().0, q.q.iter().map(|e| e.size.0).sum::<u64>());
     };
     while out.len() < arrivals {
         match link_free {

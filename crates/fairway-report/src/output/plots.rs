@@ -4,7 +4,7 @@
 use super::file_safe;
 use super::svg::{stack, Plot, Series, Style};
 use fairway_engine::results::RunResult;
-use fairway_engine::scenario::{QueueSpec, Scenario};
+use fairway_engine::scenario::Scenario;
 
 /// At most this many flows are drawn one by one; beyond it flows are summed per group.
 const MAX_FLOW_SERIES: usize = 12;
@@ -83,33 +83,6 @@ fn envelope(samples: impl Iterator<Item = (f64, f64)>, bin: f64, end: f64) -> (V
         upper.extend([hi, hi]);
     }
     (lower, upper)
-}
-
-/// The lines a queue plot marks, in packets: RED's thresholds and every discipline's limit
-/// where it is a number of packets.
-fn queue_marks(q: &QueueSpec) -> Vec<(String, f64)> {
-    match q {
-        QueueSpec::Red(p) => {
-            let mut v = vec![];
-            // A threshold of 0 is ns-2's automatic one, set from the link (not known here).
-            if p.thresh > 0.0 {
-                let max = if p.maxthresh > 0.0 { p.maxthresh } else { 3.0 * p.thresh };
-                let unit = if p.queue_in_bytes { " (in mean_pktsize packets)" } else { "" };
-                v.push((format!("RED min_th {}{unit}", p.thresh), p.thresh));
-                v.push((format!("RED max_th {max}{unit}"), max));
-            }
-            v.push((format!("limit {}", p.limit), p.limit as f64));
-            v
-        }
-        QueueSpec::DropTail(p) => match p.limit {
-            fairway_aqm::Limit::Packets(n) => vec![(format!("limit {n}"), n as f64)],
-            fairway_aqm::Limit::Bytes(_) => vec![],
-        },
-        QueueSpec::Codel(p) => vec![(format!("limit {}", p.limit), p.limit as f64)],
-        QueueSpec::Pie(p) => vec![(format!("limit {}", p.limit), p.limit as f64)],
-        QueueSpec::FqCodel(p) => vec![(format!("limit {}", p.limit), p.limit as f64)],
-        QueueSpec::Cbt(_) | QueueSpec::Dcbt(_) | QueueSpec::Fred(_) => vec![],
-    }
 }
 
 /// Per-bin values of each flow (or of each group summed, when there are many flows).
@@ -195,8 +168,12 @@ pub fn all(res: &RunResult, sc: &Scenario, style: &FigureStyle) -> Vec<(String, 
         if avg.iter().any(|a| a.1.is_finite()) {
             p = p.series(Series::new("average queue (RED)", &avg, Style::Line));
         }
-        let marks: Vec<(String, Vec<(f64, f64)>)> =
-            queue_marks(&sc.links[*l].queue).into_iter().map(|(label, v)| (label, vec![(0.0, v), (end, v)])).collect();
+        let marks: Vec<(String, Vec<(f64, f64)>)> = sc.links[*l]
+            .queue
+            .levels()
+            .into_iter()
+            .map(|m| (m.label, vec![(0.0, m.packets), (end, m.packets)]))
+            .collect();
         for (label, pts) in &marks {
             p = p.series(Series::new(label, pts, Style::Line));
         }

@@ -15,7 +15,7 @@
 
 use std::fmt::Write;
 
-use fairway_engine::scenario::{QueueSpec, Scenario};
+use fairway_engine::scenario::Scenario;
 
 use super::html::escape;
 
@@ -50,7 +50,7 @@ fn gather(sc: &Scenario, adj: &[Vec<usize>], flows: &[(usize, usize)]) -> Option
     let props = |a: usize, b: usize| {
         link_of.get(&(a, b)).map(|&i| {
             let l = &sc.links[i];
-            (l.rate.0, l.delay.0, queue_text(&l.queue), l.loss.to_bits())
+            (l.rate.0, l.delay.0, l.queue.label(), l.loss.to_bits())
         })
     };
     let mut key_of: std::collections::HashMap<_, usize> = Default::default();
@@ -207,19 +207,6 @@ fn rate_text(bps: f64) -> String {
     format!("{} {unit}", (v * 1000.0).round() / 1000.0)
 }
 
-fn queue_text(q: &QueueSpec) -> Option<&'static str> {
-    match q {
-        QueueSpec::DropTail(_) => None,
-        QueueSpec::Red(_) => Some("RED"),
-        QueueSpec::Cbt(_) => Some("CBT"),
-        QueueSpec::Dcbt(_) => Some("D-CBT"),
-        QueueSpec::Fred(_) => Some("FRED"),
-        QueueSpec::Codel(_) => Some("CoDel"),
-        QueueSpec::Pie(_) => Some("PIE"),
-        QueueSpec::FqCodel(_) => Some("FQ-CoDel"),
-    }
-}
-
 /// The drawing, or `None` when there is nothing to draw (no wired links) or too much
 /// ([`MAX_NODES`] once hosts are gathered). `paths`: per `[[flow]]` entry, its name and one of
 /// its flows' path as node indices.
@@ -287,7 +274,7 @@ pub fn svg(sc: &Scenario, paths: &[(String, Vec<usize>)]) -> Option<String> {
         let ((x1, y1), (x2, y2)) = (at(da), at(db));
         let _ = write!(s, r##"<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#999" stroke-width="3"/>"##);
         let mut label = format!("{}, {} ms", rate_text(l.rate.0 as f64), l.delay.as_secs_f64() * 1e3);
-        let q = queue_text(&l.queue).or(back.and_then(|j| queue_text(&sc.links[j].queue)));
+        let q = l.queue.label().or(back.and_then(|j| sc.links[j].queue.label()));
         if let Some(q) = q {
             let _ = write!(label, ", {q}");
         }
