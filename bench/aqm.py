@@ -4,7 +4,7 @@ throughput on the mid dumbbell (100 NewReno FTP + 10 CBR of 5 Mb/s through 100 M
 
     python3 bench/aqm.py [--reps N] [--seed S] [--out bench/results-aqm.md]
 
-  dcbt-mid      scenarios/bench/dcbt-mid.toml (D-CBT, seed 003) beside ns-2 2.35 running RED on
+  dcbt-mid      scenarios/bench/dcbt-mid.toml (D-CBT, chung-dcbt) beside ns-2 2.35 running RED on
                 the same dumbbell (validation/dumbbell.tcl; ns-2 has no D-CBT)
   fq-codel-mid  scenarios/bench/fq-codel-mid.toml (FQ-CoDel) beside ns-3 3.37's FqCoDelQueueDisc
                 (validation/ns3/aqm.cc, built by validation/ns3/build.sh when missing)

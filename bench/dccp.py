@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seed 001's grid beside ns-2.35: wall time and peak memory of each run of `fairway reproduce
+"""dccp-ns2's grid beside ns-2.35: wall time and peak memory of each run of `fairway reproduce
 dccp-ns2` (TCP Tahoe, CCID2, CCID3; the default set-up and the queue at 100, 20 Mb/s, 10 and
 50 ms), in fairway and in ns-2 (validation/dccp-ns2.tcl, ECN off), one run of each at a time.
 
@@ -102,7 +102,7 @@ def main():
                 rows.append((t, ch, med(fw), med(ns)))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    L = ["# Seed 001's grid beside ns-2 (bench/dccp.py)", "",
+    L = ["# dccp-ns2's grid beside ns-2 (bench/dccp.py)", "",
          f"{mach['date']}; {mach['cpu']}, {mach['cores']} cores, {mach['mem']}; load average {mach['load']} at the "
          f"end; {a.reps} runs of each tool per point, interleaved; medians (peak memory: the largest). Each run "
          "simulates 55 s of three clients; the payload delivered is the two tools' (MB).", "",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seed 004's wireless set-up beside ns-2.35: wall time and peak memory of
+"""janani-tfrc's wireless set-up beside ns-2.35: wall time and peak memory of
 scenarios/bench/wireless-50.toml (fifty random-waypoint nodes, AODV, 802.11, three TFRC, three
 TCP and three CBR flows, 100 s) in fairway and in ns-2 (validation/wireless.tcl with the same
 movement file), one run of each at a time, interleaved.
@@ -93,7 +93,7 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
     if fw is None or ns is None or nst is None:
         raise SystemExit("a run failed")
-    L = ["# Seed 004's wireless set-up beside ns-2 (bench/wireless.py)", "",
+    L = ["# janani-tfrc's wireless set-up beside ns-2 (bench/wireless.py)", "",
          f"{mach['date']}; {mach['cpu']}, {mach['cores']} cores, {mach['mem']}; load average {mach['load']} at the "
          f"end; {a.reps} runs of each, interleaved; medians (peak memory: the largest). "
          "scenarios/bench/wireless-50.toml: 50 random-waypoint nodes over 1000 m x 1000 m, AODV, 802.11 at "

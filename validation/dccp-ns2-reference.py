@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs seed 001's grid in ns-2.35 (validation/dccp-ns2.tcl) and writes what
+"""Runs dccp-ns2's grid in ns-2.35 (validation/dccp-ns2.tcl) and writes what
 `fairway reproduce dccp-ns2` quotes of it: scenarios/dccp-ns2/ns2-reference.json.
 
 Every transport (TCP Tahoe, CCID2, CCID3) and change (default, queue100, rate20, delay10,

@@ -1,4 +1,4 @@
-# dccp-ns2.tcl: seed 001's experiments in ns-2.35, the twin of scenarios/dccp-ns2/*.toml
+# dccp-ns2.tcl: dccp-ns2's experiments in ns-2.35, the twin of scenarios/dccp-ns2/*.toml
 # (`fairway reproduce dccp-ns2`): three clients on a dumbbell, every link 10 Mb/s 2 ms DropTail
 # (ns-2's 50 packets), the bottleneck's queue 20 packets; 500 B packets; greedy FTP senders,
 # client 1 from 0 to 35 s, client 2 from 5 s and client 3 from 10 s to 50 s; the run ends at 55 s.

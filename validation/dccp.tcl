@@ -1,4 +1,4 @@
-# dccp.tcl: ns-2 twin of scenarios/validation/dccp-ccid{2,3}*.toml, seed 001's dumbbell
+# dccp.tcl: ns-2 twin of scenarios/validation/dccp-ccid{2,3}*.toml, dccp-ns2's dumbbell
 # (Table 2) with ns-2's CCID2 (Agent/DCCP/TCPlike) or CCID3 (Agent/DCCP/TFRC) at their defaults:
 #
 #   s0, s1, s2 --- r1 ==== 10Mb 2ms ==== r2 --- k0, k1, k2      (every link 10Mb 2ms)

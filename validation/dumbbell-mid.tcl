@@ -1,5 +1,5 @@
 # dumbbell-mid.tcl: ns-2 twin of fairway's dumbbell-mid validation scenario
-# (also the speed benchmark of DESIGN.md: 100 flows, 100 Mb/s, 20 s).
+# (also the speed benchmark of docs/architecture.md: 100 flows, 100 Mb/s, 20 s).
 #
 #   ts0..ts99, us0..us9 --- r1 ==== RED ==== r2 --- td0..td99, ud0..ud9
 #   every end node: own duplex link to its router, 1Gb 2ms DropTail (limit 50)

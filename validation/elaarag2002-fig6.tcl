@@ -1,4 +1,4 @@
-# elaarag2002-fig6.tcl: ns-2 twin of seed 002's Figure 6 set-up with TCP in
+# elaarag2002-fig6.tcl: ns-2 twin of elaarag2002's Figure 6 set-up with TCP in
 # IFTP's place (ns-2 has no IFTP): what a TCP Reno gets in the slot IFTP takes.
 #
 #   s0..s3 -- 10Mb 1ms -- r1 === 1Mb 9ms, DropTail 50 === r2 -- 10Mb 1ms -- d0..d3

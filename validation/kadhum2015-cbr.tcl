@@ -1,5 +1,5 @@
 # kadhum2015-cbr.tcl: ns-2 twin of fairway's scenarios/validation kadhum2015-cbr
-# (seed 000's comparison run, Kadhum & Hassanein 2015).
+# (kadhum2015's comparison run, Kadhum & Hassanein 2015).
 #
 #   s1 --\                      /-- s3
 #         r1 ==== RED ==== r2

@@ -1,5 +1,5 @@
 # tahoe-mix.tcl: ns-2 twin of fairway's tahoe-mix validation scenario: droptail-mix with
-# ns-2's Tahoe (Agent/TCP) in every TCP slot (seeds 001 and 004 compare against it).
+# ns-2's Tahoe (Agent/TCP) in every TCP slot (dccp-ns2 and janani-tfrc compare against it).
 #
 #   n0 (1ms)  --\                                  /-- k0
 #   n1 (5ms)  ---\                                /--- k1

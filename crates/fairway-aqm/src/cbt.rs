@@ -1,17 +1,17 @@
-//! CBT, class-based thresholds (Parris, Jeffay & Smith 1999, as seed 003 §2 describes it): TCP,
+//! CBT, class-based thresholds (Parris, Jeffay & Smith 1999, as chung-dcbt §2 describes it): TCP,
 //! tagged (multimedia) UDP and untagged UDP share one queue; each UDP class keeps a weighted
 //! average of its packets in the queue, and an arriving UDP packet whose class average is above
-//! the class's threshold is dropped. Seed 003 §2 describes two variants:
-//! - "CBT with RED for all" ([`RedFor::All`], the one seed 003 simulates): what passes the class
+//! the class's threshold is dropped. chung-dcbt §2 describes two variants:
+//! - "CBT with RED for all" ([`RedFor::All`], the one chung-dcbt simulates): what passes the class
 //!   test goes through RED's early-drop test, on RED's average of the whole queue;
 //! - "CBT with RED for TCP" ([`RedFor::Tcp`]): only TCP packets meet RED's early-drop test, RED's
 //!   average is "computed from the number of enqueued TCP packets only", and UDP packets that pass
 //!   their class test are enqueued directly (subject only to the buffer's limit).
 //!
-//! Seed 003 leaves open (reading notes ../shared/notes/seed003_spec.md §1.2, marked there as
+//! chung-dcbt leaves open (reading notes ../shared/notes/seed003_spec.md §1.2, marked there as
 //! proposals): the weight of the class averages (RED's w_q by default) and whether the class
 //! averages decay over idle periods (they do not: a class average moves only on its class's
-//! arrivals, the "unsynchronized" updates seed 003 §7 criticises). RED's own average sees only
+//! arrivals, the "unsynchronized" updates chung-dcbt §7 criticises). RED's own average sees only
 //! the packets that reach RED. With RED for TCP, the buffer's limit still counts every waiting
 //! packet (one physical queue), and RED's idle decay follows the link going idle (a reading: the
 //! paper does not say what idle means for a TCP-only average).
@@ -24,7 +24,7 @@ use crate::{
     QueueDiscipline, QueueStats, Read, Verdict,
 };
 
-/// Which packets meet RED's early-drop test (seed 003 §2's two variants).
+/// Which packets meet RED's early-drop test (chung-dcbt §2's two variants).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RedFor {
     /// "CBT with RED for all": every packet that passes its class test; RED averages the whole
@@ -39,9 +39,9 @@ pub enum RedFor {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CbtParams {
     pub red: RedParams,
-    /// The tagged (multimedia) class's threshold on its average, in packets (seed 003's `mm_th`).
+    /// The tagged (multimedia) class's threshold on its average, in packets (chung-dcbt's `mm_th`).
     pub mm_th: f64,
-    /// The untagged UDP class's threshold, in packets (seed 003's `udp_th`).
+    /// The untagged UDP class's threshold, in packets (chung-dcbt's `udp_th`).
     pub udp_th: f64,
     /// The weight of the class averages; `None`: RED's w_q (a proposal: the paper names none).
     pub weight: Option<f64>,
@@ -149,10 +149,10 @@ impl QueueDiscipline for Cbt {
     fn enqueue(&mut self, now: Time, meta: &PacketMeta, pkt: PacketRef, rng: &mut Rng) -> Verdict {
         let c = slot(meta.class);
         let verdict = match meta.class {
-            // seed 003 §2: "TCP packets go straight to RED".
+            // chung-dcbt §2: "TCP packets go straight to RED".
             Class::Tcp => self.red(now, meta, rng),
             Class::Tagged | Class::Untagged => {
-                // seed 003 §2: a UDP arrival updates its class's average only, and is dropped
+                // chung-dcbt §2: a UDP arrival updates its class's average only, and is dropped
                 // when that average is over the class's threshold.
                 self.avg[c] = (1.0 - self.weight) * self.avg[c] + self.weight * self.count[c] as f64;
                 let th = if meta.class == Class::Tagged { self.params.mm_th } else { self.params.udp_th };
@@ -232,7 +232,7 @@ impl Discipline for Cbt {
         [RED_KEYS, CBT_KEYS].concat()
     }
 
-    /// seed 003 §2: RED's keys, and a threshold per UDP class (required: the paper gives no
+    /// chung-dcbt §2: RED's keys, and a threshold per UDP class (required: the paper gives no
     /// default).
     fn read(k: &mut dyn Keys) -> Read<CbtParams> {
         let red = read_red(k, RedParams::default())?;
@@ -247,7 +247,7 @@ impl Discipline for Cbt {
         };
         let (mm_th, udp_th) = (th(k, "mm_th")?, th(k, "udp_th")?);
         let weight = k.float("weight")?;
-        // seed 003 §2's two variants: RED for all (the default, the one it simulates) or RED
+        // chung-dcbt §2's two variants: RED for all (the default, the one it simulates) or RED
         // for TCP only.
         let red_for = k
             .choice("red_for", &[("all", RedFor::All, "RED for all"), ("tcp", RedFor::Tcp, "RED for TCP only")])?
@@ -282,7 +282,7 @@ mod tests {
         PacketMeta { size: Bytes(1000), ecn_capable: false, flow: FlowId(0), class }
     }
 
-    /// Seed 003 §4's validation set: RED 15/30 packets, w_q 0.002, max_p 0.1, limit 60.
+    /// chung-dcbt §4's validation set: RED 15/30 packets, w_q 0.002, max_p 0.1, limit 60.
     fn params(mm_th: f64, udp_th: f64) -> CbtParams {
         let red = RedParams {
             limit: 60,

@@ -1,7 +1,7 @@
-//! Dynamic-CBT (seed 003 §3, Figures 2 and 3): CBT whose class thresholds follow the number of
+//! Dynamic-CBT (chung-dcbt §3, Figures 2 and 3): CBT whose class thresholds follow the number of
 //! active flows in each class, with the class averages and RED's updated together.
 //!
-//! On every arrival (seed 003 §3):
+//! On every arrival (chung-dcbt §3):
 //! 1. The active-flow counting unit records the packet's flow in its class's list with the time;
 //!    every `refresh` (300 ms in the paper) the flows not seen since the previous traversal are
 //!    deleted. n_c is the number of flows in class c's list.
@@ -34,12 +34,12 @@ pub struct DcbtParams {
     pub red: RedParams,
     /// The fraction of (max_th - min_th) the untagged class shares (Figure 3's 0.1).
     pub untagged_allowance: f64,
-    /// How often flows not seen since the last traversal leave the lists (300 ms, seed 003 §3).
+    /// How often flows not seen since the last traversal leave the lists (300 ms, chung-dcbt §3).
     pub refresh: Dur,
 }
 
 impl DcbtParams {
-    /// Seed 003's D-CBT on the given RED.
+    /// chung-dcbt's D-CBT on the given RED.
     pub fn new(red: RedParams) -> DcbtParams {
         DcbtParams { red, untagged_allowance: 0.1, refresh: Dur::from_millis(300) }
     }
@@ -49,7 +49,7 @@ impl DcbtParams {
         if self.red.queue_in_bytes || self.red.bytes {
             return Err(ParamError::new(
                 "queue_in_bytes",
-                "D-CBT's class thresholds count packets (seed 003 §3): set bytes and queue_in_bytes to false",
+                "D-CBT's class thresholds count packets (chung-dcbt §3): set bytes and queue_in_bytes to false",
             ));
         }
         if !(0.0..=1.0).contains(&self.untagged_allowance) {
@@ -233,7 +233,7 @@ impl Discipline for Dcbt {
         [RED_KEYS, &["untagged_allowance", "refresh"]].concat()
     }
 
-    /// seed 003 §3: RED's keys (counting packets); the class thresholds follow the active flows.
+    /// chung-dcbt §3: RED's keys (counting packets); the class thresholds follow the active flows.
     fn read(k: &mut dyn Keys) -> Read<DcbtParams> {
         let mut p = DcbtParams::new(read_red(k, RedParams::default())?);
         k.set_f64("untagged_allowance", &mut p.untagged_allowance)?;

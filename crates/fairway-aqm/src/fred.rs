@@ -1,5 +1,5 @@
 //! FRED, Flow Random Early Drop (Lin & Morris, "Dynamics of Random Early Detection", SIGCOMM
-//! 1997, §4 and Figure 5), which seed 003 §1 describes as the per-flow alternative to its
+//! 1997, §4 and Figure 5), which chung-dcbt §1 describes as the per-flow alternative to its
 //! class-based queues: RED's average and drop curve ([`RedCore`]), with per-flow accounting of
 //! the packets each active flow (one with packets in the buffer) holds.
 //!

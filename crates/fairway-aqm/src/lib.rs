@@ -2,7 +2,7 @@
 //!
 //! A discipline never reads a clock, never opens a socket and never draws unseeded randomness:
 //! every entry point takes `now` (and `&mut Rng` where it draws) and returns a verdict
-//! (DESIGN.md, "The sans-IO shape"). The simulator (and later the live bottleneck) owns the
+//! (docs/architecture.md, "The sans-IO shape"). The simulator (and later the live bottleneck) owns the
 //! packets; a queue stores only [`PacketRef`]s with the sizes it needs.
 //!
 //! Each discipline is one module that implements [`QueueDiscipline`] (its state machine) and
@@ -54,7 +54,7 @@ pub struct PacketMeta {
     pub class: Class,
 }
 
-/// The classes of seed 003 §2: TCP, UDP tagged as multimedia (the ToS bit its source sets) and
+/// The classes of chung-dcbt §2: TCP, UDP tagged as multimedia (the ToS bit its source sets) and
 /// other, untagged UDP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Class {
@@ -76,7 +76,7 @@ pub enum DropReason {
     Forced,
     /// The buffer is full (the queue limit).
     Overflow,
-    /// The packet's class is over its share: CBT's per-class threshold (seed 003 §2).
+    /// The packet's class is over its share: CBT's per-class threshold (chung-dcbt §2).
     Threshold,
     /// CoDel's control law dropped it at the head of the queue, its sojourn time having stayed
     /// above the target for an interval (RFC 8289 §5.4).

@@ -159,7 +159,7 @@ fn must_take(q: &Qdisc, meta: &PacketMeta) -> bool {
             };
             class_ok && red_ok
         }
-        // Below min_th the class test is off (seed 003 §3): RED's rule is the whole rule.
+        // Below min_th the class test is off (chung-dcbt §3): RED's rule is the whole rule.
         Qdisc::Dcbt(d) => {
             red_must_take(d.core(), units(d.core(), d.len(), d.bytes()), units(d.core(), d.len(), d.bytes()))
         }

@@ -1,5 +1,5 @@
 //! The `fairway` command. Thin: arguments, output paths and printing; the work is in the
-//! libraries (DESIGN.md).
+//! libraries (docs/architecture.md).
 
 // The printing macros, shadowed so that a closed pipe (`fairway run x.toml | head -1`) ends the
 // output quietly instead of panicking; std's versions panic on a write error.
@@ -226,7 +226,7 @@ enum Cmd {
         #[arg(long)]
         duration: Option<String>,
         /// Misbehave: claim in every echo that all data arrived, as a receiver that hides
-        /// losses would (seed 002 §7); the sender's nonce check should catch it.
+        /// losses would (elaarag2002 §7); the sender's nonce check should catch it.
         #[arg(long)]
         hide_losses: bool,
         /// The flow's key [default: a fresh one, printed for the sender].
@@ -396,7 +396,7 @@ struct TraceArgs {
 
 #[derive(Subcommand)]
 enum ModelCmd {
-    /// IFTP's bandwidth model (seed 002 §5): ideal (eqs. 17-20), non-ideal (26), worst case (27).
+    /// IFTP's bandwidth model (elaarag2002 §5): ideal (eqs. 17-20), non-ideal (26), worst case (27).
     Iftp {
         /// P, the packet size.
         #[arg(long, default_value = "1000B")]
@@ -978,7 +978,7 @@ fn run(
     let total = sc.duration.as_secs_f64();
     let mut shown = false;
     let mut progress = |t: Time| {
-        // A run longer than a second shows progress (DESIGN.md, "Outputs").
+        // A run longer than a second shows progress (docs/architecture.md, "Outputs").
         if show && started.elapsed().as_secs_f64() > 1.0 {
             let frac = (t.as_secs_f64() / total).clamp(0.0, 1.0);
             let n = (frac * 30.0) as usize;

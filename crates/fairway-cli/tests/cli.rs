@@ -140,9 +140,9 @@ fn check_accepts_every_shipped_scenario() {
             let o = fairway(&["check", entry.to_str().unwrap()]);
             let err = String::from_utf8_lossy(&o.stderr);
             assert!(o.status.success(), "{}: {err}", entry.display());
-            // Seeds 004 and 001 give their Tahoe flows windows (10 and 20 packets) below the
+            // janani-tfrc and dccp-ns2 give their Tahoe flows windows (10 and 20 packets) below the
             // bandwidth-delay product: the one warning shipped scenarios keep, on purpose, once
-            // per flow entry (one in seed 004's wired files, three in seed 001's; the wireless
+            // per flow entry (one in janani-tfrc's wired files, three in dccp-ns2's; the wireless
             // files have no links to take a bandwidth-delay product from).
             let name = entry.file_name().unwrap().to_string_lossy();
             let parent = entry.parent().unwrap();

@@ -276,7 +276,7 @@ fn a_live_mapp_flow_scales_down_under_the_emulated_red_bottleneck_as_simulated()
     let fl = &live["flows"][0];
     let simulated = json(&sim.join("summary.json"));
     let sf = &simulated["flows"][0];
-    // MApp's receiver halves the scale at a loss (seed 000 §2.2): the scale went down.
+    // MApp's receiver halves the scale at a loss (kadhum2015 §2.2): the scale went down.
     let scale = fs::read_to_string(sout.join("scale.csv")).unwrap();
     let scales: Vec<u8> = scale.lines().skip(1).map(|l| l.rsplit(',').next().unwrap().parse().unwrap()).collect();
     let down = scales.windows(2).filter(|w| w[1] < w[0]).count();

@@ -9,6 +9,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod referee;
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -38,12 +40,8 @@ fn ok(o: &Output) -> String {
 /// Whether `tool` runs here; if not, the test passes unless `require` is set in the
 /// environment.
 fn have(tool: &str, arg: &str, require: &str) -> bool {
-    if Command::new(tool).arg(arg).output().is_ok() {
-        return true;
-    }
-    assert!(std::env::var_os(require).is_none(), "{require} is set but `{tool}` does not run");
-    eprintln!("{tool} is not installed: skipping");
-    false
+    let missing = Command::new(tool).arg(arg).output().is_err().then(|| format!("`{tool}` does not run"));
+    referee::available(tool, require, missing)
 }
 
 /// A trace line with the port numbers left out of its addresses: ns-2 numbers the agents of a

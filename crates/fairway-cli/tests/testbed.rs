@@ -1,4 +1,4 @@
-//! `fairway testbed` on seed 000's experiment (MApp beside a NewReno FTP through a 2 Mb/s RED
+//! `fairway testbed` on kadhum2015's experiment (MApp beside a NewReno FTP through a 2 Mb/s RED
 //! bottleneck), shortened to 20 s: the live run lands within 25% of the simulated one on every
 //! flow's throughput, the band issue 18 sets for this comparison. Root is needed; without it
 //! the test says so and passes, unless FAIRWAY_REQUIRE_NETNS is set (CI sets it).
@@ -175,7 +175,7 @@ fn seed_000_live_lands_within_a_quarter_of_its_simulation() {
     let _ = fs::remove_dir_all(&out);
 }
 
-/// Seed 000's web sessions live: the testbed opens the simulator's very sessions (the same
+/// kadhum2015's web sessions live: the testbed opens the simulator's very sessions (the same
 /// schedule, from the same random stream), each a connection of Linux's TCP.
 #[test]
 fn web_sessions_run_live_as_the_simulator_schedules_them() {

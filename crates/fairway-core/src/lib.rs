@@ -3,7 +3,7 @@
 //! - [`units`]: `Time`, `Dur`, `Rate`, `Bytes` as integers, parsed from ns-2 and paper notation;
 //! - [`rng`]: deterministic random streams derived from (scenario seed, component name);
 //! - [`ids`]: small integer ids;
-//! - [`udpm`]: the UDPm wire format of seed 000's multimedia system.
+//! - [`udpm`]: the UDPm wire format of kadhum2015's multimedia system.
 
 pub mod frame;
 pub mod hash;

@@ -1,6 +1,6 @@
 //! Seeded random streams. Every random component (a RED queue, a traffic source, a loss model)
 //! owns a stream derived from the scenario seed and the component's name, so adding a flow does
-//! not change another component's draws (DESIGN.md, "Determinism").
+//! not change another component's draws (docs/architecture.md, "Determinism").
 //!
 //! The generator is xoshiro256** (Blackman and Vigna), seeded through SplitMix64. Transcendental
 //! functions come from `libm` (a pure-Rust port of musl's), not the platform's, so a stream gives

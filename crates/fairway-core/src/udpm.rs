@@ -1,4 +1,4 @@
-//! UDPm: the wire format of the congestion-aware multimedia system of seed 000 (Kadhum &
+//! UDPm: the wire format of the congestion-aware multimedia system of kadhum2015 (Kadhum &
 //! Hassanein 2015, §3.2: "the modified UDP ... writing the information received from a MApp
 //! object to the header"), carried as the payload of an ordinary UDP datagram.
 //!
@@ -14,11 +14,11 @@
 //!            | lost u32 | marked u32                                      -> 32 bytes
 //! ```
 //!
-//! - `flags` of a data packet: bit 0 is the multimedia tag a router may classify on (seed 000 §5:
+//! - `flags` of a data packet: bit 0 is the multimedia tag a router may classify on (kadhum2015 §5:
 //!   "multimedia packets can be identified (or labeled) by transport layer"); other bits must be 0.
 //! - Times are microseconds on the sender's clock, modulo 2^32 (71 minutes): only differences
 //!   are used, with wrapping arithmetic. `rtt` is the sender's current estimate, which the
-//!   receiver needs to pace its once-per-RTT decisions (seed 003 §5); seed 000 does not say how
+//!   receiver needs to pace its once-per-RTT decisions (chung-dcbt §5); kadhum2015 does not say how
 //!   the receiver learns the RTT, and a receiver cannot measure it alone without synchronised
 //!   clocks, so the sender tells it.
 //! - A feedback message echoes the send time of the latest data packet and how long the receiver

@@ -2,7 +2,7 @@
 
 use fairway_core::{Bytes, Dur, Rng, Time};
 
-/// Web-like traffic as seed 000 §4.2 describes it: sessions arrive as a Poisson process (so the
+/// Web-like traffic as kadhum2015 §4.2 describes it: sessions arrive as a Poisson process (so the
 /// gaps are exponential with the given mean), each a TCP transfer whose size is Pareto
 /// distributed with the given shape and mean.
 pub struct WebSessions {
@@ -36,13 +36,13 @@ impl WebSessions {
         }
     }
 
-    /// Time to the next session (exponential, seed 000 §4.2: "the beginning of new TCP
+    /// Time to the next session (exponential, kadhum2015 §4.2: "the beginning of new TCP
     /// connection is generated using exponentially distributed random variables").
     pub fn next_gap(&mut self) -> Dur {
         Dur::from_secs_f64(self.rng.exponential(self.interarrival.as_secs_f64()))
     }
 
-    /// Size of the next session's transfer (Pareto, seed 000 §4.2), at least one byte.
+    /// Size of the next session's transfer (Pareto, kadhum2015 §4.2), at least one byte.
     pub fn next_size(&mut self) -> Bytes {
         let b = self.rng.pareto(self.shape, self.mean_size.0 as f64);
         // Cap absurd draws of the heavy tail at 1 TB so packet counts stay representable.

@@ -1,5 +1,5 @@
 //! The event queue: events come out by time, and simultaneous events in the order they were
-//! scheduled (DESIGN.md, "Determinism"). The key of an event packs its time and an insertion
+//! scheduled (docs/architecture.md, "Determinism"). The key of an event packs its time and an insertion
 //! counter into one `u128`, so that order is a single comparison.
 //!
 //! It is a calendar queue. Time is cut into buckets of 2^shift ns; a ring of 2^17 buckets covers

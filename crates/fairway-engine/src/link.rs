@@ -1,11 +1,11 @@
 //! A simplex link as ns-2 builds one: a queue discipline in front of a store-and-forward
 //! transmitter (serialisation = size x 8 / rate), then a constant propagation delay.
 //!
-//! One event per packet per hop (DESIGN.md, "Speed is a feature"): the disciplines decide at
+//! One event per packet per hop (docs/architecture.md, "Speed is a feature"): the disciplines decide at
 //! enqueue and serve first in, first out, so when a packet is admitted its start of service is
 //! already known (when the packets ahead of it are done) and with it its arrival at the far end,
 //! which is scheduled there and then. A link with many packets in flight (from
-//! [`BEHIND_FROM`] on) keeps the further ones in a FIFO instead, as DESIGN.md suggests, with an
+//! [`BEHIND_FROM`] on) keeps the further ones in a FIFO instead, with an
 //! event for the first only (see [`InFlight`]); the order of events is the same either way.
 //! (A FIFO for every link, or from the second packet in flight, was tried: on topologies with
 //! thousands of links, reading those many small FIFOs cost more in cache misses than the events

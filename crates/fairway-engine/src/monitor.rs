@@ -1,5 +1,5 @@
-//! Per-flow counters and the conservation check (DESIGN.md: "every run checks, per flow and
-//! per link, sent = delivered + dropped + in flight").
+//! Per-flow counters and the conservation check (docs/architecture.md, "Simulation semantics":
+//! every run checks, per flow and per link, sent = delivered + dropped + in flight).
 
 use fairway_aqm::QueueStats;
 use fairway_core::Time;

@@ -1,4 +1,4 @@
-//! Packets in flight, kept in an arena and addressed by index (DESIGN.md, "Speed is a feature"):
+//! Packets in flight, kept in an arena and addressed by index (docs/architecture.md, "Speed is a feature"):
 //! queues and links move 4-byte [`PacketRef`]s, never packets.
 
 use fairway_core::{PacketRef, Time};
@@ -57,7 +57,7 @@ pub struct Packet {
     pub hop: u32,
     /// The link's loss model took it: it is serialised but never arrives.
     pub lost: bool,
-    /// A datagram tagged as multimedia by its source (the ToS bit of seed 003 §2).
+    /// A datagram tagged as multimedia by its source (the ToS bit of chung-dcbt §2).
     pub tagged: bool,
     /// When the queue it waits in (or last waited in) took it: a link on the general path
     /// measures its wait from this.

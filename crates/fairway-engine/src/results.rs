@@ -114,7 +114,7 @@ pub struct FlowSummary {
     /// Data packets still in queues or on links when the run ended.
     pub inflight_pkts: u64,
     /// Packet delivery ratio, recv_pkts / sent_pkts, and packet loss ratio, dropped_pkts /
-    /// (recv_pkts + dropped_pkts), of data packets (seed 004 §3.1, §3.3; null before any).
+    /// (recv_pkts + dropped_pkts), of data packets (janani-tfrc §3.1, §3.3; null before any).
     pub pdr: Option<f64>,
     pub plr: Option<f64>,
     /// Distinct bytes delivered x 8 over the flow's active time (start to stop or end of run).
@@ -125,7 +125,7 @@ pub struct FlowSummary {
     pub mean_delay_s: Option<f64>,
     /// Mean absolute difference of consecutive one-way delays (RFC 3550 §6.4.1's D, averaged).
     pub jitter_s: Option<f64>,
-    /// Standard deviation of the one-way delay (what seed 002 §6.3 calls delay jitter).
+    /// Standard deviation of the one-way delay (what elaarag2002 §6.3 calls delay jitter).
     pub delay_sd_s: Option<f64>,
     /// TCP only: acknowledgements sent by the sink and dropped on the way back.
     pub acks_sent_pkts: u64,
@@ -147,8 +147,8 @@ pub struct FlowSummary {
     /// acknowledgements or feedback cross back, no serialisation or queueing counted (null
     /// across a wireless network).
     pub base_rtt_s: Option<f64>,
-    /// What the flow's datagram protocol reports of itself, under its name: "mapp" (seed 000's
-    /// media scaling), "iftp" (seed 002), ... (see each module of `protocols`).
+    /// What the flow's datagram protocol reports of itself, under its name: "mapp" (kadhum2015's
+    /// media scaling), "iftp" (elaarag2002), ... (see each module of `protocols`).
     #[serde(flatten)]
     pub protocol: Option<ProtocolReport>,
 }
@@ -263,7 +263,7 @@ pub struct ClassSummary {
     pub sent_pkts: u64,
     pub recv_pkts: u64,
     /// The class's packet delivery and loss ratios (its packets pooled), and its mean one-way
-    /// delay over every data packet received (seed 004 §3).
+    /// delay over every data packet received (janani-tfrc §3).
     pub pdr: Option<f64>,
     pub plr: Option<f64>,
     pub mean_delay_s: Option<f64>,

@@ -114,7 +114,7 @@ pub enum AppSpec {
     Ftp { tcp: TcpSpec },
     /// A TCP transfer of a fixed size, then the flow is done.
     Transfer { tcp: TcpSpec, size: Bytes },
-    /// Web-like sessions (seed 000 §4.2): Poisson arrivals, each a TCP transfer of a
+    /// Web-like sessions (kadhum2015 §4.2): Poisson arrivals, each a TCP transfer of a
     /// Pareto-distributed size.
     Web { tcp: TcpSpec, interarrival: Dur, mean_size: Bytes, shape: f64 },
     /// An application over a datagram transport (CBR over UDP, MApp over UDPm, IFTP, ...):

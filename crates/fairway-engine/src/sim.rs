@@ -1,6 +1,6 @@
 //! The event loop: links, agents and applications of one scenario, run to its end.
 //!
-//! Semantics follow ns-2 where results depend on them (DESIGN.md, "Simulation semantics"):
+//! Semantics follow ns-2 where results depend on them (docs/architecture.md, "Simulation semantics"):
 //! a packet arriving at a link is offered to the queue discipline; if the transmitter is idle
 //! the head is taken at once (ns-2 Queue::recv); when serialisation ends the packet propagates
 //! for the link's delay and the next one is taken (ns-2 LinkDelay + Queue::resume). Routing is
@@ -576,7 +576,7 @@ impl<'a> Sim<'a> {
         let now = self.now;
         let pkt = self.arena.get(p);
         let size = Bytes(pkt.size as u64);
-        // seed 003 §2: a router tells TCP from UDP by the protocol field, and tagged UDP by the
+        // chung-dcbt §2: a router tells TCP from UDP by the protocol field, and tagged UDP by the
         // ToS bit.
         let class = match pkt.kind {
             PktKind::TcpData | PktKind::TcpAck => Class::Tcp,

@@ -1,6 +1,6 @@
 //! The emulated bottleneck's link, sans-IO: a queue discipline of fairway-aqm in front of a
 //! transmitter of `rate`, then `delay` of propagation and a Bernoulli loss on the wire, with the
-//! simulator's semantics (DESIGN.md, "Simulation semantics"): store and forward, the queue in
+//! simulator's semantics (docs/architecture.md, "Simulation semantics"): store and forward, the queue in
 //! front of the link, the discipline asked for the next packet whenever the transmitter frees
 //! (an empty dequeue included: that is how RED learns the link went idle, and when).
 //!

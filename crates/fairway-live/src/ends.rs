@@ -391,7 +391,7 @@ impl<'a> LiveEnd<'a> {
     }
 
     /// A receiver that hides losses: its echoes say every datagram arrived, as a receiver
-    /// falsifying its feedback would (seed 002 §7); its sender's nonce check catches it.
+    /// falsifying its feedback would (elaarag2002 §7); its sender's nonce check catches it.
     pub fn hiding_losses(mut self) -> Self {
         self.lies = true;
         self

@@ -34,7 +34,7 @@
 //! Size and payload travel beside the bytes as they do beside the message in the simulator: a
 //! receiver counts goodput from them, never its protocol's fields.
 //!
-//! The nonce and its echo catch a receiver that hides losses (seed 002 §7, after RFC 3540's ECN
+//! The nonce and its echo catch a receiver that hides losses (elaarag2002 §7, after RFC 3540's ECN
 //! nonce): each data datagram carries a random bit; feedback echoes, for a range of data
 //! sequence numbers, how many did not arrive and the sum (exclusive or) of the nonces of those
 //! that did. A receiver that claims a range arrived whole, when some of it did not, must guess

@@ -63,8 +63,8 @@ impl Header {
         FlowId(h)
     }
 
-    /// The class CBT and D-CBT sort it into (seed 003 §2): TCP; UDP its source tagged as
-    /// multimedia (any DSCP bit set in the ToS byte, the "ToS bit" of seed 003); other UDP and
+    /// The class CBT and D-CBT sort it into (chung-dcbt §2): TCP; UDP its source tagged as
+    /// multimedia (any DSCP bit set in the ToS byte, the "ToS bit" of chung-dcbt); other UDP and
     /// everything else untagged.
     pub fn class(&self) -> Class {
         match self.protocol {

@@ -1,4 +1,4 @@
-//! fairway on the wire (DESIGN.md, "The parts"): the protocols' endpoints on real sockets, and
+//! fairway on the wire (docs/architecture.md, "The parts"): the protocols' endpoints on real sockets, and
 //! an emulated bottleneck that carries real hosts' packets through fairway-aqm's disciplines with
 //! the simulator's link semantics.
 //!

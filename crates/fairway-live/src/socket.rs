@@ -11,7 +11,7 @@ pub const ECT0: u8 = 0b10;
 /// The ECN field's value for Congestion Experienced.
 pub const CE: u8 = 0b11;
 /// The DSCP fairway's tagged datagrams carry: AF41, the class of interactive video (RFC 4594).
-/// The emulator, like seed 003's routers, counts any DSCP as tagged.
+/// The emulator, like chung-dcbt's routers, counts any DSCP as tagged.
 pub const TAGGED_DSCP: u8 = 34;
 
 /// The ToS byte of a datagram: its DSCP and ECN fields.

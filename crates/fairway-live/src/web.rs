@@ -1,4 +1,4 @@
-//! Web-like sessions on Linux's TCP (seed 000 §4.2): each session of a flow's schedule (the
+//! Web-like sessions on Linux's TCP (kadhum2015 §4.2): each session of a flow's schedule (the
 //! simulator's, `WebSessions::schedule`) is a connection of its own, opened at its moment,
 //! carrying its transfer; one listener takes them all. A session is complete when the receiver
 //! has acknowledged all of its bytes, as the simulator's is when its last packet is

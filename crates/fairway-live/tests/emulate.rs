@@ -11,20 +11,22 @@ use fairway_aqm::{DropTail, DropTailParams, Limit, Qdisc, QueueStats, Red, RedPa
 use fairway_core::{Dur, Rate, Rng};
 use fairway_live::{emulate, in_netns, Link, LinkConfig, Pair};
 
+#[path = "../../fairway-cli/tests/referee/mod.rs"]
+mod referee;
+
 fn can_run() -> bool {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
-    let ok = root
-        && std::path::Path::new("/dev/net/tun").exists()
-        && std::process::Command::new("ip").arg("-V").output().is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("FAIRWAY_REQUIRE_NETNS").is_none(),
-            "FAIRWAY_REQUIRE_NETNS is set, but this needs root, /dev/net/tun and iproute2's ip"
-        );
-        eprintln!("skipped: network namespaces need root, /dev/net/tun and ip");
-    }
-    ok
+    let missing = if !root {
+        Some("network namespaces need root".to_string())
+    } else if !std::path::Path::new("/dev/net/tun").exists() {
+        Some("no /dev/net/tun".to_string())
+    } else if !std::process::Command::new("ip").arg("-V").output().is_ok_and(|o| o.status.success()) {
+        Some("iproute2's `ip` does not run".to_string())
+    } else {
+        None
+    };
+    referee::available("netns", "FAIRWAY_REQUIRE_NETNS", missing)
 }
 
 const RATE: u64 = 10_000_000;

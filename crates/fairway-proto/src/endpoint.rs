@@ -1,4 +1,4 @@
-//! The one door every datagram protocol goes through (DESIGN.md, "The sans-IO shape").
+//! The one door every datagram protocol goes through (docs/architecture.md, "The sans-IO shape").
 //!
 //! An [`Endpoint`] is one end of one flow. Its driver (the simulator's engine, or live mode on a
 //! socket) feeds it what arrives, typed ([`Endpoint::handle`]) or as bytes
@@ -36,7 +36,7 @@ pub struct Transmit<M> {
     pub payload: Bytes,
     /// ECN-capable transport (ECT(0)).
     pub ect: bool,
-    /// Tagged as multimedia: the ToS bit of seed 003 §2 that a class-based queue (CBT)
+    /// Tagged as multimedia: the ToS bit of chung-dcbt §2 that a class-based queue (CBT)
     /// classifies on.
     pub tagged: bool,
     /// The message: what the wire format encodes.

@@ -1,12 +1,12 @@
-//! Sans-IO endpoints for congestion-aware media transport (see ../shared/DESIGN.md).
+//! Sans-IO endpoints for congestion-aware media transport (docs/architecture.md, "The sans-IO shape").
 //!
 //! - [`endpoint`]: the contract every protocol below implements, one [`Endpoint`] per end.
 //! - [`source`]: applications that hand packets to a datagram transport (greedy, CBR).
 //! - [`udp`]: plain UDP, no congestion control (ns-2's Agent/UDP): CBR over it is the
 //!   unresponsive traffic.
-//! - [`mapp`]: MApp, the media-scaling sender and receiver of seed 000 (Kadhum & Hassanein
-//!   2015) with the receiver rule of seed 003 §5 (Chung & Claypool's MM_APP), over UDPm.
-//! - [`iftp`]: IFTP, the rate-based TCP emulation of seed 002 (ElAarag & Bassiouni 2002), and
+//! - [`mapp`]: MApp, the media-scaling sender and receiver of kadhum2015 (Kadhum & Hassanein
+//!   2015) with the receiver rule of chung-dcbt §5 (Chung & Claypool's MM_APP), over UDPm.
+//! - [`iftp`]: IFTP, the rate-based TCP emulation of elaarag2002 (ElAarag & Bassiouni 2002), and
 //!   the closed-form bandwidth model of its §5.
 //!
 //! - [`tfrc`]: TFRC (RFC 5348) and TFRC-SP (RFC 4828), with ns-2 2.35's variant beside the RFC's.

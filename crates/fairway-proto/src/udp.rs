@@ -48,7 +48,7 @@ pub struct UdpSender {
     /// events, each after whatever else happens at that instant.
     due: bool,
     sent: u64,
-    /// Its packets carry the multimedia tag (seed 003 §2's ToS bit).
+    /// Its packets carry the multimedia tag (chung-dcbt §2's ToS bit).
     tagged: bool,
 }
 
@@ -58,7 +58,7 @@ impl UdpSender {
         UdpSender { flow, source, running: false, due: false, sent: 0, tagged: false }
     }
 
-    /// Tags its packets as multimedia (seed 003 §2), or not.
+    /// Tags its packets as multimedia (chung-dcbt §2), or not.
     pub fn tagged(mut self, on: bool) -> UdpSender {
         self.tagged = on;
         self

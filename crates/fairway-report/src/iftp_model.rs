@@ -1,4 +1,4 @@
-//! `fairway model iftp`: seed 002 §5's closed forms, tabulated and plotted like its Figure 3.
+//! `fairway model iftp`: elaarag2002 §5's closed forms, tabulated and plotted like its Figure 3.
 //! The formulas are in fairway-proto (`iftp::model`); this module chooses the points and writes
 //! the CSV and SVG.
 
@@ -27,7 +27,7 @@ pub struct IftpModelParams {
 }
 
 impl Default for IftpModelParams {
-    /// Seed 002 §6.1's parameters (P = 1000 bytes, W_s = 32, W_max = 50) with R = 100 ms,
+    /// elaarag2002 §6.1's parameters (P = 1000 bytes, W_s = 32, W_max = 50) with R = 100 ms,
     /// p = 1% and a 10 Mb/s access link.
     fn default() -> Self {
         IftpModelParams {
@@ -50,7 +50,7 @@ impl IftpModelParams {
             return Err("--rtt must be above zero".into());
         }
         if self.ssthresh == 0 || !self.ssthresh.is_power_of_two() {
-            return Err(format!("--ssthresh {} must be a power of two (seed 002 §5.1 assumes it)", self.ssthresh));
+            return Err(format!("--ssthresh {} must be a power of two (elaarag2002 §5.1 assumes it)", self.ssthresh));
         }
         if self.w_max < self.ssthresh {
             return Err(format!("--w-max {} is below --ssthresh {}", self.w_max, self.ssthresh));
@@ -116,21 +116,21 @@ pub fn iftp_model(p: &IftpModelParams) -> IftpModelOutput {
         bound_pts.push((q.log10(), b / 1e3));
     }
     let title3 = format!(
-        "Seed 002 Fig. 3: bandwidth x RTT (packets) for P = {}, W_s = {}, W_max = {}",
+        "elaarag2002 Fig. 3: bandwidth x RTT (packets) for P = {}, W_s = {}, W_max = {}",
         p.packet_size, p.ssthresh, p.w_max
     );
     let figure3_svg = Plot::new(&title3, "lg N (N = packets in the file)", "bandwidth x RTT / P (packets)")
         .series(Series::new("ideal, eqs. (17)-(19)", &ideal_pts, Style::Line))
         .series(Series::new("worst case, eq. (27)", &worst_pts, Style::Line))
         .to_svg();
-    let title_loss = format!("Seed 002 eq. (26): non-ideal bound for P = {}, R = {}", p.packet_size, p.rtt);
+    let title_loss = format!("elaarag2002 eq. (26): non-ideal bound for P = {}, R = {}", p.packet_size, p.rtt);
     let loss_svg = Plot::new(&title_loss, "log10 p (drop rate)", "bandwidth bound (kb/s)")
         .series(Series::new("eq. (26)", &bound_pts, Style::Line))
         .to_svg();
     let mut summary = String::new();
     let _ = writeln!(
         summary,
-        "IFTP model (seed 002 §5), P = {}, R = {}, W_s = {}, W_max = {}:",
+        "IFTP model (elaarag2002 §5), P = {}, R = {}, W_s = {}, W_max = {}:",
         p.packet_size, p.rtt, p.ssthresh, p.w_max
     );
     let _ = writeln!(summary, "  ideal, long files (eq. 20):      {:.1} kb/s", limit / 1e3);

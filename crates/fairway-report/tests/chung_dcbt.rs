@@ -1,4 +1,4 @@
-//! Seed 003's reproduction: the periods' measures add up to what the bottleneck can carry, and
+//! chung-dcbt's reproduction: the periods' measures add up to what the bottleneck can carry, and
 //! the reproduction writes its report and claims, the paper's Jain's-index ordering among them.
 
 use std::path::{Path, PathBuf};

@@ -28,7 +28,7 @@ fn every_row_of_every_paper_follows_the_rules() {
                 // Every claim of a reading other than the primary one is shown and not counted.
                 let rows = read_csv(&csv).unwrap();
                 assert!(rows.iter().filter(|r| r["counted"] == "yes").count() == total);
-                // The second readings the issue named: seed 002's Fig. 1 sender, seed 001's
+                // The second readings the issue named: elaarag2002's Fig. 1 sender, dccp-ns2's
                 // random wait; each shown beside the primary reading's rows, none counted.
                 let second = match paper.name {
                     "elaarag2002" => Some(elaarag2002::claims::FIGURE1),

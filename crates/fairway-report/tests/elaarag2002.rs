@@ -1,4 +1,4 @@
-//! Seed 002 (IFTP): the simulated protocol against the paper's §5 model, and its §6 claims with
+//! elaarag2002 (IFTP): the simulated protocol against the paper's §5 model, and its §6 claims with
 //! the bands the paper's own words give ("almost equal", "the same range"), or against the
 //! physics that explains why a claim stays not reproduced.
 
@@ -82,7 +82,7 @@ fn fat_rtt() -> f64 {
 
 #[test]
 fn a_lossless_transfer_takes_the_ideal_models_time_within_a_round_trip() {
-    // Seed 002 §5.1: with W_s = 32, W_max = 50, files of 20, 300 and 3000 packets fall in cases
+    // elaarag2002 §5.1: with W_s = 32, W_max = 50, files of 20, 300 and 3000 packets fall in cases
     // 1, 2 and 3. The model's time is rounds x R; the simulated transfer sends its last packet
     // within the last round, i.e. within one R (one round trip's worth of packets) of it.
     let r = fat_rtt();
@@ -125,7 +125,7 @@ fn under_bernoulli_loss_the_steady_rate_is_close_to_the_nonideal_bound() {
 
 #[test]
 fn iftp_shares_almost_equally_with_a_tcp_that_recovers_losses_as_it_does() {
-    // Seed 002 §6.1: IFTP and TCP "have a fair almost equal share": the smaller within 20% of the
+    // elaarag2002 §6.1: IFTP and TCP "have a fair almost equal share": the smaller within 20% of the
     // larger (ALMOST_EQUAL; §6.4 calls 26% apart only "relatively close"). IFTP reacts once to the
     // losses of a round trip (§4), as NewReno recovers them; against NewReno in the Figure 6
     // set-up the mean ratio over five seeds is inside the band.

@@ -1,4 +1,4 @@
-//! Seed 004's set-up, by what follows from it: under the greedy reading the application's rate
+//! janani-tfrc's set-up, by what follows from it: under the greedy reading the application's rate
 //! plays no part, on one DropTail FIFO TFRC and UDP lose about the same share, and a sparse
 //! ad hoc network is often partitioned; the reproduction writes its report and claims.
 

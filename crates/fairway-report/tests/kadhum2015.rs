@@ -1,4 +1,4 @@
-//! Seed 000's claims, by the physics of its set-up and the arithmetic of its own numbers: the
+//! kadhum2015's claims, by the physics of its set-up and the arithmetic of its own numbers: the
 //! unresponsive CBR loses RED's drop rate and MApp less, the 3 Mb/s reading of the CBR run gives
 //! the drop rate a 2 Mb/s link must, RED's byte mode caps the queue at 10 000 bytes, the web
 //! reading's Pareto sizes have §4.2's median, and MApp's scale is a halve/+1 sawtooth.

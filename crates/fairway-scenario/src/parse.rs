@@ -858,7 +858,7 @@ fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
         s.sender.window_init = window_pkts(&v, 1)?;
     }
     if let Some(v) = t.get("ssthresh") {
-        // ns-2 sets the initial ssthresh_ to window_; seed 002 §6.1 gives TCP its own (32).
+        // ns-2 sets the initial ssthresh_ to window_; elaarag2002 §6.1 gives TCP its own (32).
         s.sender.initial_ssthresh = Some(v.u32_min(1)?);
     }
     if let Some(v) = t.get("max_cwnd") {

@@ -639,7 +639,7 @@ fn datagram_flow(keys: &str) -> Result<Scenario, ScenarioError> {
 
 #[test]
 fn voip_and_video_are_sources_for_any_datagram_transport() {
-    // Seed 004's VoIP by default: 84 kb/s of 160-byte packets, 15.24 ms apart, over UDP.
+    // janani-tfrc's VoIP by default: 84 kb/s of 160-byte packets, 15.24 ms apart, over UDP.
     let sc = datagram_flow("app = \"voip\"").unwrap();
     let d = &sc.flows[1];
     let c = d.app.config::<CbrConfig>().unwrap();

@@ -1,5 +1,5 @@
 //! A checked walk over a TOML document that keeps every value's position, so that each error
-//! names the file, line and field (DESIGN.md: "Scenario files are checked before anything runs").
+//! names the file, line and field (docs/architecture.md, "What passes between the parts").
 //!
 //! Tables track which keys were read; [`Tbl::finish`] turns any key left over into an "unknown
 //! key" error that lists the keys that would have been accepted.

@@ -1,5 +1,5 @@
-//! CBT (seed 003 §2) in a run: an unresponsive multimedia flow tagged at the link's rate beside
-//! three TCP flows, through RED and through CBT with the same RED inside (seed 003 §4's
+//! CBT (chung-dcbt §2) in a run: an unresponsive multimedia flow tagged at the link's rate beside
+//! three TCP flows, through RED and through CBT with the same RED inside (chung-dcbt §4's
 //! parameters: min_th 15, max_th 30, w_q 0.002, max_p 0.1, 60 packets).
 
 use fairway_engine::{run, RunOptions, Summary};
@@ -111,7 +111,7 @@ fn a_flows_class_key_sets_the_tag_cbt_reads() {
 
 #[test]
 fn cbt_with_red_for_tcp_holds_the_tagged_class_to_its_threshold_without_red() {
-    // seed 003 §2's other variant: the tagged flow's packets never meet RED's early test, only
+    // chung-dcbt §2's other variant: the tagged flow's packets never meet RED's early test, only
     // the class threshold, so the class is still held to about mm_th / (mean queue) of the link
     // (the same FIFO argument as above); RED's average now counts TCP's packets only.
     let cbt = sim(&dumbbell(", mm_th = 3, udp_th = 3, red_for = \"tcp\"", "cbt", true));
@@ -129,7 +129,7 @@ fn cbt_with_red_for_tcp_holds_the_tagged_class_to_its_threshold_without_red() {
 
 #[test]
 fn dcbt_gives_the_tagged_class_its_share_of_the_flows() {
-    // D-CBT (seed 003 §3): with 3 TCP flows and 1 tagged flow active, the tagged threshold is
+    // D-CBT (chung-dcbt §3): with 3 TCP flows and 1 tagged flow active, the tagged threshold is
     // 1/4 of RED's average, so the tagged class holds about a quarter of the queue and, served
     // in FIFO order, gets about a quarter of the link. A quarter of that either way for the
     // averages' lag and the periods the test is off (RED's average under min_th).

@@ -1,4 +1,4 @@
-//! `transport = "ccid3"` in a scenario: its keys, and three flows through seed 001's dumbbell.
+//! `transport = "ccid3"` in a scenario: its keys, and three flows through dccp-ns2's dumbbell.
 
 use fairway_engine::{run, RunOptions, Summary};
 use fairway_scenario::parse_scenario;

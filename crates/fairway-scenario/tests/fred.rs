@@ -45,7 +45,7 @@ links = ["r1->r2"]
     run(&sc, &RunOptions::default(), &mut |_| {}).unwrap().summary
 }
 
-/// Seed 003 §1 on FRED: a flow "marked non-TCP-friendly has all packets dropped while it is
+/// chung-dcbt §1 on FRED: a flow "marked non-TCP-friendly has all packets dropped while it is
 /// above its fair share". FRED holds a flow with strikes to avgcq packets, the average per active
 /// flow, and any flow to 2 avgcq once the average reaches max_th; in a FIFO a flow's share of the
 /// link is its share of the buffer, so the CBR gets at most twice the fair share (2 Mb/s of 10

@@ -1,4 +1,4 @@
-//! Seed 003 §5's media applications in a run: on a link that never congests, MPEG_APP without
+//! chung-dcbt §5's media applications in a run: on a link that never congests, MPEG_APP without
 //! flow control sends Figure 7's whole GOP every 0.3 s, and MM_APP's receiver raises the scale
 //! one step per RTT to the top, where it stays; bad keys are located errors.
 
@@ -48,7 +48,7 @@ fn mm_app_climbs_to_its_top_scale_on_a_free_path_and_stays() {
     let s = sim("app = \"mm_app\"");
     let f = &s.flows[0];
     assert_eq!((f.kind, f.transport, f.dropped_pkts), ("mm_app", "udp", 0));
-    // seed 003 §5: no congestion within an RTT, one scale up; five scales, 0 to 4.
+    // chung-dcbt §5: no congestion within an RTT, one scale up; five scales, 0 to 4.
     let m = f.report::<MappSummary>().unwrap();
     assert_eq!((m.final_scale, m.scale_decreases, m.scale_increases), (4, 0, 4));
     // Frames of 1000 bytes (§6's 1 KB): every datagram is one.

@@ -21,6 +21,9 @@ use fairway_engine::{run, RunOptions};
 use fairway_scenario::parse_scenario_file;
 use serde_json::Value;
 
+#[path = "../../fairway-cli/tests/referee/mod.rs"]
+mod referee;
+
 const SEEDS: [u64; 3] = [1, 2, 3];
 const THROUGHPUT_TOLERANCE: f64 = 0.10;
 const DROPS_TOLERANCE: f64 = 0.25;
@@ -30,16 +33,9 @@ fn repo() -> PathBuf {
 }
 
 fn ns_available() -> bool {
-    match Command::new("ns").arg("-version").output() {
-        Ok(_) => true,
-        Err(_) => {
-            if std::env::var_os("FAIRWAY_REQUIRE_NS2").is_some() {
-                panic!("FAIRWAY_REQUIRE_NS2 is set but `ns` is not on PATH");
-            }
-            eprintln!("ns (Debian's ns2) is not on PATH: skipping the ns-2 comparison");
-            false
-        }
-    }
+    let missing =
+        Command::new("ns").arg("-version").output().is_err().then(|| "`ns` (Debian's ns2) is not on PATH".to_string());
+    referee::available("ns-2", "FAIRWAY_REQUIRE_NS2", missing)
 }
 
 /// Per class delivered bytes and bottleneck drops, averaged over seeds.
@@ -317,7 +313,7 @@ fn tfrc_lossy_agrees_with_ns2() {
     compare_twin("tfrc-lossy");
 }
 
-/// CCID2 in its ns-2 flavour against ns-2 2.35's Agent/DCCP/TCPlike: seed 001's dumbbell through
+/// CCID2 in its ns-2 flavour against ns-2 2.35's Agent/DCCP/TCPlike: dccp-ns2's dumbbell through
 /// DropTail (per class), and through RED with ECN on and off (flow by flow).
 #[test]
 fn ccid2_droptail_agrees_with_ns2() {

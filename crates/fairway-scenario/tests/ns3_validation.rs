@@ -23,6 +23,9 @@ use fairway_engine::{run, RunOptions};
 use fairway_scenario::parse_scenario_file;
 use serde_json::Value;
 
+#[path = "../../fairway-cli/tests/referee/mod.rs"]
+mod referee;
+
 const WAIT_TOLERANCE: f64 = 0.10;
 const DROPS_TOLERANCE: f64 = 0.10;
 const THROUGHPUT_TOLERANCE: f64 = 0.05;
@@ -35,13 +38,9 @@ fn repo() -> PathBuf {
 fn twin_binary() -> Option<PathBuf> {
     static BIN: OnceLock<Option<PathBuf>> = OnceLock::new();
     BIN.get_or_init(|| {
-        let required = std::env::var_os("FAIRWAY_REQUIRE_NS3").is_some();
-        if !Path::new("/usr/include/ns3/core-module.h").exists() {
-            assert!(
-                !required,
-                "FAIRWAY_REQUIRE_NS3 is set but ns-3's headers are missing (apt-get install libns3-dev)"
-            );
-            eprintln!("ns-3 (Debian's libns3-dev) is not installed: skipping the ns-3 comparison");
+        let missing = (!Path::new("/usr/include/ns3/core-module.h").exists())
+            .then(|| "ns-3's headers are missing (apt-get install ns3 libns3-dev)".to_string());
+        if !referee::available("ns-3", "FAIRWAY_REQUIRE_NS3", missing) {
             return None;
         }
         let dir = repo().join("target/ns3");

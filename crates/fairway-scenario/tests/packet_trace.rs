@@ -10,7 +10,7 @@ use fairway_engine::results::RunResult;
 use fairway_engine::{run, RunOptions, Scenario};
 use fairway_scenario::parse_scenario;
 
-/// Seed 000's comparison run, with a lossy access link: a NewReno FTP (window 15) and 800 kb/s
+/// kadhum2015's comparison run, with a lossy access link: a NewReno FTP (window 15) and 800 kb/s
 /// of CBR through a 2 Mb/s RED bottleneck (link 2), where the FTP loses packets; flow 0 is the
 /// FTP, flow 1 the CBR.
 const RED: &str = r#"

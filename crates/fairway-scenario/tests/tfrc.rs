@@ -88,7 +88,7 @@ fn tfrc_sp_keeps_its_min_interval() {
 /// application offers is sent, nothing waits at the end, and the receiver sees no loss.
 #[test]
 fn an_application_limited_sender_sends_what_its_application_offers() {
-    // Seed 004's VoIP: 84 kb/s of 160 B packets.
+    // janani-tfrc's VoIP: 84 kb/s of 160 B packets.
     let s = sim(&alone("app = \"cbr\"\ntransport = \"tfrc\"\npacket_size = \"160B\"\nrate = \"84kb\"", "30s"));
     let f = &s.flows[0];
     let offered = (30.0 * 84_000.0 / (160.0 * 8.0)) as u64;

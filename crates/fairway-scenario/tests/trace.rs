@@ -6,7 +6,7 @@ use fairway_engine::results::{AgentRow, BinRow, QueueRow, RunResult, SeriesSink}
 use fairway_engine::{run, run_into, RunOptions};
 use fairway_scenario::parse_scenario;
 
-/// Seed 000's comparison run: a NewReno FTP (window 15) and 800 kb/s of CBR through a 2 Mb/s
+/// kadhum2015's comparison run: a NewReno FTP (window 15) and 800 kb/s of CBR through a 2 Mb/s
 /// RED bottleneck, where the FTP loses packets; flow 0 is the FTP, flow 1 the CBR.
 const RED: &str = r#"
 duration = "20s"

@@ -5,7 +5,7 @@
 //! for a route. No HELLO messages: the MAC's failures are the link sensing. Sans-IO: every
 //! entry point takes `now` and pushes what must happen onto `out`; `net.rs` does it.
 //!
-//! Where ns-2 differs from the RFC, this follows ns-2, the referee of seed 004's results:
+//! Where ns-2 differs from the RFC, this follows ns-2, the referee of janani-tfrc's results:
 //! route lifetimes (10 s active, 6 s reverse), a RREQ's timeout of 2 x TTL x the measured
 //! per-hop discovery time, buffered packets released 10 ms apart once a route is found, and a
 //! local repair whose give-up timer is scheduled at the repair's absolute timeout used as a

@@ -1,6 +1,6 @@
 //! Wireless nodes beside the point-to-point links: positions, a shared radio channel, the
 //! 802.11 DCF MAC with its interface queue, ARP and routing, run the way ns-2's wireless model
-//! runs them (DESIGN.md, "Simulation semantics").
+//! runs them (docs/architecture.md, "Simulation semantics").
 
 pub mod aodv;
 pub mod ifq;

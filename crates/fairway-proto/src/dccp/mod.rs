@@ -54,7 +54,7 @@ pub use packet::{Packet, PacketType};
 pub use receiver::{DccpReceiver, DccpReceiverStats};
 pub use sender::{DccpSender, DccpSenderStats};
 
-/// Which DCCP: the RFCs', or ns-2 2.35's Agent/DCCP/TCPlike at its defaults, which seed 001 ran
+/// Which DCCP: the RFCs', or ns-2 2.35's Agent/DCCP/TCPlike at its defaults, which dccp-ns2 ran
 /// (docs/semantics.md, "DCCP", names every difference).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Flavor {

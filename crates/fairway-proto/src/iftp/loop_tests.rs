@@ -192,7 +192,7 @@ fn event_peaks(w: &[(Time, u32)], merge: Dur) -> Vec<u32> {
 
 #[test]
 fn closed_loop_through_a_drop_tail_bottleneck_saws_at_capacity() {
-    // Seed 002 §6's kind of path: 1000-byte packets, a 1 Mb/s bottleneck, 10 ms each way, a
+    // elaarag2002 §6's kind of path: 1000-byte packets, a 1 Mb/s bottleneck, 10 ms each way, a
     // 25-packet buffer; W_max out of reach so that losses bound the window.
     let capacity = Rate(1_000_000);
     let cfg = IftpConfig { w_max: 1000, ..Default::default() };
@@ -241,7 +241,7 @@ fn closed_loop_through_a_drop_tail_bottleneck_saws_at_capacity() {
 
 #[test]
 fn two_flows_share_a_drop_tail_bottleneck_and_halve_on_mid_window_drops() {
-    // Two IFTP flows as in seed 002 §6.1 (there with two TCP flows too). Each halves on the drops
+    // Two IFTP flows as in elaarag2002 §6.1 (there with two TCP flows too). Each halves on the drops
     // it sees (caught by the ACK gap: its pipelined windows keep ACKs flowing after a drop). Even
     // a synchronised halving of both leaves ~15 packets in flight against a bandwidth-delay
     // product of 3.6, so the bottleneck stays busy (the old 2R-period senders carried 0.97 C

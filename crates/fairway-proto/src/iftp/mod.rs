@@ -1,4 +1,4 @@
-//! IFTP: the Internet friendly transport protocol of seed 002 (ElAarag & Bassiouni 2002, §3-§5,
+//! IFTP: the Internet friendly transport protocol of elaarag2002 (ElAarag & Bassiouni 2002, §3-§5,
 //! Fig. 1), a rate-based emulation of TCP for unreliable media flows, and the closed-form
 //! bandwidth model of its §5 ([`model`]).
 //!
@@ -11,7 +11,7 @@
 //! packets per period with the gap G_m = [G - tau (S - 1)] / S. [`wire`] holds the byte format
 //! for live use; the simulator passes [`IftpData`] and [`IftpAck`] as they are.
 //!
-//! Both ends are sans-IO state machines (DESIGN.md): they never read a clock, open a socket or
+//! Both ends are sans-IO state machines (docs/architecture.md): they never read a clock, open a socket or
 //! draw randomness. A driver calls `handle_*`, then drains `poll_transmit` until it returns
 //! `None`, then sleeps until `poll_timeout` and calls `handle_timeout`.
 //!
@@ -141,7 +141,7 @@ pub use receiver::{IftpReceiver, IftpReceiverStats, ACK_SIZE};
 pub use rto::RttEstimator;
 pub use sender::{GapSummary, IftpSender, IftpSenderStats};
 
-/// When Karn's exponential backoff (seed 002 §4: "The backoff factor doubles each time a timeout
+/// When Karn's exponential backoff (elaarag2002 §4: "The backoff factor doubles each time a timeout
 /// occur to a maximum of 64") ends. The paper names no rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum BackoffReset {
@@ -173,7 +173,7 @@ impl BackoffReset {
     }
 }
 
-/// Which of seed 002's two descriptions of the sender is run: the prose of §3-§4 (the default;
+/// Which of elaarag2002's two descriptions of the sender is run: the prose of §3-§4 (the default;
 /// the module docs list where it departs from Fig. 1) or Fig. 1's pseudocode line by line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Reading {
@@ -227,25 +227,25 @@ pub const MAX_WINDOW_PACKETS: u64 = 1 << 20;
 pub struct IftpConfig {
     /// The flow id carried in every packet; ACKs of other flows are ignored.
     pub flow: u32,
-    /// P, the size of a data packet on the wire (seed 002 §6.1: 1000 bytes).
+    /// P, the size of a data packet on the wire (elaarag2002 §6.1: 1000 bytes).
     pub packet_size: Bytes,
-    /// The rate tau is a packet's time at: tau = P x 8 / `link_rate` (seed 002 §3.1: "the
-    /// transmission time of a single packet"). The sender's access link by default; seed 002's
+    /// The rate tau is a packet's time at: tau = P x 8 / `link_rate` (elaarag2002 §3.1: "the
+    /// transmission time of a single packet"). The sender's access link by default; elaarag2002's
     /// own numbers point to the bottleneck's (scenarios/elaarag2002/). Packets never leave less
     /// than tau apart, so this also caps the rate.
     pub link_rate: Rate,
-    /// The initial slow-start threshold in packets (seed 002 §6.1: 32, "common ssthresh for IFTP
+    /// The initial slow-start threshold in packets (elaarag2002 §6.1: 32, "common ssthresh for IFTP
     /// and TCP").
     pub ssthresh: u32,
-    /// W_max, the receiver's maximum window in packets (seed 002 §6.1: 50).
+    /// W_max, the receiver's maximum window in packets (elaarag2002 §6.1: 50).
     pub w_max: u32,
-    /// ACKs after the missing one that signal a loss (seed 002 §6.1: aftermissing_thresh = 3).
+    /// ACKs after the missing one that signal a loss (elaarag2002 §6.1: aftermissing_thresh = 3).
     pub after_missing_thresh: u32,
-    /// S of extended mode (seed 002 §3.2); 1 is standard mode.
+    /// S of extended mode (elaarag2002 §3.2); 1 is standard mode.
     pub scale: f64,
     /// The timer interval before any RTT sample (RFC 6298 §2.1's 3 s; the seed is silent).
     pub initial_rto: Dur,
-    /// The largest backoff factor (seed 002 §4: "to a maximum of 64").
+    /// The largest backoff factor (elaarag2002 §4: "to a maximum of 64").
     pub max_backoff: u32,
     /// When the backoff ends (the paper is silent).
     pub backoff_reset: BackoffReset,
@@ -259,7 +259,7 @@ pub struct IftpConfig {
 }
 
 impl Default for IftpConfig {
-    /// Seed 002 §6.1's parameters. The access rate is in the lost Fig. 4; 10 Mb/s is assumed.
+    /// elaarag2002 §6.1's parameters. The access rate is in the lost Fig. 4; 10 Mb/s is assumed.
     fn default() -> Self {
         IftpConfig {
             flow: 0,
@@ -321,7 +321,7 @@ impl IftpConfig {
         Ok(())
     }
 
-    /// tau, the transmission time of one packet on the access link (seed 002 §3.1).
+    /// tau, the transmission time of one packet on the access link (elaarag2002 §3.1).
     pub fn tau(&self) -> Dur {
         self.link_rate.tx_time(self.packet_size)
     }
@@ -333,12 +333,12 @@ pub struct IftpData {
     pub flow: u32,
     pub seq: u64,
     /// When the sender sent it, in whole microseconds as the wire carries it; the receiver
-    /// echoes it (seed 002 §4: "a time field in the ACK packet, which is equal to the time the
+    /// echoes it (elaarag2002 §4: "a time field in the ACK packet, which is equal to the time the
     /// packet was issued").
     pub sent_at: Time,
 }
 
-/// An acknowledgement of one data packet (not cumulative, seed 002 §4).
+/// An acknowledgement of one data packet (not cumulative, elaarag2002 §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IftpAck {
     pub flow: u32,

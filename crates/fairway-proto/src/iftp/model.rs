@@ -1,4 +1,4 @@
-//! The bandwidth of standard-mode IFTP in closed form (seed 002 §5), with the paper's symbols:
+//! The bandwidth of standard-mode IFTP in closed form (elaarag2002 §5), with the paper's symbols:
 //! N packets in the file, P the packet size in bits, R the round trip time in seconds (one
 //! adjustment period), W_s = ssthresh (a power of two), W_max the largest window, p the packet
 //! drop rate, tau one packet's transmission time. Bandwidths are in bits per second.

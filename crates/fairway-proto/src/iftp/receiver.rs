@@ -1,4 +1,4 @@
-//! The IFTP receiver (seed 002 §4): "Unlike a TCP receiver, an IFTP receiver does not use
+//! The IFTP receiver (elaarag2002 §4): "Unlike a TCP receiver, an IFTP receiver does not use
 //! cumulative ACKs. An IFTP receiver merely transmits the sequence number of the packet it
 //! receives", with the packet's send time echoed for the sender's RTT samples.
 
@@ -10,10 +10,10 @@ use super::wire::{AckHeader, Message, HEADER_LEN};
 use super::{IftpAck, IftpData};
 use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
 
-/// An ACK's size on the wire (seed 002 §6.1: "ACK size = 40 bytes").
+/// An ACK's size on the wire (elaarag2002 §6.1: "ACK size = 40 bytes").
 pub const ACK_SIZE: Bytes = Bytes(40);
 
-/// Counters of a receiver, and the running sums of one-way delay (seed 002 §6.3: "the time a
+/// Counters of a receiver, and the running sums of one-way delay (elaarag2002 §6.3: "the time a
 /// packet is issued at the source till the time it is received").
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct IftpReceiverStats {
@@ -35,7 +35,7 @@ pub struct IftpReceiverStats {
 }
 
 impl IftpReceiverStats {
-    /// Mean one-way delay and its standard deviation (the "delay jitter" of seed 002 §6.3).
+    /// Mean one-way delay and its standard deviation (the "delay jitter" of elaarag2002 §6.3).
     pub fn delay_mean_stdev(&self) -> Option<(Dur, Dur)> {
         if self.received == 0 {
             return None;
@@ -79,7 +79,7 @@ impl IftpReceiver {
         let delay = (now - d.sent_at).as_secs_f64();
         s.delay_sum_s += delay;
         s.delay_sq_sum_s2 += delay * delay;
-        // seed 002 §4: the ACK carries the packet's sequence number and "a time field ... equal to
+        // elaarag2002 §4: the ACK carries the packet's sequence number and "a time field ... equal to
         // the time the packet was issued".
         self.pending.push_back(IftpAck { flow: self.flow, seq: d.seq, echo: d.sent_at });
     }
@@ -183,7 +183,7 @@ mod tests {
         r.handle_datagram(Time(3_000_000), &a, Arrival::default()).unwrap();
         let ack = r.poll_transmit(Time(3_000_000)).unwrap();
         assert_eq!(ack.msg, IftpAck { flow: 7, seq: 5, echo: Time(1_000_000) });
-        assert_eq!((ack.size, ack.payload), (ACK_SIZE, Bytes(0)), "seed 002 §6.1: 40-byte ACKs");
+        assert_eq!((ack.size, ack.payload), (ACK_SIZE, Bytes(0)), "elaarag2002 §6.1: 40-byte ACKs");
         let mut out = vec![];
         r.encode(&ack, &mut out);
         assert_eq!(out.len(), 40);

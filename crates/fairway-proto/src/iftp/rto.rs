@@ -1,11 +1,11 @@
-//! The RTT estimate and timeout interval of seed 002 §4, eqs. (7)-(9), with Karn's exponential
+//! The RTT estimate and timeout interval of elaarag2002 §4, eqs. (7)-(9), with Karn's exponential
 //! backoff.
 
 use fairway_core::Dur;
 
 const MS: u64 = 1_000_000;
 
-/// srtt, rttvar and backoff of seed 002 §4 ("Four variables are used to estimate the roundtrip
+/// srtt, rttvar and backoff of elaarag2002 §4 ("Four variables are used to estimate the roundtrip
 /// time and set the timeout timer: rtt, srtt, rttvar and backoff").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RttEstimator {
@@ -18,7 +18,7 @@ pub struct RttEstimator {
 }
 
 impl RttEstimator {
-    /// No sample yet; backoff 1 (seed 002 §4: "The backoff is initially 1"). `min_rto` bounds
+    /// No sample yet; backoff 1 (elaarag2002 §4: "The backoff is initially 1"). `min_rto` bounds
     /// srtt + 4 rttvar + 1 from below before the backoff multiplies it (0: eq. (9) as it stands).
     pub fn new(initial_rto: Dur, max_backoff: u32, min_rto: Dur) -> RttEstimator {
         RttEstimator {
@@ -35,18 +35,18 @@ impl RttEstimator {
     /// the sender's rule ([`super::BackoffReset`]).
     pub fn sample(&mut self, rtt: Dur) {
         match self.srtt {
-            // seed 002 §4: "When the first sample is taken, its value is used as the initial value
+            // elaarag2002 §4: "When the first sample is taken, its value is used as the initial value
             // for srtt. Half the first sample is used as the initial value for rttvar."
             None => {
                 self.srtt = Some(rtt);
                 self.rttvar = Dur(rtt.0 / 2);
             }
             Some(srtt) => {
-                // seed 002 eq. (8), garbled in the text: rttvar = 3/4 rttvar + 1/4 |rtt - srtt|,
+                // elaarag2002 eq. (8), garbled in the text: rttvar = 3/4 rttvar + 1/4 |rtt - srtt|,
                 // with the srtt before eq. (7)'s update (Jacobson 1988; RFC 6298 §2.3 order).
                 let err = rtt.0.abs_diff(srtt.0) as u128;
                 self.rttvar = Dur(((3 * self.rttvar.0 as u128 + err) / 4) as u64);
-                // seed 002 eq. (7): srtt = 7/8 srtt + 1/8 rtt (integer ns, rounded down).
+                // elaarag2002 eq. (7): srtt = 7/8 srtt + 1/8 rtt (integer ns, rounded down).
                 self.srtt = Some(Dur(((7 * srtt.0 as u128 + rtt.0 as u128) / 8) as u64));
             }
         }
@@ -57,7 +57,7 @@ impl RttEstimator {
         self.backoff = 1;
     }
 
-    /// seed 002 §4: "The backoff factor doubles each time a timeout occur to a maximum of 64
+    /// elaarag2002 §4: "The backoff factor doubles each time a timeout occur to a maximum of 64
     /// (Karn's exponential timer backoff)".
     pub fn on_timeout(&mut self) {
         self.backoff = self.backoff.saturating_mul(2).min(self.max_backoff);

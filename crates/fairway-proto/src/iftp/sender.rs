@@ -1,11 +1,11 @@
-//! The IFTP sender (seed 002 §3-§4, Fig. 1): TCP's window bookkeeping turned into a rate by the
+//! The IFTP sender (elaarag2002 §3-§4, Fig. 1): TCP's window bookkeeping turned into a rate by the
 //! inter-packet gap, with no retransmission ever (`next` only moves forward).
 //!
 //! Pacing is expressed through [`IftpSender::poll_timeout`]: within a window, packets leave one
-//! per gap, their starts G + tau apart (seed 002 §3.1: G is "the time period between transmitting
+//! per gap, their starts G + tau apart (elaarag2002 §3.1: G is "the time period between transmitting
 //! the last bit of one packet until transmitting the first bit of the next packet").
 //!
-//! Windows are pipelined, one per adjustment period of length R (seed 002 §3.1: R "is also equal
+//! Windows are pipelined, one per adjustment period of length R (elaarag2002 §3.1: R "is also equal
 //! to the length of each adjustment period for IFTP"; §5.1: T_1 = (lg W_s + 1) x R). Window k
 //! starts at start_k and its period ends at the boundary B_k = start_k + R, where the sweep would
 //! place its packet n + 1. At B_k window k + 1 begins (n grown by slow start or congestion
@@ -41,7 +41,7 @@ pub struct IftpSenderStats {
     pub acks_late: u64,
     /// Transmit_Window calls that sent something (adjustment periods begun).
     pub windows: u64,
-    /// Loss reactions (seed 002 §4 "Packet loss"), one per episode.
+    /// Loss reactions (elaarag2002 §4 "Packet loss"), one per episode.
     pub losses_detected: u64,
     pub loss_phase_exits: u64,
     pub timeouts: u64,
@@ -51,7 +51,7 @@ pub struct IftpSenderStats {
     pub data_ignored: u64,
 }
 
-/// Mean and standard deviation of the gap G over a run (seed 002 Table I), weighted by time and
+/// Mean and standard deviation of the gap G over a run (elaarag2002 Table I), weighted by time and
 /// by packet.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GapSummary {
@@ -104,7 +104,7 @@ impl Window {
     }
 }
 
-/// What stands for window k - 1 when deciding whether window k + 1 may begin (seed 002 §4: "when
+/// What stands for window k - 1 when deciding whether window k + 1 may begin (elaarag2002 §4: "when
 /// all the ACKs of the packets transmitted in the previous RTT are received").
 #[derive(Debug, Clone)]
 enum Predecessor {
@@ -254,7 +254,7 @@ impl IftpSender {
         self.last_ack_at
     }
 
-    /// Acts on one ACK (seed 002 §4, Fig. 1's main processing phase), then begins the next window
+    /// Acts on one ACK (elaarag2002 §4, Fig. 1's main processing phase), then begins the next window
     /// if this ACK completed the one it was waiting for.
     pub fn handle_ack(&mut self, now: Time, ack: &IftpAck) {
         let now = self.tick(now);
@@ -285,7 +285,7 @@ impl IftpSender {
         if self.cfg.packets == Some(seq + 1) {
             self.last_ack_at = Some(now);
         }
-        // seed 002 §4: "The rtt sample is computed as the difference between the current time and
+        // elaarag2002 §4: "The rtt sample is computed as the difference between the current time and
         // a time field in the ACK packet" (eqs. (7)-(8)).
         self.rtt.sample(now - ack.echo);
         // Karn's backoff ends by the configured rule (the paper names none).
@@ -306,14 +306,14 @@ impl IftpSender {
             return;
         }
 
-        // seed 002 §4 (prose, not Fig. 1's exit test): "The sender exits the packet loss phase
+        // elaarag2002 §4 (prose, not Fig. 1's exit test): "The sender exits the packet loss phase
         // when it receives an ACK with a sequence number greater than or equal to the last one it
         // transmitted before the packet loss phase."
         if self.loss_phase.is_some_and(|prev_last| seq >= prev_last) {
             self.loss_phase = None;
             self.stats.loss_phase_exits += 1;
         }
-        // seed 002 §4: a new window is sent "when all the ACKs of the packets transmitted in the
+        // elaarag2002 §4: a new window is sent "when all the ACKs of the packets transmitted in the
         // previous RTT are received" (Fig. 1's ack_count, counting distinct ACKs of the current
         // and the previous window; round(S n) of them in extended mode).
         if in_cur {
@@ -325,7 +325,7 @@ impl IftpSender {
         }
         if seq >= self.base {
             self.mark(seq);
-            // seed 002 §4: "When the number of ACKs received by the sender after the missing one
+            // elaarag2002 §4: "When the number of ACKs received by the sender after the missing one
             // reaches a certain threshold (aftermissing_thresh) it reacts".
             if self.after_missing >= self.cfg.after_missing_thresh {
                 self.react_to_loss(now);
@@ -357,7 +357,7 @@ impl IftpSender {
     }
 
     /// Begins window k + 1 if the current adjustment period is over and the window before it is
-    /// fully ACKed (seed 002 §3.1, §4; module docs). Called after every event, so a window that
+    /// fully ACKed (elaarag2002 §3.1, §4; module docs). Called after every event, so a window that
     /// waits for an ACK begins at that ACK's arrival.
     fn advance(&mut self, now: Time) {
         // Fig. 1 has no period boundaries: its windows begin at an ACK (`figure1_ack`).
@@ -379,7 +379,7 @@ impl IftpSender {
         }
     }
 
-    /// Window growth at the start of a new adjustment period (seed 002 §3.1, §4, Fig. 1).
+    /// Window growth at the start of a new adjustment period (elaarag2002 §3.1, §4, Fig. 1).
     fn adjust(&mut self, now: Time) {
         if self.loss_phase.is_some() {
             // No growth while the loss phase lasts: in Fig. 1 the ACKs that arrive then take the
@@ -401,7 +401,7 @@ impl IftpSender {
         self.transmit_window(now, Begin::Next);
     }
 
-    /// seed 002 §4 "Packet loss" (Fig. 1's `after_missing == after_missing_thresh` branch).
+    /// elaarag2002 §4 "Packet loss" (Fig. 1's `after_missing == after_missing_thresh` branch).
     fn react_to_loss(&mut self, now: Time) {
         self.stats.losses_detected += 1;
         // 1. "halves its ssthresh or sets it to 2 whichever is larger".
@@ -503,7 +503,7 @@ impl IftpSender {
     }
 
     /// G = R/n - tau (eqs. (2), (4), (6) and the timeout's R - tau) and, for extended mode, G_m =
-    /// [G - tau (S - 1)] / S (seed 002 §3.2), each clamped at 0 (R/n < tau: the access link bounds
+    /// [G - tau (S - 1)] / S (elaarag2002 §3.2), each clamped at 0 (R/n < tau: the access link bounds
     /// the sender). Without an RTT sample there is no R and G is left alone.
     fn set_gap(&mut self, now: Time) {
         let Some(r) = self.rtt.srtt() else { return };
@@ -559,7 +559,7 @@ impl IftpSender {
 
     /// The length of an adjustment period of `len` packets: the time from the window's first send
     /// to where the sweep would place packet len + 1, len x (G_m + tau) with the exact G_m + tau =
-    /// max(R/(S n), tau). That is R (seed 002 §3.1: n x (G_i + tau) = R, eqs. (1)-(6)), computed
+    /// max(R/(S n), tau). That is R (elaarag2002 §3.1: n x (G_i + tau) = R, eqs. (1)-(6)), computed
     /// as (len x R)/(S x n) so that it is exactly R in standard mode (the gap itself is rounded
     /// to the ns). It exceeds R only where the access link bounds the sender (R/n < tau: n tau),
     /// and in extended mode it is R x round(S n)/(S n), which keeps the rate at S n/R. `None`
@@ -575,7 +575,7 @@ impl IftpSender {
         if !self.running || self.is_done() {
             self.rto_at = None;
         } else if restart || self.rto_at.is_none() {
-            // seed 002 eq. (9): timeout timer = current time + backoff x (srtt + 4 rttvar + 1).
+            // elaarag2002 eq. (9): timeout timer = current time + backoff x (srtt + 4 rttvar + 1).
             self.rto_at = Some(now + self.rtt.interval());
         }
     }
@@ -663,7 +663,7 @@ impl IftpSender {
         &self.gap_log
     }
 
-    /// Mean and standard deviation of G up to `until` (seed 002 Table I), `None` before G was
+    /// Mean and standard deviation of G up to `until` (elaarag2002 Table I), `None` before G was
     /// first set.
     pub fn gap_summary(&self, until: Time) -> Option<GapSummary> {
         let (mut w, mut s, mut s2) = (0.0, 0.0, 0.0);
@@ -698,7 +698,7 @@ impl Endpoint for IftpSender {
     type Out = IftpData;
     type Stats = IftpSenderStats;
 
-    /// n and ssthresh of standard mode's bookkeeping (seed 002 §4), and the timer's terms.
+    /// n and ssthresh of standard mode's bookkeeping (elaarag2002 §4), and the timer's terms.
     fn state(&self) -> AgentState {
         AgentState {
             cwnd_pkts: Some(self.window() as f64),
@@ -710,7 +710,7 @@ impl Endpoint for IftpSender {
         }
     }
 
-    /// Starts sending. seed 002 §4: "The Internet friendly scheme starts by setting n to 1. It
+    /// Starts sending. elaarag2002 §4: "The Internet friendly scheme starts by setting n to 1. It
     /// sends one packet and waits for its ACK to arrive to set the initial value of the round trip
     /// time". A restart after [`stop`](Self::stop) begins the same way; numbering continues.
     fn start(&mut self, now: Time) {
@@ -756,7 +756,7 @@ impl Endpoint for IftpSender {
         Ok(())
     }
 
-    /// Fires the timer if it is due (seed 002 §4 timeout, Fig. 1's `Timeout:` routine).
+    /// Fires the timer if it is due (elaarag2002 §4 timeout, Fig. 1's `Timeout:` routine).
     /// Also begins the next window when its boundary is due.
     fn handle_timeout(&mut self, now: Time) {
         let now = self.tick(now);

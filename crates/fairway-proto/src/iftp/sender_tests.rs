@@ -199,7 +199,7 @@ fn slow_start_doubles_with_the_gap_of_eq_2_then_grows_by_one() {
     // Exact values for the doublings: R/n is a whole number of ns.
     let gaps: Vec<u64> = w[1..6].iter().map(|x| x.2 .0).collect();
     assert_eq!(gaps, [49_200_000, 24_200_000, 11_700_000, 5_450_000, 2_325_000]);
-    // One window per adjustment period of length R (seed 002 §3.1): the first packet at 0, its
+    // One window per adjustment period of length R (elaarag2002 §3.1): the first packet at 0, its
     // ACK at R starts window 1, and every later window starts exactly R after the one before
     // (also where R/n is not a whole number of ns: the boundary is start + R, not n rounded gaps).
     let starts = d.starts();
@@ -262,7 +262,7 @@ fn loss_after_exactly_thresh_acks_halves_once_per_episode() {
     assert_eq!(d.s.stats().losses_detected, 0, "two ACKs after the missing one are not enough");
     assert_eq!(d.s.window(), 17, "window 5 began at 500 ms");
     d.ack(a + 5); // at 531.25 ms
-                  // seed 002 §4: ssthresh = max(16/2, 2), n = 17/2 (window 5's n), eq. (6)'s G taken as R/8 - tau.
+                  // elaarag2002 §4: ssthresh = max(16/2, 2), n = 17/2 (window 5's n), eq. (6)'s G taken as R/8 - tau.
     let s = &d.s;
     assert_eq!(s.stats().losses_detected, 1);
     assert_eq!((s.ssthresh(), s.window(), s.gap()), (8, 8, Dur(11_700_000)));
@@ -383,7 +383,7 @@ fn an_ack_later_than_r_holds_the_next_window_until_it_arrives() {
 
 #[test]
 fn lost_acks_give_one_packet_per_timeout_not_blind_doubling() {
-    // No ACK ever: one packet per timeout from the start (seed 002 §5.3), the timer backing off
+    // No ACK ever: one packet per timeout from the start (elaarag2002 §5.3), the timer backing off
     // from the initial 3 s: timeouts at 3, 9, 21, 45, 93, 189, 381 s, then every 192 s.
     let mut d = Driver::new(cfg(), |_| None);
     d.run_until(Time::from_secs_f64(1_000.0));

@@ -1,15 +1,15 @@
-//! MApp: the congestion-aware media-scaling endpoints of seed 000 (Kadhum & Hassanein 2015,
-//! §2.2-§3.2, Figs 2-3), with the receiver rule of seed 003 §5 (Chung & Claypool's MM_APP).
+//! MApp: the congestion-aware media-scaling endpoints of kadhum2015 (Kadhum & Hassanein 2015,
+//! §2.2-§3.2, Figs 2-3), with the receiver rule of chung-dcbt §5 (Chung & Claypool's MM_APP).
 //!
-//! The sender ([`MappSender`], seed 000 Fig. 2) starts at scale 0, sends frames at the rate its
+//! The sender ([`MappSender`], kadhum2015 Fig. 2) starts at scale 0, sends frames at the rate its
 //! current scale stands for ([`ScaleTable`], [`Pacing`]) and switches to whatever scale the
-//! receiver names. The receiver ([`MappReceiver`], seed 000 Fig. 3) watches for congestion (a
+//! receiver names. The receiver ([`MappReceiver`], kadhum2015 Fig. 3) watches for congestion (a
 //! sequence gap, an ECN CE mark, or no data for the timeout TOI), halves the scale at most once
 //! per RTT when it sees some, adds one after every RTT without, and tells the sender. Frames
-//! split into several datagrams are put back together by [`Reassembly`] (seed 000 §3.2).
+//! split into several datagrams are put back together by [`Reassembly`] (kadhum2015 §3.2).
 //! Messages use the UDPm wire format of [`fairway_core::udpm`].
 //!
-//! Both ends are sans-IO state machines (DESIGN.md): they never read a clock, open a socket or
+//! Both ends are sans-IO state machines (docs/architecture.md): they never read a clock, open a socket or
 //! draw unseeded randomness. A driver calls `handle_*`, then drains `poll_transmit` until it
 //! returns `None`, then sleeps until `poll_timeout`.
 //!
@@ -79,7 +79,7 @@ impl MappError {
     }
 }
 
-/// The parameters both ends of one MApp flow agree on (seed 000 §2.2: "the sender and the
+/// The parameters both ends of one MApp flow agree on (kadhum2015 §2.2: "the sender and the
 /// receiver should agree on different sets of transmission strategies").
 #[derive(Debug, Clone, PartialEq)]
 pub struct MappConfig {
@@ -91,17 +91,17 @@ pub struct MappConfig {
     pub pacing: Pacing,
     /// ns-2 mm-app.cc `random_`: each interval is multiplied by 1 + U(-0.5, 0.5).
     pub jitter: bool,
-    /// Seed 003 §5's "flow control": the sender follows the scale the receiver names. Without it
+    /// chung-dcbt §5's "flow control": the sender follows the scale the receiver names. Without it
     /// the sender sends at its top scale throughout, as §5's run (a) does, still measuring RTT.
     pub flow_control: bool,
     /// Datagrams are ECN-capable (ECT), so an AQM may mark instead of drop (RFC 3168).
     pub ect: bool,
-    /// Set [`fairway_core::udpm::FLAG_MULTIMEDIA`] in data headers (seed 000 §5: "multimedia
+    /// Set [`fairway_core::udpm::FLAG_MULTIMEDIA`] in data headers (kadhum2015 §5: "multimedia
     /// packets can be identified (or labeled) by transport layer").
     pub multimedia_tag: bool,
     /// The RTT the receiver assumes until the sender reports one.
     pub initial_rtt: Dur,
-    /// Seed 003 §5: TOI = Max_Intrvl + alpha when RTT <= Max_Intrvl, with 0 < alpha < RTT;
+    /// chung-dcbt §5: TOI = Max_Intrvl + alpha when RTT <= Max_Intrvl, with 0 < alpha < RTT;
     /// alpha = `toi_alpha` x RTT, so `toi_alpha` lies strictly between 0 and 1.
     pub toi_alpha: f64,
     /// Consecutive TOI expiries without data after which the receiver stops its timers.
@@ -112,7 +112,7 @@ pub struct MappConfig {
 }
 
 impl Default for MappConfig {
-    /// Seed 000's MApp: ten scales, 1000-byte packets (appendix: `pktsize_ 1000`,
+    /// kadhum2015's MApp: ten scales, 1000-byte packets (appendix: `pktsize_ 1000`,
     /// `random_ false`), multimedia-tagged.
     fn default() -> Self {
         MappConfig {
@@ -148,7 +148,7 @@ impl MappConfig {
         if !(self.toi_alpha > 0.0 && self.toi_alpha < 1.0) {
             return Err(MappError::new(
                 "toi_alpha",
-                format!("{} is not strictly between 0 and 1 (seed 003 §5: 0 < alpha < RTT)", self.toi_alpha),
+                format!("{} is not strictly between 0 and 1 (chung-dcbt §5: 0 < alpha < RTT)", self.toi_alpha),
             ));
         }
         if self.idle_limit == 0 {

@@ -1,4 +1,4 @@
-//! MPEG_APP's stream (seed 003 §5, Figure 7): an MPEG-1 group of pictures replayed at its frame
+//! MPEG_APP's stream (chung-dcbt §5, Figure 7): an MPEG-1 group of pictures replayed at its frame
 //! rate, of which each scale value transmits a subset. "Only the transmission policy changes
 //! with scale; the encoding does not": every scale reads the same frames, one per frame slot
 //! (1/30 s at 30 frames/s), and sends a frame only if the current scale's policy keeps its type
@@ -18,7 +18,7 @@
 //! 9-frame one; the same rules apply to any pattern here (reading notes A3).
 //!
 //! A frame is split into datagrams of at most `max_datagram` bytes on the wire, each with the
-//! 32-byte UDPm header, sent back to back at the frame's slot (a proposal: seed 003 §5 only says
+//! 32-byte UDPm header, sent back to back at the frame's slot (a proposal: chung-dcbt §5 only says
 //! frames are fragmented at the UDP layer). Frames are numbered as they are sent, so a frame a
 //! policy skips is not a loss to the receiver.
 
@@ -93,7 +93,7 @@ impl Gop {
         Ok(g)
     }
 
-    /// Seed 003 Figure 7(a): IBBPBBPBB at 30 frames/s, I 11 000, P 8 000 and B 2 000 bytes, in
+    /// chung-dcbt Figure 7(a): IBBPBBPBB at 30 frames/s, I 11 000, P 8 000 and B 2 000 bytes, in
     /// datagrams of at most 1500 bytes (§5: "the maximum packet size of UDP ... 1500 bytes").
     pub fn chung_figure7() -> Gop {
         Gop::new("IBBPBBPBB", [Bytes(11_000), Bytes(8_000), Bytes(2_000)], Dur(1_000_000_000 / 30), Bytes(1500))
@@ -179,7 +179,7 @@ impl Gop {
             .unwrap_or_else(|_| ScaleTable::new(vec![self.rate(MPEG_SCALES - 1)]).expect("one rate above zero"))
     }
 
-    /// Seed 003 §5's Max_Intrvl, "the longest possible frame transmission interval": the longest
+    /// chung-dcbt §5's Max_Intrvl, "the longest possible frame transmission interval": the longest
     /// run of slots between two frames scale 0 sends (the whole GOP, with one I per GOP).
     pub fn max_interval(&self) -> Dur {
         let n = self.len as usize;

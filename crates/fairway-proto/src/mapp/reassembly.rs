@@ -1,4 +1,4 @@
-//! Frame re-assembly at the receiver (seed 000 §3.2: UdpMAgent does "segmentation and
+//! Frame re-assembly at the receiver (kadhum2015 §3.2: UdpMAgent does "segmentation and
 //! re-assembly").
 //!
 //! A frame is complete when every one of its `frag_count` fragments has arrived. A frame is
@@ -105,7 +105,7 @@ impl Reassembly {
         if f < self.base {
             return FragmentOutcome::Stale;
         }
-        // seed 000 §3.2 / this module: a frame more than `window` frames older than the newest
+        // kadhum2015 §3.2 / this module: a frame more than `window` frames older than the newest
         // can no longer complete.
         if f >= self.base + self.cap() {
             self.advance_to(f + 1 - self.cap());

@@ -1,8 +1,8 @@
-//! The MApp receiver (seed 000 Fig. 3) with the congestion rule of seed 003 §5 (MM_APP).
+//! The MApp receiver (kadhum2015 Fig. 3) with the congestion rule of chung-dcbt §5 (MM_APP).
 //!
-//! Congestion indicators: a gap in the datagram sequence, a CE mark (seed 000 §2.2: "packet
+//! Congestion indicators: a gap in the datagram sequence, a CE mark (kadhum2015 §2.2: "packet
 //! loss and marked packet monitoring are used to detect congestion"), and no data for the
-//! timeout TOI (seed 003 §5: "when the receiver does not receive any frames within a timeout
+//! timeout TOI (chung-dcbt §5: "when the receiver does not receive any frames within a timeout
 //! interval"). On congestion the scale is halved (integer division) and the sender told at once,
 //! at most once per RTT; after an RTT without congestion (a checkpoint) the scale goes up by one.
 //! Feedback goes out at once on the first datagram and at every checkpoint.
@@ -44,7 +44,7 @@ pub struct ReceiverStats {
 #[derive(Debug, Clone)]
 pub struct MappReceiver {
     cfg: MappConfig,
-    /// Seed 003 §5's Max_Intrvl.
+    /// chung-dcbt §5's Max_Intrvl.
     max_interval: Dur,
     scale: u8,
     /// The RTT the decisions are paced with: the sender's estimate from the latest data header.
@@ -106,13 +106,13 @@ impl MappReceiver {
         self.clock
     }
 
-    /// The receive timeout of seed 003 §5.
+    /// The receive timeout of chung-dcbt §5.
     pub fn toi(&self) -> Dur {
         if self.rtt > self.max_interval {
-            // seed 003 §5: RTT > Max_Intrvl: TOI = RTT
+            // chung-dcbt §5: RTT > Max_Intrvl: TOI = RTT
             self.rtt
         } else {
-            // seed 003 §5: RTT <= Max_Intrvl: TOI = Max_Intrvl + alpha, 0 < alpha < RTT;
+            // chung-dcbt §5: RTT <= Max_Intrvl: TOI = Max_Intrvl + alpha, 0 < alpha < RTT;
             // here alpha = toi_alpha x RTT.
             let alpha = (self.rtt.0 as f64 * self.cfg.toi_alpha).round() as u64;
             self.max_interval + Dur(alpha)
@@ -151,7 +151,7 @@ impl MappReceiver {
             Some(hi) => {
                 let seq = extend_seq(hi, h.seq);
                 if seq > hi {
-                    // seed 003 §5: "the receiver gets a frame whose sequence number is greater
+                    // chung-dcbt §5: "the receiver gets a frame whose sequence number is greater
                     // than the expected sequence number" is a loss.
                     let gap = seq - hi - 1;
                     if gap > 0 {
@@ -169,12 +169,12 @@ impl MappReceiver {
             }
         };
         if ce {
-            // seed 000 §2.2: "When the loss or receiving of a marked packet happens, the receiver
+            // kadhum2015 §2.2: "When the loss or receiving of a marked packet happens, the receiver
             // decreases the value of the transmission rate used recently to half."
             self.stats.marked += 1;
             congestion = true;
         }
-        // seed 000 §3.2: re-assembly.
+        // kadhum2015 §3.2: re-assembly.
         self.reassembly.on_fragment(h.frame, h.frag_index, h.frag_count);
 
         if in_order {
@@ -185,7 +185,7 @@ impl MappReceiver {
         self.toi_base = now;
         self.consecutive_timeouts = 0;
         if !self.active {
-            // seed 000 §2.2: "When data packets are first received at the receiver end, it
+            // kadhum2015 §2.2: "When data packets are first received at the receiver end, it
             // should notify the sender of the transmission rate that the receiver is expecting
             // to receive the next data packet" (scale 0 at first; ns-2 mm-app.cc acks seq 0 at
             // once). The same after an idle period. The checkpoint clock starts here.
@@ -237,7 +237,7 @@ impl MappReceiver {
         self.stats.timeouts += 1;
         self.consecutive_timeouts += 1;
         self.toi_base = t;
-        // seed 003 §5: no frame within TOI is a frame loss, hence congestion.
+        // chung-dcbt §5: no frame within TOI is a frame loss, hence congestion.
         self.on_congestion(t);
         if self.consecutive_timeouts >= self.cfg.idle_limit {
             // Idle: stop the timers until data arrives again; frames still waiting for
@@ -248,7 +248,7 @@ impl MappReceiver {
     }
 
     fn on_checkpoint(&mut self, t: Time) {
-        // seed 003 §5: "When the receiver detects no network congestion within a RTT from the
+        // chung-dcbt §5: "When the receiver detects no network congestion within a RTT from the
         // last checkpoint, it increases the scale value by one and notifies the sender" (capped
         // at the top scale); ns-2 mm-app.cc adjust_scale also needs a packet in that RTT.
         if !self.congested && self.arrivals > 0 && self.scale < self.cfg.table.top() {
@@ -265,13 +265,13 @@ impl MappReceiver {
 
     fn on_congestion(&mut self, t: Time) {
         if self.last_decrease.is_some_and(|d| t - d < self.rtt) {
-            // At most one decrease per RTT (Reno's fast recovery, which seed 003 §5 follows):
+            // At most one decrease per RTT (Reno's fast recovery, which chung-dcbt §5 follows):
             // remember the congestion, so the next checkpoint does not increase.
             self.congested = true;
             return;
         }
-        // seed 003 §5: "reduces its scale value to half (integer division) and notifies the
-        // sender of this value"; seed 000 §2.2 likewise. The decrease restarts the checkpoint
+        // chung-dcbt §5: "reduces its scale value to half (integer division) and notifies the
+        // sender of this value"; kadhum2015 §2.2 likewise. The decrease restarts the checkpoint
         // clock.
         self.scale /= 2;
         self.stats.decreases += 1;

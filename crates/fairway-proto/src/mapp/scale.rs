@@ -1,9 +1,9 @@
 //! Media scales and pacing: which rate each scale value stands for, and how a sender turns a
 //! rate into frames and datagrams.
 //!
-//! Seed 000 §2.2: "the sender and the receiver should agree on different sets of transmission
+//! kadhum2015 §2.2: "the sender and the receiver should agree on different sets of transmission
 //! strategies ... and associate them with different values of scales (transmission rates)".
-//! Seed 003 §5: the rates "increase linearly as the scale value increases" (Table 1).
+//! chung-dcbt §5: the rates "increase linearly as the scale value increases" (Table 1).
 
 use fairway_core::udpm::DATA_HEADER_LEN;
 use fairway_core::{Bytes, Dur, Rate};
@@ -54,17 +54,17 @@ impl ScaleTable {
         Ok(ScaleTable { rates })
     }
 
-    /// Seed 003 §5, Table 1 (and §6: "300, 500, 700, 900, 1100 Kbps, for scale 0 to 4"): the five
+    /// chung-dcbt §5, Table 1 (and §6: "300, 500, 700, 900, 1100 Kbps, for scale 0 to 4"): the five
     /// scales of MM_APP.
     pub fn chung_mm_app() -> ScaleTable {
         ScaleTable { rates: [300, 500, 700, 900, 1100].iter().map(|k| Rate(k * 1_000)).collect() }
     }
 
-    /// The ten scales of seed 000's MApp: k x 160 kb/s for k = 1..10 (160 kb/s to 1.6 Mb/s).
+    /// The ten scales of kadhum2015's MApp: k x 160 kb/s for k = 1..10 (160 kb/s to 1.6 Mb/s).
     ///
-    /// Seed 000 gives no table. It says MApp has "the ten level media scaling feature (ten
+    /// kadhum2015 gives no table. It says MApp has "the ten level media scaling feature (ten
     /// transmission rates)" (§3) and that in both of its scenarios the UDP source generates
-    /// 1.6 Mb/s (§4.2); and seed 003 §5, whose MM_APP MApp extends, requires rates that grow
+    /// 1.6 Mb/s (§4.2); and chung-dcbt §5, whose MM_APP MApp extends, requires rates that grow
     /// linearly with the scale ("the transmission rates resulting from the sets increase linearly
     /// as the scale value increases"). So the top level is 1.6 Mb/s and the levels are linear:
     /// k x 160 kb/s for k = 1..10.
@@ -103,24 +103,24 @@ impl ScaleTable {
 /// counted, as ns-2 does not count them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pacing {
-    /// Seed 000 §2.2: "every set uses same sized packets"; ns-2 mm-app.cc: one `pktsize_` packet
+    /// kadhum2015 §2.2: "every set uses same sized packets"; ns-2 mm-app.cc: one `pktsize_` packet
     /// every `pktsize_ x 8 / rate[scale]` seconds. Each frame is one datagram of exactly
     /// `packet_size` bytes (header included); the interval changes with the scale.
     ConstantSize { packet_size: Bytes },
-    /// Seed 000 §1.3: VoIP "prefers constant packet rate", so "the data rate is changed by
+    /// kadhum2015 §1.3: VoIP "prefers constant packet rate", so "the data rate is changed by
     /// adjusting the size of each compressed audio frame". One frame every `interval`; the frame
     /// is rate x interval / 8 bytes on the wire, split into ceil(bytes / `max_datagram`)
-    /// datagrams of near-equal size, each with its own 32-byte header (seed 000 §3.2:
+    /// datagrams of near-equal size, each with its own 32-byte header (kadhum2015 §3.2:
     /// "segmentation and re-assembly").
     ConstantRate { interval: Dur, max_datagram: Bytes },
-    /// Seed 003 §5's MPEG_APP: one frame slot after another, each sending its GOP position's
+    /// chung-dcbt §5's MPEG_APP: one frame slot after another, each sending its GOP position's
     /// frame if the scale's policy keeps it ([`Gop`]); the scale changes which frames are sent,
     /// not their sizes.
     Mpeg(Gop),
 }
 
 impl Default for Pacing {
-    /// Seed 000's appendix: `$mapp_s set pktsize_ 1000`.
+    /// kadhum2015's appendix: `$mapp_s set pktsize_ 1000`.
     fn default() -> Self {
         Pacing::ConstantSize { packet_size: Bytes(1000) }
     }
@@ -188,7 +188,7 @@ impl Pacing {
         }
     }
 
-    /// Seed 003 §5's Max_Intrvl, "the longest possible frame transmission interval": scale 0's
+    /// chung-dcbt §5's Max_Intrvl, "the longest possible frame transmission interval": scale 0's
     /// interval with constant-size packets, the fixed interval with a constant packet rate.
     /// Jitter (ns-2 mm-app.cc: interval x (1 + U(-0.5, 0.5))) stretches it by up to half.
     pub fn max_interval(&self, table: &ScaleTable, jitter: bool) -> Dur {

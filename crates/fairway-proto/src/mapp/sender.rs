@@ -1,7 +1,7 @@
-//! The MApp sender (seed 000 Fig. 2): start at scale 0, send frames at the current scale's
+//! The MApp sender (kadhum2015 Fig. 2): start at scale 0, send frames at the current scale's
 //! rate, switch to the scale the receiver's feedback names.
 //!
-//! Pacing is a timer expressed through [`MappSender::poll_timeout`] (seed 000 §3.1: "the
+//! Pacing is a timer expressed through [`MappSender::poll_timeout`] (kadhum2015 §3.1: "the
 //! multimedia sender uses a timer for scheduling the next transmission of the data packet"),
 //! as ns-2's MmApp does with its `snd_timer_`.
 
@@ -131,12 +131,12 @@ impl MappSender {
             self.stats.rtt_samples += 1;
         }
 
-        // seed 000 Fig. 2 / §2.2: "the sender has to change its transmission rates according to
+        // kadhum2015 Fig. 2 / §2.2: "the sender has to change its transmission rates according to
         // the rate value announced by the receiver" (ns-2 mm-app.cc set_scale); a scale beyond
         // the table is clamped to its top. The pending timer is kept: the new rate applies from
         // the next frame's scheduling, as in MmApp (next_snd_time recomputes the interval).
         let scale = self.cfg.table.clamp(fb.scale);
-        // Without flow control (seed 003 §5, run (a)) the sender keeps its top scale.
+        // Without flow control (chung-dcbt §5, run (a)) the sender keeps its top scale.
         if self.cfg.flow_control && scale != self.scale {
             self.scale = scale;
             self.stats.scale_changes += 1;
@@ -150,7 +150,7 @@ impl MappSender {
         }
         let rate = self.rate();
         // One frame per interval; with MPEG, per frame slot, which the scale's policy may skip
-        // (seed 003 §5: "determines whether or not to transmit this frame using the current
+        // (chung-dcbt §5: "determines whether or not to transmit this frame using the current
         // scale value and the transmission policy").
         let (layout, interval) = self.cfg.pacing.frame(self.scale, rate, self.next_slot);
         self.next_slot += 1;
@@ -220,7 +220,7 @@ impl Endpoint for MappSender {
     type Out = DataHeader;
     type Stats = SenderStats;
 
-    /// Starts sending: the first frame is due at once, at scale 0 (seed 000 §2.2: "the
+    /// Starts sending: the first frame is due at once, at scale 0 (kadhum2015 §2.2: "the
     /// multimedia source (sender) starts its transmission rate that is mapped to scale 0"; ns-2
     /// mm-app.cc start(): init() then send_mm_pkt()). A restart after [`stop`](Self::stop) also
     /// begins at scale 0, but sequence and frame numbers continue (MmApp resets them to 0, which a
@@ -284,7 +284,7 @@ impl Endpoint for MappSender {
         }
         let header = DataHeader {
             flow: self.cfg.flow,
-            // seed 000 §5: multimedia packets "identified (or labeled) by transport layer".
+            // kadhum2015 §5: multimedia packets "identified (or labeled) by transport layer".
             flags: if self.cfg.multimedia_tag { FLAG_MULTIMEDIA } else { 0 },
             scale,
             frag_index: index,
@@ -407,7 +407,7 @@ mod tests {
 
     #[test]
     fn mpeg_sends_the_frames_its_scale_keeps_one_slot_apart_numbered_as_sent() {
-        // Scale 0 (seed 003 Figure 7(b)): the I frame of each 9-slot GOP, 8 datagrams each.
+        // Scale 0 (chung-dcbt Figure 7(b)): the I frame of each 9-slot GOP, 8 datagrams each.
         let mut s = sender(mpeg(true));
         s.start(Time(0));
         let sent = run(&mut s, Time(999 * MS));
@@ -423,7 +423,7 @@ mod tests {
 
     #[test]
     fn mpeg_without_flow_control_sends_everything_whatever_the_receiver_says() {
-        // Seed 003 §5 run (a): at the top scale throughout, 39 000 B of frames per 0.3 s GOP.
+        // chung-dcbt §5 run (a): at the top scale throughout, 39 000 B of frames per 0.3 s GOP.
         let mut s = sender(mpeg(false));
         s.start(Time(0));
         let sent = run(&mut s, Time(290 * MS));

@@ -3,7 +3,7 @@
 //! event rate and round-trip time its receiver reports.
 //!
 //! Two flavours ([`Flavor`]): RFC 5348 as written, and the behaviour of ns-2 2.35's Agent/TFRC
-//! and Agent/TFRCSink at their defaults, which seeds 001 and 004 ran and against which fairway
+//! and Agent/TFRCSink at their defaults, which dccp-ns2 and janani-tfrc ran and against which fairway
 //! is checked (every deviation is named in docs/semantics.md, "TFRC").
 //!
 //! - [`equation`]: the throughput equation (§3.1) and its inverse.

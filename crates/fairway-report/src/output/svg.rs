@@ -1,4 +1,4 @@
-//! Dependency-free SVG plots for the results folder of `fairway run` (DESIGN.md, "Outputs").
+//! Dependency-free SVG plots for the results folder of `fairway run` (docs/architecture.md, "Outputs").
 //!
 //! A [`Plot`] is one titled panel of x/y [`Series`]: throughput of each flow over time, a link's
 //! queue and its RED average, cumulative drops, a media scale. [`stack`] draws several panels in

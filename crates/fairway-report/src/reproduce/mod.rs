@@ -1,7 +1,7 @@
 //! `fairway reproduce NAME`: run a paper's experiments, several seeds each, and write report.md
 //! and claims.csv, which put every claim of the paper beside fairway's value with a band and a
-//! verdict (DESIGN.md, "Reproductions"). One module per paper, named as DESIGN.md names the
-//! seeds; the scenario files are built in ([`embedded`]).
+//! verdict (docs/architecture.md, "Reproductions"). One module per paper, named by the paper's
+//! short name; the scenario files are built in ([`embedded`]).
 
 pub mod chung_dcbt;
 pub mod claims;
@@ -35,39 +35,34 @@ pub enum Status {
     },
 }
 
-/// One of the five seed papers (DESIGN.md's table).
+/// One of the five papers (docs/architecture.md, "Reproductions").
 #[derive(Debug, Clone, Copy)]
 pub struct Paper {
     pub name: &'static str,
-    pub seed: &'static str,
     pub title: &'static str,
     pub status: Status,
 }
 
-/// Every paper `fairway reproduce` knows, in seed order.
+/// Every paper `fairway reproduce` knows.
 pub const PAPERS: &[Paper] = &[
     Paper {
         name: "kadhum2015",
-        seed: "000",
         title: "Kadhum & Hassanein 2015: MApp over UDPm vs CBR over UDP beside TCP, RED bottleneck",
         status: Status::Ready,
     },
-    Paper { name: "dccp-ns2", seed: "001", title: "TCP vs DCCP CCID2 and CCID3 in ns-2", status: Status::Ready },
+    Paper { name: "dccp-ns2", title: "TCP vs DCCP CCID2 and CCID3 in ns-2", status: Status::Ready },
     Paper {
         name: "elaarag2002",
-        seed: "002",
         title: "ElAarag & Bassiouni 2002: IFTP, TCP emulated by the inter-packet gap",
         status: Status::Ready,
     },
     Paper {
         name: "chung-dcbt",
-        seed: "003",
         title: "Chung & Claypool: RED, CBT and Dynamic-CBT with MM_APP and MPEG_APP",
         status: Status::Ready,
     },
     Paper {
         name: "janani-tfrc",
-        seed: "004",
         title: "Janani & Chenna Reddy: TFRC vs TCP vs UDP for VoIP and video",
         status: Status::Ready,
     },
@@ -77,11 +72,11 @@ pub const PAPERS: &[Paper] = &[
 /// checks it against [`PAPERS`].
 pub const HELP: &str = "\
 Papers (seed file in shared/seeds/):
-  kadhum2015   seed 000  MApp over UDPm vs CBR over UDP beside TCP, RED bottleneck
-  dccp-ns2     seed 001  TCP vs DCCP CCID2 and CCID3 in ns-2
-  elaarag2002  seed 002  IFTP, TCP emulated by the inter-packet gap
-  chung-dcbt   seed 003  RED, CBT and Dynamic-CBT with MM_APP/MPEG_APP
-  janani-tfrc  seed 004  TFRC vs TCP vs UDP for VoIP and video, wired and ad hoc
+  kadhum2015   MApp over UDPm vs CBR over UDP beside TCP, RED bottleneck
+  dccp-ns2     TCP vs DCCP CCID2 and CCID3 in ns-2
+  elaarag2002  IFTP, TCP emulated by the inter-packet gap
+  chung-dcbt   RED, CBT and Dynamic-CBT with MM_APP/MPEG_APP
+  janani-tfrc  TFRC vs TCP vs UDP for VoIP and video, wired and ad hoc
 
 Writes DIR/report.md (the counts of claims by verdict first), DIR/claims.csv
 (claim,source,paper,fairway,band,verdict, then the columns that let a test check
@@ -93,8 +88,8 @@ pub fn known() -> String {
     PAPERS
         .iter()
         .map(|p| match p.status {
-            Status::Ready => format!("{} (seed {})", p.name, p.seed),
-            Status::Planned { issue } => format!("{} (seed {}, to come with issue {issue})", p.name, p.seed),
+            Status::Ready => p.name.to_string(),
+            Status::Planned { issue } => format!("{} (to come with issue {issue})", p.name),
         })
         .collect::<Vec<_>>()
         .join(", ")
@@ -108,7 +103,7 @@ pub struct ReproduceOptions {
     pub out: PathBuf,
     /// The first seed; each experiment runs `reps` seeds from it.
     pub first_seed: u64,
-    /// Independent runs per experiment point (DESIGN.md asks for at least five).
+    /// Independent runs per experiment point (docs/architecture.md asks for at least five).
     pub reps: usize,
     /// Set to stop: the experiment running is abandoned and the reproduction ends with
     /// [`ReproduceError::Interrupted`].
@@ -126,7 +121,7 @@ impl ReproduceOptions {
     }
 }
 
-/// DESIGN.md: "Figures run at least five seeds".
+/// docs/architecture.md: "Figures run at least five seeds".
 pub const DEFAULT_REPS: usize = 5;
 
 #[derive(Debug, thiserror::Error)]
@@ -379,11 +374,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_help_lists_every_paper_with_its_seed_and_status() {
+    fn the_help_lists_every_paper_with_its_status() {
         for p in PAPERS {
             let line =
                 HELP.lines().find(|l| l.trim_start().starts_with(p.name)).unwrap_or_else(|| panic!("{}", p.name));
-            assert!(line.contains(&format!("seed {}", p.seed)), "{line}");
             match p.status {
                 Status::Ready => assert!(!line.contains("to come"), "{line}"),
                 Status::Planned { issue } => assert!(line.contains(&format!("issue {issue}")), "{line}"),

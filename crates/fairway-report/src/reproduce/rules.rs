@@ -245,7 +245,7 @@ pub enum Phrase {
     Some(usize),
     /// "every", "all": all `n`.
     Every(usize),
-    /// Words the paper itself calibrates (seed 002 calls IFTP / TCP of 1.84 and 0.74 "relatively
+    /// Words the paper itself calibrates (elaarag2002 calls IFTP / TCP of 1.84 and 0.74 "relatively
     /// close"): the band the paper's own use gives, which wins for that paper.
     Calibrated { lo: f64, hi: f64 },
     /// A range the paper prints ("4-5"), widened by its rounding.

@@ -205,7 +205,7 @@ impl DatagramSpec for DccpSpec {
         self.app
     }
 
-    /// Its own class: seed 001 compares TCP, CCID2 and CCID3.
+    /// Its own class: dccp-ns2 compares TCP, CCID2 and CCID3.
     fn class(&self) -> &'static str {
         self.transport()
     }

@@ -1,4 +1,4 @@
-//! `transport = "iftp"`, `app = "iftp"`: seed 002's IFTP, TCP emulated by the gap between
+//! `transport = "iftp"`, `app = "iftp"`: elaarag2002's IFTP, TCP emulated by the gap between
 //! unreliable datagrams. Keys are named after the paper's symbols; defaults are its §6.1 values.
 
 use std::any::Any;
@@ -38,11 +38,11 @@ struct IftpSpec {
 
 type IftpFlow = DatagramFlow<IftpSender, IftpReceiver>;
 
-/// What IFTP's sender did (seed 002).
+/// What IFTP's sender did (elaarag2002).
 #[derive(Debug, Clone, Serialize)]
 pub struct IftpSummary {
     /// The inter-packet gap G (G_m in extended mode), weighted by how long each value was in
-    /// force, and its standard deviation (seed 002 Table I).
+    /// force, and its standard deviation (elaarag2002 Table I).
     pub mean_gap_s: Option<f64>,
     pub gap_sd_s: Option<f64>,
     /// The same, each packet counted once with the gap in force when it left.
@@ -60,7 +60,7 @@ pub struct IftpSummary {
 
 fn parse(t: &Tbl, _app: &str, ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
     let mut cfg = parse_iftp(t)?;
-    // tau, "the transmission time of a single packet" (seed 002 §3.1), is P x 8 over the rate of
+    // tau, "the transmission time of a single packet" (elaarag2002 §3.1), is P x 8 over the rate of
     // the sender's access link (the first link of the route) unless the file says otherwise:
     // `access_rate` names the rate, `tau = "bottleneck"` takes the slowest link of the route.
     let which = match (t.get("tau"), t.get("access_rate")) {
@@ -123,7 +123,7 @@ fn parse_iftp(t: &Tbl) -> Res<IftpConfig> {
     if let Some(v) = t.get("reading") {
         let s = v.string()?;
         c.reading = Reading::parse(&s).ok_or_else(|| {
-            v.error(format!("unknown reading `{s}`: expected prose or figure1 (seed 002's Fig. 1 as written)"))
+            v.error(format!("unknown reading `{s}`: expected prose or figure1 (elaarag2002's Fig. 1 as written)"))
         })?;
     }
     if let Some(v) = t.get("min_rto") {
@@ -193,7 +193,7 @@ impl DatagramSpec for IftpSpec {
             window: Some(self.cfg.w_max),
             total: self.cfg.packets,
             // A timeout and its retransmission at most every timer interval, which is at least
-            // a round trip (seed 002 eq. (9)) and `min_rto`.
+            // a round trip (elaarag2002 eq. (9)) and `min_rto`.
             timers_per_rtt: 2.0,
             feedback_per_rtt: 0.0,
             rtt_floor: self.cfg.min_rto,

@@ -1,5 +1,5 @@
-//! `transport = "udpm"`, `app = "mapp"`: seed 000's media-scaling application over UDPm, with
-//! seed 003 §5's receiver rule. `scales` is a preset ("kadhum2015": ten levels, "chung": seed
+//! `transport = "udpm"`, `app = "mapp"`: kadhum2015's media-scaling application over UDPm, with
+//! chung-dcbt §5's receiver rule. `scales` is a preset ("kadhum2015": ten levels, "chung": seed
 //! 003's five) or a list of rates; `pacing` is "constant_size" (one `packet_size` datagram per
 //! frame, the interval changing with the scale) or "constant_rate" (one frame per `interval`, its
 //! size changing, split into datagrams of at most `packet_size`).
@@ -36,8 +36,8 @@ const MAPP_KEYS: &[&str] = &[
     "flow_control",
 ];
 
-/// A flow of MApp's endpoints, under the name the scenario gave its app (seed 000's `mapp`,
-/// seed 003's `mm_app` and `mpeg_app`).
+/// A flow of MApp's endpoints, under the name the scenario gave its app (kadhum2015's `mapp`,
+/// chung-dcbt's `mm_app` and `mpeg_app`).
 #[derive(Debug, Clone)]
 pub(super) struct MappSpec {
     pub cfg: MappConfig,
@@ -56,7 +56,7 @@ pub struct MappSummary {
     /// Scale changes as the sender applied them.
     pub scale_decreases: u64,
     pub scale_increases: u64,
-    /// Receive timeouts (seed 003 §5's TOI) at the receiver.
+    /// Receive timeouts (chung-dcbt §5's TOI) at the receiver.
     pub receiver_timeouts: u64,
     /// Datagrams the receiver found missing (sequence gaps) and found CE-marked.
     pub lost_pkts_seen: u64,
@@ -89,7 +89,7 @@ fn parse(t: &Tbl, _app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> 
     };
     let packet_size = match t.get("packet_size") {
         Some(v) => packet_size(&v)?,
-        None => Bytes(1000), // seed 000 Table 1: "FTP/MApp packet size 1000 bytes"
+        None => Bytes(1000), // kadhum2015 Table 1: "FTP/MApp packet size 1000 bytes"
     };
     let pacing = match t.get("pacing") {
         None => Pacing::ConstantSize { packet_size },
@@ -187,7 +187,7 @@ impl DatagramSpec for MappSpec {
 
     /// At the top scale: one packet per frame of constant size, a frame's datagrams every
     /// interval, or an MPEG slot's largest frame in datagrams every slot; the receiver's
-    /// report every round trip (seed 000 §2.2), its timer with it.
+    /// report every round trip (kadhum2015 §2.2), its timer with it.
     fn load(&self) -> Load {
         let top = self.cfg.table.rate(self.cfg.table.top()).0 as f64;
         let per_s = |d: fairway_core::Dur| 1e9 / d.0.max(1) as f64;

@@ -1,5 +1,5 @@
-//! `app = "mm_app"` and `app = "mpeg_app"` over `transport = "udp"`: seed 003 §5's media
-//! applications, on MApp's endpoints (fairway-proto `mapp`), whose receiver rule is seed 003's.
+//! `app = "mm_app"` and `app = "mpeg_app"` over `transport = "udp"`: chung-dcbt §5's media
+//! applications, on MApp's endpoints (fairway-proto `mapp`), whose receiver rule is chung-dcbt's.
 //! Their feedback and sequence numbers travel in the UDP payload, in the UDPm layout.
 //!
 //! - `mm_app`: "CBR traffic of a fixed frame size and various transmission intervals"; five
@@ -47,7 +47,7 @@ fn parse(t: &Tbl, app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
 
 fn mm_app(t: &Tbl) -> Res<MappConfig> {
     let table = match t.get("scales") {
-        // seed 003 Table 1 and §6: 300, 500, 700, 900 and 1100 kb/s for scales 0 to 4.
+        // chung-dcbt Table 1 and §6: 300, 500, 700, 900 and 1100 kb/s for scales 0 to 4.
         None => ScaleTable::chung_mm_app(),
         Some(v) => {
             let rates = v
@@ -60,7 +60,7 @@ fn mm_app(t: &Tbl) -> Res<MappConfig> {
     };
     let packet_size = match t.get("packet_size") {
         Some(v) => packet_size(&v)?,
-        None => Bytes(1000), // seed 003 §6: "1 KB" frames
+        None => Bytes(1000), // chung-dcbt §6: "1 KB" frames
     };
     let mut cfg = MappConfig { table, pacing: Pacing::ConstantSize { packet_size }, ..MappConfig::default() };
     if let Some(v) = t.get("jitter") {

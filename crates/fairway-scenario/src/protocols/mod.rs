@@ -59,7 +59,7 @@ pub(crate) struct FlowContext {
 }
 
 /// The registration of `transport` that carries `app` (a transport may have several: UDP
-/// carries the sources and seed 003's media apps), else its first; or the default transport of
+/// carries the sources and chung-dcbt's media apps), else its first; or the default transport of
 /// `app`.
 pub(crate) fn lookup(app: &str, transport: Option<&str>) -> Option<&'static Registration> {
     match transport {
@@ -85,7 +85,7 @@ pub(crate) fn datagram_apps() -> Vec<&'static str> {
 /// The keys that set a datagram flow's packet class: `class` and its older spelling.
 pub(crate) const CLASS_KEYS: &[&str] = &["class", "multimedia_tag"];
 
-/// Seed 003 §2-3: the class a flow's packets carry to the router (the ToS bit CBT and D-CBT
+/// chung-dcbt §2-3: the class a flow's packets carry to the router (the ToS bit CBT and D-CBT
 /// tell responsive multimedia from other UDP by): `class = "multimedia"` or `"best_effort"`, or
 /// the older `multimedia_tag = true | false`; `default` when neither is given. True: multimedia.
 pub(crate) fn parse_class(t: &Tbl, default: bool) -> Res<bool> {

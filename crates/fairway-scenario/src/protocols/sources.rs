@@ -1,5 +1,5 @@
 //! The applications a datagram transport carries, as a scenario names them: `cbr` (ns-2's
-//! CBR), `voip` (seed 004's voice: 84 kb/s of 160 B packets, optionally in talk spurts) and
+//! CBR), `voip` (janani-tfrc's voice: 84 kb/s of 160 B packets, optionally in talk spurts) and
 //! `video` (a rate and packet size, optionally in frames), plus `ftp` (greedy) for transports
 //! that pace themselves.
 
@@ -154,7 +154,7 @@ pub(crate) fn parse_source(t: &Tbl, app: &str) -> Res<SourceSpec> {
         }
         "voip" => {
             not_for(t, app, &["frame_interval", "frame_rate"])?;
-            // Seed 004 §5: VoIP at 84 kb/s in 160-byte packets.
+            // janani-tfrc §5: VoIP at 84 kb/s in 160-byte packets.
             let cbr = parse_cbr(t, Bytes(160), Rate(84_000))?;
             let spurts = match t.get("talk_spurts") {
                 Some(v) => v.bool()?,

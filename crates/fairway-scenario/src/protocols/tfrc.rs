@@ -151,7 +151,7 @@ impl DatagramSpec for TfrcSpec {
         self.app
     }
 
-    /// Its own class: seed 004 compares TFRC with TCP and with UDP.
+    /// Its own class: janani-tfrc compares TFRC with TCP and with UDP.
     fn class(&self) -> &'static str {
         "tfrc"
     }

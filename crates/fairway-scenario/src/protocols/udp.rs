@@ -19,7 +19,7 @@ pub(crate) const REGISTRATION: Registration =
 struct UdpSpec {
     app: &'static str,
     source: SourceSpec,
-    /// Seed 003 §2: the ToS bit a class-based queue (CBT) tells multimedia by; off by default.
+    /// chung-dcbt §2: the ToS bit a class-based queue (CBT) tells multimedia by; off by default.
     tagged: bool,
 }
 

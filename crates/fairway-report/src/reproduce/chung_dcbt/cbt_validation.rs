@@ -1,4 +1,4 @@
-//! Seed 003 §4: the simulation of Parris et al.'s CBT experiment (Figures 4-6), 240 TCP flows, 6
+//! chung-dcbt §4: the simulation of Parris et al.'s CBT experiment (Figures 4-6), 240 TCP flows, 6
 //! ProShare flows and a UDP blast from 60 to 110 s through RED and through CBT. What §4 states:
 //! CBT's thresholds leave TCP about 8.7 Mb/s (1088 KB/s) beside ProShare and 7.9 Mb/s (988 KB/s)
 //! once the blast joins, the blast held to about 0.8 Mb/s, and ProShare's threshold not binding.

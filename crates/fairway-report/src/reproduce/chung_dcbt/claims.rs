@@ -1,4 +1,4 @@
-//! Seed 003's claims: what §5 says of Figure 9 and what §7 says of Figures 11 and 12, each as the
+//! chung-dcbt's claims: what §5 says of Figure 9 and what §7 says of Figures 11 and 12, each as the
 //! paper states it. Numbers the paper prints (37% more, 4.68 Mb/s, 293 kb/s, "about twice") are
 //! compared with the prediction interval of one run, widened by the paper's rounding; orderings
 //! and trends by the paired differences over the seeds (the three queues of one seed carry the

@@ -1,4 +1,4 @@
-//! Seed 003 (Chung & Claypool, Dynamic-CBT): §4's simulation of Parris et al.'s CBT experiment
+//! chung-dcbt (Chung & Claypool, Dynamic-CBT): §4's simulation of Parris et al.'s CBT experiment
 //! (Figures 4-6, [`cbt_validation`]), §5's test of MM_APP and MPEG_APP under RED (Figures 8-9,
 //! with and without flow control) and §6-§7's main experiment, RED against CBT against D-CBT
 //! with 55 TCP, 10 MM_APP and 2 CBR flows (Figures 10-12: per-class per-flow throughput and
@@ -51,7 +51,7 @@ impl Queue {
     }
 }
 
-/// The classes of seed 003 §2-3, told apart by the flows' apps: FTP over TCP, MM_APP (tagged,
+/// The classes of chung-dcbt §2-3, told apart by the flows' apps: FTP over TCP, MM_APP (tagged,
 /// flow-controlled), CBR (untagged).
 pub const CLASSES: [&str; 3] = ["TCP", "tagged", "untagged"];
 

@@ -1,4 +1,4 @@
-//! Seed 003's report.md, claims.csv and figures.
+//! chung-dcbt's report.md, claims.csv and figures.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -14,7 +14,7 @@ pub fn write_all(r: &Results, opts: &ReproduceOptions) -> Result<PathBuf, Reprod
     write(&opts.out.join("claims.csv"), &c.csv())?;
     let seeds = opts.seeds();
     let mut s = String::new();
-    let _ = writeln!(s, "# Seed 003 reproduced: Chung & Claypool, Dynamic-CBT\n");
+    let _ = writeln!(s, "# chung-dcbt reproduced: Chung & Claypool, Dynamic-CBT\n");
     let _ = writeln!(s, "**{}** The table below lists each; claims.csv holds the same rows.\n", c.summary());
     let _ = writeln!(
         s,
@@ -33,7 +33,11 @@ bytes the receivers got, headers included, per flow over each period.\n",
         seeds.len(),
     );
     if seeds.len() < super::super::DEFAULT_REPS {
-        let _ = writeln!(s, "(Fewer than the {} seeds per point DESIGN.md asks for.)\n", super::super::DEFAULT_REPS);
+        let _ = writeln!(
+            s,
+            "(Fewer than the {} seeds per point docs/architecture.md asks for.)\n",
+            super::super::DEFAULT_REPS
+        );
     }
     let _ = writeln!(s, "## Figure 10, derived\n");
     let _ = writeln!(
@@ -196,7 +200,7 @@ fn figures(r: &Results, opts: &ReproduceOptions) -> Result<Vec<(String, String)>
     let (b0, b1) = cbt_validation::BLAST;
     let calc: Vec<(f64, f64)> =
         vec![(0.0, 8.7), (b0, 8.7), (b0, 7.9), (b1, 7.9), (b1, 8.7), (series[1].len() as f64, 8.7)];
-    let fig6 = Plot::new("Aggregate TCP throughput, seed 003 §4 (Figure 6(b))", "time (s)", "Mb/s")
+    let fig6 = Plot::new("Aggregate TCP throughput, chung-dcbt §4 (Figure 6(b))", "time (s)", "Mb/s")
         .y_min(0.0)
         .y_max(10.0)
         .series(Series::new("RED", &series[0], Style::Line).like(0))

@@ -1,4 +1,4 @@
-//! Seed 001's claims (its §IV and conclusion, as shared/notes/seed001_spec.md §3 lists them)
+//! dccp-ns2's claims (its §IV and conclusion, as shared/notes/seed001_spec.md §3 lists them)
 //! against fairway's runs. The paper prints no number: every claim is a direction (more, less,
 //! fairer, smoother), checked under two readings: the paper's set-up as stated, deterministic
 //! as ns-2's agents are (one run per set-up, judged on its numbers), the primary reading; and the

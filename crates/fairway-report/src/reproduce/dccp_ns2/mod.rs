@@ -1,4 +1,4 @@
-//! Seed 001 ("TCP vs DCCP CCID2 vs CCID3 congestion control compared in NS-2"): three clients on
+//! dccp-ns2 ("TCP vs DCCP CCID2 vs CCID3 congestion control compared in NS-2"): three clients on
 //! a dumbbell (§III, Table 2, the schedule of Table 4), with TCP, CCID2 and CCID3 each, in the
 //! default set-up and with one change at a time (§IV: the queue at 100 packets, the bottleneck
 //! at 20 Mb/s, its delay at 10 and at 50 ms): per-client throughput over time (Figures 3-17).

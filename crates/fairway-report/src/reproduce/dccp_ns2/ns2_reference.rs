@@ -1,4 +1,4 @@
-//! ns-2.35's own runs of seed 001's grid (scenarios/dccp-ns2/ns2-reference.json, made by
+//! ns-2.35's own runs of dccp-ns2's grid (scenarios/dccp-ns2/ns2-reference.json, made by
 //! validation/dccp-ns2-reference.py with validation/dccp-ns2.tcl): what the paper's simulator
 //! gives for each run, with ECN on (its default, the ECN nonce drawn from a clock-seeded
 //! generator, so repeated runs differ) and off.

@@ -1,4 +1,4 @@
-//! Seed 001's report.md, claims.csv and figures.
+//! dccp-ns2's report.md, claims.csv and figures.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -23,7 +23,7 @@ pub fn write_all(r: &Results, opts: &ReproduceOptions) -> Result<PathBuf, Reprod
     write(&opts.out.join("claims.csv"), &c.csv())?;
     let seeds = opts.seeds();
     let mut s = String::new();
-    let _ = writeln!(s, "# Seed 001 reproduced: TCP vs DCCP CCID2 vs CCID3 in ns-2\n");
+    let _ = writeln!(s, "# dccp-ns2 reproduced: TCP vs DCCP CCID2 vs CCID3 in ns-2\n");
     let _ = writeln!(s, "**{}** The table below lists each; claims.csv holds the same rows.\n", c.summary());
     let _ = writeln!(
         s,
@@ -47,7 +47,11 @@ agents (docs/semantics.md).\n",
         seeds.len(),
     );
     if seeds.len() < super::super::DEFAULT_REPS {
-        let _ = writeln!(s, "(Fewer than the {} seeds per point DESIGN.md asks for.)\n", super::super::DEFAULT_REPS);
+        let _ = writeln!(
+            s,
+            "(Fewer than the {} seeds per point docs/architecture.md asks for.)\n",
+            super::super::DEFAULT_REPS
+        );
     }
     let _ = writeln!(s, "## Readings\n");
     let _ = writeln!(

@@ -1,4 +1,4 @@
-//! Seed 002's claims, in the order of its §6: every finding stated of a figure, every cell of its
+//! elaarag2002's claims, in the order of its §6: every finding stated of a figure, every cell of its
 //! Tables I to IV, every number of its evaluation text, and the extended mode's promise (§3.2),
 //! each with fairway's value (the stated reading of the set-up), a band and a verdict.
 

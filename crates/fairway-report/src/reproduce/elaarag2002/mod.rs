@@ -1,4 +1,4 @@
-//! Seed 002 (ElAarag & Bassiouni 2002, IFTP): the experiments of its §6 and the extended mode of
+//! elaarag2002 (ElAarag & Bassiouni 2002, IFTP): the experiments of its §6 and the extended mode of
 //! §3.2, each a sweep of a file in scenarios/elaarag2002/ run over several seeds, measured here,
 //! checked claim by claim in [`claims`] and written up by [`report`].
 
@@ -14,9 +14,9 @@ use fairway_engine::results::{FlowSummary, Summary};
 
 pub const PAPER: &str = "elaarag2002";
 
-/// Seed 002 Table I: mean and standard deviation of G for the two IFTP sources, ms.
+/// elaarag2002 Table I: mean and standard deviation of G for the two IFTP sources, ms.
 pub const PAPER_TABLE1: [(f64, f64); 2] = [(22.98, 4.01), (23.75, 4.86)];
-/// Seed 002 Table II: UDP rate (as the sweep writes it) and packets lost per source: UDP, IFTP,
+/// elaarag2002 Table II: UDP rate (as the sweep writes it) and packets lost per source: UDP, IFTP,
 /// TCP.
 pub const PAPER_TABLE2: [(&str, f64, f64, f64); 6] = [
     ("1.8Mb", 3760.0, 16.0, 16.0),
@@ -26,9 +26,9 @@ pub const PAPER_TABLE2: [(&str, f64, f64, f64); 6] = [
     ("0.3Mb", 1545.0, 15.0, 28.0),
     ("0.16Mb", 238.0, 11.0, 12.0),
 ];
-/// Seed 002 Table III: (delay, jitter) in ms of IFTP and of UDP.
+/// elaarag2002 Table III: (delay, jitter) in ms of IFTP and of UDP.
 pub const PAPER_TABLE3: [(f64, f64); 2] = [(541.05, 105.42), (990.0, 125.45)];
-/// Seed 002 Table IV: (bottleneck as swept, delay as swept, TCP Mb/s, IFTP Mb/s, utilisation %),
+/// elaarag2002 Table IV: (bottleneck as swept, delay as swept, TCP Mb/s, IFTP Mb/s, utilisation %),
 /// per source.
 pub const PAPER_TABLE4: [(&str, &str, f64, f64, f64); 6] = [
     ("0.5Mb", "0.003ms", 0.2, 0.06, 100.0),

@@ -1,4 +1,4 @@
-//! Seed 002 §5's bandwidth model as claims: the ideal case's time per file size (eqs. (12)-(19))
+//! elaarag2002 §5's bandwidth model as claims: the ideal case's time per file size (eqs. (12)-(19))
 //! and its limit (eq. (20)), the non-ideal bound (eqs. (23)-(26)) and the worst case (eq. (27)),
 //! each against fairway's IFTP (the prose's sender) on a path where the model's assumptions hold
 //! (scenarios/elaarag2002/section5-*.toml). The formulas are fairway-proto's `iftp::model`,

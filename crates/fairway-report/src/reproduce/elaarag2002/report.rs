@@ -1,4 +1,4 @@
-//! Seed 002's report.md, claims.csv and figures.
+//! elaarag2002's report.md, claims.csv and figures.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -42,7 +42,7 @@ pub fn write_all(r: &Results, opts: &ReproduceOptions) -> Result<PathBuf, Reprod
     let figs = figures(r, opts)?;
     let mut s = String::new();
     let seeds = opts.seeds();
-    let _ = writeln!(s, "# Seed 002 reproduced: ElAarag & Bassiouni 2002 (IFTP)\n");
+    let _ = writeln!(s, "# elaarag2002 reproduced: ElAarag & Bassiouni 2002 (IFTP)\n");
     let _ = writeln!(s, "**{}** The table below lists each; claims.csv holds the same rows.\n", c.summary());
     let _ = writeln!(
         s,
@@ -63,7 +63,11 @@ the folder of the same name beside this report.\n",
         seeds.len(),
     );
     if seeds.len() < super::super::DEFAULT_REPS {
-        let _ = writeln!(s, "(Fewer than the {} seeds per point DESIGN.md asks for.)\n", super::super::DEFAULT_REPS);
+        let _ = writeln!(
+            s,
+            "(Fewer than the {} seeds per point docs/architecture.md asks for.)\n",
+            super::super::DEFAULT_REPS
+        );
     }
     let _ = writeln!(s, "## The claims\n\n{}", c.markdown());
     fig5_section(&mut s, &r.fig5);

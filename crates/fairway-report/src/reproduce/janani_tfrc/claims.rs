@@ -1,4 +1,4 @@
-//! Seed 004's wired claims: every cell of Tables 1 to 4, the orderings §5.1 states of Figs 2 to
+//! janani-tfrc's wired claims: every cell of Tables 1 to 4, the orderings §5.1 states of Figs 2 to
 //! 7, and the conclusions of §6, against the reading of "TFRC rate is set to X" that lies closer
 //! to the tables.
 

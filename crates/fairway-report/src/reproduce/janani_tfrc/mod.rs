@@ -1,4 +1,4 @@
-//! Seed 004 (Janani & Chenna Reddy): TFRC for VoIP, video conference and video streaming beside
+//! janani-tfrc (Janani & Chenna Reddy): TFRC for VoIP, video conference and video streaming beside
 //! TCP and beside UDP on a 4 Mb/s dumbbell (§5.1, Tables 1 to 4, Figs 2 to 7) and among mobile
 //! ad hoc nodes ([`wireless`]: §5.2, Tables 5 and 6). Each wired file of scenarios/janani-tfrc/
 //! is one application, one comparator and one reading of "TFRC rate is set to X"

@@ -1,4 +1,4 @@
-//! Seed 004's report.md, claims.csv and figures.
+//! janani-tfrc's report.md, claims.csv and figures.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -18,7 +18,7 @@ pub fn write_all(r: &Results, w: &wireless::Results, opts: &ReproduceOptions) ->
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "# Seed 004 reproduced: Janani & Chenna Reddy (TFRC for real-time applications), wired and wireless\n"
+        "# janani-tfrc reproduced: Janani & Chenna Reddy (TFRC for real-time applications), wired and wireless\n"
     );
     let _ = writeln!(s, "**{}** The table at the end lists each; claims.csv holds the same rows.\n", c.summary());
     let _ = writeln!(
@@ -39,7 +39,11 @@ not counted, one run counting once. TFRC runs in its ns-2 flavour (docs/semantic
         seeds.len(),
     );
     if seeds.len() < super::super::DEFAULT_REPS {
-        let _ = writeln!(s, "(Fewer than the {} seeds per point DESIGN.md asks for.)\n", super::super::DEFAULT_REPS);
+        let _ = writeln!(
+            s,
+            "(Fewer than the {} seeds per point docs/architecture.md asks for.)\n",
+            super::super::DEFAULT_REPS
+        );
     }
     let _ = writeln!(s, "## What the paper leaves open\n");
     let _ = writeln!(

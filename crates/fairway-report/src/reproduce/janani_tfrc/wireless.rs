@@ -1,4 +1,4 @@
-//! Seed 004's wireless part (§5.2, Tables 5 and 6): TFRC beside UDP for VoIP against the pause
+//! janani-tfrc's wireless part (§5.2, Tables 5 and 6): TFRC beside UDP for VoIP against the pause
 //! time, and beside TCP for video conference against the speed, nodes moving by random waypoint
 //! over 1000 m x 1000 m. The paper names no node count: each table runs at N = 10 (the notes'
 //! proposal) and at N = 50, under both readings of "TFRC rate is set to X". Each run also

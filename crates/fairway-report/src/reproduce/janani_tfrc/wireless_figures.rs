@@ -1,4 +1,4 @@
-//! Seed 004's wireless figures whose findings §5.2 states only as orderings: Figures 8-10 (VoIP,
+//! janani-tfrc's wireless figures whose findings §5.2 states only as orderings: Figures 8-10 (VoIP,
 //! TFRC beside TCP, against the number of nodes), 12-14 (video conference, TFRC beside UDP,
 //! against the speed) and 15-17 (video streaming, TFRC beside UDP, for "different sources").
 //! The figures are lost and no x value is given for 8-10 or 15-17: the x each runs at is a

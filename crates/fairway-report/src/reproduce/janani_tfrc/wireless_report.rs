@@ -1,4 +1,4 @@
-//! The wireless section of seed 004's report.md (Tables 5 and 6) and its figure.
+//! The wireless section of janani-tfrc's report.md (Tables 5 and 6) and its figure.
 
 use std::fmt::Write as _;
 

@@ -1,4 +1,4 @@
-//! Seed 000's claims, in the order of its §4: the numbers its text gives for its two runs, the
+//! kadhum2015's claims, in the order of its §4: the numbers its text gives for its two runs, the
 //! finding it states of each figure (Figs 6 to 16), its conclusion, and the arithmetic of §4.2
 //! that the readings rest on. fairway's values come from the reading the paper's numbers support
 //! (mapp-ftp.toml and cbr-ftp.toml; the scenario files give the arithmetic).

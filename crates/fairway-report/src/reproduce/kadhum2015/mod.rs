@@ -1,4 +1,4 @@
-//! Seed 000 (Kadhum & Hassanein 2015): MApp over UDPm against CBR over plain UDP, each beside a
+//! kadhum2015 (Kadhum & Hassanein 2015): MApp over UDPm against CBR over plain UDP, each beside a
 //! TCP NewReno FTP through a 2 Mb/s RED bottleneck. Each file of scenarios/kadhum2015/ is one
 //! reading of the set-up, run over several seeds; the paper's numbers for its two runs are
 //! checked claim by claim in [`claims`] against the reading its own numbers support, and
@@ -45,7 +45,7 @@ impl Media {
     }
 }
 
-/// The numbers seed 000 §4.3 gives for one of its two runs.
+/// The numbers kadhum2015 §4.3 gives for one of its two runs.
 #[derive(Debug, Clone, Copy)]
 pub struct Paper {
     /// §4.3.1: "approximately 4 packets ... as compared to 9 packets".

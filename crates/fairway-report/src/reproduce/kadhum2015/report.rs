@@ -1,4 +1,4 @@
-//! Seed 000's report.md, claims.csv and figures: the claims, every reading beside the paper's
+//! kadhum2015's report.md, claims.csv and figures: the claims, every reading beside the paper's
 //! numbers, and the counterparts of its Figs 6 to 16 (one run, the first seed).
 
 use std::fmt::Write as _;
@@ -18,7 +18,7 @@ pub fn write_all(r: &Results, opts: &ReproduceOptions) -> Result<PathBuf, Reprod
     figs.extend(time_series(r.get("mapp-ftp").first(), r.get("cbr-ftp").first(), opts)?);
     let seeds = opts.seeds();
     let mut s = String::new();
-    let _ = writeln!(s, "# Seed 000 reproduced: Kadhum & Hassanein 2015\n");
+    let _ = writeln!(s, "# kadhum2015 reproduced: Kadhum & Hassanein 2015\n");
     let _ = writeln!(s, "**{}** The table below lists each; claims.csv holds the same rows.\n", c.summary());
     let _ = writeln!(
         s,
@@ -34,7 +34,7 @@ the rules every reproduction follows.\n",
         seeds.last().unwrap_or(&0),
     );
     if seeds.len() < DEFAULT_REPS {
-        let _ = writeln!(s, "(Fewer than the {DEFAULT_REPS} seeds per run DESIGN.md asks for.)\n");
+        let _ = writeln!(s, "(Fewer than the {DEFAULT_REPS} seeds per run docs/architecture.md asks for.)\n");
     }
     let _ = writeln!(
         s,
