@@ -1,12 +1,13 @@
 // aqm.cc: ns-3 (3.37) twin of fairway's AQM validation scenarios (scenarios/validation/aqm-*.toml):
-// a dumbbell whose bottleneck runs ns-3's CoDel, PIE or FQ-CoDel (or RED, or a FIFO), with greedy
+// a dumbbell whose bottleneck runs ns-3's CoDel, PIE, FQ-CoDel, COBALT or FQ-PIE (or RED, or a
+// FIFO), with greedy
 // TCP NewReno flows and UDP CBR flows, written to follow fairway's scenario of the same name.
 //
 //   s0..s{n-1} --- r1 ==== qdisc ==== r2 --- d0..d{n-1}      (TCP flows first, then UDP)
 //   access links: one per host, --access_rate, --access_delay, a device FIFO that never drops
 //   bottleneck r1->r2: --rate, --delay, the queue disc, a device queue of 1 packet
 //
-// Usage: aqm --out=FILE.json [--seed=N] --qdisc=codel|pie|fq_codel|red|fifo [options]
+// Usage: aqm --out=FILE.json [--seed=N] --qdisc=codel|pie|fq_codel|cobalt|fq_pie|red|fifo [options]
 //        aqm --help lists the options.
 // See validation/ns3/README.md ("aqm") for the mapping to fairway and the differences.
 
@@ -43,7 +44,8 @@ constexpr uint32_t kUdpIpHdr = 28;     // 20 IPv4 + 8 UDP
 Fail(const std::string& msg)
 {
     std::cerr << "error: " << msg << "\n"
-              << "usage: aqm --out=FILE.json [--seed=N] --qdisc=codel|pie|fq_codel|red|fifo "
+              << "usage: aqm --out=FILE.json [--seed=N] "
+                 "--qdisc=codel|pie|fq_codel|cobalt|fq_pie|red|fifo "
                  "[--PrintHelp for the options]\n";
     std::exit(2);
 }
@@ -123,6 +125,18 @@ struct Waits
 
 Waits g_waits;
 
+// The bottleneck queue disc's drops by IP protocol (6 TCP, 17 UDP).
+std::map<uint8_t, uint64_t> g_dropsByProto;
+
+void
+QdiscDrop(Ptr<const QueueDiscItem> item)
+{
+    if (Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item))
+    {
+        ++g_dropsByProto[ip->GetHeader().GetProtocol()];
+    }
+}
+
 void
 QdiscEnqueue(Ptr<const QueueDiscItem> item)
 {
@@ -163,13 +177,27 @@ Sojourn(Time t)
     ++g_waits.qdiscN;
 }
 
-// --trace: the queue disc's packets and drops every 10 ms.
+// COBALT's CoDel count, for --trace.
+uint32_t g_cobaltCount = 0;
+
+void
+CobaltCount(uint32_t, uint32_t now)
+{
+    g_cobaltCount = now;
+}
+
+// --trace: the queue disc's packets and drops every 10 ms (and COBALT's BLUE probability and
+// CoDel count).
 void
 Sample(Ptr<QueueDisc> q, std::ofstream* f)
 {
     const QueueDisc::Stats& st = q->GetStats();
-    *f << Simulator::Now().GetSeconds() << "," << q->GetNPackets() << "," << st.nTotalDroppedPackets
-       << "\n";
+    *f << Simulator::Now().GetSeconds() << "," << q->GetNPackets() << "," << st.nTotalDroppedPackets;
+    if (Ptr<CobaltQueueDisc> c = DynamicCast<CobaltQueueDisc>(q))
+    {
+        *f << "," << Fmt(c->GetPdrop()) << "," << g_cobaltCount;
+    }
+    *f << "\n";
     Simulator::Schedule(MilliSeconds(10), &Sample, q, f);
 }
 
@@ -207,17 +235,19 @@ main(int argc, char* argv[])
     uint32_t accessLimit = 100000; // packets the access links' device queues hold
     bool sack = true;
     uint32_t limit = 0;     // packets; 0: the queue disc's default
-    std::string target;     // CoDel, FQ-CoDel and PIE: their default if empty
+    std::string target;     // CoDel, FQ-CoDel, PIE, COBALT, FQ-PIE: their default if empty
     std::string interval;
     bool ecn = false;
-    uint32_t quantum = 0; // FQ-CoDel; 0: the device's MTU
+    uint32_t quantum = 0; // FQ-CoDel, FQ-PIE; 0: the device's MTU
+    std::string blueThreshold; // COBALT; empty: its default (400 ms)
+    double increment = -1, decrement = -1; // COBALT; negative: its defaults (1/256, 1/4096)
     double thresh = 5, maxthresh = 15, qWeight = 0.002;
     std::string trace;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("out", "output JSON file", out);
     cmd.AddValue("seed", "ns-3 run number (>= 1)", seed);
-    cmd.AddValue("qdisc", "codel, pie, fq_codel, red or fifo", qdisc);
+    cmd.AddValue("qdisc", "codel, pie, fq_codel, cobalt, fq_pie, red or fifo", qdisc);
     cmd.AddValue("n_tcp", "greedy TCP NewReno flows", nTcp);
     cmd.AddValue("n_udp", "UDP CBR flows", nUdp);
     cmd.AddValue("rate", "bottleneck rate", rate);
@@ -234,10 +264,13 @@ main(int argc, char* argv[])
     cmd.AddValue("ssthresh", "TCP initial slow-start threshold, packets (0: none)", ssthresh);
     cmd.AddValue("sack", "TCP SACK (ns-3 without it resends data, validation/ns3/README.md)", sack);
     cmd.AddValue("limit", "queue disc limit, packets (0: its default)", limit);
-    cmd.AddValue("target", "CoDel/FQ-CoDel target, PIE QueueDelayReference", target);
-    cmd.AddValue("interval", "CoDel/FQ-CoDel interval", interval);
+    cmd.AddValue("target", "CoDel/FQ-CoDel/COBALT target, PIE/FQ-PIE QueueDelayReference", target);
+    cmd.AddValue("interval", "CoDel/FQ-CoDel/COBALT interval", interval);
     cmd.AddValue("ecn", "ECN marking in the queue disc (and ECN-capable TCP)", ecn);
-    cmd.AddValue("quantum", "FQ-CoDel quantum, bytes (0: the MTU)", quantum);
+    cmd.AddValue("quantum", "FQ-CoDel/FQ-PIE quantum, bytes (0: the MTU)", quantum);
+    cmd.AddValue("blue_threshold", "COBALT BlueThreshold (empty: 400ms)", blueThreshold);
+    cmd.AddValue("increment", "COBALT Increment (negative: 1/256)", increment);
+    cmd.AddValue("decrement", "COBALT Decrement (negative: 1/4096)", decrement);
     cmd.AddValue("thresh", "RED MinTh, packets", thresh);
     cmd.AddValue("maxthresh", "RED MaxTh, packets", maxthresh);
     cmd.AddValue("q_weight", "RED QW", qWeight);
@@ -251,7 +284,7 @@ main(int argc, char* argv[])
     {
         Fail("--seed must be 1 or more");
     }
-    const std::vector<std::string> kinds = {"codel", "pie", "fq_codel", "red", "fifo"};
+    const std::vector<std::string> kinds = {"codel", "pie", "fq_codel", "cobalt", "fq_pie", "red", "fifo"};
     if (std::find(kinds.begin(), kinds.end(), qdisc) == kinds.end())
     {
         Fail("unknown --qdisc '" + qdisc + "'");
@@ -351,6 +384,27 @@ main(int argc, char* argv[])
                              "Target", StringValue(target.empty() ? "5ms" : target),
                              "Interval", StringValue(interval.empty() ? "100ms" : interval));
     }
+    else if (qdisc == "cobalt")
+    {
+        // MaxSize's default is 1 500 000 bytes (1500 x DEFAULT_COBALT_LIMIT).
+        tch.SetRootQueueDisc("ns3::CobaltQueueDisc",
+                             "MaxSize", maybeLimit("1500000B"),
+                             "UseEcn", BooleanValue(ecn),
+                             "Target", StringValue(target.empty() ? "5ms" : target),
+                             "Interval", StringValue(interval.empty() ? "100ms" : interval),
+                             "BlueThreshold", StringValue(blueThreshold.empty() ? "400ms" : blueThreshold),
+                             "Increment", DoubleValue(increment < 0 ? 1. / 256 : increment),
+                             "Decrement", DoubleValue(decrement < 0 ? 1. / 4096 : decrement));
+    }
+    else if (qdisc == "fq_pie")
+    {
+        // Its UseEcn default is true; the PIE attributes not set here keep FqPie's defaults,
+        // which it hands to each flow's PieQueueDisc.
+        tch.SetRootQueueDisc("ns3::FqPieQueueDisc",
+                             "MaxSize", maybeLimit("10240p"),
+                             "UseEcn", BooleanValue(ecn),
+                             "QueueDelayReference", TimeValue(Time(target.empty() ? "15ms" : target)));
+    }
     else if (qdisc == "red")
     {
         tch.SetRootQueueDisc("ns3::RedQueueDisc",
@@ -376,6 +430,10 @@ main(int argc, char* argv[])
     if (qdisc == "fq_codel" && quantum)
     {
         DynamicCast<FqCoDelQueueDisc>(bq)->SetQuantum(quantum);
+    }
+    if (qdisc == "fq_pie" && quantum)
+    {
+        DynamicCast<FqPieQueueDisc>(bq)->SetQuantum(quantum);
     }
     // The reverse direction carries ACKs only; a queue disc that never drops.
     qdiscs.Get(1)->SetAttribute("MaxSize", QueueSizeValue(QueueSize("100000p")));
@@ -438,13 +496,18 @@ main(int argc, char* argv[])
     Hook(bq, "DropBeforeEnqueue", MakeCallback(&QdiscDropBefore));
     Hook(bq, "DropAfterDequeue", MakeCallback(&QdiscDropAfter));
     Hook(bq, "SojournTime", MakeCallback(&Sojourn));
+    Hook(bq, "Drop", MakeCallback(&QdiscDrop));
     Hook(bdev.Get(0), "PhyTxBegin", MakeCallback(&TxBegin));
 
     std::ofstream traceFile;
     if (!trace.empty())
     {
         traceFile.open(trace);
-        traceFile << "time_s,queue_pkts,drops_pkts\n";
+        traceFile << "time_s,queue_pkts,drops_pkts" << (qdisc == "cobalt" ? ",pdrop,count" : "") << "\n";
+        if (qdisc == "cobalt")
+        {
+            Hook(bq, "Count", MakeCallback(&CobaltCount));
+        }
         Simulator::Schedule(Seconds(0), &Sample, bq, &traceFile);
     }
     Simulator::Stop(Seconds(duration));
@@ -482,7 +545,18 @@ main(int argc, char* argv[])
        << "\", \"arrivals_pkts\": " << st.nTotalReceivedPackets
        << ", \"departures_pkts\": " << st.nTotalDequeuedPackets
        << ", \"drops_pkts\": " << st.nTotalDroppedPackets
-       << ", \"marks_pkts\": " << st.nTotalMarkedPackets << ", \"drops_by_reason\": {";
+       << ", \"marks_pkts\": " << st.nTotalMarkedPackets
+       << ", \"drops_tcp_pkts\": " << g_dropsByProto[6] << ", \"drops_udp_pkts\": " << g_dropsByProto[17];
+    if (qdisc == "fq_codel" || qdisc == "fq_pie")
+    {
+        // The flow queues used: fewer than the flows when two flows hash to one queue.
+        js << ", \"flow_queues\": " << bq->GetNQueueDiscClasses();
+    }
+    if (Ptr<CobaltQueueDisc> c = DynamicCast<CobaltQueueDisc>(bq))
+    {
+        js << ", \"pdrop_end\": " << Fmt(c->GetPdrop());
+    }
+    js << ", \"drops_by_reason\": {";
     bool first = true;
     for (const auto& [why, k] : st.nDroppedPacketsBeforeEnqueue)
     {

@@ -25,16 +25,20 @@ disciplines! {
     FqCodel(fq_codel::FqCodel),
     Fred(fred::Fred),
     Pie(pie::Pie),
+    Cobalt(cobalt::Cobalt),
+    FqPie(fq_pie::FqPie),
 }
 
 use fairway_core::{Bytes, FlowId, PacketRef, Rng, Time};
 
 pub use cbt::{Cbt, CbtParams, RedFor};
+pub use cobalt::{Cobalt, CobaltParams};
 pub use codel::{Codel, CodelParams, CodelVars, ControlLaw};
 pub use dcbt::{Dcbt, DcbtParams};
 pub use droptail::{DropTail, DropTailParams, Limit};
 pub use fifo::{Fifo, Queued};
 pub use fq_codel::{FqCodel, FqCodelParams};
+pub use fq_pie::{FqPie, FqPieParams};
 pub use fred::{Fred, FredParams};
 pub use keys::{Keys, NoKeys, Read, Refused};
 pub use pie::{Pie, PieFlavor, PieParams};
@@ -67,7 +71,9 @@ pub enum Class {
 /// Why a packet was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DropReason {
-    /// RED's probabilistic drop between the thresholds (an "unforced" drop in ns-2's words).
+    /// RED's probabilistic drop between the thresholds (an "unforced" drop in ns-2's words), and
+    /// the other disciplines' drops by a probability: PIE's at arrival, COBALT's BLUE's at
+    /// departure.
     Early,
     /// A drop the algorithm could not avoid: RED's average above maxthresh (non-gentle) or above
     /// 2 x maxthresh (gentle). Only with `use_mark_p = false`: with ns-2 2.35's default

@@ -180,6 +180,25 @@ impl Pie {
         Ok(Pie { params, vars, q: Fifo::new(), stats: QueueStats::default() })
     }
 
+    /// A PIE whose updates are due at `first_update` and every `t_update` after, instead of from
+    /// time zero: ns-3 starts a PieQueueDisc's update timer when it builds it, and FQ-PIE builds
+    /// one per flow queue when the queue's first packet arrives.
+    pub(crate) fn with_first_update(params: PieParams, first_update: Time) -> Result<Pie, ParamError> {
+        let mut pie = Pie::new(params)?;
+        pie.vars.next_update = first_update;
+        Ok(pie)
+    }
+
+    /// Takes the packet at the head without a departure's delay sample (FQ-PIE's overflow drops
+    /// from the fattest flow; ns-3 takes them from the PieQueueDisc's internal queue). The
+    /// updates due by `now` come first.
+    pub(crate) fn drop_head(&mut self, now: Time) -> Option<(PacketRef, Bytes)> {
+        self.catch_up(now);
+        let e = self.q.pop()?;
+        self.stats.count_dropped(DropReason::Overflow);
+        Some((e.pkt, e.size))
+    }
+
     pub fn params(&self) -> &PieParams {
         &self.params
     }
@@ -205,7 +224,7 @@ impl Pie {
     }
 
     /// Makes the updates due by `now`, each at its own time.
-    fn catch_up(&mut self, now: Time) {
+    pub(crate) fn catch_up(&mut self, now: Time) {
         while self.vars.next_update <= now {
             self.update();
             self.vars.next_update += self.params.t_update;
@@ -224,7 +243,7 @@ impl Pie {
     }
 
     /// RFC 8033 §4.2 calculate_drop_prob(), with §4.4's burst allowance and §5.5's cap.
-    fn update(&mut self) {
+    pub(crate) fn update(&mut self) {
         let qdelay = self.current_qdelay();
         let p = &self.params;
         let v = &mut self.vars;
@@ -473,7 +492,7 @@ impl Discipline for Pie {
         p.ecn
     }
     /// The drop probability's periodic update (RFC 8033 §4.2), every `t_update`.
-    fn timers_per_s(p: &PieParams) -> f64 {
+    fn timers_per_s(p: &PieParams, _: usize) -> f64 {
         1.0 / p.t_update.as_secs_f64().max(1e-9)
     }
 }

@@ -72,8 +72,9 @@ pub trait Discipline: QueueDiscipline + Clone + Debug + Sized {
     /// Whether it marks ECN-capable packets instead of dropping them.
     fn marks_ecn(p: &Self::Params) -> bool;
 
-    /// Timer events a second of its own (PIE's periodic update), for the event estimate.
-    fn timers_per_s(_p: &Self::Params) -> f64 {
+    /// Timer events a second of its own (PIE's periodic update) with at most `flows` flows
+    /// through it, for the event estimate.
+    fn timers_per_s(_p: &Self::Params, _flows: usize) -> f64 {
         0.0
     }
 
@@ -211,10 +212,10 @@ macro_rules! disciplines {
                 }
             }
 
-            pub fn timers_per_s(&self) -> f64 {
+            pub fn timers_per_s(&self, flows: usize) -> f64 {
                 match self {
-                    QueueSpec::$first(p) => <$fm::$ft as Discipline>::timers_per_s(p),
-                    $(QueueSpec::$v(p) => <$m::$t as Discipline>::timers_per_s(p),)*
+                    QueueSpec::$first(p) => <$fm::$ft as Discipline>::timers_per_s(p, flows),
+                    $(QueueSpec::$v(p) => <$m::$t as Discipline>::timers_per_s(p, flows),)*
                 }
             }
 

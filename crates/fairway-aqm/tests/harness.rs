@@ -9,9 +9,9 @@
 use std::collections::VecDeque;
 
 use fairway_aqm::{
-    Cbt, CbtParams, Class, Codel, CodelParams, Dcbt, DcbtParams, DropReason, DropTail, DropTailParams, FqCodel,
-    FqCodelParams, Fred, FredParams, Limit, PacketMeta, Pie, PieParams, Qdisc, QueueDiscipline, Red, RedCore, RedFor,
-    RedParams, Verdict,
+    Cbt, CbtParams, Class, Cobalt, CobaltParams, Codel, CodelParams, Dcbt, DcbtParams, DropReason, DropTail,
+    DropTailParams, FqCodel, FqCodelParams, FqPie, FqPieParams, Fred, FredParams, Limit, PacketMeta, Pie, PieParams,
+    Qdisc, QueueDiscipline, Red, RedCore, RedFor, RedParams, Verdict,
 };
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rate, Rng, Time};
 
@@ -103,6 +103,35 @@ fn disciplines() -> Vec<(&'static str, Qdisc)> {
             "fq_codel-ecn",
             Qdisc::FqCodel(Box::new(FqCodel::new(FqCodelParams { limit: 40, ..FqCodelParams::default() }).unwrap())),
         ),
+        (
+            "cobalt",
+            Qdisc::Cobalt(Box::new(
+                Cobalt::new(CobaltParams { limit: Limit::Packets(40), ..CobaltParams::default() }).unwrap(),
+            )),
+        ),
+        (
+            "cobalt-ecn-bytes-blue",
+            Qdisc::Cobalt(Box::new(
+                Cobalt::new(CobaltParams {
+                    limit: Limit::Bytes(Bytes(30_000)),
+                    ecn: true,
+                    ce_threshold: Some(Dur::from_millis(2)),
+                    blue_threshold: Dur::from_millis(20),
+                    ..CobaltParams::default()
+                })
+                .unwrap(),
+            )),
+        ),
+        (
+            "fq_pie",
+            Qdisc::FqPie(Box::new(
+                FqPie::new(FqPieParams { limit: 40, flows: 4, ecn: false, ..FqPieParams::default() }).unwrap(),
+            )),
+        ),
+        (
+            "fq_pie-ecn",
+            Qdisc::FqPie(Box::new(FqPie::new(FqPieParams { limit: 40, ..FqPieParams::default() }).unwrap())),
+        ),
     ]
 }
 
@@ -118,6 +147,14 @@ fn may_drop_after(q: &Qdisc, reason: DropReason, waited: Dur, meta: &PacketMeta,
         Qdisc::Codel(c) => codel(c.params().target, c.params().ecn),
         // RFC 8290 §4.1.2: an overflow takes packets from the fattest queue, whatever they waited.
         Qdisc::FqCodel(f) => codel(f.params().target, f.params().ecn) || (reason == DropReason::Overflow && over),
+        // CoDel's part drops above the target only (strictly, as ns-3 compares), and marks
+        // instead with ECN; BLUE's drops any packet while its probability is above zero.
+        Qdisc::Cobalt(c) => {
+            (reason == DropReason::Sojourn && waited > c.params().target && !(c.params().ecn && meta.ecn_capable))
+                || reason == DropReason::Early
+        }
+        // PIE decides at arrival; an overflow takes packets from the fattest queue.
+        Qdisc::FqPie(_) => reason == DropReason::Overflow && over,
     }
 }
 
@@ -125,7 +162,9 @@ fn may_drop_after(q: &Qdisc, reason: DropReason, waited: Dur, meta: &PacketMeta,
 fn limit_of(q: &Qdisc) -> usize {
     match q {
         Qdisc::FqCodel(f) => f.params().limit as usize,
-        Qdisc::DropTail(_)
+        Qdisc::FqPie(f) => f.params().limit as usize,
+        Qdisc::Cobalt(_)
+        | Qdisc::DropTail(_)
         | Qdisc::Red(_)
         | Qdisc::Cbt(_)
         | Qdisc::Dcbt(_)
@@ -181,6 +220,13 @@ fn must_take(q: &Qdisc, meta: &PacketMeta) -> bool {
         Qdisc::Codel(c) => !c.would_overflow(),
         // Every arrival is taken; an overflow drops from the fattest queue after.
         Qdisc::FqCodel(_) => true,
+        Qdisc::Cobalt(c) => !c.would_overflow(meta.size),
+        // ns-3's PIE never drops early with at most two packets in the flow's queue, whose limit
+        // is the whole buffer's.
+        Qdisc::FqPie(f) => {
+            let n = f.flow_len(meta.flow);
+            n <= 2 && n < f.params().limit as usize
+        }
     }
 }
 
@@ -322,6 +368,8 @@ fn drive(name: &str, mut q: Qdisc, seed: u64) -> Vec<Verdict> {
         Qdisc::Cbt(_) => s.threshold_drops,
         Qdisc::Codel(_) => s.sojourn_drops + s.marks,
         Qdisc::FqCodel(_) => s.sojourn_drops + s.marks + s.overflow_drops,
+        Qdisc::Cobalt(_) => s.sojourn_drops + s.early_drops + s.marks,
+        Qdisc::FqPie(_) => s.early_drops + s.marks + s.overflow_drops,
     };
     assert!(own > 0, "{name}: the traffic exercised the discipline's own rule ({s:?})");
     verdicts

@@ -218,7 +218,7 @@ pub fn traffic(sc: &Scenario) -> Traffic {
     let mut total = EVENTS_PER_RUN + bins + samples + EVENTS_PER_FLOW * sc.flows.len() as f64;
     let mut in_flight = 0.0;
     for l in &sc.links {
-        total += dur_s * l.queue.timers_per_s();
+        total += dur_s * l.queue.timers_per_s(sc.flows.len());
     }
     let wireless: std::collections::HashSet<NodeId> =
         sc.wireless.iter().flat_map(|w| w.nodes.iter().map(|n| n.node)).collect();

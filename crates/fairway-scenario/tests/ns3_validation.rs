@@ -1,4 +1,5 @@
-//! ns-3 as the referee of the queue disciplines ns-2 lacks: CoDel, PIE and FQ-CoDel. Each
+//! ns-3 as the referee of the queue disciplines ns-2 lacks: CoDel, PIE, FQ-CoDel, COBALT and
+//! FQ-PIE. Each
 //! scenarios/validation/aqm-*.toml names its twin command (`# ns-3 twin: validation/ns3/build/aqm
 //! ...`, validation/ns3/aqm.cc, built here by validation/ns3/build.sh); both run and the
 //! bottleneck's mean wait before serialisation and its drops must agree within 10%, each class's
@@ -9,8 +10,9 @@
 //! at the same throughput (validation/ns3/README.md, "aqm"). The disciplines agree more closely
 //! than that where TCP's share of the drops is small (the FQ-CoDel scenario's CBR flows).
 //!
-//! PIE draws at random: its scenario runs with seeds 1 to 3 in both tools and the means are
-//! compared. CoDel and FQ-CoDel draw nothing, and neither tool's TCP does: one run each.
+//! PIE, FQ-PIE (a PIE per flow queue) and COBALT (BLUE's drops) draw at random: their scenarios
+//! run with seeds 1 to 3 in both tools and the means are compared. CoDel and FQ-CoDel draw
+//! nothing, and neither tool's TCP does: one run each.
 //!
 //! Runs when Debian's ns-3 (headers in /usr/include/ns3) and a C++ compiler are present. Without
 //! them the test says so and passes, unless FAIRWAY_REQUIRE_NS3 is set (CI sets it).
@@ -193,6 +195,16 @@ fn pie_agrees_with_ns3() {
 #[test]
 fn fq_codel_agrees_with_ns3() {
     compare("aqm-fq-codel", &[1]);
+}
+
+#[test]
+fn cobalt_agrees_with_ns3() {
+    compare("aqm-cobalt", &[1, 2, 3]);
+}
+
+#[test]
+fn fq_pie_agrees_with_ns3() {
+    compare("aqm-fq-pie", &[1, 2, 3]);
 }
 
 /// The baseline: the same TCP traffic through a FIFO, where only the TCPs differ.
