@@ -273,7 +273,7 @@ pub fn points_of_text(file: &str, text: &str) -> Result<Sweep, ScenarioError> {
     let stem = Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("scenario");
     // The base values must form a scenario too: it is what `fairway run` runs.
     parse_scenario(file, text, stem)?;
-    let src = Source { file, text };
+    let src = Source::new(file, text);
     let im = ImDocument::parse(text).map_err(|e| {
         let msg = e.message().trim().to_string();
         src.error(e.span(), "", format!("not valid TOML: {msg}"))
