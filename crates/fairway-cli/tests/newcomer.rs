@@ -1,0 +1,56 @@
+//! What a newcomer following the docs met, each as it shows on the command line: the outputs
+//! and messages say what they hold without a reading of the source.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn fairway(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fairway")).args(args).current_dir(repo()).output().expect("run fairway")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fairway-newcomer-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The tutorial's dumbbell with `flows` in place of its flows.
+fn dumbbell(flows: &str) -> String {
+    let base = fs::read_to_string(repo().join("scenarios/tutorial/red-dumbbell.toml")).unwrap();
+    let links = &base[..base.find("# Two TCP transfers").expect("the tutorial's flows")];
+    format!("{links}{flows}\n[monitor]\nlinks = [\"r1->r2\"]\n")
+}
+
+const TWO_TCP: &str = r#"
+[[flow]]
+name = "tcp{i}"
+count = 2
+app = "ftp"
+from = "s1"
+to = "d1"
+"#;
+
+/// A run without UDP flows lists no `udp` class: not in summary.json, not in classes.csv.
+#[test]
+fn a_class_without_flows_is_not_reported() {
+    let dir = tmp("classes");
+    let file = dir.join("tcp-only.toml");
+    fs::write(&file, dumbbell(TWO_TCP)).unwrap();
+    let out = dir.join("out");
+    let o = fairway(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let classes: Vec<&str> =
+        summary["classes"].as_array().unwrap().iter().map(|c| c["class"].as_str().unwrap()).collect();
+    assert_eq!(classes, ["tcp"]);
+    let csv = fs::read_to_string(out.join("classes.csv")).unwrap();
+    assert!(csv.lines().skip(1).all(|l| l.split(',').nth(2) == Some("tcp")), "{csv}");
+    let _ = fs::remove_dir_all(&dir);
+}
