@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 
 import fairway
+from binary import fairway_bin
 
 REPO = Path(__file__).resolve().parents[2]
 TUTORIAL_SWEEP = REPO / "scenarios/tutorial/red-dumbbell-sweep.toml"
 TUTORIAL = REPO / "scenarios/tutorial/red-dumbbell.toml"
-BIN = os.environ.get("FAIRWAY_BIN", str(REPO / "target/release/fairway"))
 
 
 def needs(module):
@@ -24,7 +24,7 @@ def needs(module):
 
 
 def cli_sweep(out, *more):
-    o = subprocess.run([BIN, "sweep", str(TUTORIAL_SWEEP), "-q", "--out", str(out), *more], cwd=REPO,
+    o = subprocess.run([fairway_bin(), "sweep", str(TUTORIAL_SWEEP), "-q", "--out", str(out), *more], cwd=REPO,
                        capture_output=True, text=True)
     assert o.returncode == 0, o.stderr
     return (out / "sweep.csv").read_text(), (out / "sweep-links.csv").read_text()
