@@ -54,3 +54,52 @@ fn a_class_without_flows_is_not_reported() {
     assert!(csv.lines().skip(1).all(|l| l.split(',').nth(2) == Some("tcp")), "{csv}");
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// With a warm-up, the time plots fit their y axis to what follows it; a slow-start peak above
+/// the axis is named in the warm-up's label, not cut without a word.
+#[test]
+fn a_peak_the_warm_up_axis_leaves_out_is_named() {
+    let dir = tmp("warm-up");
+    let file = dir.join("warm.toml");
+    let text = dumbbell(&TWO_TCP.replace("to = \"d1\"", "to = \"d1\"\nwindow = 100")).replacen(
+        "seed = 1\n",
+        "seed = 1\nmeasure_from = \"5s\"\n",
+        1,
+    );
+    fs::write(&file, text).unwrap();
+    let out = dir.join("out");
+    let o = fairway(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q", "--trace", "agents"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = fs::read_to_string(out.join("cwnd.svg")).unwrap();
+    assert!(svg.contains(">warm-up (off the axis: up to "), "cwnd.svg");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A traced TFRC flow's rate is drawn, as a traced TCP flow's window is: rate.svg beside
+/// cwnd.svg, each with its own flows.
+#[test]
+fn a_traced_tfrc_flows_rate_is_plotted() {
+    let out = tmp("tfrc-rate");
+    let o = fairway(&[
+        "run",
+        "scenarios/validation/tfrc-red.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+        "--trace",
+        "agents",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rate = fs::read_to_string(out.join("rate.svg")).unwrap();
+    assert!(rate.contains("allowed sending rate (every change)") && rate.contains(">rate (Mb/s)</text>"));
+    let cwnd = fs::read_to_string(out.join("cwnd.svg")).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    for f in summary["flows"].as_array().unwrap() {
+        let (name, class) = (f["name"].as_str().unwrap(), f["class"].as_str().unwrap());
+        let label = format!(">{name}</text>");
+        assert_eq!(rate.contains(&label), class == "tfrc", "{name} in rate.svg");
+        assert_eq!(cwnd.contains(&label), class == "tcp", "{name} in cwnd.svg");
+    }
+    let _ = fs::remove_dir_all(&out);
+}

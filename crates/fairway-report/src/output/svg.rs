@@ -720,6 +720,38 @@ fn render(plots: &[&Plot<'_>], width: u32) -> String {
     s
 }
 
+/// How far the plot's points go beyond its y axis, as the warm-up's label says it ("" when
+/// none does): " (off the axis: up to 64)".
+fn off_axis(p: &Plot<'_>, y: &Axis) -> String {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for s in &p.series {
+        for (k, &(_, v)) in s.points.iter().enumerate().filter(|(_, q)| finite(q)) {
+            let u = s.upper.and_then(|u| u.get(k)).copied().filter(|u| u.is_finite()).unwrap_or(v);
+            (lo, hi) = (lo.min(v.min(u)), hi.max(v.max(u)));
+        }
+    }
+    let short = |v: f64| {
+        let t = if v.abs() >= 100.0 { format!("{v:.0}") } else { format!("{v:.3}") };
+        if t.contains('.') {
+            t.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            t
+        }
+    };
+    let mut out = vec![];
+    if hi > y.hi {
+        out.push(format!("up to {}", short(hi)));
+    }
+    if lo < y.lo {
+        out.push(format!("down to {}", short(lo)));
+    }
+    if out.is_empty() {
+        String::new()
+    } else {
+        format!(" (off the axis: {})", out.join(", "))
+    }
+}
+
 /// A clip-path id that differs between plots, so several SVGs can be inlined in one HTML page.
 fn clip_id(plots: &[&Plot<'_>], width: f64) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325; // FNV-1a
@@ -784,7 +816,10 @@ fn draw_panel(s: &mut String, pn: &Panel<'_, '_>, left: f64, w: f64, x: &Axis, x
                 N(xb - xa),
                 N(h)
             );
-            text(s, xa + 4.0, top + 13.0, r##" fill="#555555" font-style="italic""##, label);
+            // A y axis fitted to what follows the interval leaves its peaks off the axis: the
+            // label says how far they go, so that nothing is cut without a word.
+            let off = p.fit_from.map_or(String::new(), |_| off_axis(p, &pn.y));
+            text(s, xa + 4.0, top + 13.0, r##" fill="#555555" font-style="italic""##, &format!("{label}{off}"));
             s.push('\n');
         }
     }
@@ -1278,5 +1313,19 @@ mod tests {
         assert_eq!(doc.matches("<clipPath ").count(), 2);
         // x ticks run over the union 0..6 and are labelled once, under the bottom panel.
         assert_eq!(doc.matches(r#"text-anchor="middle">6</text>"#).count(), 1);
+    }
+
+    #[test]
+    fn a_warm_up_peak_off_the_fitted_axis_is_named_in_the_label() {
+        // A slow-start peak of 64 in the first 5 s, then 10 to 20: the axis fits 10 to 20.
+        let pts: Vec<(f64, f64)> =
+            (0..300).map(|k| (k as f64 * 0.1, if k < 50 { 64.0 } else { 10.0 + (k % 11) as f64 })).collect();
+        let doc = Plot::new("w", "t", "cwnd").line("a", &pts).fit_from(5.0).shade(0.0, 5.0, "warm-up").to_svg();
+        valid(&doc);
+        assert!(doc.contains(">warm-up (off the axis: up to 64)</text>"), "{doc}");
+        // Inside the axis: the label alone.
+        let calm: Vec<(f64, f64)> = pts.iter().map(|&(x, y)| (x, y.min(20.0))).collect();
+        let doc = Plot::new("w", "t", "cwnd").line("a", &calm).fit_from(5.0).shade(0.0, 5.0, "warm-up").to_svg();
+        assert!(doc.contains(">warm-up</text>"), "{doc}");
     }
 }
