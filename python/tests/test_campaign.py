@@ -69,7 +69,8 @@ def test_a_grid_given_in_python_and_replications(tmp_path):
     needs("pyarrow")
     c = fairway.campaign(TUTORIAL, grid={"flow.cbr.rate": ["500kb", "1Mb"]}, reps=2, seed=5, store=tmp_path / "s")
     assert (c.ran, c.skipped) == (4, 0)
-    assert list(c.runs.columns[:3]) == ["point", "flow.cbr.rate", "seed"]
+    assert list(c.runs.columns[:4]) == ["point", "flow.cbr.rate", "flow.cbr.rate_bps", "seed"]
+    assert sorted(set(c.runs["flow.cbr.rate_bps"])) == [500000, 1000000]
     assert sorted(set(c.runs["seed"])) == [5, 6]
     text = TUTORIAL_SWEEP.read_text()
     assert "[sweep]" in text

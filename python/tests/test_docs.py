@@ -31,6 +31,10 @@ def test_the_walk_through_runs(tmp_path, monkeypatch):
     # The campaigns kept their stores.
     assert (tmp_path / "campaign-cbr/sweep.csv").is_file() and (tmp_path / "campaign-dask/sweep.csv").is_file()
     assert ns["c"].ran == 9
+    # The campaign's example shows the effect: per class, TCP falls and the CBR rises with the rate.
+    by_class = ns["by_class"]
+    assert list(by_class.index) == [500000, 1000000, 1500000]
+    assert by_class["tcp"].is_monotonic_decreasing and by_class["udp"].is_monotonic_increasing
 
 
 def test_a_local_cluster_is_made_under_the_main_guard():

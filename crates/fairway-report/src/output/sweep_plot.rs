@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use fairway_core::{Bytes, Dur, Rate};
+use fairway_scenario::sweep::{setting_number, SettingUnit};
 
 use super::svg::{Plot, Series, Style};
 
@@ -26,19 +26,20 @@ pub struct PlotRequest {
     pub font_size: Option<f64>,
 }
 
-/// A setting's value as a number: plain, or with a unit (a rate in b/s, a time in s, a size in
-/// bytes), with the unit's name for the axis.
-fn number(v: &str) -> Option<(f64, &'static str)> {
+/// Setting `key`'s value as a number: plain, or with a unit (a rate in b/s, a time in s, a size
+/// in bytes, as the CSVs' number columns give it), with the unit's name for the axis.
+fn number(key: &str, v: &str) -> Option<(f64, &'static str)> {
     if let Ok(x) = v.parse::<f64>() {
         return Some((x, ""));
     }
-    if let Ok(r) = Rate::parse(v) {
-        return Some((r.0 as f64, "b/s"));
-    }
-    if let Ok(d) = Dur::parse(v) {
-        return Some((d.as_secs_f64(), "s"));
-    }
-    Bytes::parse(v).ok().map(|b| (b.0 as f64, "B"))
+    setting_number(key, v).map(|(x, u)| (x, u.axis()))
+}
+
+/// Whether column `h` is the number twin of one of the settings `keys` (`flow.cbr.rate_bps`).
+fn is_twin(h: &str, keys: &[&str]) -> bool {
+    [SettingUnit::Bps, SettingUnit::Seconds, SettingUnit::Bytes]
+        .iter()
+        .any(|u| h.strip_suffix(u.suffix()).is_some_and(|k| keys.contains(&k)))
 }
 
 fn split(line: &str) -> Vec<&str> {
@@ -69,7 +70,9 @@ pub fn plot(dir: &Path, req: &PlotRequest) -> Result<(PathBuf, String), String> 
     } else {
         header[1..col("flow").ok_or("sweep.csv has no flow column")?].to_vec()
     };
-    let keys: Vec<&str> = keys.into_iter().filter(|k| *k != "seed").collect();
+    // Without the seed, and without the number twins of settings with units.
+    let all = keys.clone();
+    let keys: Vec<&str> = keys.into_iter().filter(|k| *k != "seed" && !is_twin(k, &all)).collect();
     if keys.is_empty() {
         return Err(format!(
             "{file} has no swept setting to put on the x axis (a `fairway run --reps` folder has one point)"
@@ -81,7 +84,7 @@ pub fn plot(dir: &Path, req: &PlotRequest) -> Result<(PathBuf, String), String> 
     let y = req.y.as_deref().unwrap_or("throughput_bps");
     let yi = col(y).ok_or_else(|| {
         let measures: Vec<&str> =
-            header.iter().copied().filter(|h| !h.ends_with("_ci95") && !keys.contains(h)).collect();
+            header.iter().copied().filter(|h| !h.ends_with("_ci95") && !all.contains(h)).collect();
         format!("--y {y}: no such column in {file} ({})", measures.join(", "))
     })?;
     let ei = col(&format!("{y}_ci95"));
@@ -100,7 +103,7 @@ pub fn plot(dir: &Path, req: &PlotRequest) -> Result<(PathBuf, String), String> 
         if file == "replications.csv" && kind_col.is_some_and(|k| f.get(k) != Some(&rows)) {
             continue;
         }
-        let (xv, u) = number(f[xi]).ok_or(format!("--x {x}: the value {} is not a number", f[xi]))?;
+        let (xv, u) = number(x, f[xi]).ok_or(format!("--x {x}: the value {} is not a number", f[xi]))?;
         unit.get_or_insert(u);
         let yv: f64 = f.get(yi).and_then(|v| v.parse().ok()).unwrap_or(f64::NAN);
         let ev: f64 = ei.and_then(|e| f.get(e)).and_then(|v| v.parse().ok()).unwrap_or(f64::NAN);
