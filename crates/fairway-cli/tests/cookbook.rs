@@ -93,6 +93,7 @@ fn every_recipe_runs_as_written() {
         "out/drops/trace.tr",
         "out/tcp0/trace-r1-r2.pcap",
         "out/reps/replications.csv",
+        "out/reps/plot-throughput_bps-per-flow.svg",
         "out/sweep/plot-throughput_bps-vs-flow.cbr.rate.svg",
         "out/kadhum2015/report.html",
     ] {

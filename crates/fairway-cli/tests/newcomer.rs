@@ -103,3 +103,38 @@ fn a_traced_tfrc_flows_rate_is_plotted() {
     }
     let _ = fs::remove_dir_all(&out);
 }
+
+/// `fairway plot` on a `run --reps` folder, which sweeps nothing, draws each flow's (or
+/// class's) mean with its interval, and the folder's page shows it; `--trace` with `--reps` is
+/// refused saying why and what to run instead.
+#[test]
+fn a_replications_folder_is_plotted_flow_by_flow() {
+    let dir = tmp("reps-plot");
+    let d = dir.join("reps");
+    let ds = d.to_str().unwrap();
+    let o = fairway(&["run", "scenarios/tutorial/red-dumbbell.toml", "--reps", "3", "--out", ds, "-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = fs::read_to_string(d.join("report.html")).unwrap();
+    assert!(page.contains("plot-throughput_bps-per-flow.svg"), "the folder's page has the figure");
+    let o = fairway(&["plot", ds]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = fs::read_to_string(d.join("plot-throughput_bps-per-flow.svg")).unwrap();
+    for label in [">tcp0</text>", ">tcp1</text>", ">cbr</text>", ">flow (1 = tcp0, 2 = tcp1, 3 = cbr)</text>"] {
+        assert!(svg.contains(label), "lacks {label}");
+    }
+    // One error bar per flow; x ticks at 1, 2, 3 only.
+    assert_eq!(svg.matches(r#"stroke-width="1.2" d="#).count(), 3);
+    assert!(!svg.contains(r#"text-anchor="middle">1.5</text>"#));
+    let o = fairway(&["plot", ds, "--rows", "class", "--y", "pdr"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = fs::read_to_string(d.join("plot-pdr-per-class.svg")).unwrap();
+    assert!(svg.contains(">tcp</text>") && svg.contains(">udp</text>"));
+    let o = fairway(&["plot", ds, "--x", "seed"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("has no swept setting"), "{o:?}");
+
+    let o = fairway(&["run", "scenarios/tutorial/red-dumbbell.toml", "--reps", "3", "--trace", "agents"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--reps 3 makes 3") && err.contains("`fairway run FILE --seed S --trace ...`"), "{err}");
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -130,6 +130,8 @@ pub struct Plot<'a> {
     /// keeping its `width` and `height`: larger text for a figure printed small. In [`stack`]
     /// the first plot's counts.
     pub scale: f64,
+    /// Ticks on the x axis at whole numbers only (x numbers things: flows, not a quantity).
+    pub x_whole: bool,
 }
 
 impl<'a> Plot<'a> {
@@ -147,6 +149,7 @@ impl<'a> Plot<'a> {
             shade: None,
             fit_from: None,
             scale: 1.0,
+            x_whole: false,
         }
     }
     pub fn series(mut self, series: Series<'a>) -> Self {
@@ -187,6 +190,11 @@ impl<'a> Plot<'a> {
     /// Fits the y axis to the points from `x` on (see [`Plot::fit_from`]).
     pub fn fit_from(mut self, x: f64) -> Self {
         self.fit_from = Some(x);
+        self
+    }
+    /// Ticks the x axis at whole numbers only (see [`Plot::x_whole`]).
+    pub fn x_whole(mut self) -> Self {
+        self.x_whole = true;
         self
     }
     /// Draws text and lines `scale` times their usual size (see [`Plot::scale`]).
@@ -342,7 +350,7 @@ impl Axis {
     }
 }
 
-fn x_axis(extent: Option<(f64, f64)>, fixed: bool, px: f64) -> Axis {
+fn x_axis(extent: Option<(f64, f64)>, fixed: bool, px: f64, whole: bool) -> Axis {
     let (mut lo, mut hi) = extent.map_or((0.0, 1.0), |(a, b)| (clamp_value(a), clamp_value(b)));
     if hi - lo <= 1e-12 * lo.abs().max(hi.abs()) {
         if lo == 0.0 {
@@ -353,7 +361,10 @@ fn x_axis(extent: Option<(f64, f64)>, fixed: bool, px: f64) -> Axis {
             hi += pad;
         }
     }
-    let step = nice_step((hi - lo) / (px / 90.0).clamp(2.0, 12.0));
+    let mut step = nice_step((hi - lo) / (px / 90.0).clamp(2.0, 12.0));
+    if whole {
+        step = step.max(1.0);
+    }
     if !fixed {
         // Widen to a round tick when that adds at most 5% (30.0 s rather than 29.99 s).
         let span = hi - lo;
@@ -687,7 +698,7 @@ fn render(plots: &[&Plot<'_>], width: u32) -> String {
         _ => r,
     });
     let w = (width - left - right).max(20.0);
-    let x = x_axis(x_extent, x_fixed.is_some(), w);
+    let x = x_axis(x_extent, x_fixed.is_some(), w, plots.iter().any(|p| p.x_whole));
     let id = clip_id(plots, width);
 
     let mut s = String::with_capacity(32 * 1024);
