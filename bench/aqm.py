@@ -45,7 +45,8 @@ def fairway_run(exe, toml, seed, tmp):
         s = json.load(open(os.path.join(out, "summary.json")))
         cls = {c["class"]: c for c in s["classes"]}
         link = next(l for l in s["links"] if l["name"] == "r1->r2")
-        m.update(tcp=cls["tcp"]["throughput_bps"] / 1e6, udp=cls["udp"]["throughput_bps"] / 1e6,
+        m.update(tcp=cls.get("tcp", {}).get("throughput_bps", 0) / 1e6,
+                 udp=cls.get("udp", {}).get("throughput_bps", 0) / 1e6,
                  drops=link["drops_pkts"])
     shutil.rmtree(out, ignore_errors=True)
     return m

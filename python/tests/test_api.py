@@ -1,5 +1,5 @@
 """fairway from Python beside the command line: the same scenario gives the same files, whichever
-ran it. FAIRWAY_BIN names the command-line binary (cargo's test sets it)."""
+ran it. FAIRWAY_BIN names the command-line binary (cargo's test sets it; binary.py)."""
 
 import json
 import os
@@ -13,15 +13,15 @@ import pandas as pd
 import pytest
 
 import fairway
+from binary import fairway_bin
 
 REPO = Path(__file__).resolve().parents[2]
 TUTORIAL = REPO / "scenarios/tutorial/red-dumbbell.toml"
 TUTORIAL_SWEEP = REPO / "scenarios/tutorial/red-dumbbell-sweep.toml"
-BIN = os.environ.get("FAIRWAY_BIN", str(REPO / "target/release/fairway"))
 
 
 def cli(*args):
-    o = subprocess.run([BIN, *map(str, args)], cwd=REPO, capture_output=True, text=True)
+    o = subprocess.run([fairway_bin(), *map(str, args)], cwd=REPO, capture_output=True, text=True)
     assert o.returncode == 0, o.stderr
     return o
 

@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 
 import fairway
+from binary import fairway_bin
 
 REPO = Path(__file__).resolve().parents[2]
 TUTORIAL_SWEEP = REPO / "scenarios/tutorial/red-dumbbell-sweep.toml"
 TUTORIAL = REPO / "scenarios/tutorial/red-dumbbell.toml"
-BIN = os.environ.get("FAIRWAY_BIN", str(REPO / "target/release/fairway"))
 
 
 def needs(module):
@@ -24,7 +24,7 @@ def needs(module):
 
 
 def cli_sweep(out, *more):
-    o = subprocess.run([BIN, "sweep", str(TUTORIAL_SWEEP), "-q", "--out", str(out), *more], cwd=REPO,
+    o = subprocess.run([fairway_bin(), "sweep", str(TUTORIAL_SWEEP), "-q", "--out", str(out), *more], cwd=REPO,
                        capture_output=True, text=True)
     assert o.returncode == 0, o.stderr
     return (out / "sweep.csv").read_text(), (out / "sweep-links.csv").read_text()
@@ -69,7 +69,8 @@ def test_a_grid_given_in_python_and_replications(tmp_path):
     needs("pyarrow")
     c = fairway.campaign(TUTORIAL, grid={"flow.cbr.rate": ["500kb", "1Mb"]}, reps=2, seed=5, store=tmp_path / "s")
     assert (c.ran, c.skipped) == (4, 0)
-    assert list(c.runs.columns[:3]) == ["point", "flow.cbr.rate", "seed"]
+    assert list(c.runs.columns[:4]) == ["point", "flow.cbr.rate", "flow.cbr.rate_bps", "seed"]
+    assert sorted(set(c.runs["flow.cbr.rate_bps"])) == [500000, 1000000]
     assert sorted(set(c.runs["seed"])) == [5, 6]
     text = TUTORIAL_SWEEP.read_text()
     assert "[sweep]" in text

@@ -112,7 +112,7 @@ enum Cmd {
         /// Run N replications (seeds from --seed or the file's) in parallel: a folder per seed
         /// and replications.csv, each figure's mean and 95% confidence half-width
         /// [default folder: out/<scenario name>-reps].
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(2..=100_000), conflicts_with = "trace")]
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(2..=100_000))]
         reps: Option<u64>,
         /// Worker threads for --reps [default: the available cores].
         #[arg(long, short, value_parser = clap::value_parser!(u64).range(1..), requires = "reps")]
@@ -147,7 +147,9 @@ enum Cmd {
     },
     /// Draw a sweep's or replications' folder: a measure against a swept setting, a line per
     /// flow (or class), each point the mean over the seeds with its 95% confidence interval
-    /// (replications.csv), or each run's value (sweep.csv). Writes DIR/plot-<y>-vs-<x>.svg.
+    /// (replications.csv), or each run's value (sweep.csv). Writes DIR/plot-<y>-vs-<x>.svg; for
+    /// a `run --reps` folder, which sweeps nothing, each flow's mean and interval side by side,
+    /// DIR/plot-<y>-per-flow.svg.
     Plot {
         /// The folder `fairway sweep` (or `fairway run --reps`) wrote.
         dir: PathBuf,
@@ -361,6 +363,19 @@ impl FigureArgs {
     }
 }
 
+/// `--trace` traces one run; with `--reps` it would write a trace per seed, which nothing reads
+/// together: the error says how to trace one of the replications instead.
+fn refuse_trace_with_reps(trace: &[TraceKind], seed: Option<u64>, reps: u64) -> Result<(), Failure> {
+    if trace.is_empty() {
+        return Ok(());
+    }
+    let from = seed.map_or("the file's seed".to_string(), |s| format!("seed {s}"));
+    Err(Failure::Input(format!(
+        "--trace traces one run, and --reps {reps} makes {reps} (seeds from {from} on), which would each write a trace: \
+run the replications without --trace, then trace the one to look into with `fairway run FILE --seed S --trace ...`"
+    )))
+}
+
 /// What `fairway run --trace` can trace.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum TraceKind {
@@ -426,9 +441,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     interrupt::install();
     let result = match cli.cmd {
-        Cmd::Run { file, out, seed, quiet, reps: Some(reps), jobs, figures, .. } => {
-            figures.check_unused_with_reps().and_then(|_| run_reps(&file, out, seed, reps, jobs, quiet))
-        }
+        Cmd::Run { file, out, seed, quiet, reps: Some(reps), jobs, figures, trace, .. } => figures
+            .check_unused_with_reps()
+            .and_then(|_| refuse_trace_with_reps(&trace, seed, reps))
+            .and_then(|_| run_reps(&file, out, seed, reps, jobs, quiet)),
         Cmd::Run {
             file,
             out,

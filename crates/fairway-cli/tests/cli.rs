@@ -256,9 +256,9 @@ rate = "0.5Mb"
     assert!(o.status.success() && o.stdout.is_empty() && o.stderr.is_empty());
     let csv = fs::read_to_string(a.join("sweep.csv")).unwrap();
     assert_eq!(csv, fs::read_to_string(b.join("sweep.csv")).unwrap());
-    assert!(csv.starts_with("point,flow.udp.rate,seed,flow,"), "{csv}");
+    assert!(csv.starts_with("point,flow.udp.rate,flow.udp.rate_bps,seed,flow,"), "{csv}");
     assert_eq!(csv.lines().count(), 1 + 4);
-    assert!(csv.lines().nth(4).unwrap().starts_with("3,1.5Mb,2,udp,"), "{csv}");
+    assert!(csv.lines().nth(4).unwrap().starts_with("3,1.5Mb,1500000,2,udp,"), "{csv}");
     for label in ["0_flow.udp.rate=0.3Mb_seed=1", "3_flow.udp.rate=1.5Mb_seed=2"] {
         for out in [&a, &b] {
             assert!(out.join(label).join("summary.json").is_file(), "{}/{label}", out.display());
@@ -406,9 +406,9 @@ fn replications_give_means_and_confidence_intervals() {
     assert!((col("throughput_bps") - mean).abs() < 1e-6 * mean);
     assert!((col("throughput_bps_ci95") - 4.303 * sd / 3f64.sqrt()).abs() < 1e-3 * sd);
     assert!(csv.lines().any(|l| l.starts_with("class,tcp,tcp,3,")));
-    // One point, no axis to draw against: the page says so rather than leaving a gap.
+    // One point, no setting to draw against: the page draws each flow's mean and interval.
     let page = fs::read_to_string(out.join("report.html")).unwrap();
-    assert!(page.contains("No figure: replications.csv has no swept setting"), "the page says why it has no figure");
+    assert!(page.contains("plot-throughput_bps-per-flow.svg"), "the page has each flow's mean");
     let o = fairway(&["run", "scenarios/validation/tahoe-mix.toml", "--reps", "1"]);
     assert_eq!(o.status.code(), Some(2));
     let _ = fs::remove_dir_all(&out);
@@ -435,11 +435,11 @@ fn a_sweep_with_replications_gives_each_point_its_interval() {
     assert_eq!(tcp0_at_1mb.len(), 2);
     let reps = fs::read_to_string(out.join("replications.csv")).unwrap();
     let rhead: Vec<&str> = reps.lines().next().unwrap().split(',').collect();
-    assert_eq!(&rhead[..5], ["flow.cbr.rate", "kind", "name", "class", "reps"]);
+    assert_eq!(&rhead[..6], ["flow.cbr.rate", "flow.cbr.rate_bps", "kind", "name", "class", "reps"]);
     assert_eq!(reps.lines().count(), 1 + 3 * (3 + 2), "three points, three flows and two classes each");
-    let row: Vec<&str> = reps.lines().find(|l| l.starts_with("1Mb,flow,tcp0,")).unwrap().split(',').collect();
-    let mean: f64 = row[5].parse().unwrap();
-    assert_eq!(row[4], "2");
+    let row: Vec<&str> = reps.lines().find(|l| l.starts_with("1Mb,1000000,flow,tcp0,")).unwrap().split(',').collect();
+    let mean: f64 = row[6].parse().unwrap();
+    assert_eq!(row[5], "2");
     assert!((mean - (tcp0_at_1mb[0] + tcp0_at_1mb[1]) / 2.0).abs() < 0.1, "{mean} vs {tcp0_at_1mb:?}");
     let _ = fs::remove_dir_all(&out);
 }

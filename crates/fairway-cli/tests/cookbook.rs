@@ -2,7 +2,7 @@
 //! from a folder holding the tutorial's scenarios, with the `fairway` built here first on PATH
 //! (tcpdump's line where tcpdump is installed: CI installs it and sets FAIRWAY_REQUIRE_TCPDUMP;
 //! rsvg-convert's likewise, FAIRWAY_REQUIRE_RSVG); then its Python blocks, as one script, where
-//! pandas is (FAIRWAY_REQUIRE_PANDAS).
+//! pandas is (FAIRWAY_REQUIRE_PANDAS). Every recipe writes under out/, and nothing beside it.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -95,13 +95,19 @@ fn every_recipe_runs_as_written() {
     }
     for f in [
         "out/red-dumbbell/trace-agents.csv",
-        "drops/trace.tr",
-        "tcp0/trace-r1-r2.pcap",
-        "reps/replications.csv",
-        "sweep/plot-throughput_bps-vs-flow.cbr.rate.svg",
+        "out/drops/trace.tr",
+        "out/tcp0/trace-r1-r2.pcap",
+        "out/reps/replications.csv",
+        "out/reps/plot-throughput_bps-per-flow.svg",
+        "out/sweep/plot-throughput_bps-vs-flow.cbr.rate.svg",
         "out/kadhum2015/report.html",
     ] {
         assert!(dir.join(f).is_file(), "{f}");
     }
+    // Everything went under out/: the folder the recipes ran from holds nothing new.
+    let mut top: Vec<String> =
+        fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    top.sort();
+    assert_eq!(top, ["out", "scenarios"], "the recipes left files beside out/");
     let _ = fs::remove_dir_all(&dir);
 }

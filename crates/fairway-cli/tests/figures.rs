@@ -140,18 +140,18 @@ fn a_runs_figures_take_the_size_text_and_formats_asked_for() {
     let drops = fs::read_to_string(out.join("drops.svg")).unwrap();
     assert!(drops.contains(r#"width="640""#));
     if rsvg {
-        for name in ["throughput", "queue_r1-r2", "drops", "cwnd"] {
+        // Every figure, the topology's diagram too.
+        for name in ["throughput", "queue_r1-r2", "drops", "cwnd", "topology"] {
             assert_eq!(&fs::read(out.join(format!("{name}.png"))).unwrap()[..4], b"\x89PNG", "{name}");
             assert_eq!(&fs::read(out.join(format!("{name}.pdf"))).unwrap()[..5], b"%PDF-", "{name}");
         }
-        // The diagram stays SVG.
-        assert!(!out.join("topology.png").exists());
     }
     let _ = fs::remove_dir_all(&out);
 }
 
 /// With `measure_from`, the warm-up is shaded on the time plots, and the throughput axis fits
-/// the steady state: the slow-start peak of the first seconds is cut at its top.
+/// the steady state: the slow-start peak of the first seconds is cut at its top, and the
+/// warm-up's label says how high it went.
 #[test]
 fn the_warm_up_is_shaded_and_left_out_of_the_axis() {
     let text = fs::read_to_string(repo().join("scenarios/tutorial/red-dumbbell.toml")).unwrap();
@@ -162,7 +162,7 @@ fn the_warm_up_is_shaded_and_left_out_of_the_axis() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for name in ["throughput.svg", "queue_r1-r2.svg", "drops.svg", "cwnd.svg"] {
         let svg = fs::read_to_string(out.join(name)).unwrap();
-        assert!(svg.contains(">warm-up</text>"), "{name} shades the warm-up");
+        assert!(svg.contains(">warm-up"), "{name} shades the warm-up");
     }
     // The y axis's top tick is at most the largest throughput of a bin after 5 s, plus the
     // axis's headroom (under a tick step): read both from flows.csv and the SVG.
@@ -188,6 +188,13 @@ fn the_warm_up_is_shaded_and_left_out_of_the_axis() {
         svg.split(r#"text-anchor="end">"#).skip(1).filter_map(|s| s.split('<').next()?.parse().ok()).collect();
     let top = ticks.iter().copied().fold(0.0, f64::max);
     assert!(top >= after && top < all, "top tick {top}: steady-state max {after}, peak {all}");
+    // The peak left off the axis is named in the warm-up's label.
+    let named: f64 = svg
+        .split(">warm-up (off the axis: up to ")
+        .nth(1)
+        .and_then(|s| s.split(')').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("the label names the peak"));
+    assert!((named - all).abs() < 1e-3 * all, "label {named}, peak {all}");
     let o = fairway(&["run", file.to_str().unwrap(), "-q", "--reps", "2", "--width", "600"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("with --reps, draw the replications with `fairway plot`"));

@@ -130,10 +130,11 @@ pub fn run_into(
     res
 }
 
-/// The traffic classes of a run's summary, in its order: "tcp" and "udp" always (the ns-2
-/// comparison reads them), then any other class its flows have, in flow order.
+/// The traffic classes of a run's summary, in its order: those its flows have, "tcp" and
+/// "udp" first, then the others in flow order. A class without flows is left out.
 pub fn class_names(sc: &Scenario) -> Vec<&'static str> {
-    let mut names = vec!["tcp", "udp"];
+    let mut names: Vec<&'static str> =
+        ["tcp", "udp"].into_iter().filter(|c| sc.flows.iter().any(|f| f.class() == *c)).collect();
     for f in &sc.flows {
         if !names.contains(&f.class()) {
             names.push(f.class());

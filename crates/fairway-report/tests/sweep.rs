@@ -258,7 +258,8 @@ fn a_cbr_rate_sweep_writes_one_row_per_point_and_throughput_rises_to_the_capacit
     let csv = fs::read_to_string(out.join("sweep.csv")).unwrap();
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    assert_eq!(header[..4], ["point", "flow.udp.rate", "seed", "flow"]);
+    // A rate's number in b/s beside it, for sorting and grouping; the seed is a number already.
+    assert_eq!(header[..5], ["point", "flow.udp.rate", "flow.udp.rate_bps", "seed", "flow"]);
     for col in ["throughput_bps", "dropped_pkts", "link", "link_utilization", "link_mean_queue_pkts"] {
         assert!(header.contains(&col), "no {col} in {header:?}");
     }
@@ -270,7 +271,8 @@ fn a_cbr_rate_sweep_writes_one_row_per_point_and_throughput_rises_to_the_capacit
         assert_eq!(r.len(), header.len());
         assert_eq!(r[0], i.to_string());
         assert_eq!(r[1], RATES[i / 2]);
-        assert_eq!(r[2], ["1", "2"][i % 2]);
+        assert_eq!(r[2], Rate::parse(RATES[i / 2]).unwrap().0.to_string());
+        assert_eq!(r[3], ["1", "2"][i % 2]);
         assert_eq!(r[col("flow")], "udp");
         assert_eq!(r[col("link")], "r1->r2");
     }
@@ -342,13 +344,46 @@ fn every_monitored_link_has_its_rows() {
     let csv = fs::read_to_string(out.join("sweep-links.csv")).unwrap();
     let mut lines = csv.lines();
     let head: Vec<&str> = lines.next().unwrap().split(',').collect();
-    assert_eq!(&head[..3], ["point", "flow.udp.rate", "link"]);
+    assert_eq!(&head[..4], ["point", "flow.udp.rate", "flow.udp.rate_bps", "link"]);
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    let links: Vec<(&str, &str)> = rows.iter().map(|r| (r[1], r[2])).collect();
+    let links: Vec<(&str, &str)> = rows.iter().map(|r| (r[1], r[3])).collect();
     assert_eq!(links, [("0.5Mb", "r1->r2"), ("0.5Mb", "r2->b"), ("1.5Mb", "r1->r2"), ("1.5Mb", "r2->b")]);
     let drops = |r: &Vec<&str>| r[head.iter().position(|h| *h == "drops_pkts").unwrap()].parse::<u64>().unwrap();
     assert_eq!(drops(&rows[0]), 0);
     assert!(drops(&rows[2]) > 100, "{}", drops(&rows[2]));
     assert_eq!(drops(&rows[3]), 0);
     let _ = fs::remove_dir_all(&out);
+}
+
+/// A swept setting written with a unit has its number in the base unit beside it, named with
+/// the unit; text and plain numbers have none.
+#[test]
+fn settings_with_units_have_a_number_column_named_with_the_unit() {
+    let s = load(&dumbbell(
+        "[sweep]\n\"flow.udp.rate\" = [\"1.5Mb\", \"1Mb\"]\n\"link[1].delay\" = [\"10ms\", \"1.5s\"]\n\
+         \"flow.udp.packet_size\" = [\"500B\", \"1KB\"]\n\"link[1].queue.limit\" = [20, 40]\n",
+    ));
+    assert_eq!(
+        s.columns(s.keys.len()),
+        [
+            "flow.udp.rate",
+            "flow.udp.rate_bps",
+            "link[1].delay",
+            "link[1].delay_s",
+            "flow.udp.packet_size",
+            "flow.udp.packet_size_bytes",
+            "link[1].queue.limit"
+        ]
+    );
+    assert_eq!(s.column_values(0, s.keys.len()), ["1.5Mb", "1500000", "10ms", "0.01", "500B", "500", "20"]);
+    assert_eq!(s.column_values(15, s.keys.len()), ["1Mb", "1000000", "1.5s", "1.5", "1KB", "1000", "40"]);
+    // The replications' columns stop before the seed (the last key there): the same prefix.
+    assert_eq!(s.columns(1), ["flow.udp.rate", "flow.udp.rate_bps"]);
+    // A rate's key reads "1MB" as a rate; a key with a value of no unit gets no number.
+    use fairway_scenario::sweep::{setting_number, SettingUnit};
+    assert_eq!(setting_number("flow.x.rate", "1MB"), Some((8e6, SettingUnit::Bps)));
+    assert_eq!(setting_number("flow.x.packet_size", "1MB"), Some((1e6, SettingUnit::Bytes)));
+    assert_eq!(setting_number("seed", "3"), None);
+    let mixed = load(&dumbbell("[sweep]\n\"flow.udp.start\" = [\"1s\", \"uniform(0s, 1s)\"]\n"));
+    assert_eq!(mixed.columns(1), ["flow.udp.start"]);
 }

@@ -79,7 +79,7 @@ pub fn parse_scenario_warn(
     text: &str,
     default_name: &str,
 ) -> Result<(Scenario, Vec<ScenarioError>), ScenarioError> {
-    let src = Source { file, text };
+    let src = Source::new(file, text);
     let doc = ImDocument::parse(text).map_err(|e| {
         let msg = e.message().trim().to_string();
         src.error(e.span(), "", format!("not valid TOML: {msg}"))
@@ -88,7 +88,9 @@ pub fn parse_scenario_warn(
     let mut b =
         Builder { dir: Path::new(file).parent().map(Path::to_path_buf).unwrap_or_default(), ..Default::default() };
     let sc = b.build(&root, default_name)?;
-    Ok((sc, b.warnings))
+    let mut warnings = src.take_warnings();
+    warnings.append(&mut b.warnings);
+    Ok((sc, warnings))
 }
 
 /// What one `[[flow]]` entry of greedy TCP flows can put in flight through its bottleneck.
@@ -535,15 +537,26 @@ impl Builder {
                 let reg = protocols::lookup(app, transport.as_ref().map(|(s, _)| s.as_str()));
                 let Some(reg) = reg.filter(|r| r.apps.contains(&app)) else {
                     let (s, v) = transport.as_ref().expect("an app's default transport is registered and carries it");
-                    let known = TcpVariant::parse(s).is_some() || reg.is_some();
-                    if !known {
-                        return Err(v.error(format!("unknown transport `{s}` for app `{app}`")));
-                    }
                     let mut can: Vec<&str> = vec![];
                     if TCP_APPS.contains(&app) {
                         can.extend(TcpVariant::ALL.iter().map(|v| v.name()));
                     }
                     can.extend(protocols::REGISTRY.iter().filter(|r| r.apps.contains(&app)).map(|r| r.transport));
+                    let known = TcpVariant::parse(s).is_some() || reg.is_some();
+                    if !known {
+                        // The app's transports, and every transport for a misspelt one.
+                        let mut all: Vec<&str> = TcpVariant::ALL.iter().map(|v| v.name()).collect();
+                        for r in protocols::REGISTRY {
+                            if !all.contains(&r.transport) {
+                                all.push(r.transport);
+                            }
+                        }
+                        return Err(v.error(format!(
+                            "unknown transport `{s}` for app `{app}`: expected {} (transports: {})",
+                            can.join(", "),
+                            all.join(", ")
+                        )));
+                    }
                     return Err(
                         v.error(format!("transport `{s}` cannot carry app `{app}`: expected {}", can.join(", ")))
                     );

@@ -615,7 +615,13 @@ fn apps_and_transports_that_do_not_go_together_are_named() {
     assert_eq!(e.field, "flow[1].app");
     assert!(e.message.contains("expected ftp, transfer, web, cbr, voip, video, mapp, mm_app, mpeg_app, iftp"), "{e}");
     let e = with("app = \"cbr\"", "app = \"cbr\"\ntransport = \"carrier-pigeon\"").unwrap_err();
-    assert!(e.message.contains("unknown transport `carrier-pigeon`"), "{e}");
+    assert!(e.message.contains("unknown transport `carrier-pigeon` for app `cbr`: expected udp, tfrc, tfrc-sp, ccid2, ccid3 (transports: newreno, reno, tahoe, udp, udpm, iftp,"), "{e}");
+    // A misspelt transport under a TCP app: those that carry it, then every transport.
+    let e = with("app = \"cbr\"", "app = \"ftp\"\ntransport = \"cubic\"").unwrap_err();
+    assert!(e.message.contains("unknown transport `cubic` for app `ftp`: expected newreno, reno, tahoe, tfrc, tfrc-sp, ccid2, ccid3 (transports:"), "{e}");
+    for t in ["tfrc", "ccid3", "udpm"] {
+        assert!(e.message.contains(t), "{t}: {e}");
+    }
     // The defaults: an app's own transport, named in the summary's terms.
     let sc = parse(GOOD).unwrap();
     assert_eq!((sc.flows[1].app.name(), sc.flows[1].transport()), ("cbr", "udp"));
@@ -873,4 +879,37 @@ fn a_flow_that_stops_before_measuring_begins_is_warned_of() {
     let w = warnings(&text);
     assert!(w.iter().any(|m| m.contains("flow[1].stop") && m.contains("`cbr` stops at 4s")), "{w:?}");
     assert!(warnings(&text.replace("stop = \"4s\"", "stop = \"6s\"")).iter().all(|m| !m.contains("measure_from")));
+}
+
+#[test]
+fn a_value_without_its_unit_is_read_in_the_base_unit_with_a_warning() {
+    let good = GOOD.replacen(RED_IN_GOOD, RED_GOOD, 1);
+    // A string without a unit: seconds, bits per second, bytes, each named.
+    let text = good.replacen("delay = \"10ms\"", "delay = \"10\"", 1);
+    let sc = parse(&text).unwrap();
+    assert_eq!(sc.links[2].delay, Dur::from_secs_f64(10.0));
+    // (A delay of 10 s also trips the window's warning, which is not this test's.)
+    let w: Vec<String> = warnings(&text).into_iter().filter(|w| w.contains("no unit")).collect();
+    let line = line_of(&text, "delay = \"10\"");
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].starts_with(&format!("test.toml:{line}:")), "{w:?}");
+    assert!(w[0].contains("link[1].delay: \"10\" has no unit, so it is read as 10 seconds"), "{w:?}");
+    let w = warnings(&good.replacen("rate = \"2Mb\"", "rate = 2000000", 1));
+    assert!(
+        w.len() == 1 && w[0].contains("link[1].rate: 2000000 has no unit, so it is read as 2000000 bits per second"),
+        "{w:?}"
+    );
+    let w = warnings(&good.replacen("packet_size = \"500B\"", "packet_size = \"500\"", 1));
+    assert!(w.len() == 1 && w[0].contains("\"500\" has no unit, so it is read as 500 bytes"), "{w:?}");
+    // A size as a bare number is bytes without a word; zero is zero in any unit.
+    assert_eq!(warnings(&good.replacen("packet_size = \"500B\"", "packet_size = 500", 1)), Vec::<String>::new());
+    assert_eq!(warnings(&good.replacen("start = \"1s\"", "start = 0", 1)), Vec::<String>::new());
+    // One warning per place, however many flows a `count` entry makes.
+    let many = good.replacen("name = \"cbr\"", "name = \"cbr{i}\"\ncount = 50", 1).replacen(
+        "interval = \"5ms\"",
+        "interval = 0.005",
+        1,
+    );
+    let w = warnings(&many);
+    assert!(w.len() == 1 && w[0].contains("0.005 has no unit, so it is read as 0.005 seconds"), "{w:?}");
 }

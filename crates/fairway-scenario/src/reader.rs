@@ -39,13 +39,34 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-/// The text being read and its name, to turn byte spans into line and column.
+/// The text being read and its name, to turn byte spans into line and column; and the
+/// warnings its values gave as they were read (a value without its unit).
 pub struct Source<'s> {
     pub file: &'s str,
     pub text: &'s str,
+    warnings: RefCell<Vec<ScenarioError>>,
 }
 
 impl<'s> Source<'s> {
+    pub fn new(file: &'s str, text: &'s str) -> Source<'s> {
+        Source { file, text, warnings: RefCell::new(vec![]) }
+    }
+
+    /// The warnings given while reading, in reading order, each place once.
+    pub fn take_warnings(&self) -> Vec<ScenarioError> {
+        self.warnings.take()
+    }
+
+    /// A warning at `span`, unless that place already has one (a `count = N` entry reads its
+    /// values N times).
+    fn warn(&self, span: Option<Range<usize>>, field: &str, message: String) {
+        let w = self.error(span, field, message);
+        let mut ws = self.warnings.borrow_mut();
+        if !ws.iter().any(|x| x.line == w.line && x.col == w.col) {
+            ws.push(w);
+        }
+    }
+
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
         let before = &self.text[..offset];
@@ -119,6 +140,14 @@ impl Place {
             (false, Some(i)) => format!("{}(i={i}).{key}", self.base),
         }
     }
+}
+
+/// The kind of a value with a unit, for the warning about one written without it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    Time,
+    Rate,
+    Size,
 }
 
 /// A table (standard or inline) being read.
@@ -396,11 +425,24 @@ impl<'a> Val<'a> {
 
     /// A value with a unit, as a string ("10ms") or a bare number in the base unit (seconds,
     /// b/s, bytes). Both go through the same parser, so a number is held to the same range.
-    fn unit<T>(&self, parse: impl Fn(&str) -> Result<T, fairway_core::UnitError>) -> Res<T> {
+    /// A value other than zero without its unit is read in the base unit with a warning that
+    /// says so (`delay = "10"` is ten seconds), except a size given as a bare number: a size
+    /// has bytes for its one usual unit, and ns-2's scripts write it so.
+    fn unit<T>(&self, what: Unit, parse: impl Fn(&str) -> Result<T, fairway_core::UnitError>) -> Res<T> {
         match self.value() {
-            Some(Value::String(s)) => parse(&self.subst.apply(s.value())).map_err(|e| self.error(e.to_string())),
+            Some(Value::String(s)) => {
+                let text = self.subst.apply(s.value());
+                let t = parse(&text).map_err(|e| self.error(e.to_string()))?;
+                if let Ok(v) = text.trim().parse::<f64>() {
+                    self.unitless(what, v, &format!("\"{}\"", text.trim()));
+                }
+                Ok(t)
+            }
             Some(Value::Integer(_)) | Some(Value::Float(_)) => {
                 let v = self.f64()?;
+                if what != Unit::Size {
+                    self.unitless(what, v, &format!("{v}"));
+                }
                 if v < 0.0 {
                     return Err(self.error(format!("{v} is negative")));
                 }
@@ -419,9 +461,26 @@ impl<'a> Val<'a> {
         }
     }
 
+    /// The warning for a value without its unit, `v` as written.
+    fn unitless(&self, what: Unit, v: f64, written: &str) {
+        if v == 0.0 {
+            return;
+        }
+        let (unit, e1, e2) = match what {
+            Unit::Time => ("seconds", "s", "ms"),
+            Unit::Rate => ("bits per second", "Mb", "kb"),
+            Unit::Size => ("bytes", "B", "KB"),
+        };
+        self.src.warn(
+            self.span.clone(),
+            &self.path(),
+            format!("{written} has no unit, so it is read as {v} {unit}; write the unit to say which (\"{v}{e1}\", \"{v}{e2}\", ...)"),
+        );
+    }
+
     /// A duration: "10ms", "0.005s"; a bare number is seconds.
     pub fn dur(&self) -> Res<Dur> {
-        self.unit(Dur::parse)
+        self.unit(Unit::Time, Dur::parse)
     }
 
     pub fn time(&self) -> Res<Time> {
@@ -439,7 +498,7 @@ impl<'a> Val<'a> {
 
     /// A rate: "2Mb", "6 Mb/s"; a bare number is bits per second.
     pub fn rate(&self) -> Res<Rate> {
-        self.unit(Rate::parse)
+        self.unit(Unit::Rate, Rate::parse)
     }
 
     /// A rate above zero.
@@ -453,7 +512,7 @@ impl<'a> Val<'a> {
 
     /// A size: "1000B", "10KB"; a bare integer is bytes.
     pub fn bytes(&self) -> Res<Bytes> {
-        self.unit(Bytes::parse)
+        self.unit(Unit::Size, Bytes::parse)
     }
 
     pub fn bytes_pos(&self) -> Res<Bytes> {
@@ -565,7 +624,7 @@ mod tests {
 
     #[test]
     fn line_and_column() {
-        let src = Source { file: "x.toml", text: "a = 1\nbb = 2\n" };
+        let src = Source::new("x.toml", "a = 1\nbb = 2\n");
         assert_eq!(src.line_col(0), (1, 1));
         assert_eq!(src.line_col(6), (2, 1));
         assert_eq!(src.line_col(9), (2, 4));

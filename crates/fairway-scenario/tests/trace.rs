@@ -174,3 +174,17 @@ fn the_rows_are_the_same_whatever_the_bin() {
     assert!(sink.0.iter().all(|&n| n <= (1 << 16) + 100), "{:?}", sink.0);
     assert_eq!(sink.0.iter().sum::<usize>(), a.agent_trace.len());
 }
+
+/// srtt and rttvar are estimates of the samples: both empty until the first, then both there.
+/// (Before it, TCP's rttvar holds ns-2's initial 12 s, which the first sample replaces unread.)
+#[test]
+fn rttvar_is_empty_until_the_first_sample_as_srtt_is() {
+    let res = traced(RED, &[0]);
+    let rows = rows_of(&res, 0);
+    assert!(rows[0].state.srtt.is_none() && rows[0].state.rttvar.is_none(), "{:?}", rows[0]);
+    assert!(rows.iter().any(|r| r.state.srtt.is_some()));
+    for r in &rows {
+        assert_eq!(r.state.srtt.is_some(), r.state.rttvar.is_some(), "{r:?}");
+        assert!(r.state.rttvar.is_none_or(|v| v.as_secs_f64() < 1.0), "{r:?}");
+    }
+}

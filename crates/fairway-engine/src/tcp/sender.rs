@@ -298,7 +298,9 @@ impl TcpSender {
             cwnd_pkts: Some(self.cwnd),
             ssthresh_pkts: Some(self.ssthresh()),
             srtt: self.srtt(),
-            rttvar: Some(self.rttvar()),
+            // Before the first sample rttvar holds ns-2's `rttvar_init_` (12 s), which the
+            // first sample replaces unread: no estimate yet, as srtt.
+            rttvar: self.srtt().map(|_| self.rttvar()),
             rto: Some(self.rto()),
             ..Default::default()
         }

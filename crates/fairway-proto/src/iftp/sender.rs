@@ -704,7 +704,8 @@ impl Endpoint for IftpSender {
             cwnd_pkts: Some(self.window() as f64),
             ssthresh_pkts: Some(self.ssthresh() as f64),
             srtt: self.srtt(),
-            rttvar: Some(self.rttvar()),
+            // No estimate before the first sample, as srtt.
+            rttvar: self.srtt().map(|_| self.rttvar()),
             rto: Some(self.rto()),
             ..AgentState::default()
         }

@@ -51,10 +51,8 @@ fn write_figures(dir: &Path, figures: &[(String, String)], how: &Figures) -> io:
         let p = dir.join(name);
         fs::write(&p, body)?;
         v.push(p.clone());
-        // The topology drawing is a diagram, not a figure of results: SVG only.
-        if name != "topology.svg" {
-            v.extend(convert::convert(&p, &how.formats)?);
-        }
+        // Every figure, topology.svg's diagram too: a paper takes it in the same format.
+        v.extend(convert::convert(&p, &how.formats)?);
     }
     Ok(v)
 }

@@ -266,6 +266,31 @@ pub fn all(res: &RunResult, sc: &Scenario, style: &FigureStyle) -> Vec<(String, 
         out.push(("cwnd.svg".to_string(), p.to_svg()));
     }
 
+    // With an agent trace, the traced rate-based senders' (TFRC, CCID3) allowed rate at every
+    // change, as cwnd.svg draws windows.
+    let mut rates: Vec<Line> = vec![];
+    for r in res.agent_trace.iter().filter(|r| r.conn == 0) {
+        let Some(x) = r.state.rate_bps else { continue };
+        let name = &sc.flows[r.flow as usize].name;
+        let pt = (r.t.as_secs_f64(), x / 1e6);
+        match rates.iter().position(|l| l.name == *name) {
+            Some(i) => rates[i].pts.push(pt),
+            None if rates.len() < MAX_FLOW_SERIES => rates.push(Line { name: name.clone(), pts: vec![pt] }),
+            None => {}
+        }
+    }
+    for l in &mut rates {
+        if let Some(&(t, x)) = l.pts.last() {
+            l.pts.push((last.max(t), x));
+        }
+    }
+    if !rates.is_empty() {
+        let upto = if cut { format!(", to {last:.1} s") } else { String::new() };
+        let title = format!("{}: allowed sending rate (every change{upto})", sc.name);
+        let p = style.apply(plot(&title, "time (s)", "rate (Mb/s)", &rates, Style::Step), warm);
+        out.push(("rate.svg".to_string(), p.to_svg()));
+    }
+
     // The network, with each [[flow]] entry's path (its first flow's).
     let index: std::collections::HashMap<&str, usize> =
         sc.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();

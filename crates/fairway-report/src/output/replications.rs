@@ -94,17 +94,18 @@ pub fn csv_grouped(keys: &[String], groups: &[(Vec<String>, Vec<&Summary>)]) -> 
 /// replications.csv of a sweep run with replications (`sweep::replicated`: the seed its last
 /// key), its points grouped by their values without the seed.
 pub fn csv_of_sweep(sw: &fairway_scenario::sweep::Sweep, runs: &[fairway_scenario::sweep::PointRun]) -> String {
-    let keys = &sw.keys[..sw.keys.len().saturating_sub(1)];
+    let n = sw.keys.len().saturating_sub(1);
+    let keys = sw.columns(n);
     let mut groups: Vec<(Vec<String>, Vec<&Summary>)> = vec![];
     for (p, r) in sw.points.iter().zip(runs) {
         let Ok(s) = &r.outcome else { continue };
-        let values = p.values[..keys.len()].to_vec();
+        let values = sw.column_values(p.index, n);
         match groups.iter_mut().find(|g| g.0 == values) {
             Some(g) => g.1.push(s),
             None => groups.push((values, vec![s])),
         }
     }
-    csv_grouped(keys, &groups)
+    csv_grouped(&keys, &groups)
 }
 
 fn rows(s: &mut String, lead: &str, runs: &[&Summary]) {

@@ -130,6 +130,8 @@ pub struct Plot<'a> {
     /// keeping its `width` and `height`: larger text for a figure printed small. In [`stack`]
     /// the first plot's counts.
     pub scale: f64,
+    /// Ticks on the x axis at whole numbers only (x numbers things: flows, not a quantity).
+    pub x_whole: bool,
 }
 
 impl<'a> Plot<'a> {
@@ -147,6 +149,7 @@ impl<'a> Plot<'a> {
             shade: None,
             fit_from: None,
             scale: 1.0,
+            x_whole: false,
         }
     }
     pub fn series(mut self, series: Series<'a>) -> Self {
@@ -187,6 +190,11 @@ impl<'a> Plot<'a> {
     /// Fits the y axis to the points from `x` on (see [`Plot::fit_from`]).
     pub fn fit_from(mut self, x: f64) -> Self {
         self.fit_from = Some(x);
+        self
+    }
+    /// Ticks the x axis at whole numbers only (see [`Plot::x_whole`]).
+    pub fn x_whole(mut self) -> Self {
+        self.x_whole = true;
         self
     }
     /// Draws text and lines `scale` times their usual size (see [`Plot::scale`]).
@@ -342,7 +350,7 @@ impl Axis {
     }
 }
 
-fn x_axis(extent: Option<(f64, f64)>, fixed: bool, px: f64) -> Axis {
+fn x_axis(extent: Option<(f64, f64)>, fixed: bool, px: f64, whole: bool) -> Axis {
     let (mut lo, mut hi) = extent.map_or((0.0, 1.0), |(a, b)| (clamp_value(a), clamp_value(b)));
     if hi - lo <= 1e-12 * lo.abs().max(hi.abs()) {
         if lo == 0.0 {
@@ -353,7 +361,10 @@ fn x_axis(extent: Option<(f64, f64)>, fixed: bool, px: f64) -> Axis {
             hi += pad;
         }
     }
-    let step = nice_step((hi - lo) / (px / 90.0).clamp(2.0, 12.0));
+    let mut step = nice_step((hi - lo) / (px / 90.0).clamp(2.0, 12.0));
+    if whole {
+        step = step.max(1.0);
+    }
     if !fixed {
         // Widen to a round tick when that adds at most 5% (30.0 s rather than 29.99 s).
         let span = hi - lo;
@@ -687,7 +698,7 @@ fn render(plots: &[&Plot<'_>], width: u32) -> String {
         _ => r,
     });
     let w = (width - left - right).max(20.0);
-    let x = x_axis(x_extent, x_fixed.is_some(), w);
+    let x = x_axis(x_extent, x_fixed.is_some(), w, plots.iter().any(|p| p.x_whole));
     let id = clip_id(plots, width);
 
     let mut s = String::with_capacity(32 * 1024);
@@ -718,6 +729,38 @@ fn render(plots: &[&Plot<'_>], width: u32) -> String {
     }
     s.push_str("</svg>\n");
     s
+}
+
+/// How far the plot's points go beyond its y axis, as the warm-up's label says it ("" when
+/// none does): " (off the axis: up to 64)".
+fn off_axis(p: &Plot<'_>, y: &Axis) -> String {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for s in &p.series {
+        for (k, &(_, v)) in s.points.iter().enumerate().filter(|(_, q)| finite(q)) {
+            let u = s.upper.and_then(|u| u.get(k)).copied().filter(|u| u.is_finite()).unwrap_or(v);
+            (lo, hi) = (lo.min(v.min(u)), hi.max(v.max(u)));
+        }
+    }
+    let short = |v: f64| {
+        let t = if v.abs() >= 100.0 { format!("{v:.0}") } else { format!("{v:.3}") };
+        if t.contains('.') {
+            t.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            t
+        }
+    };
+    let mut out = vec![];
+    if hi > y.hi {
+        out.push(format!("up to {}", short(hi)));
+    }
+    if lo < y.lo {
+        out.push(format!("down to {}", short(lo)));
+    }
+    if out.is_empty() {
+        String::new()
+    } else {
+        format!(" (off the axis: {})", out.join(", "))
+    }
 }
 
 /// A clip-path id that differs between plots, so several SVGs can be inlined in one HTML page.
@@ -784,7 +827,10 @@ fn draw_panel(s: &mut String, pn: &Panel<'_, '_>, left: f64, w: f64, x: &Axis, x
                 N(xb - xa),
                 N(h)
             );
-            text(s, xa + 4.0, top + 13.0, r##" fill="#555555" font-style="italic""##, label);
+            // A y axis fitted to what follows the interval leaves its peaks off the axis: the
+            // label says how far they go, so that nothing is cut without a word.
+            let off = p.fit_from.map_or(String::new(), |_| off_axis(p, &pn.y));
+            text(s, xa + 4.0, top + 13.0, r##" fill="#555555" font-style="italic""##, &format!("{label}{off}"));
             s.push('\n');
         }
     }
@@ -1278,5 +1324,19 @@ mod tests {
         assert_eq!(doc.matches("<clipPath ").count(), 2);
         // x ticks run over the union 0..6 and are labelled once, under the bottom panel.
         assert_eq!(doc.matches(r#"text-anchor="middle">6</text>"#).count(), 1);
+    }
+
+    #[test]
+    fn a_warm_up_peak_off_the_fitted_axis_is_named_in_the_label() {
+        // A slow-start peak of 64 in the first 5 s, then 10 to 20: the axis fits 10 to 20.
+        let pts: Vec<(f64, f64)> =
+            (0..300).map(|k| (k as f64 * 0.1, if k < 50 { 64.0 } else { 10.0 + (k % 11) as f64 })).collect();
+        let doc = Plot::new("w", "t", "cwnd").line("a", &pts).fit_from(5.0).shade(0.0, 5.0, "warm-up").to_svg();
+        valid(&doc);
+        assert!(doc.contains(">warm-up (off the axis: up to 64)</text>"), "{doc}");
+        // Inside the axis: the label alone.
+        let calm: Vec<(f64, f64)> = pts.iter().map(|&(x, y)| (x, y.min(20.0))).collect();
+        let doc = Plot::new("w", "t", "cwnd").line("a", &calm).fit_from(5.0).shade(0.0, 5.0, "warm-up").to_svg();
+        assert!(doc.contains(">warm-up</text>"), "{doc}");
     }
 }

@@ -71,7 +71,7 @@ pub const PAPERS: &[Paper] = &[
 /// What `fairway reproduce --help` shows under its options: every paper, ready or not. A test
 /// checks it against [`PAPERS`].
 pub const HELP: &str = "\
-Papers (seed file in shared/seeds/):
+Papers (each named at the top of its scenario files, scenarios/<name>/ in the repository):
   kadhum2015   MApp over UDPm vs CBR over UDP beside TCP, RED bottleneck
   dccp-ns2     TCP vs DCCP CCID2 and CCID3 in ns-2
   elaarag2002  IFTP, TCP emulated by the inter-packet gap
@@ -80,7 +80,8 @@ Papers (seed file in shared/seeds/):
 
 Writes DIR/report.md (the counts of claims by verdict first), DIR/claims.csv
 (claim,source,paper,fairway,band,verdict, then the columns that let a test check
-each verdict: docs/reproductions.md) and each experiment's runs beside them.
+each verdict) and each experiment's runs beside them. How a claim is judged:
+docs/reproductions.md.
 The scenario files are built in; --scenarios reads edited copies instead.";
 
 /// The papers, one line each, for error messages.
@@ -384,6 +385,13 @@ mod tests {
             }
         }
         assert_eq!(PAPERS.len(), 5);
+        // What it points to is in the repository.
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        for p in PAPERS {
+            assert!(repo.join("scenarios").join(p.name).is_dir(), "{}", p.name);
+        }
+        assert!(HELP.contains("docs/reproductions.md") && repo.join("docs/reproductions.md").is_file());
+        assert!(!HELP.contains("shared/"), "a clone has no shared/: {HELP}");
     }
 
     #[test]

@@ -54,7 +54,71 @@ pub struct Sweep {
     pub keys: Vec<String>,
     /// The points in grid order (the first key varies slowest).
     pub points: Vec<Point>,
+    /// Per key, the unit every one of its values is written with, if they all have one: the
+    /// CSVs give such a key a number column beside it ([`Sweep::columns`]).
+    pub units: Vec<Option<SettingUnit>>,
     grid: Grid,
+}
+
+/// The unit of a swept setting written with one ("1.5Mb", "10ms", "500B"), whose CSV column
+/// gets a number twin in the base unit: text sorts "1.5Mb" before "1Mb", numbers do not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingUnit {
+    Bps,
+    Seconds,
+    Bytes,
+}
+
+impl SettingUnit {
+    /// The twin column's suffix: `flow.cbr.rate` and `flow.cbr.rate_bps`.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            SettingUnit::Bps => "_bps",
+            SettingUnit::Seconds => "_s",
+            SettingUnit::Bytes => "_bytes",
+        }
+    }
+
+    /// The unit as an axis names it.
+    pub fn axis(self) -> &'static str {
+        match self {
+            SettingUnit::Bps => "b/s",
+            SettingUnit::Seconds => "s",
+            SettingUnit::Bytes => "B",
+        }
+    }
+}
+
+/// A setting's value written with a unit, as a number in the base unit (b/s, s, bytes), and the
+/// unit. A time's units are its own; a key whose last part names a rate (`rate`, `max_rate`)
+/// reads its value as a rate ("1MB" is 8 Mb/s there), any other as a size if it reads as one
+/// ("500B") and else as a rate ("1Mb"). `None` for a plain number, or no value with a unit.
+pub fn setting_number(key: &str, value: &str) -> Option<(f64, SettingUnit)> {
+    if value.trim().parse::<f64>().is_ok() {
+        return None;
+    }
+    if let Ok(d) = fairway_core::Dur::parse(value) {
+        return Some((d.as_secs_f64(), SettingUnit::Seconds));
+    }
+    let rate = || fairway_core::Rate::parse(value).ok().map(|r| (r.0 as f64, SettingUnit::Bps));
+    let last = key.rsplit('.').next().unwrap_or(key);
+    if last.contains("rate") {
+        return rate();
+    }
+    fairway_core::Bytes::parse(value).ok().map(|b| (b.0 as f64, SettingUnit::Bytes)).or_else(rate)
+}
+
+/// The unit of an axis whose candidates are all strings with the same kind of unit.
+fn axis_unit(key: &str, values: &[Value]) -> Option<SettingUnit> {
+    let mut unit = None;
+    for v in values {
+        let (_, u) = setting_number(key, v.as_str()?)?;
+        if unit.is_some_and(|x| x != u) {
+            return None;
+        }
+        unit = Some(u);
+    }
+    unit
 }
 
 /// One point of a sweep.
@@ -88,6 +152,31 @@ struct Grid {
 }
 
 impl Sweep {
+    /// The columns the first `n` keys take in the CSVs: each key as written, and after a key
+    /// with a unit ([`Sweep::units`]) its number twin (`flow.cbr.rate`, `flow.cbr.rate_bps`).
+    pub fn columns(&self, n: usize) -> Vec<String> {
+        let mut out = vec![];
+        for (k, u) in self.keys.iter().zip(&self.units).take(n) {
+            out.push(k.clone());
+            if let Some(u) = u {
+                out.push(format!("{k}{}", u.suffix()));
+            }
+        }
+        out
+    }
+
+    /// Point `point`'s values in [`Sweep::columns`]' order: as written, and their numbers.
+    pub fn column_values(&self, point: usize, n: usize) -> Vec<String> {
+        let mut out = vec![];
+        for ((k, u), v) in self.keys.iter().zip(&self.units).zip(&self.points[point].values).take(n) {
+            out.push(v.clone());
+            if u.is_some() {
+                out.push(setting_number(k, v).map_or(String::new(), |(x, _)| format!("{x}")));
+            }
+        }
+        out
+    }
+
     /// "flow.udp.rate = 0.3Mb, seed = 2": the values of a point, for messages.
     pub fn describe(&self, point: usize) -> String {
         describe(&self.keys, &self.points[point].values)
@@ -273,7 +362,7 @@ pub fn points_of_text(file: &str, text: &str) -> Result<Sweep, ScenarioError> {
     let stem = Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("scenario");
     // The base values must form a scenario too: it is what `fairway run` runs.
     parse_scenario(file, text, stem)?;
-    let src = Source { file, text };
+    let src = Source::new(file, text);
     let im = ImDocument::parse(text).map_err(|e| {
         let msg = e.message().trim().to_string();
         src.error(e.span(), "", format!("not valid TOML: {msg}"))
@@ -328,7 +417,8 @@ pub fn points_of_text(file: &str, text: &str) -> Result<Sweep, ScenarioError> {
         return Err(e);
     }
     let name = name.unwrap_or_else(|| stem.to_string());
-    Ok(Sweep { file: file.to_string(), name, keys, points, grid })
+    let units = grid.axes.iter().map(|a| axis_unit(&a.key, &a.values)).collect();
+    Ok(Sweep { file: file.to_string(), name, keys, points, units, grid })
 }
 
 /// One swept key: where it points and its candidate values.

@@ -312,19 +312,20 @@ fn keep_only_scenario(dir: &Path) {
     }
 }
 
-/// The columns that lead every row of a sweep's CSVs: `point` and the swept keys.
+/// The columns that lead every row of a sweep's CSVs: `point` and the swept keys, each with a
+/// unit followed by its number ([`Sweep::columns`]).
 fn keys_header(s: &Sweep) -> String {
     let mut out = String::from("point");
-    for k in &s.keys {
+    for k in s.columns(s.keys.len()) {
         out.push(',');
-        out.push_str(&csv_field(k));
+        out.push_str(&csv_field(&k));
     }
     out
 }
 
 /// A point's values, each after a comma, as [`keys_header`] names them.
-fn point_values(p: &super::Point) -> String {
-    p.values.iter().map(|v| format!(",{}", csv_field(v))).collect()
+fn point_values(s: &Sweep, p: &super::Point) -> String {
+    s.column_values(p.index, s.keys.len()).iter().map(|v| format!(",{}", csv_field(v))).collect()
 }
 
 /// The combined CSV: one row per point per flow, with the point's values and the first
@@ -354,7 +355,7 @@ pub fn sweep_csv_rows(s: &Sweep, index: usize, sum: &Summary) -> String {
     let mut out = String::new();
     let p = &s.points[index];
     let opt = |v: Option<f64>| v.filter(|v| v.is_finite()).map_or(String::new(), |v| format!("{v:.6}"));
-    let values = point_values(p);
+    let values = point_values(s, p);
     let link = match sum.links.iter().find(|l| l.monitored) {
         Some(l) => format!("{},{},{:.6},{:.4}", csv_field(&l.name), l.drops_pkts, l.utilization, l.mean_queue_pkts),
         None => ",,,".to_string(),
@@ -406,7 +407,7 @@ pub fn sweep_links_header(s: &Sweep) -> String {
 pub fn sweep_links_rows(s: &Sweep, index: usize, sum: &Summary) -> String {
     let mut out = String::new();
     let p = &s.points[index];
-    let values = point_values(p);
+    let values = point_values(s, p);
     for l in sum.links.iter().filter(|l| l.monitored) {
         let _ = writeln!(
             out,
