@@ -29,6 +29,7 @@ disciplines! {
     FqPie(fq_pie::FqPie),
 }
 
+pub use fairway_core::ParamError;
 use fairway_core::{Bytes, FlowId, PacketRef, Rng, Time};
 
 pub use cbt::{Cbt, CbtParams, RedFor};
@@ -194,20 +195,6 @@ impl QueueStats {
     pub(crate) fn count_departure(&mut self, size: Bytes) {
         self.departures_pkts += 1;
         self.departures_bytes += size.0;
-    }
-}
-
-/// A parameter that failed validation, naming the field.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{field}: {reason}")]
-pub struct ParamError {
-    pub field: &'static str,
-    pub reason: String,
-}
-
-impl ParamError {
-    pub fn new(field: &'static str, reason: impl Into<String>) -> ParamError {
-        ParamError { field, reason: reason.into() }
     }
 }
 

@@ -8,10 +8,12 @@
 pub mod frame;
 pub mod hash;
 pub mod ids;
+pub mod param;
 pub mod rng;
 pub mod udpm;
 pub mod units;
 
 pub use ids::{FlowId, LinkId, NodeId, PacketRef};
+pub use param::ParamError;
 pub use rng::Rng;
 pub use units::{Bytes, Dur, Rate, Time, UnitError};

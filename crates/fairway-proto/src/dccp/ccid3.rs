@@ -14,7 +14,7 @@ use super::packet::{LossIntervalOpt, LossIntervals, Options};
 use crate::endpoint::{AgentState, Arrival, Endpoint};
 use crate::source::Source;
 use crate::tfrc::loss::weights;
-use crate::tfrc::{Observed, TfrcConfig, TfrcError, TfrcFeedback, TfrcReceiver, TfrcSender};
+use crate::tfrc::{Observed, ParamError, TfrcConfig, TfrcFeedback, TfrcReceiver, TfrcSender};
 
 /// The window counter's range: CCVal is 4 bits (§8.1).
 const WCTRMAX: u64 = 16;
@@ -109,7 +109,7 @@ impl Ccid3Sender {
         self.tfrc.state()
     }
 
-    pub fn new(cfg: TfrcConfig, source: Box<dyn Source>, ns2: bool) -> Result<Ccid3Sender, TfrcError> {
+    pub fn new(cfg: TfrcConfig, source: Box<dyn Source>, ns2: bool) -> Result<Ccid3Sender, ParamError> {
         let n = cfg.loss.intervals;
         Ok(Ccid3Sender {
             ns2,
@@ -341,7 +341,7 @@ impl IntervalEchoes {
 }
 
 impl Ccid3Receiver {
-    pub fn new(cfg: TfrcConfig, ns2: bool) -> Result<Ccid3Receiver, TfrcError> {
+    pub fn new(cfg: TfrcConfig, ns2: bool) -> Result<Ccid3Receiver, ParamError> {
         Ok(Ccid3Receiver {
             ns2,
             echoes: IntervalEchoes::default(),

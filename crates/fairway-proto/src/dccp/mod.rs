@@ -23,8 +23,8 @@ mod receiver;
 mod sender;
 pub mod wire;
 
+pub use fairway_core::ParamError;
 use fairway_core::{Bytes, Dur};
-use thiserror::Error;
 
 pub use ccid2::{Ccid2, Ccid2Config, Ccid2Stats};
 pub use ccid3::{Ccid3Receiver, Ccid3Sender, Ccid3SenderStats};
@@ -172,56 +172,46 @@ impl DccpConfig {
     }
 
     /// Checks that the settings can work; names the field that cannot.
-    pub fn validate(&self) -> Result<(), DccpError> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         let c = &self.ccid2;
         if c.initial_cwnd == 0 {
-            return Err(DccpError::new("initial_cwnd", "must be at least 1"));
+            return Err(ParamError::of("DCCP", "initial_cwnd", "must be at least 1"));
         }
         if c.initial_ssthresh < 2 {
-            return Err(DccpError::new("initial_ssthresh", "must be at least 2 (RFC 4341 §5)"));
+            return Err(ParamError::of("DCCP", "initial_ssthresh", "must be at least 2 (RFC 4341 §5)"));
         }
         if c.numdupack == 0 {
-            return Err(DccpError::new("numdupack", "must be at least 1"));
+            return Err(ParamError::of("DCCP", "numdupack", "must be at least 1"));
         }
         if c.ack_ratio == 0 || c.ack_ratio > u32::from(u16::MAX) {
-            return Err(DccpError::new("ack_ratio", format!("{} is outside 1..=65535 (RFC 4340 §11.3)", c.ack_ratio)));
+            return Err(ParamError::of(
+                "DCCP",
+                "ack_ratio",
+                format!("{} is outside 1..=65535 (RFC 4340 §11.3)", c.ack_ratio),
+            ));
         }
         if c.initial_rto.is_zero() {
-            return Err(DccpError::new("initial_rto", "must be positive"));
+            return Err(ParamError::of("DCCP", "initial_rto", "must be positive"));
         }
         if c.min_rto > c.max_rto {
-            return Err(DccpError::new("min_rto", format!("{} is above max_rto {}", c.min_rto, c.max_rto)));
+            return Err(ParamError::of("DCCP", "min_rto", format!("{} is above max_rto {}", c.min_rto, c.max_rto)));
         }
         if c.max_rto.is_zero() {
-            return Err(DccpError::new("max_rto", "must be positive"));
+            return Err(ParamError::of("DCCP", "max_rto", "must be positive"));
         }
         if self.request_rto.is_zero() {
-            return Err(DccpError::new("request_rto", "must be positive"));
+            return Err(ParamError::of("DCCP", "request_rto", "must be positive"));
         }
         if self.ack_delay.is_zero() {
-            return Err(DccpError::new("ack_delay", "must be positive"));
+            return Err(ParamError::of("DCCP", "ack_delay", "must be positive"));
         }
         if self.send_buffer == 0 {
-            return Err(DccpError::new("send_buffer", "must hold at least one packet"));
+            return Err(ParamError::of("DCCP", "send_buffer", "must hold at least one packet"));
         }
         if self.ccid == Ccid::Three {
-            self.tfrc().validate().map_err(|e| DccpError::new(e.field, e.reason))?;
+            self.tfrc().validate().map_err(|e| ParamError::of("DCCP", e.field, e.reason))?;
         }
         Ok(())
-    }
-}
-
-/// A setting that cannot work; `field` names it.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("DCCP parameter `{field}`: {reason}")]
-pub struct DccpError {
-    pub field: &'static str,
-    pub reason: String,
-}
-
-impl DccpError {
-    pub fn new(field: &'static str, reason: impl Into<String>) -> DccpError {
-        DccpError { field, reason: reason.into() }
     }
 }
 

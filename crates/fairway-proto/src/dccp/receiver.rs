@@ -10,7 +10,7 @@ use crate::tfrc::TfrcReceiverStats;
 use super::ackvec::AckRecord;
 use super::ccid3::Ccid3Receiver;
 use super::packet::{feature, FeatureOp, FeatureOpt, Packet, PacketType, SEQ_MASK};
-use super::{wire, Ccid, DccpConfig, DccpError, SERVICE_CODE};
+use super::{wire, Ccid, DccpConfig, ParamError, SERVICE_CODE};
 use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
 
 /// The server's states (§8.1: LISTEN, RESPOND, OPEN).
@@ -63,7 +63,7 @@ pub struct DccpReceiver {
 }
 
 impl DccpReceiver {
-    pub fn new(cfg: DccpConfig) -> Result<DccpReceiver, DccpError> {
+    pub fn new(cfg: DccpConfig) -> Result<DccpReceiver, ParamError> {
         cfg.validate()?;
         Ok(DccpReceiver {
             ack_ratio: cfg.ccid2.ack_ratio,

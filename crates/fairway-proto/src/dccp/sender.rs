@@ -9,7 +9,7 @@ use fairway_core::{Bytes, Dur, Rng, Time};
 use super::ccid2::{Ccid2, Ccid2Stats};
 use super::ccid3::{Ccid3Sender, Ccid3SenderStats};
 use super::packet::{feature, FeatureOp, FeatureOpt, Packet, PacketType, SEQ_MASK};
-use super::{wire, Ccid, DccpConfig, DccpError, Flavor, SERVICE_CODE};
+use super::{wire, Ccid, DccpConfig, Flavor, ParamError, SERVICE_CODE};
 use crate::endpoint::{AgentState, Arrival, Endpoint, Malformed, Transmit};
 use crate::source::Source;
 
@@ -122,13 +122,13 @@ pub struct DccpSender {
 
 impl DccpSender {
     /// A client sending what `source` offers; `rng` draws its ECN nonces.
-    pub fn new(cfg: DccpConfig, source: Box<dyn Source>, rng: Rng) -> Result<DccpSender, DccpError> {
+    pub fn new(cfg: DccpConfig, source: Box<dyn Source>, rng: Rng) -> Result<DccpSender, ParamError> {
         cfg.validate()?;
         let tx = match cfg.ccid {
             Ccid::Two => Tx::Two { ccid: Ccid2::new(cfg.ccid2.clone()), source, backlog: VecDeque::new() },
             Ccid::Three => Tx::Three(Box::new(
                 Ccid3Sender::new(cfg.tfrc(), source, cfg.flavor == Flavor::Ns2)
-                    .map_err(|e| DccpError::new(e.field, e.reason))?,
+                    .map_err(|e| ParamError::of("DCCP", e.field, e.reason))?,
             )),
         };
         Ok(DccpSender {

@@ -202,22 +202,8 @@ impl Reading {
     }
 }
 
+pub use fairway_core::ParamError;
 use fairway_core::{Bytes, Dur, Rate, Time};
-use thiserror::Error;
-
-/// A configuration value that cannot work; `field` names it as in [`IftpConfig`].
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("IFTP parameter `{field}`: {reason}")]
-pub struct IftpError {
-    pub field: &'static str,
-    pub reason: String,
-}
-
-impl IftpError {
-    pub fn new(field: &'static str, reason: impl Into<String>) -> IftpError {
-        IftpError { field, reason: reason.into() }
-    }
-}
 
 /// The most packets one window may hold (round(S x W_max)); it bounds the per-window memory.
 pub const MAX_WINDOW_PACKETS: u64 = 1 << 20;
@@ -281,42 +267,48 @@ impl Default for IftpConfig {
 
 impl IftpConfig {
     /// Checks every field; the error names the first bad one.
-    pub fn validate(&self) -> Result<(), IftpError> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         if (self.packet_size.0 as usize) < wire::HEADER_LEN {
-            return Err(IftpError::new(
+            return Err(ParamError::of(
+                "IFTP",
                 "packet_size",
                 format!("{} cannot hold the {}-byte IFTP header", self.packet_size, wire::HEADER_LEN),
             ));
         }
         if self.link_rate.0 == 0 {
-            return Err(IftpError::new("link_rate", "must be above zero (tau = P x 8 / link_rate)"));
+            return Err(ParamError::of("IFTP", "link_rate", "must be above zero (tau = P x 8 / link_rate)"));
         }
         if self.ssthresh == 0 {
-            return Err(IftpError::new("ssthresh", "must be at least 1 packet"));
+            return Err(ParamError::of("IFTP", "ssthresh", "must be at least 1 packet"));
         }
         if self.w_max == 0 || self.w_max as u64 > MAX_WINDOW_PACKETS {
-            return Err(IftpError::new("w_max", format!("{} is outside 1..={MAX_WINDOW_PACKETS}", self.w_max)));
+            return Err(ParamError::of("IFTP", "w_max", format!("{} is outside 1..={MAX_WINDOW_PACKETS}", self.w_max)));
         }
         if self.after_missing_thresh == 0 {
-            return Err(IftpError::new("after_missing_thresh", "must be at least 1"));
+            return Err(ParamError::of("IFTP", "after_missing_thresh", "must be at least 1"));
         }
         if !(self.scale.is_finite() && self.scale > 0.0) {
-            return Err(IftpError::new("scale", format!("{} is not a finite number above zero", self.scale)));
+            return Err(ParamError::of("IFTP", "scale", format!("{} is not a finite number above zero", self.scale)));
         }
         if (self.scale * self.w_max as f64).round() > MAX_WINDOW_PACKETS as f64 {
-            return Err(IftpError::new(
+            return Err(ParamError::of(
+                "IFTP",
                 "scale",
                 format!("{} x w_max {} exceeds {MAX_WINDOW_PACKETS} packets per window", self.scale, self.w_max),
             ));
         }
         if self.initial_rto.is_zero() {
-            return Err(IftpError::new("initial_rto", "must be above zero"));
+            return Err(ParamError::of("IFTP", "initial_rto", "must be above zero"));
         }
         if self.max_backoff == 0 {
-            return Err(IftpError::new("max_backoff", "must be at least 1"));
+            return Err(ParamError::of("IFTP", "max_backoff", "must be at least 1"));
         }
         if self.packets == Some(0) {
-            return Err(IftpError::new("packets", "a finite transfer needs at least one packet (None = unlimited)"));
+            return Err(ParamError::of(
+                "IFTP",
+                "packets",
+                "a finite transfer needs at least one packet (None = unlimited)",
+            ));
         }
         Ok(())
     }

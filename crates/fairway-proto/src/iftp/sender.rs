@@ -22,7 +22,7 @@ use crate::endpoint::{AgentState, Arrival, Endpoint, Malformed, Transmit};
 
 use super::rto::RttEstimator;
 use super::wire::{whole_micros, DataHeader, Message, HEADER_LEN};
-use super::{BackoffReset, IftpAck, IftpConfig, IftpData, IftpError, Reading};
+use super::{BackoffReset, IftpAck, IftpConfig, IftpData, ParamError, Reading};
 
 /// Counters of a sender.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -190,7 +190,7 @@ pub struct IftpSender {
 
 impl IftpSender {
     /// A stopped sender.
-    pub fn new(cfg: IftpConfig) -> Result<IftpSender, IftpError> {
+    pub fn new(cfg: IftpConfig) -> Result<IftpSender, ParamError> {
         cfg.validate()?;
         Ok(IftpSender {
             tau: cfg.tau(),

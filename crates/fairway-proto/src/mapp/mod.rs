@@ -63,21 +63,7 @@ pub use scale::{FrameLayout, Pacing, ScaleTable, MAX_DATAGRAM};
 pub use sender::{MappSender, SenderStats};
 
 use fairway_core::Dur;
-use thiserror::Error;
-
-/// A configuration value that cannot work; `field` names it as in [`MappConfig`].
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("MApp parameter `{field}`: {reason}")]
-pub struct MappError {
-    pub field: &'static str,
-    pub reason: String,
-}
-
-impl MappError {
-    pub fn new(field: &'static str, reason: impl Into<String>) -> MappError {
-        MappError { field, reason: reason.into() }
-    }
-}
+pub use fairway_core::ParamError;
 
 /// The parameters both ends of one MApp flow agree on (kadhum2015 §2.2: "the sender and the
 /// receiver should agree on different sets of transmission strategies").
@@ -137,25 +123,27 @@ pub const MAX_REASSEMBLY_WINDOW: u32 = 1024;
 
 impl MappConfig {
     /// Checks every field; the error names the first bad one.
-    pub fn validate(&self) -> Result<(), MappError> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         self.pacing.validate(&self.table)?;
         if self.jitter && matches!(self.pacing, Pacing::Mpeg(_)) {
-            return Err(MappError::new("jitter", "an MPEG stream keeps its frame rate: no jitter"));
+            return Err(ParamError::of("MApp", "jitter", "an MPEG stream keeps its frame rate: no jitter"));
         }
         if self.initial_rtt.is_zero() {
-            return Err(MappError::new("initial_rtt", "must be above zero"));
+            return Err(ParamError::of("MApp", "initial_rtt", "must be above zero"));
         }
         if !(self.toi_alpha > 0.0 && self.toi_alpha < 1.0) {
-            return Err(MappError::new(
+            return Err(ParamError::of(
+                "MApp",
                 "toi_alpha",
                 format!("{} is not strictly between 0 and 1 (chung-dcbt §5: 0 < alpha < RTT)", self.toi_alpha),
             ));
         }
         if self.idle_limit == 0 {
-            return Err(MappError::new("idle_limit", "must be at least 1"));
+            return Err(ParamError::of("MApp", "idle_limit", "must be at least 1"));
         }
         if self.reassembly_window == 0 || self.reassembly_window > MAX_REASSEMBLY_WINDOW {
-            return Err(MappError::new(
+            return Err(ParamError::of(
+                "MApp",
                 "reassembly_window",
                 format!("{} is outside 1..={MAX_REASSEMBLY_WINDOW} frames", self.reassembly_window),
             ));

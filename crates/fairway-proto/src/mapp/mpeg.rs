@@ -26,7 +26,7 @@ use fairway_core::udpm::DATA_HEADER_LEN;
 use fairway_core::{Bytes, Dur, Rate};
 
 use super::scale::{FrameLayout, ScaleTable, MAX_DATAGRAM};
-use super::MappError;
+use super::ParamError;
 
 /// The longest GOP pattern accepted.
 pub const MAX_GOP: usize = 32;
@@ -63,14 +63,18 @@ pub struct Gop {
 impl Gop {
     /// A GOP from its pattern ("IBBPBBPBB"), checked: it starts with an I frame, has only I, P
     /// and B, and at most [`MAX_GOP`] frames.
-    pub fn new(pattern: &str, sizes: [Bytes; 3], slot: Dur, max_datagram: Bytes) -> Result<Gop, MappError> {
+    pub fn new(pattern: &str, sizes: [Bytes; 3], slot: Dur, max_datagram: Bytes) -> Result<Gop, ParamError> {
         let mut kinds = [FrameKind::I; MAX_GOP];
         let chars: Vec<char> = pattern.chars().collect();
         if chars.is_empty() || chars.len() > MAX_GOP {
             // A pattern too long to be a GOP is not echoed whole: its first frames say enough.
             let shown: String = chars.iter().take(MAX_GOP + 1).collect();
             let more = if chars.len() > MAX_GOP + 1 { "..." } else { "" };
-            return Err(MappError::new("gop", format!("`{shown}{more}` has {} frames: 1 to {MAX_GOP}", chars.len())));
+            return Err(ParamError::of(
+                "MApp",
+                "gop",
+                format!("`{shown}{more}` has {} frames: 1 to {MAX_GOP}", chars.len()),
+            ));
         }
         for (i, c) in chars.iter().enumerate() {
             kinds[i] = match c {
@@ -78,7 +82,8 @@ impl Gop {
                 'P' => FrameKind::P,
                 'B' => FrameKind::B,
                 other => {
-                    return Err(MappError::new(
+                    return Err(ParamError::of(
+                        "MApp",
                         "gop",
                         format!("`{pattern}`: `{other}` is not a frame type (I, P or B)"),
                     ))
@@ -86,7 +91,7 @@ impl Gop {
             };
         }
         if kinds[0] != FrameKind::I {
-            return Err(MappError::new("gop", format!("`{pattern}` must begin with an I frame")));
+            return Err(ParamError::of("MApp", "gop", format!("`{pattern}` must begin with an I frame")));
         }
         let g = Gop { pattern: kinds, len: chars.len() as u8, sizes, slot, max_datagram };
         g.validate()?;
@@ -100,23 +105,24 @@ impl Gop {
             .expect("Figure 7's GOP is valid")
     }
 
-    fn validate(&self) -> Result<(), MappError> {
+    fn validate(&self) -> Result<(), ParamError> {
         if self.slot.is_zero() {
-            return Err(MappError::new("fps", "the frame slot must be above zero"));
+            return Err(ParamError::of("MApp", "fps", "the frame slot must be above zero"));
         }
         let min = DATA_HEADER_LEN as u64 + 1;
         if self.max_datagram.0 < min || self.max_datagram.0 > MAX_DATAGRAM {
-            return Err(MappError::new(
+            return Err(ParamError::of(
+                "MApp",
                 "packet_size",
                 format!("{} is outside {min}..={MAX_DATAGRAM} bytes", self.max_datagram),
             ));
         }
         for (name, s) in ["i_size", "p_size", "b_size"].iter().zip(self.sizes) {
             if s.0 == 0 {
-                return Err(MappError::new(name, "a frame must have at least one byte"));
+                return Err(ParamError::of("MApp", name, "a frame must have at least one byte"));
             }
             if self.fragments(s) > u16::MAX as u64 {
-                return Err(MappError::new(name, format!("{s} needs more than 65535 datagrams")));
+                return Err(ParamError::of("MApp", name, format!("{s} needs more than 65535 datagrams")));
             }
         }
         Ok(())

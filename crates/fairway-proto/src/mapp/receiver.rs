@@ -12,7 +12,7 @@ use fairway_core::{Bytes, Dur, Time};
 
 use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
 
-use super::{MappConfig, MappError, Reassembly};
+use super::{MappConfig, ParamError, Reassembly};
 
 /// Counters of a receiver.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -77,7 +77,7 @@ pub struct MappReceiver {
 const MAX_TIMER_STEPS: u32 = 1024;
 
 impl MappReceiver {
-    pub fn new(cfg: MappConfig) -> Result<MappReceiver, MappError> {
+    pub fn new(cfg: MappConfig) -> Result<MappReceiver, ParamError> {
         cfg.validate()?;
         Ok(MappReceiver {
             max_interval: cfg.pacing.max_interval(&cfg.table, cfg.jitter),

@@ -9,7 +9,7 @@ use fairway_core::udpm::DATA_HEADER_LEN;
 use fairway_core::{Bytes, Dur, Rate};
 
 use super::mpeg::Gop;
-use super::MappError;
+use super::ParamError;
 
 /// The largest UDPm message (header + payload) a sender may emit: the UDP payload limit over
 /// IPv4, 65 535 - 20 (IP) - 8 (UDP).
@@ -24,22 +24,24 @@ pub struct ScaleTable {
 
 impl ScaleTable {
     /// A table from the rates of scale 0, 1, ...; an error names the problem.
-    pub fn new(rates: Vec<Rate>) -> Result<ScaleTable, MappError> {
+    pub fn new(rates: Vec<Rate>) -> Result<ScaleTable, ParamError> {
         if rates.is_empty() {
-            return Err(MappError::new("table", "needs at least one rate"));
+            return Err(ParamError::of("MApp", "table", "needs at least one rate"));
         }
         if rates.len() > 255 {
-            return Err(MappError::new(
+            return Err(ParamError::of(
+                "MApp",
                 "table",
                 format!("has {} rates; at most 255 fit the one-byte scale (0 to 254)", rates.len()),
             ));
         }
         if rates[0].bps() == 0 {
-            return Err(MappError::new("table", "rate of scale 0 is zero; every rate must be above 0 b/s"));
+            return Err(ParamError::of("MApp", "table", "rate of scale 0 is zero; every rate must be above 0 b/s"));
         }
         for (k, w) in rates.windows(2).enumerate() {
             if w[1] <= w[0] {
-                return Err(MappError::new(
+                return Err(ParamError::of(
+                    "MApp",
                     "table",
                     format!(
                         "rate of scale {} ({}) is not above the rate of scale {} ({}): rates must increase strictly",
@@ -206,18 +208,22 @@ impl Pacing {
 
     /// Checks the pacing against a table: every datagram must hold the 32-byte header plus at
     /// least one payload byte and fit a UDP datagram, every interval must be above zero.
-    pub(crate) fn validate(&self, table: &ScaleTable) -> Result<(), MappError> {
+    pub(crate) fn validate(&self, table: &ScaleTable) -> Result<(), ParamError> {
         let min_len = DATA_HEADER_LEN as u64 + 1;
         match *self {
             // The GOP checked itself when built; its scales are Figure 7(b)'s five.
             Pacing::Mpeg(g) => {
                 if *table != g.table() {
-                    return Err(MappError::new("table", "an MPEG stream's scales are its GOP's policies (Gop::table)"));
+                    return Err(ParamError::of(
+                        "MApp",
+                        "table",
+                        "an MPEG stream's scales are its GOP's policies (Gop::table)",
+                    ));
                 }
             }
             Pacing::ConstantSize { packet_size } => {
                 if packet_size.0 < min_len || packet_size.0 > MAX_DATAGRAM {
-                    return Err(MappError::new(
+                    return Err(ParamError::of("MApp", 
                         "pacing.packet_size",
                         format!(
                             "{packet_size} is outside {min_len}..={MAX_DATAGRAM} bytes (the {DATA_HEADER_LEN}-byte header, a \
@@ -227,7 +233,8 @@ impl Pacing {
                 }
                 let top = table.rate(table.top());
                 if self.interval(top).is_zero() {
-                    return Err(MappError::new(
+                    return Err(ParamError::of(
+                        "MApp",
                         "pacing.packet_size",
                         format!("{packet_size} at {top} takes under half a nanosecond: the interval would be zero"),
                     ));
@@ -235,10 +242,11 @@ impl Pacing {
             }
             Pacing::ConstantRate { interval, max_datagram } => {
                 if interval.is_zero() {
-                    return Err(MappError::new("pacing.interval", "must be above zero"));
+                    return Err(ParamError::of("MApp", "pacing.interval", "must be above zero"));
                 }
                 if max_datagram.0 < min_len || max_datagram.0 > MAX_DATAGRAM {
-                    return Err(MappError::new(
+                    return Err(ParamError::of(
+                        "MApp",
                         "pacing.max_datagram",
                         format!("{max_datagram} is outside {min_len}..={MAX_DATAGRAM} bytes"),
                     ));
@@ -247,7 +255,8 @@ impl Pacing {
                     let total = rate.bytes_in(interval);
                     let n = total.0.div_ceil(max_datagram.0);
                     if n > u16::MAX as u64 {
-                        return Err(MappError::new(
+                        return Err(ParamError::of(
+                            "MApp",
                             "pacing.max_datagram",
                             format!(
                                 "scale {k}'s frame of {total} needs {n} datagrams of at most {max_datagram}; \
@@ -257,7 +266,8 @@ impl Pacing {
                     }
                     let layout = self.layout(rate);
                     if layout.min_fragment().0 < min_len {
-                        return Err(MappError::new(
+                        return Err(ParamError::of(
+                            "MApp",
                             "pacing.interval",
                             format!(
                                 "at scale {k} ({rate}) a frame every {interval} is {total}, too small for datagrams \

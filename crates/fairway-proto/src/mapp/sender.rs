@@ -10,7 +10,7 @@ use fairway_core::udpm::{
 };
 use fairway_core::{Bytes, Dur, Rate, Rng, Time};
 
-use super::{FrameLayout, MappConfig, MappError};
+use super::{FrameLayout, MappConfig, ParamError};
 use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
 
 /// Counters of a sender.
@@ -68,7 +68,7 @@ pub struct MappSender {
 
 impl MappSender {
     /// A stopped sender; `rng` draws only the jitter of the intervals.
-    pub fn new(cfg: MappConfig, rng: Rng) -> Result<MappSender, MappError> {
+    pub fn new(cfg: MappConfig, rng: Rng) -> Result<MappSender, ParamError> {
         cfg.validate()?;
         Ok(MappSender {
             cfg,

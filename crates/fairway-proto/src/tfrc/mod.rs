@@ -17,8 +17,8 @@ mod receiver;
 mod sender;
 pub mod wire;
 
+pub use fairway_core::ParamError;
 use fairway_core::{Bytes, Dur, Time};
-use thiserror::Error;
 
 pub use loss::{IntervalReport, LossConfig};
 
@@ -178,50 +178,44 @@ impl TfrcConfig {
     }
 
     /// Checks that the settings can work; names the field that cannot.
-    pub fn validate(&self) -> Result<(), TfrcError> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         if self.packet_size.0 == 0 {
-            return Err(TfrcError::new("packet_size", "must be positive"));
+            return Err(ParamError::of("TFRC", "packet_size", "must be positive"));
         }
         if !(self.b >= 1.0 && self.b.is_finite()) {
-            return Err(TfrcError::new("b", format!("{} is not a number of packets per ACK of at least 1", self.b)));
+            return Err(ParamError::of(
+                "TFRC",
+                "b",
+                format!("{} is not a number of packets per ACK of at least 1", self.b),
+            ));
         }
         if !(0.0..1.0).contains(&self.q) {
-            return Err(TfrcError::new("q", format!("{} is outside [0, 1)", self.q)));
+            return Err(ParamError::of("TFRC", "q", format!("{} is outside [0, 1)", self.q)));
         }
         if !(self.nofeedback_rtts >= 1.0 && self.nofeedback_rtts.is_finite()) {
-            return Err(TfrcError::new("nofeedback_rtts", format!("{} is below one RTT", self.nofeedback_rtts)));
+            return Err(ParamError::of(
+                "TFRC",
+                "nofeedback_rtts",
+                format!("{} is below one RTT", self.nofeedback_rtts),
+            ));
         }
         if let RtoRule::Tcp { tick } = self.t_rto {
             if tick.is_zero() {
-                return Err(TfrcError::new("t_rto", "a TCP-style t_RTO needs a positive tick"));
+                return Err(ParamError::of("TFRC", "t_rto", "a TCP-style t_RTO needs a positive tick"));
             }
         }
         if self.loss.intervals == 0 || self.loss.intervals > 64 {
-            return Err(TfrcError::new("loss_intervals", format!("{} is outside 1..=64", self.loss.intervals)));
+            return Err(ParamError::of("TFRC", "loss_intervals", format!("{} is outside 1..=64", self.loss.intervals)));
         }
         if self.loss.ndupack == 0 {
-            return Err(TfrcError::new("ndupack", "must be at least 1"));
+            return Err(ParamError::of("TFRC", "ndupack", "must be at least 1"));
         }
         if let Some(sp) = self.sp {
             if sp.nominal_size.0 == 0 {
-                return Err(TfrcError::new("nominal_size", "must be positive"));
+                return Err(ParamError::of("TFRC", "nominal_size", "must be positive"));
             }
         }
         Ok(())
-    }
-}
-
-/// A setting that cannot work; `field` names it.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("TFRC parameter `{field}`: {reason}")]
-pub struct TfrcError {
-    pub field: &'static str,
-    pub reason: String,
-}
-
-impl TfrcError {
-    pub fn new(field: &'static str, reason: impl Into<String>) -> TfrcError {
-        TfrcError { field, reason: reason.into() }
     }
 }
 

@@ -9,7 +9,7 @@ use fairway_core::{Bytes, Dur, Time};
 use super::equation::loss_rate_for;
 use super::loss::LossHistory;
 use super::wire::{decode_data, encode_feedback};
-use super::{Flavor, TfrcConfig, TfrcData, TfrcError, TfrcFeedback};
+use super::{Flavor, ParamError, TfrcConfig, TfrcData, TfrcFeedback};
 use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
 
 /// Counters of a receiver.
@@ -73,7 +73,7 @@ pub struct TfrcReceiver {
 }
 
 impl TfrcReceiver {
-    pub fn new(cfg: TfrcConfig) -> Result<TfrcReceiver, TfrcError> {
+    pub fn new(cfg: TfrcConfig) -> Result<TfrcReceiver, ParamError> {
         cfg.validate()?;
         Ok(TfrcReceiver {
             hist: LossHistory::new(cfg.loss),

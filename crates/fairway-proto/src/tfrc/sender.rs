@@ -8,7 +8,7 @@ use fairway_core::{Dur, Time};
 use super::equation::throughput;
 use super::receiver::ns2_throughput;
 use super::wire::{decode_feedback, encode_data};
-use super::{Flavor, InitialWindow, RtoRule, TfrcConfig, TfrcData, TfrcError, TfrcFeedback};
+use super::{Flavor, InitialWindow, ParamError, RtoRule, TfrcConfig, TfrcData, TfrcFeedback};
 use crate::endpoint::{AgentState, Arrival, Endpoint, Malformed, Transmit};
 use crate::source::Source;
 
@@ -126,7 +126,7 @@ pub struct TfrcSender {
 
 impl TfrcSender {
     /// A stopped sender carrying `source`'s packets (their size should be `cfg.packet_size`).
-    pub fn new(cfg: TfrcConfig, source: Box<dyn Source>) -> Result<TfrcSender, TfrcError> {
+    pub fn new(cfg: TfrcConfig, source: Box<dyn Source>) -> Result<TfrcSender, ParamError> {
         cfg.validate()?;
         Ok(TfrcSender {
             cfg,
