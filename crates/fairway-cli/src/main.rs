@@ -1,5 +1,7 @@
 //! The `fairway` command. Thin: arguments, output paths and printing; the work is in the
-//! libraries (docs/architecture.md).
+//! libraries (docs/architecture.md). This file holds the arguments and the dispatch; each
+//! subcommand's body is in the file named after it (run.rs, sweep.rs, ...; send, recv and key in
+//! live.rs).
 
 // The printing macros, shadowed so that a closed pipe (`fairway run x.toml | head -1`) ends the
 // output quietly instead of panicking; std's versions panic on a write error.
