@@ -15,7 +15,8 @@ use fairway_live::{emulate, Link, LinkConfig, Monitor, Pair, Sample};
 use fairway_report::output;
 use serde::Serialize;
 
-use crate::{interrupt, load, Failure, BUILD};
+use crate::scenario_file::load;
+use crate::{interrupt, Failure, BUILD};
 
 /// The link `name` (`from->to`), or the first monitored one.
 pub(crate) fn pick(sc: &Scenario, name: Option<&str>) -> Result<usize, Failure> {

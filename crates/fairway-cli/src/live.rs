@@ -15,7 +15,8 @@ use fairway_live::socket::Port;
 use fairway_report::output;
 use serde::Serialize;
 
-use crate::{interrupt, load, Failure, BUILD};
+use crate::scenario_file::load;
+use crate::{interrupt, Failure, BUILD};
 
 /// The flow `name` of `sc` (a datagram flow), its index, and its two ends built for the wire.
 fn flow<'a>(sc: &'a Scenario, name: &str) -> Result<(usize, &'a FlowSpec, Box<dyn FlowDriver>), Failure> {

@@ -28,7 +28,8 @@ use fairway_live::{emulate, in_netns, Link, LinkConfig, Monitor, Sampler};
 use fairway_report::output;
 use serde::Serialize;
 
-use crate::{interrupt, load, testbed_report, Failure, BUILD};
+use crate::scenario_file::load;
+use crate::{interrupt, testbed_report, Failure, BUILD};
 
 /// Flow i's receiver listens on port FIRST_PORT + i of its host.
 const FIRST_PORT: u16 = 6000;

@@ -1,0 +1,44 @@
+//! `fairway reproduce`: a paper's experiments run over several seeds, and its report of every claim
+//! beside fairway's value.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use fairway_report::output::folder::Staged;
+
+use crate::{interrupt, Failure};
+
+pub(crate) fn reproduce(
+    name: &str,
+    out: Option<PathBuf>,
+    scenarios: Option<PathBuf>,
+    seed: u64,
+    reps: u64,
+) -> Result<(), Failure> {
+    use fairway_report::reproduce::{self, ReproduceError, ReproduceOptions};
+    reproduce::check_ready(name).map_err(|e| Failure::Input(e.to_string()))?;
+    let out = out.unwrap_or_else(|| PathBuf::from("out").join(name));
+    let staged = Staged::begin(&out).map_err(|e| Failure::Input(e.to_string()))?;
+    let opts = ReproduceOptions {
+        scenarios,
+        out: staged.dir().to_path_buf(),
+        first_seed: seed,
+        reps: reps as usize,
+        interrupt: Some(&interrupt::INTERRUPTED),
+    };
+    let started = Instant::now();
+    let kept =
+        if out.exists() { format!("; the earlier report in {} is unchanged", out.display()) } else { String::new() };
+    let report = reproduce::reproduce(name, &opts, &mut |stem| eprintln!("  running {stem}")).map_err(|e| match e {
+        ReproduceError::Unknown(_) | ReproduceError::Planned(..) | ReproduceError::Scenario(_) => {
+            Failure::Input(e.to_string())
+        }
+        ReproduceError::Interrupted(_) => Failure::Interrupted(format!("{e}: nothing written{kept}")),
+        other => Failure::Other(anyhow::Error::new(other).context(format!("the reproduction failed{kept}"))),
+    })?;
+    let report = out.join(report.strip_prefix(staged.dir()).unwrap_or(&report));
+    staged.commit().context("the report is complete but could not take its folder's place")?;
+    println!("report: {} ({:.1} s)", report.display(), started.elapsed().as_secs_f64());
+    Ok(())
+}
