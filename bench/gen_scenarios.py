@@ -72,7 +72,7 @@ seed = 1
 between = ["r1", "r2"]
 rate = "{p['bneck']}"
 delay = "10ms"
-queue = {{ kind = "red", limit = {p['limit']}, thresh = {p['thresh']}, maxthresh = {p['maxthresh']} }}
+queue = {{ kind = "red", bytes = true, queue_in_bytes = true, limit = {p['limit']}, thresh = {p['thresh']}, maxthresh = {p['maxthresh']} }}
 '''
     for count, node, router in ((n_tcp, "ts", "r1"), (n_tcp, "td", "r2"),
                                 (n_cbr, "us", "r1"), (n_cbr, "ud", "r2")):
