@@ -333,50 +333,7 @@ fn summary(sc: &Scenario, f: &FlowSpec, c: &EndCounts, start: Time, stop: Time) 
         (_, Some(a), Some(b)) => (b - a).as_secs_f64(),
         _ => 0.0,
     };
-    datagram_summary(flow_summary(sc, f, vec![], start, stop), (sent_pkts, sent_bytes), c, active_s)
-}
-
-/// A flow's summary with its names and times, every count zero.
-pub(crate) fn flow_summary(sc: &Scenario, f: &FlowSpec, path: Vec<String>, start: Time, stop: Time) -> FlowSummary {
-    FlowSummary {
-        name: f.name.clone(),
-        group: f.group.clone(),
-        kind: f.app.name(),
-        transport: f.transport(),
-        class: f.class(),
-        from: sc.node_name(f.from).to_string(),
-        to: sc.node_name(f.to).to_string(),
-        start_s: start.as_secs_f64(),
-        stop_s: stop.as_secs_f64(),
-        sent_pkts: 0,
-        sent_bytes: 0,
-        recv_pkts: 0,
-        recv_bytes: 0,
-        recv_distinct_pkts: 0,
-        recv_distinct_bytes: 0,
-        dropped_pkts: 0,
-        inflight_pkts: 0,
-        pdr: None,
-        plr: None,
-        throughput_bps: 0.0,
-        goodput_bps: 0.0,
-        mean_delay_s: None,
-        jitter_s: None,
-        delay_sd_s: None,
-        acks_sent_pkts: 0,
-        acks_dropped_pkts: 0,
-        retransmits_pkts: 0,
-        timeouts: 0,
-        fast_retransmits: 0,
-        ecn_reductions: 0,
-        sessions_started: 0,
-        sessions_completed: 0,
-        mean_session_s: None,
-        completion_s: None,
-        path,
-        base_rtt_s: None,
-        protocol: None,
-    }
+    datagram_summary(FlowSummary::named(sc, f, vec![], start, stop), (sent_pkts, sent_bytes), c, active_s)
 }
 
 /// `s` with a datagram flow's counts: `sent` (packets, bytes) by its sender, what its receiver

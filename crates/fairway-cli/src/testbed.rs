@@ -390,7 +390,7 @@ pub fn testbed(
     for p in &flows {
         let start = p.f.start_with(sc.seed);
         let stop = p.f.stop.unwrap_or(end).min(end);
-        let mut s = crate::live::flow_summary(&sc, p.f, p.path.clone(), start, stop);
+        let mut s = FlowSummary::named(&sc, p.f, p.path.clone(), start, stop);
         s.base_rtt_s = Some(2.0 * delay.as_secs_f64());
         let active_s = (stop - start).as_secs_f64();
         if let Some(k) = which.iter().position(|&i| i == p.index) {

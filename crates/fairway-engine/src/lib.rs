@@ -281,15 +281,6 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         });
         let base_rtt_s = fwd.as_ref().zip(rev.as_ref()).map(|(a, b)| delays(a) + delays(b));
         flows.push(FlowSummary {
-            name: f.name.clone(),
-            group: f.group.clone(),
-            kind: f.app.name(),
-            transport: f.transport(),
-            class: f.class(),
-            from: sc.node_name(f.from).to_string(),
-            to: sc.node_name(f.to).to_string(),
-            start_s: start.as_secs_f64(),
-            stop_s: stop.as_secs_f64(),
             sent_pkts: c.data_sent,
             sent_bytes: c.data_sent_bytes,
             recv_pkts: c.data_recv,
@@ -323,7 +314,6 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
                 AppSpec::Transfer { .. } => sim.done_at(i).map(|t| t.as_secs_f64()),
                 _ => None,
             },
-            path,
             base_rtt_s,
             protocol: match (&f.app, sim.driver(i)) {
                 (AppSpec::Datagram(d), Some(drv)) => {
@@ -331,6 +321,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
                 }
                 _ => None,
             },
+            ..FlowSummary::named(sc, f, path, start, stop)
         });
     }
 

@@ -5,6 +5,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::packet_trace::PacketEvent;
 use crate::protocol::ProtocolReport;
+use crate::scenario::{FlowSpec, Scenario};
 
 use fairway_core::{Dur, Time};
 
@@ -154,6 +155,50 @@ pub struct FlowSummary {
 }
 
 impl FlowSummary {
+    /// Flow `f` of `sc` by its names, ends, times and `path`, every count zero: what the
+    /// simulator's summary and the live ones start from, so a field is named in one place.
+    pub fn named(sc: &Scenario, f: &FlowSpec, path: Vec<String>, start: Time, stop: Time) -> FlowSummary {
+        FlowSummary {
+            name: f.name.clone(),
+            group: f.group.clone(),
+            kind: f.app.name(),
+            transport: f.transport(),
+            class: f.class(),
+            from: sc.node_name(f.from).to_string(),
+            to: sc.node_name(f.to).to_string(),
+            start_s: start.as_secs_f64(),
+            stop_s: stop.as_secs_f64(),
+            sent_pkts: 0,
+            sent_bytes: 0,
+            recv_pkts: 0,
+            recv_bytes: 0,
+            recv_distinct_pkts: 0,
+            recv_distinct_bytes: 0,
+            dropped_pkts: 0,
+            inflight_pkts: 0,
+            pdr: None,
+            plr: None,
+            throughput_bps: 0.0,
+            goodput_bps: 0.0,
+            mean_delay_s: None,
+            jitter_s: None,
+            delay_sd_s: None,
+            acks_sent_pkts: 0,
+            acks_dropped_pkts: 0,
+            retransmits_pkts: 0,
+            timeouts: 0,
+            fast_retransmits: 0,
+            ecn_reductions: 0,
+            sessions_started: 0,
+            sessions_completed: 0,
+            mean_session_s: None,
+            completion_s: None,
+            path,
+            base_rtt_s: None,
+            protocol: None,
+        }
+    }
+
     /// The protocol's report, if the flow's protocol writes a `T` (`MappSummary`,
     /// `IftpSummary`, ...).
     pub fn report<T: 'static>(&self) -> Option<&T> {
