@@ -189,7 +189,7 @@ fn starved_iftp_backs_off_like_tcp_not_once_per_round_trip() {
         est(&r, &[], |s| per_source(s, Kind::Iftp, |f| f.dropped_pkts as f64))
     };
     let (ack, probe, never) = (at_18("ack"), at_18("after_probe"), at_18("never"));
-    let se = |e: &fairway_report::reproduce::stats::Estimate| e.sd / (e.n as f64).sqrt();
+    let se = |e: &fairway_report::stats::Estimate| e.sd / (e.n as f64).sqrt();
     assert!(probe.mean <= ack.mean + 3.0 * (se(&probe) + se(&ack)), "after_probe {probe:?} vs ack {ack:?}");
     assert!(never.mean + 3.0 * (se(&never) + se(&probe)) < probe.mean, "never {never:?} vs after_probe {probe:?}");
     let _ = std::fs::remove_dir_all(&o.out);

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::rules::{self, Band, Bounds, Phrase, Rule, Value};
-use super::stats::Estimate;
+use crate::stats::Estimate;
 
 /// How a claim fared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -11,7 +11,6 @@ mod embedded;
 pub mod janani_tfrc;
 pub mod kadhum2015;
 pub mod rules;
-pub mod stats;
 
 use std::path::{Path, PathBuf};
 

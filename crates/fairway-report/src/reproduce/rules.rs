@@ -6,7 +6,7 @@
 //! against it.
 
 use super::claims::Verdict;
-use super::stats::Estimate;
+use crate::stats::Estimate;
 
 /// Where a quantity can lie: a throughput cannot be negative, a delivery ratio not above 1.
 #[derive(Debug, Clone, Copy, PartialEq)]

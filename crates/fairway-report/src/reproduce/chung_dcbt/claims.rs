@@ -6,9 +6,9 @@
 
 use super::super::claims::{trim, Claim, Claims};
 use super::super::rules::{Bounds, Phrase, Value};
-use super::super::stats::Estimate;
 use super::cbt_validation::Fig6Measure;
 use super::{PeriodMeasure, Queue, Results};
+use crate::stats::Estimate;
 
 fn per_flow(m: &[PeriodMeasure; 3], p: usize, c: usize) -> f64 {
     m[p].per_flow_bps[c].unwrap_or(f64::NAN)

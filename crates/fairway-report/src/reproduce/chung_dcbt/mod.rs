@@ -11,8 +11,8 @@ mod report;
 
 use std::path::PathBuf;
 
-use super::stats::Estimate;
 use super::{run_grid, ReproduceError, ReproduceOptions};
+use crate::stats::Estimate;
 use fairway_engine::metrics::jain;
 use fairway_engine::results::RunResult;
 

@@ -3,11 +3,11 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use super::super::stats::Estimate;
 use super::super::{write, write_report, ReproduceError, ReproduceOptions};
 use super::claims::build;
 use super::{cbt_validation, Queue, Results, CLASSES, MM_PERIODS, PERIODS};
 use crate::output::svg::{stack, Plot, Series, Style};
+use crate::stats::Estimate;
 
 pub fn write_all(r: &Results, opts: &ReproduceOptions) -> Result<PathBuf, ReproduceError> {
     let c = build(r);

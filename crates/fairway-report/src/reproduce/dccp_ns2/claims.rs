@@ -8,9 +8,9 @@
 
 use super::super::claims::{Claim, Claims, Verdict};
 use super::super::rules::{Bounds, Phrase, Value};
-use super::super::stats::Estimate;
 use super::ns2_reference::Reference;
 use super::{Change, Measure, Results};
+use crate::stats::Estimate;
 
 fn mb(e: &Estimate) -> String {
     e.scaled(1e-6).show(2)

@@ -15,8 +15,8 @@ use std::path::PathBuf;
 use toml_edit::{value, DocumentMut};
 
 use super::rules::{Bounds, Value};
-use super::stats::Estimate;
 use super::{run_text, scenario_text, ReproduceError, ReproduceOptions};
+use crate::stats::Estimate;
 use fairway_engine::metrics::jain;
 use fairway_engine::results::RunResult;
 

@@ -4,12 +4,12 @@
 
 use super::super::claims::{count_rounding, trim, Claim, Claims, Verdict};
 use super::super::rules::{trend, Bounds, Phrase, Value};
-use super::super::stats::Estimate;
 use super::super::Runs;
 use super::{
     at_source, est, per_source, pooled_delay, share_ratio, slot_ratio, timeouts, Kind, Results, PAPER_TABLE1,
     PAPER_TABLE2, PAPER_TABLE3, PAPER_TABLE4,
 };
+use crate::stats::Estimate;
 use fairway_scenario::protocols::IftpSummary;
 
 /// "almost equal" (§6.1): the smaller within 20% of the larger ([`Phrase::AlmostEqual`]). §6.4

@@ -8,8 +8,8 @@ mod report;
 
 use std::path::PathBuf;
 
-use super::stats::Estimate;
 use super::{run_grid, run_text, scenario_text, ReproduceError, ReproduceOptions, Runs};
+use crate::stats::Estimate;
 use fairway_engine::results::{FlowSummary, Summary};
 
 pub const PAPER: &str = "elaarag2002";

@@ -9,9 +9,9 @@ use fairway_scenario::protocols::IftpSummary;
 
 use super::super::claims::{trim, Claim, Claims};
 use super::super::rules::{Band, Bounds, Phrase, Value};
-use super::super::stats::Estimate;
 use super::super::Runs;
 use super::est;
+use crate::stats::Estimate;
 
 /// The files' round trip: 2 x 11 ms of propagation, a 1000-byte packet serialised three times at
 /// 100 Mb/s and a 40-byte ACK three times; no queue forms.

@@ -6,13 +6,13 @@ use std::path::PathBuf;
 use super::super::claims::{count_rounding, one_run_band, trim};
 use super::super::claims::{Claims, Verdict};
 use super::super::rules::Bounds;
-use super::super::stats::Estimate;
 use super::super::{write, write_report, ReproduceError, ReproduceOptions, Runs};
 use super::claims::{by_sender, claims, extended_rows, fig5_rows, table2_rows, table3_rows, table4_row};
 use super::{
     est, per_source, share_ratio, slot_ratio, Kind, Results, PAPER_TABLE2, PAPER_TABLE3, PAPER_TABLE4, TABLE2_READINGS,
 };
 use crate::output::svg::{stack, Plot, Series, Style};
+use crate::stats::Estimate;
 use fairway_scenario::protocols::IftpSummary;
 
 fn rate_mbps(r: &str) -> f64 {

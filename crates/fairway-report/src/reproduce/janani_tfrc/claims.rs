@@ -4,8 +4,8 @@
 
 use super::super::claims::{Claim, Claims};
 use super::super::rules::{Band, Bounds, Phrase, Value};
-use super::super::stats::Estimate;
 use super::{App, ClassMeasures, Comparator, Experiment, Reading, Results, NODES};
+use crate::stats::Estimate;
 
 /// One row of a paper table as printed: N, TFRC PDR, TFRC PLR, comparator PDR, comparator PLR.
 pub type Row = (u32, &'static str, &'static str, &'static str, &'static str);

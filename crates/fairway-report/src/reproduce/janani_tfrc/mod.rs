@@ -18,8 +18,8 @@ use std::path::PathBuf;
 
 use toml_edit::{value, DocumentMut};
 
-use super::stats::Estimate;
 use super::{run_text, scenario_text, ReproduceError, ReproduceOptions};
+use crate::stats::Estimate;
 use fairway_engine::results::Summary;
 
 pub const PAPER: &str = "janani-tfrc";

@@ -3,11 +3,11 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use super::super::stats::Estimate;
 use super::super::{write, write_report, ReproduceError, ReproduceOptions};
 use super::claims::{claims, closer, TABLES};
 use super::{wireless, wireless_claims, wireless_report, App, Comparator, Experiment, Reading, Results, NODES};
 use crate::output::svg::{stack, Plot, Series, Style};
+use crate::stats::Estimate;
 
 pub fn write_all(r: &Results, w: &wireless::Results, opts: &ReproduceOptions) -> Result<PathBuf, ReproduceError> {
     let mut c = claims(r);

@@ -9,9 +9,9 @@ use std::collections::{BTreeMap, VecDeque};
 
 use toml_edit::{value, DocumentMut};
 
-use super::super::stats::Estimate;
 use super::super::{run_text, scenario_text, ReproduceError, ReproduceOptions};
 use super::{App, ClassMeasures, Comparator, Reading};
+use crate::stats::Estimate;
 use fairway_engine::results::{RunResult, Summary};
 use fairway_engine::wireless::MacParams;
 

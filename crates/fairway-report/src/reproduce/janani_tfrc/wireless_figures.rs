@@ -11,9 +11,9 @@ use toml_edit::{value, DocumentMut, Item};
 
 use super::super::claims::{Claim, Claims};
 use super::super::rules::{Bounds, Phrase, Value};
-use super::super::stats::Estimate;
 use super::super::{run_text, scenario_text, ReproduceError, ReproduceOptions};
 use super::{ClassMeasures, Reading};
+use crate::stats::Estimate;
 use fairway_engine::results::Summary;
 
 /// The three sets of figures.

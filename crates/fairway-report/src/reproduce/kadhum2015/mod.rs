@@ -9,8 +9,8 @@ mod report;
 
 use std::path::PathBuf;
 
-use super::stats::Estimate;
 use super::{run_grid, ReproduceError, ReproduceOptions, Runs};
+use crate::stats::Estimate;
 use fairway_engine::results::RunResult;
 use fairway_scenario::protocols::MappSummary;
 

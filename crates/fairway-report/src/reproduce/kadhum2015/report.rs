@@ -4,11 +4,11 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use super::super::stats::Estimate;
 use super::super::{plot, rate_of, write, write_report, Line, ReproduceError, ReproduceOptions, DEFAULT_REPS};
 use super::claims::claims;
 use super::{Media, Metrics, Reading, Results, PAPER_CBR, PAPER_MAPP};
 use crate::output::svg::{stack, Plot, Series, Style};
+use crate::stats::Estimate;
 use fairway_engine::results::RunResult;
 
 pub fn write_all(r: &Results, opts: &ReproduceOptions) -> Result<PathBuf, ReproduceError> {
