@@ -269,7 +269,7 @@ enum Cmd {
     },
     /// Run a paper's experiments over several seeds; write report.md and claims.csv, every claim
     /// of the paper beside fairway's value with a band and a verdict.
-    #[command(after_help = fairway_report::reproduce::HELP)]
+    #[command(after_help = fairway_papers::HELP)]
     Reproduce {
         /// Which paper (listed below).
         name: String,
@@ -283,7 +283,7 @@ enum Cmd {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Independent runs (seeds) per experiment point.
-        #[arg(long, default_value_t = fairway_report::reproduce::DEFAULT_REPS as u64, value_parser = clap::value_parser!(u64).range(2..=1000))]
+        #[arg(long, default_value_t = fairway_papers::DEFAULT_REPS as u64, value_parser = clap::value_parser!(u64).range(2..=1000))]
         reps: u64,
     },
 }
@@ -1096,7 +1096,7 @@ fn reproduce(
     seed: u64,
     reps: u64,
 ) -> Result<(), Failure> {
-    use fairway_report::reproduce::{self, ReproduceError, ReproduceOptions};
+    use fairway_papers::{self as reproduce, ReproduceError, ReproduceOptions};
     reproduce::check_ready(name).map_err(|e| Failure::Input(e.to_string()))?;
     let out = out.unwrap_or_else(|| PathBuf::from("out").join(name));
     let staged = Staged::begin(&out).map_err(|e| Failure::Input(e.to_string()))?;
@@ -1133,7 +1133,7 @@ fn model_iftp(
     out: Option<PathBuf>,
 ) -> Result<(), Failure> {
     use fairway_core::{Bytes, Dur, Rate};
-    use fairway_report::iftp_model::{iftp_model, IftpModelParams};
+    use fairway_papers::iftp_model::{iftp_model, IftpModelParams};
     let bad = |flag: &str, e: fairway_core::UnitError| Failure::Input(format!("{flag}: {e}"));
     let p = IftpModelParams {
         packet_size: Bytes::parse(packet_size).map_err(|e| bad("--packet-size", e))?,
