@@ -27,7 +27,7 @@ sys.dont_write_bytecode = True
 import bench  # noqa: E402  (measure, build_fairway, machine, fmt_s, log)
 
 TRANSPORTS = ["tcp", "ccid2", "ccid3"]
-# change: (bottleneck rate, delay, queue), as reproduce/dccp_ns2/mod.rs's Change::bottleneck.
+# change: (bottleneck rate, delay, queue), as fairway-papers' dccp_ns2/mod.rs's Change::bottleneck.
 CHANGES = {"default": ("10Mb", "2ms", 20), "queue100": ("10Mb", "2ms", 100), "rate20": ("20Mb", "2ms", 20),
            "delay10": ("10Mb", "10ms", 20), "delay50": ("10Mb", "50ms", 20)}
 

@@ -9,7 +9,7 @@ once more with ECN off (deterministic). TCP's default run is also repeated with 
 Agent/TCP's overhead_ at 400 us, ns-2's random wait before each packet (fairway's send_jitter). Each run's record: the clients' mean throughput over
 10-35 s (payload, b/s), the coefficient of variation of their 1 s samples over the same window
 (averaged over the clients), the clients stalled (throughput over the last 10 s of their
-activity below 5% of the link's fair share; the measures of reproduce/dccp_ns2/mod.rs), and the
+activity below 5% of the link's fair share; the measures of fairway-papers' dccp_ns2/mod.rs), and the
 "ECN check failed!" lines ns-2 printed (each a Reset with Aggression Penalty, which ends the flow).
 
 Usage: python3 validation/dccp-ns2-reference.py [--repeats N] [--out FILE]

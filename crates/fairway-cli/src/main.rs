@@ -269,7 +269,7 @@ enum Cmd {
     },
     /// Run a paper's experiments over several seeds; write report.md and claims.csv, every claim
     /// of the paper beside fairway's value with a band and a verdict.
-    #[command(after_help = fairway_report::reproduce::HELP)]
+    #[command(after_help = fairway_papers::HELP)]
     Reproduce {
         /// Which paper (listed below).
         name: String,
@@ -283,7 +283,7 @@ enum Cmd {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Independent runs (seeds) per experiment point.
-        #[arg(long, default_value_t = fairway_report::reproduce::DEFAULT_REPS as u64, value_parser = clap::value_parser!(u64).range(2..=1000))]
+        #[arg(long, default_value_t = fairway_papers::DEFAULT_REPS as u64, value_parser = clap::value_parser!(u64).range(2..=1000))]
         reps: u64,
     },
 }

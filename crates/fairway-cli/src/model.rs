@@ -17,7 +17,7 @@ pub(crate) fn model_iftp(
     out: Option<PathBuf>,
 ) -> Result<(), Failure> {
     use fairway_core::{Bytes, Dur, Rate};
-    use fairway_report::iftp_model::{iftp_model, IftpModelParams};
+    use fairway_papers::iftp_model::{iftp_model, IftpModelParams};
     let bad = |flag: &str, e: fairway_core::UnitError| Failure::Input(format!("{flag}: {e}"));
     let p = IftpModelParams {
         packet_size: Bytes::parse(packet_size).map_err(|e| bad("--packet-size", e))?,

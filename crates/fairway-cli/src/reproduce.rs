@@ -16,7 +16,7 @@ pub(crate) fn reproduce(
     seed: u64,
     reps: u64,
 ) -> Result<(), Failure> {
-    use fairway_report::reproduce::{self, ReproduceError, ReproduceOptions};
+    use fairway_papers::{self as reproduce, ReproduceError, ReproduceOptions};
     reproduce::check_ready(name).map_err(|e| Failure::Input(e.to_string()))?;
     let out = out.unwrap_or_else(|| PathBuf::from("out").join(name));
     let staged = Staged::begin(&out).map_err(|e| Failure::Input(e.to_string()))?;

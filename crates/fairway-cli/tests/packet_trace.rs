@@ -37,11 +37,11 @@ fn ok(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-/// Whether `tool` runs here; if not, the test passes unless `require` is set in the
-/// environment.
-fn have(tool: &str, arg: &str, require: &str) -> bool {
+/// Whether `tool` runs here, recorded as `referee`; if not, the test passes unless `require` is
+/// set in the environment.
+fn have(referee: &str, tool: &str, arg: &str, require: &str) -> bool {
     let missing = Command::new(tool).arg(arg).output().is_err().then(|| format!("`{tool}` does not run"));
-    referee::available(tool, require, missing)
+    referee::available(referee, require, missing)
 }
 
 /// A trace line with the port numbers left out of its addresses: ns-2 numbers the agents of a
@@ -82,7 +82,7 @@ fn by_instant(text: &str) -> Vec<(String, Vec<String>)> {
 /// size, flags, flow, addresses, sequence number and uid, drops included.
 #[test]
 fn trace_tr_is_what_ns2_writes() {
-    if !have("ns", "-version", "FAIRWAY_REQUIRE_NS2") {
+    if !have("ns-2", "ns", "-version", "FAIRWAY_REQUIRE_NS2") {
         return;
     }
     let out = tmp("ns2");
@@ -145,7 +145,7 @@ fn tcpdump_reads_the_pcap() {
         assert_eq!(r.3, size, "{l}");
         assert_eq!(r.2, 40, "IP and TCP headers only");
     }
-    if !have("tcpdump", "--version", "FAIRWAY_REQUIRE_TCPDUMP") {
+    if !have("tcpdump", "tcpdump", "--version", "FAIRWAY_REQUIRE_TCPDUMP") {
         return;
     }
     for link in ["r1->r2", "r2->r1"] {

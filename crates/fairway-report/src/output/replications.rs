@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use fairway_engine::results::{ClassSummary, FlowSummary, Summary};
 
-use crate::reproduce::stats::Estimate;
+use crate::stats::Estimate;
 
 /// A figure: its column name (as in flows.csv and summary.json) and how to read it.
 type Figure<T> = (&'static str, fn(&T) -> Option<f64>);
