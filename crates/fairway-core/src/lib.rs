@@ -3,15 +3,16 @@
 //! - [`units`]: `Time`, `Dur`, `Rate`, `Bytes` as integers, parsed from ns-2 and paper notation;
 //! - [`rng`]: deterministic random streams derived from (scenario seed, component name);
 //! - [`ids`]: small integer ids;
-//! - [`udpm`]: the UDPm wire format of kadhum2015's multimedia system.
+//! - [`frame`]: the preamble every fairway datagram starts with; [`wire_clock`]: the 32-bit
+//!   microsecond clock and sequence numbers the wire formats share.
 
 pub mod frame;
 pub mod hash;
 pub mod ids;
 pub mod param;
 pub mod rng;
-pub mod udpm;
 pub mod units;
+pub mod wire_clock;
 
 pub use ids::{FlowId, LinkId, NodeId, PacketRef};
 pub use param::ParamError;

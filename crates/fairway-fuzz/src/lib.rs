@@ -13,10 +13,11 @@
 //! `fairway-fuzz` (src/main.rs) mutates a corpus (fuzz/corpus/<target>/) against these for a
 //! time; tests/corpus.rs replays the corpus and the regressions on every `cargo test`.
 
-use fairway_core::{udpm, Bytes, Dur, Rate, Rng, Time};
+use fairway_core::{Bytes, Dur, Rate, Rng, Time};
 use fairway_proto::dccp::packet::{AckVector, FeatureOp, FeatureOpt, PacketType};
 use fairway_proto::dccp::{self, DccpConfig, DccpReceiver, DccpSender};
 use fairway_proto::iftp::{self, IftpAck, IftpConfig, IftpData, IftpReceiver, IftpSender, Reading};
+use fairway_proto::mapp::wire as udpm;
 use fairway_proto::mapp::{MappConfig, MappReceiver, MappSender};
 use fairway_proto::source::{Cbr, CbrConfig, Greedy};
 use fairway_proto::tfrc::{self, TfrcConfig, TfrcData, TfrcFeedback, TfrcReceiver, TfrcSender};
@@ -187,7 +188,7 @@ fn decode_tfrc(b: &[u8]) {
         let mut again = vec![];
         tfrc::wire::encode_data(&d, &mut again);
         // The sequence number is extended near 0 and a timestamp ahead of `now` reads as
-        // `now` (udpm::extend_seq, udpm::recover_time), and the checksum covers both: the
+        // `now` (wire_clock::extend_seq, wire_clock::recover_time), and the checksum covers both: the
         // fields carried as they are come back as they came.
         for i in (6..10).chain(18..again.len()) {
             assert_eq!(again[i], b[i], "TFRC data byte {i} re-encodes as it came");

@@ -12,7 +12,7 @@
 //! ```
 
 use fairway_core::frame;
-use fairway_core::udpm::{extend_seq, recover_time, whole_micros, wire_time_us};
+use fairway_core::wire_clock::{extend_seq, recover_time, whole_micros, wire_time_us};
 use fairway_core::{Bytes, Time};
 
 use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};

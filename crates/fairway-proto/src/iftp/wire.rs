@@ -10,12 +10,12 @@
 //! ```
 //!
 //! Sequence numbers are the low 32 bits of the 64-bit counter, and times a wrapping 32-bit
-//! microsecond clock, as in [`fairway_core::udpm`]; [`DataHeader::to_data`] and
+//! microsecond clock, as in [`fairway_core::wire_clock`]; [`DataHeader::to_data`] and
 //! [`AckHeader::to_ack`] recover the full values near a reference.
 
 use fairway_core::frame::{self, FrameError};
-pub use fairway_core::udpm::whole_micros;
-use fairway_core::udpm::{extend_seq, recover_time, wire_time_us};
+pub use fairway_core::wire_clock::whole_micros;
+use fairway_core::wire_clock::{extend_seq, recover_time, wire_time_us};
 use fairway_core::Time;
 use thiserror::Error;
 

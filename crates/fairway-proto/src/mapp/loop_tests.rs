@@ -5,7 +5,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 
-use fairway_core::udpm::{DataHeader, Feedback, Message};
+use super::wire::{DataHeader, Feedback, Message};
 use fairway_core::{Bytes, Dur, Rate, Rng, Time};
 
 use super::{MappConfig, MappReceiver, MappSender, Pacing, ScaleTable};

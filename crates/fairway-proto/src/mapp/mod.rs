@@ -7,7 +7,7 @@
 //! sequence gap, an ECN CE mark, or no data for the timeout TOI), halves the scale at most once
 //! per RTT when it sees some, adds one after every RTT without, and tells the sender. Frames
 //! split into several datagrams are put back together by [`Reassembly`] (kadhum2015 §3.2).
-//! Messages use the UDPm wire format of [`fairway_core::udpm`].
+//! Messages use the UDPm wire format ([`wire`]).
 //!
 //! Both ends are sans-IO state machines (docs/architecture.md): they never read a clock, open a socket or
 //! draw unseeded randomness. A driver calls `handle_*`, then drains `poll_transmit` until it
@@ -50,6 +50,7 @@ mod reassembly;
 mod receiver;
 mod scale;
 mod sender;
+pub mod wire;
 
 #[cfg(test)]
 mod loop_tests;
@@ -82,7 +83,7 @@ pub struct MappConfig {
     pub flow_control: bool,
     /// Datagrams are ECN-capable (ECT), so an AQM may mark instead of drop (RFC 3168).
     pub ect: bool,
-    /// Set [`fairway_core::udpm::FLAG_MULTIMEDIA`] in data headers (kadhum2015 §5: "multimedia
+    /// Set [`wire::FLAG_MULTIMEDIA`] in data headers (kadhum2015 §5: "multimedia
     /// packets can be identified (or labeled) by transport layer").
     pub multimedia_tag: bool,
     /// The RTT the receiver assumes until the sender reports one.
@@ -152,8 +153,8 @@ impl MappConfig {
     }
 }
 
-impl From<fairway_core::udpm::UdpmError> for crate::endpoint::Malformed {
-    fn from(e: fairway_core::udpm::UdpmError) -> Self {
+impl From<wire::UdpmError> for crate::endpoint::Malformed {
+    fn from(e: wire::UdpmError) -> Self {
         crate::endpoint::Malformed(e.to_string())
     }
 }

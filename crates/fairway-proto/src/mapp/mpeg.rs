@@ -22,7 +22,7 @@
 //! frames are fragmented at the UDP layer). Frames are numbered as they are sent, so a frame a
 //! policy skips is not a loss to the receiver.
 
-use fairway_core::udpm::DATA_HEADER_LEN;
+use super::wire::DATA_HEADER_LEN;
 use fairway_core::{Bytes, Dur, Rate};
 
 use super::scale::{FrameLayout, ScaleTable, MAX_DATAGRAM};

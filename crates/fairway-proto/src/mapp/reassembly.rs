@@ -8,7 +8,7 @@
 //! frame slots, each with a bitmap of its fragments (at most 65 535 bits), reused from frame to
 //! frame.
 
-use fairway_core::udpm::extend_seq;
+use fairway_core::wire_clock::extend_seq;
 
 /// What became of one arriving fragment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,7 +92,7 @@ impl Reassembly {
         if count == 0 || index >= count {
             return FragmentOutcome::Inconsistent;
         }
-        // Frame numbers wrap modulo 2^32 on the wire (udpm.rs); extend them like sequence numbers.
+        // Frame numbers wrap modulo 2^32 on the wire (wire.rs); extend them like sequence numbers.
         let f = match self.highest {
             None => {
                 // Numbering starts at the first frame seen: frames before it are not counted.

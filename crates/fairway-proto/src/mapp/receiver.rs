@@ -7,7 +7,8 @@
 //! at most once per RTT; after an RTT without congestion (a checkpoint) the scale goes up by one.
 //! Feedback goes out at once on the first datagram and at every checkpoint.
 
-use fairway_core::udpm::{extend_seq, DataHeader, Feedback, Message, DATA_HEADER_LEN, FEEDBACK_LEN};
+use super::wire::{DataHeader, Feedback, Message, DATA_HEADER_LEN, FEEDBACK_LEN};
+use fairway_core::wire_clock::extend_seq;
 use fairway_core::{Bytes, Dur, Time};
 
 use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
@@ -132,7 +133,7 @@ impl MappReceiver {
         self.stats.datagrams += 1;
         self.stats.bytes += (DATA_HEADER_LEN + payload_len) as u64;
         if h.rtt_us != 0 {
-            // The sender's smoothed RTT (udpm.rs: the receiver cannot measure it alone).
+            // The sender's smoothed RTT (wire.rs: the receiver cannot measure it alone).
             self.rtt = Dur::from_micros(u64::from(h.rtt_us));
             if self.active && self.checkpoint_due() < now {
                 // A shorter RTT made the checkpoint due in the past: it falls now, when that

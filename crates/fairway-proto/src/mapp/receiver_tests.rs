@@ -1,6 +1,6 @@
 //! Unit tests of the MApp receiver, driven with synthetic times.
 
-use fairway_core::udpm::{DataHeader, Feedback};
+use super::wire::{DataHeader, Feedback};
 use fairway_core::{Dur, Time};
 
 use super::{MappConfig, MappReceiver};

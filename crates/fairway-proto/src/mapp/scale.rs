@@ -5,7 +5,7 @@
 //! strategies ... and associate them with different values of scales (transmission rates)".
 //! chung-dcbt §5: the rates "increase linearly as the scale value increases" (Table 1).
 
-use fairway_core::udpm::DATA_HEADER_LEN;
+use super::wire::DATA_HEADER_LEN;
 use fairway_core::{Bytes, Dur, Rate};
 
 use super::mpeg::Gop;

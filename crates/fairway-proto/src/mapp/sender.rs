@@ -5,9 +5,8 @@
 //! multimedia sender uses a timer for scheduling the next transmission of the data packet"),
 //! as ns-2's MmApp does with its `snd_timer_`.
 
-use fairway_core::udpm::{
-    extend_seq, wire_elapsed_us, wire_time_us, DataHeader, Feedback, Message, DATA_HEADER_LEN, FLAG_MULTIMEDIA,
-};
+use super::wire::{DataHeader, Feedback, Message, DATA_HEADER_LEN, FLAG_MULTIMEDIA};
+use fairway_core::wire_clock::{extend_seq, wire_elapsed_us, wire_time_us};
 use fairway_core::{Bytes, Dur, Rate, Rng, Time};
 
 use super::{FrameLayout, MappConfig, ParamError};
@@ -115,7 +114,7 @@ impl MappSender {
         self.fb_highest = Some(acked);
         self.stats.feedback_received += 1;
 
-        // RTT = now - echo - hold, on the wrapping 32-bit microsecond clock (udpm.rs). The echo
+        // RTT = now - echo - hold, on the wrapping 32-bit microsecond clock (wire.rs). The echo
         // must be one of our send times: not in the future, not before the first send.
         let elapsed = wire_elapsed_us(wire_time_us(now.0), fb.echo_time_us);
         let since_first = self.first_send.map_or(0, |t| (now - t).0 / 1_000 + 1);
@@ -292,7 +291,7 @@ impl Endpoint for MappSender {
             seq: self.next_seq as u32,
             frame: number as u32,
             send_time_us: wire_time_us(now.0),
-            // The receiver paces its once-per-RTT decisions with this (udpm.rs); 0 = unknown.
+            // The receiver paces its once-per-RTT decisions with this (wire.rs); 0 = unknown.
             rtt_us: self.srtt.map_or(0, |s| (s.0 / 1_000).clamp(1, u32::MAX as u64) as u32),
         };
         let len = layout.fragment_len(index);

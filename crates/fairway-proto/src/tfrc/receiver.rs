@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use fairway_core::udpm::whole_micros;
+use fairway_core::wire_clock::whole_micros;
 use fairway_core::{Bytes, Dur, Time};
 
 use super::equation::loss_rate_for;

@@ -2,7 +2,7 @@
 //! application's packets at the allowed rate X, one every s/X_inst, and sets X from each
 //! feedback report (and halves it when reports stop coming).
 
-use fairway_core::udpm::whole_micros;
+use fairway_core::wire_clock::whole_micros;
 use fairway_core::{Dur, Time};
 
 use super::equation::throughput;

@@ -1,6 +1,6 @@
 //! TFRC's byte format (fairway's: RFC 5348 §3.2 names the fields and leaves the layout to the
 //! transport): the preamble of [`fairway_core::frame`] (magic, version, type, header checksum),
-//! then big-endian fields; times on the 32-bit microsecond clock of [`fairway_core::udpm`],
+//! then big-endian fields; times on the 32-bit microsecond clock of [`fairway_core::wire_clock`],
 //! sequence numbers as their low 32 bits; rates and loss rates as IEEE doubles, so that a
 //! decoded report says exactly what the typed one did.
 //!
@@ -12,7 +12,7 @@
 //! ```
 
 use fairway_core::frame;
-use fairway_core::udpm::{extend_seq, recover_time, wire_time_us};
+use fairway_core::wire_clock::{extend_seq, recover_time, wire_time_us};
 use fairway_core::{Dur, Time};
 
 use super::{TfrcData, TfrcFeedback};
@@ -116,7 +116,7 @@ pub fn decode_feedback(b: &[u8], now: Time) -> Result<TfrcFeedback, Malformed> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fairway_core::udpm::whole_micros;
+    use fairway_core::wire_clock::whole_micros;
 
     #[test]
     fn both_messages_round_trip() {
