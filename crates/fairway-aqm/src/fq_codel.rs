@@ -19,9 +19,9 @@
 
 use std::collections::VecDeque;
 
-use fairway_core::hash::{fnv1a64, fnv1a64_extend};
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rng, Time};
 
+use crate::fq::{self, List};
 use crate::codel::{read_control_law, CodelParams, CodelSource, CodelVars, ControlLaw, Stamp, Stamped, StampedFifo};
 use crate::{
     Decides, Departure, Discipline, DropReason, Dropped, Keys, Limit, OnLink, PacketMeta, ParamError, QueueDiscipline,
@@ -85,25 +85,25 @@ impl FqCodelParams {
 
     pub fn validate(&self) -> Result<(), ParamError> {
         self.codel().validate()?;
-        if self.flows == 0 || self.flows > 65_536 {
-            return Err(ParamError::new("flows", format!("{}: expected 1 to 65536 queues", self.flows)));
-        }
-        if self.quantum.0 == 0 {
-            return Err(ParamError::new("quantum", "must be at least 1 byte"));
-        }
-        if self.drop_batch == 0 {
-            return Err(ParamError::new("drop_batch", "must be at least 1 packet"));
-        }
-        Ok(())
+        self.scheduler().validate()
     }
-}
 
-/// Which list a queue is on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum List {
-    None,
-    New,
-    Old,
+    /// The flow-queue scheduler's settings.
+    pub(crate) fn scheduler(&self) -> fq::Scheduler {
+        fq::Scheduler {
+            limit: self.limit,
+            flows: self.flows,
+            quantum: self.quantum,
+            drop_batch: self.drop_batch,
+            perturbation: self.perturbation,
+        }
+    }
+
+    /// `self` with the scheduler's settings `s`.
+    fn with_scheduler(self, s: fq::Scheduler) -> Self {
+        let fq::Scheduler { limit, flows, quantum, drop_batch, perturbation } = s;
+        Self { limit, flows, quantum, drop_batch, perturbation, ..self }
+    }
 }
 
 /// One flow queue: its packets, its CoDel state and its DRR credit.
@@ -169,10 +169,9 @@ impl FqCodel {
         &self.params
     }
 
-    /// The queue `flow` hashes into (§4.1.1).
+    /// The queue `flow` hashes into (RFC 8290 §4.1.1).
     pub fn queue_of(&self, flow: FlowId) -> usize {
-        let h = fnv1a64_extend(fnv1a64(&self.params.perturbation.to_le_bytes()), &flow.0.to_le_bytes());
-        (h % self.params.flows as u64) as usize
+        fq::queue_of(flow, self.params.perturbation, self.params.flows)
     }
 
     /// Packets waiting in the queue of `flow`.
@@ -305,34 +304,17 @@ impl Discipline for FqCodel {
     const KEEPS_AVERAGE: bool = false;
 
     fn keys() -> Vec<&'static str> {
-        vec![
-            "limit",
-            "target",
-            "interval",
-            "max_packet",
-            "ecn",
-            "flows",
-            "quantum",
-            "drop_batch",
-            "perturbation",
-            "control_law",
-        ]
+        [fq::KEYS, &["target", "interval", "max_packet", "ecn", "control_law"]].concat()
     }
 
     /// What is not given keeps RFC 8290's (and Linux's) value ([`FqCodelParams::default`]).
     fn read(k: &mut dyn Keys) -> Read<FqCodelParams> {
-        let mut p = FqCodelParams::default();
-        k.set_u32("limit", 1, &mut p.limit)?;
+        let d = FqCodelParams::default();
+        let mut p = d.with_scheduler(d.scheduler().read(k)?);
         k.set_dur_pos("target", &mut p.target)?;
         k.set_dur_pos("interval", &mut p.interval)?;
         k.set_bytes_pos("max_packet", &mut p.max_packet)?;
         k.set_bool("ecn", &mut p.ecn)?;
-        k.set_u32("flows", 1, &mut p.flows)?;
-        k.set_bytes_pos("quantum", &mut p.quantum)?;
-        k.set_u32("drop_batch", 1, &mut p.drop_batch)?;
-        if let Some(x) = k.int("perturbation", 0, u32::MAX as i64)? {
-            p.perturbation = x as u64;
-        }
         read_control_law(k, &mut p.control_law)?;
         k.check(p.validate())?;
         Ok(p)

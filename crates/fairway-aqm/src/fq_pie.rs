@@ -43,9 +43,9 @@
 
 use std::collections::VecDeque;
 
-use fairway_core::hash::{fnv1a64, fnv1a64_extend};
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rng, Time};
 
+use crate::fq::{self, List};
 use crate::pie::{Pie, PieFlavor, PieParams};
 use crate::{
     Decides, Departure, Discipline, DropReason, Dropped, Keys, Limit, OnLink, PacketMeta, ParamError, QueueDiscipline,
@@ -136,25 +136,25 @@ impl FqPieParams {
 
     pub fn validate(&self) -> Result<(), ParamError> {
         self.pie().validate()?;
-        if self.flows == 0 || self.flows > 65_536 {
-            return Err(ParamError::new("flows", format!("{}: expected 1 to 65536 queues", self.flows)));
-        }
-        if self.quantum.0 == 0 {
-            return Err(ParamError::new("quantum", "must be at least 1 byte"));
-        }
-        if self.drop_batch == 0 {
-            return Err(ParamError::new("drop_batch", "must be at least 1 packet"));
-        }
-        Ok(())
+        self.scheduler().validate()
     }
-}
 
-/// Which list a queue is on (ns-3's FqPieFlow status).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum List {
-    None,
-    New,
-    Old,
+    /// The flow-queue scheduler's settings.
+    pub(crate) fn scheduler(&self) -> fq::Scheduler {
+        fq::Scheduler {
+            limit: self.limit,
+            flows: self.flows,
+            quantum: self.quantum,
+            drop_batch: self.drop_batch,
+            perturbation: self.perturbation,
+        }
+    }
+
+    /// `self` with the scheduler's settings `s`.
+    fn with_scheduler(self, s: fq::Scheduler) -> Self {
+        let fq::Scheduler { limit, flows, quantum, drop_batch, perturbation } = s;
+        Self { limit, flows, quantum, drop_batch, perturbation, ..self }
+    }
 }
 
 /// One flow queue: its PIE (with its packets), built on its first packet, and its DRR credit.
@@ -203,10 +203,9 @@ impl FqPie {
         &self.params
     }
 
-    /// The queue `flow` hashes into.
+    /// The queue `flow` hashes into (RFC 8290 §4.1.1).
     pub fn queue_of(&self, flow: FlowId) -> usize {
-        let h = fnv1a64_extend(fnv1a64(&self.params.perturbation.to_le_bytes()), &flow.0.to_le_bytes());
-        (h % self.params.flows as u64) as usize
+        fq::queue_of(flow, self.params.perturbation, self.params.flows)
     }
 
     /// Packets waiting in the queue of `flow`.
@@ -356,12 +355,7 @@ impl Discipline for FqPie {
     const KEEPS_AVERAGE: bool = false;
 
     fn keys() -> Vec<&'static str> {
-        vec![
-            "limit",
-            "flows",
-            "quantum",
-            "drop_batch",
-            "perturbation",
+        let pie = [
             "target",
             "t_update",
             "alpha",
@@ -373,19 +367,14 @@ impl Discipline for FqPie {
             "dq_threshold",
             "cap_drop_adjustment",
             "derandomize",
-        ]
+        ];
+        [fq::KEYS, &pie].concat()
     }
 
     /// What is not given keeps ns-3.37's value ([`FqPieParams::default`]).
     fn read(k: &mut dyn Keys) -> Read<FqPieParams> {
-        let mut p = FqPieParams::default();
-        k.set_u32("limit", 1, &mut p.limit)?;
-        k.set_u32("flows", 1, &mut p.flows)?;
-        k.set_u32("drop_batch", 1, &mut p.drop_batch)?;
-        if let Some(x) = k.int("perturbation", 0, u32::MAX as i64)? {
-            p.perturbation = x as u64;
-        }
-        k.set_bytes_pos("quantum", &mut p.quantum)?;
+        let d = FqPieParams::default();
+        let mut p = d.with_scheduler(d.scheduler().read(k)?);
         k.set_bytes_pos("dq_threshold", &mut p.dq_threshold)?;
         k.set_dur("target", &mut p.target)?;
         k.set_dur("t_update", &mut p.t_update)?;

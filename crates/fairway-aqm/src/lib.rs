@@ -13,6 +13,7 @@
 #[macro_use]
 mod registry;
 pub mod fifo;
+mod fq;
 pub mod keys;
 
 // The registered disciplines, one line each (see registry.rs): the first is stored inline.

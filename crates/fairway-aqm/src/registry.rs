@@ -366,9 +366,9 @@ mod tests {
     use crate::keys::{Keys, NoKeys, Read, Refused};
     use crate::{Class, Decides, PacketMeta, ParamError, Qdisc, QueueDiscipline, QueueSpec, KINDS};
 
-    /// A reader that gives what a discipline may require and nothing else: CBT's class
-    /// thresholds, D-CBT's packet counting.
-    struct Thresholds(NoKeys);
+    /// A reader that gives what a discipline may require and nothing else (CBT's class
+    /// thresholds, D-CBT's packet counting), and records every key it was asked for.
+    struct Thresholds(NoKeys, std::collections::BTreeSet<&'static str>);
 
     impl Keys for Thresholds {
         fn has(&self, key: &str) -> bool {
@@ -378,21 +378,27 @@ mod tests {
             false
         }
         fn int(&mut self, k: &'static str, a: i64, b: i64) -> Read<Option<i64>> {
+            self.1.insert(k);
             self.0.int(k, a, b)
         }
         fn float(&mut self, key: &'static str) -> Read<Option<f64>> {
+            self.1.insert(key);
             Ok(self.has(key).then_some(5.0))
         }
         fn boolean(&mut self, key: &'static str) -> Read<Option<bool>> {
+            self.1.insert(key);
             Ok(self.has(key).then_some(false))
         }
         fn duration(&mut self, k: &'static str, p: bool) -> Read<Option<Dur>> {
+            self.1.insert(k);
             self.0.duration(k, p)
         }
         fn size(&mut self, k: &'static str, p: bool) -> Read<Option<Bytes>> {
+            self.1.insert(k);
             self.0.size(k, p)
         }
         fn text(&mut self, k: &'static str) -> Read<Option<String>> {
+            self.1.insert(k);
             self.0.text(k)
         }
         fn refuse(&mut self, e: ParamError) -> Refused {
@@ -404,7 +410,7 @@ mod tests {
     }
 
     fn built(kind: &str) -> (QueueSpec, Qdisc) {
-        let spec = match QueueSpec::read(kind, &mut Thresholds(NoKeys::default())) {
+        let spec = match QueueSpec::read(kind, &mut Thresholds(NoKeys::default(), Default::default())) {
             Some(Ok(s)) => s,
             other => panic!("{kind}: {other:?}"),
         };
@@ -425,6 +431,19 @@ mod tests {
             assert!(keys.contains(&"limit"), "{kind}: every discipline's buffer is bounded by `limit`");
         }
         assert!(QueueSpec::read("no_such_kind", &mut NoKeys::default()).is_none());
+    }
+
+    /// A discipline reads exactly the keys it lists: a key listed and never read would be an
+    /// "unknown key" that the error says is accepted; one read and not listed is missing from
+    /// the list the error gives.
+    #[test]
+    fn each_discipline_reads_the_keys_it_lists() {
+        for &kind in KINDS {
+            let mut keys = Thresholds(NoKeys::default(), Default::default());
+            assert!(matches!(QueueSpec::read(kind, &mut keys), Some(Ok(_))), "{kind}");
+            let listed: std::collections::BTreeSet<&str> = QueueSpec::keys_of(kind).unwrap().into_iter().collect();
+            assert_eq!(keys.1, listed, "{kind}");
+        }
     }
 
     /// What each discipline says of itself holds when it runs: a burst from four flows into a
