@@ -46,7 +46,7 @@ use std::collections::VecDeque;
 use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rng, Time};
 
 use crate::fq::{self, List};
-use crate::pie::{Pie, PieFlavor, PieParams};
+use crate::pie::{read_controller, Pie, PieFlavor, PieParams, CONTROLLER_KEYS};
 use crate::{
     Decides, Departure, Discipline, DropReason, Dropped, Keys, Limit, OnLink, PacketMeta, ParamError, QueueDiscipline,
     QueueStats, Read, Verdict,
@@ -114,6 +114,25 @@ impl Default for FqPieParams {
 }
 
 impl FqPieParams {
+    /// `self` with the controller settings of `pie` (its limit, flavour and mean packet size are
+    /// FQ-PIE's own, as [`pie`](Self::pie) sets them).
+    fn with_controller(self, pie: &PieParams) -> Self {
+        FqPieParams {
+            target: pie.target,
+            t_update: pie.t_update,
+            alpha: pie.alpha,
+            beta: pie.beta,
+            max_burst: pie.max_burst,
+            ecn: pie.ecn,
+            mark_ecn_threshold: pie.mark_ecn_threshold,
+            dq_rate_estimator: pie.dq_rate_estimator,
+            dq_threshold: pie.dq_threshold,
+            cap_drop_adjustment: pie.cap_drop_adjustment,
+            derandomize: pie.derandomize,
+            ..self
+        }
+    }
+
     /// The PIE every queue runs: ns-3's PieQueueDisc with the whole buffer as its limit.
     pub fn pie(&self) -> PieParams {
         PieParams {
@@ -355,37 +374,16 @@ impl Discipline for FqPie {
     const KEEPS_AVERAGE: bool = false;
 
     fn keys() -> Vec<&'static str> {
-        let pie = [
-            "target",
-            "t_update",
-            "alpha",
-            "beta",
-            "max_burst",
-            "ecn",
-            "mark_ecn_threshold",
-            "dq_rate_estimator",
-            "dq_threshold",
-            "cap_drop_adjustment",
-            "derandomize",
-        ];
-        [fq::KEYS, &pie].concat()
+        [fq::KEYS, CONTROLLER_KEYS].concat()
     }
 
     /// What is not given keeps ns-3.37's value ([`FqPieParams::default`]).
     fn read(k: &mut dyn Keys) -> Read<FqPieParams> {
         let d = FqPieParams::default();
-        let mut p = d.with_scheduler(d.scheduler().read(k)?);
-        k.set_bytes_pos("dq_threshold", &mut p.dq_threshold)?;
-        k.set_dur("target", &mut p.target)?;
-        k.set_dur("t_update", &mut p.t_update)?;
-        k.set_dur("max_burst", &mut p.max_burst)?;
-        k.set_f64("alpha", &mut p.alpha)?;
-        k.set_f64("beta", &mut p.beta)?;
-        k.set_f64("mark_ecn_threshold", &mut p.mark_ecn_threshold)?;
-        k.set_bool("ecn", &mut p.ecn)?;
-        k.set_bool("dq_rate_estimator", &mut p.dq_rate_estimator)?;
-        k.set_bool("cap_drop_adjustment", &mut p.cap_drop_adjustment)?;
-        k.set_bool("derandomize", &mut p.derandomize)?;
+        let p = d.with_scheduler(d.scheduler().read(k)?);
+        let mut pie = p.pie();
+        read_controller(k, &mut pie)?;
+        let p = p.with_controller(&pie);
         k.check(p.validate())?;
         Ok(p)
     }

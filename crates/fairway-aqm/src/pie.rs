@@ -427,6 +427,37 @@ impl QueueDiscipline for Pie {
     }
 }
 
+/// The keys of PIE's controller, which FQ-PIE's queues share: RFC 8033's parameters and
+/// Linux's and ns-3's options.
+pub(crate) const CONTROLLER_KEYS: &[&str] = &[
+    "target",
+    "t_update",
+    "alpha",
+    "beta",
+    "max_burst",
+    "ecn",
+    "mark_ecn_threshold",
+    "dq_rate_estimator",
+    "dq_threshold",
+    "cap_drop_adjustment",
+    "derandomize",
+];
+
+/// Reads [`CONTROLLER_KEYS`] into `p`.
+pub(crate) fn read_controller(k: &mut dyn Keys, p: &mut PieParams) -> Read<()> {
+    k.set_dur("target", &mut p.target)?;
+    k.set_dur("t_update", &mut p.t_update)?;
+    k.set_dur("max_burst", &mut p.max_burst)?;
+    k.set_f64("alpha", &mut p.alpha)?;
+    k.set_f64("beta", &mut p.beta)?;
+    k.set_f64("mark_ecn_threshold", &mut p.mark_ecn_threshold)?;
+    k.set_bytes_pos("dq_threshold", &mut p.dq_threshold)?;
+    k.set_bool("ecn", &mut p.ecn)?;
+    k.set_bool("dq_rate_estimator", &mut p.dq_rate_estimator)?;
+    k.set_bool("cap_drop_adjustment", &mut p.cap_drop_adjustment)?;
+    k.set_bool("derandomize", &mut p.derandomize)
+}
+
 impl Discipline for Pie {
     type Params = PieParams;
     const KIND: &'static str = "pie";
@@ -439,40 +470,15 @@ impl Discipline for Pie {
     const KEEPS_AVERAGE: bool = false;
 
     fn keys() -> Vec<&'static str> {
-        vec![
-            "limit",
-            "target",
-            "t_update",
-            "alpha",
-            "beta",
-            "max_burst",
-            "mean_pktsize",
-            "ecn",
-            "mark_ecn_threshold",
-            "dq_rate_estimator",
-            "dq_threshold",
-            "cap_drop_adjustment",
-            "derandomize",
-            "flavor",
-        ]
+        [&["limit", "mean_pktsize", "flavor"], CONTROLLER_KEYS].concat()
     }
 
     /// What is not given keeps RFC 8033's value ([`PieParams::default`]).
     fn read(k: &mut dyn Keys) -> Read<PieParams> {
         let mut p = PieParams::default();
         k.set_u32("limit", 1, &mut p.limit)?;
-        k.set_dur("target", &mut p.target)?;
-        k.set_dur("t_update", &mut p.t_update)?;
-        k.set_dur("max_burst", &mut p.max_burst)?;
-        k.set_f64("alpha", &mut p.alpha)?;
-        k.set_f64("beta", &mut p.beta)?;
-        k.set_f64("mark_ecn_threshold", &mut p.mark_ecn_threshold)?;
+        read_controller(k, &mut p)?;
         k.set_bytes_pos("mean_pktsize", &mut p.mean_pktsize)?;
-        k.set_bytes_pos("dq_threshold", &mut p.dq_threshold)?;
-        k.set_bool("ecn", &mut p.ecn)?;
-        k.set_bool("dq_rate_estimator", &mut p.dq_rate_estimator)?;
-        k.set_bool("cap_drop_adjustment", &mut p.cap_drop_adjustment)?;
-        k.set_bool("derandomize", &mut p.derandomize)?;
         if let Some(f) = k.choice(
             "flavor",
             &[("rfc", PieFlavor::Rfc, "RFC 8033"), ("ns3", PieFlavor::Ns3, "ns-3.37's PieQueueDisc")],
