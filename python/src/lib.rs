@@ -346,7 +346,10 @@ fn sweep_points(
         };
         let csv = std::fs::read_to_string(&res.csv).map_err(|e| format!("{}: {e}", res.csv.display()))?;
         let links = sweep::sweep_links_csv(&sw, &res.points);
-        let reps_csv = reps.map(|_| output::replications::csv_of_sweep(&sw, &res.points));
+        let reps_csv = reps.map(|_| {
+            let (keys, groups) = sw.replication_groups(&res.points);
+            output::replications::csv_grouped(&keys, &groups)
+        });
         Ok((csv, reps_csv, links))
     });
     if scratch {

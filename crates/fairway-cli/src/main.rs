@@ -43,7 +43,6 @@ mod emulate;
 mod hugepages;
 mod interrupt;
 mod live;
-mod live_results;
 mod model;
 mod plot;
 mod reproduce;
@@ -476,6 +475,17 @@ enum Failure {
     Other(anyhow::Error),
     /// A signal stopped the command before it had anything whole to write (exit code 130).
     Interrupted(String),
+}
+
+impl From<fairway_live::session::Failure> for Failure {
+    fn from(e: fairway_live::session::Failure) -> Self {
+        use fairway_live::session::Failure as Live;
+        match e {
+            Live::Input(s) => Failure::Input(s),
+            Live::Other(s) => Failure::Other(anyhow::anyhow!(s)),
+            Live::Interrupted(s) => Failure::Interrupted(s),
+        }
+    }
 }
 
 impl From<anyhow::Error> for Failure {

@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 use fairway_core::Time;
-use fairway_engine::packet_trace::PacketOp;
 use fairway_engine::RunOptions;
+use fairway_model::packet_trace::PacketOp;
 use fairway_report::output;
 use fairway_report::output::folder::Staged;
 use fairway_report::output::packet_files::PacketOutputs;
@@ -209,14 +209,14 @@ fn names(paths: &[PathBuf]) -> String {
 
 /// The flows a trace covers (scenario indices): those named, by flow or by [[flow]] entry, or
 /// every flow when none is.
-fn traced_flows(sc: &fairway_engine::scenario::Scenario, names: &[String]) -> Result<Vec<usize>, Failure> {
+fn traced_flows(sc: &fairway_model::scenario::Scenario, names: &[String]) -> Result<Vec<usize>, Failure> {
     sc.flows_named(names).map_err(|(n, known)| {
         Failure::Input(format!("--trace-flow {n}: no flow or [[flow]] entry of that name (flows: {known})"))
     })
 }
 
 /// The links a packet trace covers (scenario indices), by their names.
-fn traced_links(sc: &fairway_engine::scenario::Scenario, names: &[String]) -> Result<Vec<usize>, Failure> {
+fn traced_links(sc: &fairway_model::scenario::Scenario, names: &[String]) -> Result<Vec<usize>, Failure> {
     let mut v = vec![];
     for n in names {
         let Some(l) = (0..sc.links.len()).find(|&l| sc.link_name(l) == *n) else {
@@ -238,10 +238,7 @@ fn traced_links(sc: &fairway_engine::scenario::Scenario, names: &[String]) -> Re
 }
 
 /// The packet trace's files a run writes, from the command line; `None` when it writes none.
-fn packet_outputs(
-    sc: &fairway_engine::scenario::Scenario,
-    trace: &TraceArgs,
-) -> Result<Option<PacketOutputs>, Failure> {
+fn packet_outputs(sc: &fairway_model::scenario::Scenario, trace: &TraceArgs) -> Result<Option<PacketOutputs>, Failure> {
     let text = trace.kinds.contains(&TraceKind::Packets);
     let pcap = trace.kinds.contains(&TraceKind::Pcap);
     if !text && !pcap {

@@ -46,7 +46,8 @@ pub(crate) fn run_sweep(
     if reps.is_some() {
         // Per point of the grid without the seed (the last key): its runs' means and intervals.
         let csv = staged.dir().join("replications.csv");
-        std::fs::write(&csv, output::replications::csv_of_sweep(&sw, &res.points))
+        let (keys, groups) = sw.replication_groups(&res.points);
+        std::fs::write(&csv, output::replications::csv_grouped(&keys, &groups))
             .with_context(|| format!("writing {}", csv.display()))?;
     }
     folder_page(staged.dir(), &format!("fairway sweep {}", file.display()))?;

@@ -14,17 +14,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use fairway_core::{Dur, Rng, Time};
-use fairway_engine::apps::WebSessions;
-use fairway_engine::datagram::FlowDriver;
-use fairway_engine::protocol::{Build, ReportContext};
-use fairway_engine::results::FlowSummary;
-use fairway_engine::scenario::{AppSpec, FlowSpec, LinkSpec, Scenario};
 use fairway_engine::RunOptions;
 use fairway_live::ends::{self, Clock, EndCounts, LiveEnd, Role};
+use fairway_live::session::{flow, link as emulated, results};
 use fairway_live::socket::Port;
 use fairway_live::tcp::{self, TcpCounts, TcpReceived, TcpSettings};
 use fairway_live::web::{self, WebCounts};
 use fairway_live::{emulate, in_netns, Link, LinkConfig, Monitor, Sampler};
+use fairway_model::apps::WebSessions;
+use fairway_model::datagram::FlowDriver;
+use fairway_model::protocol::{Build, ReportContext};
+use fairway_model::results::FlowSummary;
+use fairway_model::scenario::{AppSpec, FlowSpec, LinkSpec, Scenario};
 use fairway_report::output;
 use serde::Serialize;
 
@@ -176,13 +177,13 @@ pub fn testbed(
     link: Option<&str>,
     name: &str,
 ) -> Result<(), Failure> {
-    crate::emulate::check_name(name)?;
+    emulated::check_name(name)?;
     let mut sc = load(file)?;
     let out = &out.map_or_else(|| Path::new("out").join(format!("{}-testbed", sc.name)), Path::to_path_buf);
     if let Some(d) = duration {
         sc.duration = Dur::parse(d).map_err(|e| Failure::Input(format!("--duration {d}: {e}")))?;
     }
-    let bl = crate::emulate::pick(&sc, link)?;
+    let bl = emulated::pick(&sc, link)?;
     let flows = plan(&sc, bl)?;
     // The access links' one-way delay, added to the bottleneck's: one value for all flows.
     let extra = flows.iter().map(|p| p.extra).max().unwrap_or(Dur::ZERO);
@@ -204,7 +205,7 @@ pub fn testbed(
     output::write_all(&res, &sc, &out.join("simulated")).map_err(other)?;
 
     let bspec = &sc.links[bl];
-    let (fwd_spec, rev_spec) = crate::emulate::directions(&sc, bl);
+    let (fwd_spec, rev_spec) = emulated::directions(&sc, bl);
     let delay = bspec.delay + extra;
     let build = |spec: &LinkSpec, what: &str| -> Result<Link, Failure> {
         let q = spec.queue.build(spec.rate, spec.delay).map_err(|e| Failure::Input(format!("{what}: {e}")))?;
@@ -213,7 +214,10 @@ pub fn testbed(
     };
     let mut fwd = build(&fwd_spec, &sc.link_name(bl))?;
     let mut rev = build(&rev_spec, "back")?;
-    let mut pair = crate::emulate::namespaces(name)?;
+    // From here on, every signal that would end the process asks it to stop instead, so that
+    // the namespaces go with it.
+    interrupt::install_for_cleanup();
+    let mut pair = emulated::namespaces(name)?;
     let (na, nb) = (pair.a.netns.clone(), pair.b.netns.clone());
     let (aa, ab) = (pair.a.addr, pair.b.addr);
     for ns in [&na, &nb] {
@@ -276,7 +280,7 @@ pub fn testbed(
     let clock = Clock::new();
     let at = |t: Time| clock.at(t);
     let end = Time::ZERO + sc.duration;
-    let edges = crate::live_results::edges(&sc);
+    let edges = results::edges(&sc);
     let mut snapshots = ends::Snapshots::new(edges.clone());
     let stop_emu = AtomicBool::new(false);
     let mut monitor = Monitor { every: sc.monitor.queue_interval, samples: vec![] };
@@ -399,7 +403,7 @@ pub fn testbed(
                 (Some(a), Some(b)) => (b - a).as_secs_f64(),
                 _ => active_s,
             };
-            s = crate::live::datagram_summary(s, (snd.sent_pkts, snd.sent_bytes), rcv, active);
+            s = flow::datagram_summary(s, (snd.sent_pkts, snd.sent_bytes), rcv, active);
             nonce_checks.push(NonceChecks {
                 flow: p.f.name.clone(),
                 passed: snd.nonce_passed,
@@ -413,12 +417,7 @@ pub fn testbed(
             if let Some(log) = drv.scale_log() {
                 scale_logs.push((p.index, log.iter().map(|(t, v)| (t.as_secs_f64(), *v)).collect()));
             }
-            bins.push(crate::live_results::datagram_bins(
-                &at_edges(2 * k),
-                &at_edges(2 * k + 1),
-                &edges,
-                drv.scale_log(),
-            ));
+            bins.push(results::datagram_bins(&at_edges(2 * k), &at_edges(2 * k + 1), &edges, drv.scale_log()));
         } else {
             let k = tcp_plans.iter().position(|(q, ..)| q.index == p.index).unwrap();
             let t = &tcp_runs[k];
@@ -428,12 +427,7 @@ pub fn testbed(
             let tcp = p.f.tcp().unwrap();
             let mss = tcp.sender.packet_size.0;
             s = tcp_summary(s, t, mss, mss + tcp.sender.header_size.0, active_s);
-            let mut b = crate::live_results::tcp_bins(
-                &t.sent_at_edges,
-                &t.received_at_edges,
-                mss,
-                mss + tcp.sender.header_size.0,
-            );
+            let mut b = results::tcp_bins(&t.sent_at_edges, &t.received_at_edges, mss, mss + tcp.sender.header_size.0);
             if let Some((started, completed, took)) = t.sessions {
                 (s.sessions_started, s.sessions_completed) = (started, completed);
                 s.mean_session_s = (completed > 0).then(|| took.as_secs_f64() / completed as f64);
@@ -450,7 +444,7 @@ pub fn testbed(
         None => format!("{} (back)", sc.link_name(bl)),
     };
     let live_links = [
-        crate::emulate::live_link(
+        emulated::live_link(
             sc.link_name(bl),
             &fwd_spec,
             delay,
@@ -459,9 +453,9 @@ pub fn testbed(
             sc.duration,
             pair.a.device_drops(),
         ),
-        crate::emulate::live_link(back_name, &rev_spec, delay, &rev, &[], sc.duration, pair.b.device_drops()),
+        emulated::live_link(back_name, &rev_spec, delay, &rev, &[], sc.duration, pair.b.device_drops()),
     ];
-    let run = crate::live_results::LiveRun {
+    let run = results::LiveRun {
         flows: live_flows,
         links: live_links.iter().map(|l| l.summary.clone()).collect(),
         samples: &monitor.samples,
@@ -469,13 +463,13 @@ pub fn testbed(
         scale_logs,
         complete: !interrupt::INTERRUPTED.load(Ordering::Relaxed),
     };
-    let live = crate::live_results::run_result(&sc, bl, run);
+    let live = results::run_result(&sc, bl, run);
     let mut more = serde_json::Map::new();
     // One-way delay added to the bottleneck's for the access links, and each datagram flow's
     // sender's checks of its receiver's nonce echoes.
     more.insert("access_delay_s".into(), serde_json::json!(extra.as_secs_f64()));
     more.insert("nonce_checks".into(), serde_json::to_value(&nonce_checks).map_err(other)?);
-    crate::live_results::write_folder(&out.join("live"), &sc, &live, more, &live_links)?;
+    results::write_folder(&out.join("live"), &sc, &live, more, &live_links)?;
 
     // Side by side.
     let sim_link = res.summary.links.iter().find(|l| l.name == sc.link_name(bl));

@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use fairway_engine::results::{FlowSummary, LinkSummary};
-use fairway_engine::scenario::Scenario;
+use fairway_model::results::{FlowSummary, LinkSummary};
+use fairway_model::scenario::Scenario;
 use fairway_report::output::side_by_side::{self, RunSeries, SideBySide};
 use fairway_report::output::table::Section;
 

@@ -7,21 +7,14 @@
 //! scenario file --fairway-scenario--> Scenario --run--> RunResult --fairway-report--> summary.json, csv, svg
 //! ```
 
-pub mod apps;
-pub mod datagram;
-pub mod decimal;
 pub mod events;
 pub mod fasthash;
 pub mod link;
-pub mod metrics;
 pub mod monitor;
 pub mod packet;
 pub mod packet_trace;
 mod prefetch;
-pub mod protocol;
-pub mod results;
 pub mod routing;
-pub mod scenario;
 pub mod sim;
 pub mod tcp;
 mod warmup;
@@ -31,10 +24,16 @@ use std::sync::atomic::AtomicBool;
 
 use fairway_core::{Dur, Time};
 
+// The scenario model, the endpoint driver and the result types are fairway-model's, shared with
+// the live side; the engine names them by these paths.
+use fairway_model::{apps, datagram, protocol, results, scenario};
+
+pub use fairway_model::results::{class_names, class_summaries};
+
 pub use results::{Collector, RunResult, SeriesSink, Summary};
 pub use scenario::Scenario;
 
-use results::{ClassSummary, FlowSummary, LinkMeasures, LinkSummary, SUMMARY_SCHEMA};
+use results::{FlowSummary, LinkMeasures, LinkSummary, SUMMARY_SCHEMA};
 use scenario::AppSpec;
 use sim::Sim;
 
@@ -128,56 +127,6 @@ pub fn run_into(
         std::mem::forget(sim);
     }
     res
-}
-
-/// The traffic classes of a run's summary, in its order: those its flows have, "tcp" and
-/// "udp" first, then the others in flow order. A class without flows is left out.
-pub fn class_names(sc: &Scenario) -> Vec<&'static str> {
-    let mut names: Vec<&'static str> =
-        ["tcp", "udp"].into_iter().filter(|c| sc.flows.iter().any(|f| f.class() == *c)).collect();
-    for f in &sc.flows {
-        if !names.contains(&f.class()) {
-            names.push(f.class());
-        }
-    }
-    names
-}
-
-/// Per traffic class (the order of [`class_names`]), the sums of its flows' summaries:
-/// `to_deliver[i]` is what flow i had to deliver (what it sent, and what was on its way when
-/// the measurement began), `from_s` when the measurement began. A live run's results use it
-/// too.
-pub fn class_summaries(sc: &Scenario, flows: &[FlowSummary], to_deliver: &[u64], from_s: f64) -> Vec<ClassSummary> {
-    class_names(sc)
-        .into_iter()
-        .map(|class| {
-            let fl: Vec<&FlowSummary> = flows.iter().filter(|f| f.class == class).collect();
-            let to_deliver: u64 = flows.iter().zip(to_deliver).filter(|(f, _)| f.class == class).map(|(_, n)| n).sum();
-            let bytes: u64 = fl.iter().map(|f| f.recv_distinct_bytes).sum();
-            let sent: u64 = fl.iter().map(|f| f.sent_pkts).sum();
-            let recv: u64 = fl.iter().map(|f| f.recv_pkts).sum();
-            let dropped: u64 = fl.iter().map(|f| f.dropped_pkts).sum();
-            let delay_sum: f64 = fl.iter().filter_map(|f| f.mean_delay_s.map(|d| d * f.recv_pkts as f64)).sum();
-            let rates: Vec<f64> = fl.iter().map(|f| f.throughput_bps).collect();
-            // A class's throughput is over its active time, as a flow's is: the time at least
-            // one of its flows was active.
-            let active = metrics::union_length(fl.iter().map(|f| (f.start_s.max(from_s), f.stop_s)));
-            ClassSummary {
-                class,
-                flows: fl.len() as u64,
-                recv_distinct_bytes: bytes,
-                active_s: active,
-                throughput_bps: if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 },
-                dropped_pkts: dropped,
-                sent_pkts: sent,
-                recv_pkts: recv,
-                pdr: (to_deliver > 0).then(|| recv as f64 / to_deliver as f64),
-                plr: (recv + dropped > 0).then(|| dropped as f64 / (recv + dropped) as f64),
-                mean_delay_s: (recv > 0).then(|| delay_sum / recv as f64),
-                jain_index: metrics::jain(&rates),
-            }
-        })
-        .collect()
 }
 
 /// Each wireless node's path: its waypoints and where it is at the end.

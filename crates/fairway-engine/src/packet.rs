@@ -3,27 +3,7 @@
 
 use fairway_core::{PacketRef, Time};
 
-/// What a packet carries, as far as the simulator's agents need to know.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PktKind {
-    /// A TCP data segment (`seq` is its sequence number in packets).
-    TcpData,
-    /// A TCP acknowledgement (`ack` is the highest in-order sequence received, or -1).
-    TcpAck,
-    /// A datagram protocol's data, source to sink (CBR, MApp, IFTP: `seq` is the token of the
-    /// message it carries, see `datagram.rs`).
-    Datagram,
-    /// A datagram protocol's feedback, sink to source (MApp's feedback, IFTP's ACKs).
-    Feedback,
-}
-
-impl PktKind {
-    /// Data travels from the flow's source to its sink; the rest (TCP ACKs, feedback) travels
-    /// back.
-    pub fn is_data(self) -> bool {
-        matches!(self, PktKind::TcpData | PktKind::Datagram)
-    }
-}
+pub use fairway_model::packet_trace::PktKind;
 
 #[derive(Debug, Clone, Copy)]
 #[repr(align(64))]

@@ -5,79 +5,13 @@
 
 use fairway_core::Time;
 
+pub use fairway_model::packet_trace::{PacketEvent, PacketOp, PacketTraceSpec};
+
 use crate::packet::{Packet, PktKind};
 
-/// What happened to a packet at a link (ns-2's trace event letters).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PacketOp {
-    /// `+`: offered to the link's queue (a packet refused there gets a `d` right after).
-    Enqueue,
-    /// `-`: leaves the queue for the wire.
-    Dequeue,
-    /// `r`: reaches the link's far end.
-    Receive,
-    /// `d`: thrown away by the queue (on arrival or later), or lost on the wire (at the time it
-    /// would have arrived).
-    Drop,
-}
-
-impl PacketOp {
-    pub const ALL: [PacketOp; 4] = [PacketOp::Enqueue, PacketOp::Dequeue, PacketOp::Receive, PacketOp::Drop];
-
-    /// ns-2's letter for it.
-    pub fn letter(self) -> char {
-        match self {
-            PacketOp::Enqueue => '+',
-            PacketOp::Dequeue => '-',
-            PacketOp::Receive => 'r',
-            PacketOp::Drop => 'd',
-        }
-    }
-
-    fn bit(self) -> u8 {
-        1 << self as u8
-    }
-}
-
-/// One traced event: a copy of what the packet said at that moment.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PacketEvent {
-    pub t: Time,
-    pub op: PacketOp,
-    /// The link (scenario order).
-    pub link: u32,
-    pub flow: u32,
-    pub conn: u32,
-    pub kind: PktKind,
-    /// Bytes on the wire, and of them the application's.
-    pub size: u32,
-    pub payload: u32,
-    /// Unique per packet in the run, in the order packets were made (ns-2's `uid`).
-    pub uid: u64,
-    /// A TCP segment's sequence number, a TCP ACK's acknowledgement number (both in packets, as
-    /// ns-2 traces them), or a datagram's number among its flow's datagrams of that direction
-    /// (from 0).
-    pub seq: i64,
-    /// For feedback of datagram protocols: the highest number among the flow's datagrams that
-    /// had reached its sink when the feedback left it (-1 before any had); what a DCCP-Ack's
-    /// acknowledgement number says in the pcap.
-    pub acked: i64,
-    pub ect: bool,
-    pub ce: bool,
-    pub ece: bool,
-    pub cwr: bool,
-    pub syn: bool,
-}
-
-/// What to trace: empty link and flow lists mean all of them.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct PacketTraceSpec {
-    /// Links (scenario indices) whose events are traced.
-    pub links: Vec<usize>,
-    /// Flows (scenario indices) whose packets are traced.
-    pub flows: Vec<usize>,
-    /// Which events; empty means all four.
-    pub ops: Vec<PacketOp>,
+/// An event's bit in the tracer's set of traced events.
+fn bit(op: PacketOp) -> u8 {
+    1 << op as u8
 }
 
 /// Traced events gathered before they go to the sink in one call.
@@ -115,7 +49,7 @@ impl PacketTracer {
         PacketTracer {
             links: pick(&spec.links, nlinks),
             flows: pick(&spec.flows, nflows),
-            ops: ops.iter().fold(0, |m, o| m | o.bit()),
+            ops: ops.iter().fold(0, |m, o| m | bit(*o)),
             end,
             ids: vec![],
             next_uid: 0,
@@ -163,7 +97,7 @@ impl PacketTracer {
     /// Records `op` at link `l` for the packet in `slot`, if traced. Returns whether the batch
     /// is now full.
     pub(crate) fn record(&mut self, op: PacketOp, t: Time, l: usize, slot: usize, pkt: &Packet) -> bool {
-        if !self.links[l] || !self.flows[pkt.flow as usize] || self.ops & op.bit() == 0 || t >= self.end {
+        if !self.links[l] || !self.flows[pkt.flow as usize] || self.ops & bit(op) == 0 || t >= self.end {
             return false;
         }
         let (uid, seq, acked) = self.ids[slot];

@@ -31,7 +31,6 @@ use crate::SimError;
 
 #[path = "wireless/net.rs"]
 mod air;
-pub use air::NetStats;
 use air::{Air, AIR};
 
 /// Traced state changes handed to the sink at once, at most: a bin's worth of them could be

@@ -10,8 +10,11 @@
 //! - [`ends`]: fairway-proto's endpoints on UDP sockets ([`socket`]), their bytes framed by
 //!   [`framing`] and tagged with the flow's [`key`]; Linux's TCP as a scenario's TCP flow
 //!   ([`tcp`]) and its web sessions ([`web`]); their counts over time ([`sampler`]).
+//! - [`session`]: a scenario's flows and links run this way, as the CLI's live commands run
+//!   them, and a live run's results folder in the simulator's files (fairway-report).
 //!
-//! Nothing here depends on the simulator: the disciplines are the same code it runs.
+//! Nothing here depends on the simulator: the disciplines are the same code it runs, and the
+//! scenario model and result types are fairway-model's, below both.
 
 pub mod bottleneck;
 pub mod emulate;
@@ -21,6 +24,7 @@ pub mod ipv4;
 pub mod key;
 pub mod netns;
 pub mod sampler;
+pub mod session;
 pub mod socket;
 pub mod tcp;
 pub mod tun;

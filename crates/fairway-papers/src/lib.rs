@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{value, Array, DocumentMut, Item, Table};
 
-use fairway_engine::results::{QueueRow, RunResult, Summary};
 use fairway_engine::SimError;
+use fairway_model::results::{QueueRow, RunResult, Summary};
 use fairway_report::output::svg::{Plot, Series, Style};
 use std::sync::atomic::AtomicBool;
 

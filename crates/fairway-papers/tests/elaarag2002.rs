@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use fairway_engine::results::FlowSummary;
 use fairway_engine::{run, RunOptions, Summary};
+use fairway_model::results::FlowSummary;
 use fairway_papers::claims::Verdict;
 use fairway_papers::elaarag2002::claims::{extended_rows, table2_rows, ALMOST_EQUAL};
 use fairway_papers::elaarag2002::{self, est, per_source, share_ratio, slot_ratio, Kind};

@@ -46,7 +46,7 @@ fn ten_nodes_on_a_square_kilometre_are_often_apart_fifty_rarely() {
     assert!(fifty > 0.85, "50 nodes: joined {fifty:.3} of the time");
 }
 
-fn class<'a>(s: &'a Summary, c: &str) -> &'a fairway_engine::results::ClassSummary {
+fn class<'a>(s: &'a Summary, c: &str) -> &'a fairway_model::results::ClassSummary {
     s.classes.iter().find(|k| k.class == c).unwrap()
 }
 

@@ -6,9 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use fairway_core::Rng;
-use fairway_engine::apps::WebSessions;
-use fairway_engine::scenario::AppSpec;
 use fairway_engine::{run, RunOptions, RunResult};
+use fairway_model::apps::WebSessions;
+use fairway_model::scenario::AppSpec;
 use fairway_papers::claims::Verdict;
 use fairway_papers::kadhum2015::{measure, Media, Metrics};
 use fairway_papers::{reproduce, ReproduceOptions};

@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use fairway_engine::results::Summary;
 use fairway_engine::{run, run_into, RunOptions, Scenario};
+use fairway_model::results::Summary;
 use fairway_report::output::stream::{StreamWriter, PLOT_ROWS};
 use fairway_report::output::{write_after_stream, write_all};
 use fairway_scenario::{parse_scenario, parse_scenario_file};

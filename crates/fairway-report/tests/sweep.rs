@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use fairway_core::{Dur, Rate};
-use fairway_engine::scenario::{CbrConfig, QueueSpec};
+use fairway_model::scenario::{CbrConfig, QueueSpec};
 use fairway_report::output::write_point;
 use fairway_scenario::sweep::{points_of_text, run_sweep, Sweep, SweepError};
 use fairway_scenario::{parse_scenario, ScenarioError};

@@ -6,10 +6,10 @@
 
 use fairway_aqm::Limit;
 use fairway_core::{Bytes, NodeId, Time};
-use fairway_engine::protocol::Load;
-use fairway_engine::results::{BinRow, QueueRow};
 use fairway_engine::routing::Router;
-use fairway_engine::scenario::{AppSpec, FlowSpec, Scenario};
+use fairway_model::protocol::Load;
+use fairway_model::results::{BinRow, QueueRow};
+use fairway_model::scenario::{AppSpec, FlowSpec, Scenario};
 
 /// Bytes, by where they go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -66,7 +66,7 @@ const PER_LEG: u64 = 24;
 /// taken as half the area's shorter side at the top speed (shorter than setdest's mean, so the
 /// count errs high); for movement files, their moves.
 fn mobility_legs(sc: &Scenario) -> u64 {
-    use fairway_engine::wireless::{MobilitySpec, Speed};
+    use fairway_model::wireless::{MobilitySpec, Speed};
     let Some(w) = &sc.wireless else { return 0 };
     let n = w.nodes.len() as u64;
     match &w.mobility {
@@ -333,13 +333,13 @@ pub fn traffic(sc: &Scenario) -> Traffic {
 /// the area's width takes, their frames retried to the limit but no more than the channel's
 /// airtime carries, each frame heard by every node; a broadcast a second from every node
 /// (routing, ARP); the moves of the nodes' paths; each node's first events.
-fn wireless_events(sc: &Scenario, w: &fairway_engine::wireless::WirelessSpec, pps: f64) -> f64 {
+fn wireless_events(sc: &Scenario, w: &fairway_model::wireless::WirelessSpec, pps: f64) -> f64 {
     let n = w.nodes.len() as f64;
     let dur_s = sc.duration.as_secs_f64();
     let (width, height) = match &w.mobility {
-        Some(fairway_engine::wireless::MobilitySpec::RandomWaypoint { width, height, .. }) => (*width, *height),
+        Some(fairway_model::wireless::MobilitySpec::RandomWaypoint { width, height, .. }) => (*width, *height),
         _ => {
-            let span = |c: &dyn Fn(&fairway_engine::wireless::WirelessNode) -> f64| {
+            let span = |c: &dyn Fn(&fairway_model::wireless::WirelessNode) -> f64| {
                 let (lo, hi) = w.nodes.iter().map(c).fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
                 (hi - lo).max(1.0)
             };
@@ -361,7 +361,7 @@ fn wireless_events(sc: &Scenario, w: &fairway_engine::wireless::WirelessSpec, pp
     // AODV finds each flow's route by a flood (every node rebroadcasts the request once): the
     // first try and up to three retries (ns-2's RREQ_RETRIES; RFC 3561 §10 suggests 2).
     let floods = match w.routing {
-        fairway_engine::wireless::Routing::Aodv => AODV_FLOODS_PER_FLOW * sc.flows.len() as f64 * n,
+        fairway_model::wireless::Routing::Aodv => AODV_FLOODS_PER_FLOW * sc.flows.len() as f64 * n,
         _ => 0.0,
     };
     (dur_s * frames + floods) * (2.0 * n + MAC_TIMERS_PER_FRAME) + 2.0 * mobility_legs(sc) as f64 + EVENTS_PER_NODE * n

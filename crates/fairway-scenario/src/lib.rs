@@ -14,6 +14,6 @@ pub mod sweep;
 pub mod text_file;
 pub mod wireless;
 
-pub use fairway_engine::scenario;
+pub use fairway_model::scenario;
 pub use parse::{parse_scenario, parse_scenario_file, parse_scenario_file_warn, parse_scenario_warn};
 pub use reader::ScenarioError;

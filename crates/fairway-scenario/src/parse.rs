@@ -8,12 +8,12 @@ use toml_edit::ImDocument;
 
 use fairway_engine::fasthash::FastMap;
 use fairway_engine::routing::Router;
-use fairway_engine::scenario::*;
+use fairway_model::scenario::*;
 
 use crate::protocols::{self, packet_size, window_pkts, MAX_PACKET};
 use crate::queues::parse_queue;
 use crate::reader::{Place, Res, ScenarioError, Source, Tbl, Val};
-use fairway_engine::wireless::{WirelessNode, WirelessSpec};
+use fairway_model::wireless::{WirelessNode, WirelessSpec};
 
 const TOP_KEYS: &[&str] = &[
     "name",
@@ -287,7 +287,7 @@ impl Builder {
             return Ok(());
         }
         let spec = crate::wireless::spec(root.get("wireless"), placed, &self.dir)?;
-        let random = matches!(spec.mobility, Some(fairway_engine::wireless::MobilitySpec::RandomWaypoint { .. }));
+        let random = matches!(spec.mobility, Some(fairway_model::wireless::MobilitySpec::RandomWaypoint { .. }));
         if let Some(i) = spec.nodes.iter().position(|w| !w.placed && !random) {
             let mut e = places.swap_remove(i);
             e.message = format!(
@@ -607,18 +607,18 @@ impl Builder {
             let (a, b) = (w.index_of(from), w.index_of(to));
             if a.is_some() && b.is_some() {
                 // AODV finds its routes as the run goes (or finds none: that is a result).
-                if w.routing == fairway_engine::wireless::Routing::Aodv {
+                if w.routing == fairway_model::wireless::Routing::Aodv {
                     return Ok(());
                 }
                 // Both ways: the receiver's feedback, and the link layer's ACKs and ARP, need
                 // the way back (the radio links are symmetric anyway).
                 if !crate::wireless::reachable(w, &self.components, from, to) {
                     let how = match w.routing {
-                        fairway_engine::wireless::Routing::Direct => format!(
+                        fairway_model::wireless::Routing::Direct => format!(
                             "with routing = \"none\" every destination must be within one hop ({:.0} m)",
                             w.radio.rx_range()
                         ),
-                        fairway_engine::wireless::Routing::Static | fairway_engine::wireless::Routing::Aodv => {
+                        fairway_model::wireless::Routing::Static | fairway_model::wireless::Routing::Aodv => {
                             format!("the nodes within {:.0} m of each other do not connect them", w.radio.rx_range())
                         }
                     };

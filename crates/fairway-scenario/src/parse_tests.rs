@@ -3,7 +3,7 @@
 use crate::parse::parse_scenario;
 use crate::ScenarioError;
 use fairway_core::{Bytes, Dur, Rate};
-use fairway_engine::scenario::*;
+use fairway_model::scenario::*;
 use fairway_proto::iftp::Reading;
 
 const GOOD: &str = r#"

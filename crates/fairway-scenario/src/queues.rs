@@ -3,7 +3,7 @@
 
 use fairway_aqm::{Keys, OnLink, ParamError, Read, Refused};
 use fairway_core::{Bytes, Dur};
-use fairway_engine::scenario::QueueSpec;
+use fairway_model::scenario::QueueSpec;
 
 use crate::reader::{Res, ScenarioError, Tbl, Val};
 

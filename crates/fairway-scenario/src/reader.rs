@@ -102,7 +102,7 @@ impl Subst {
             if &b[k..k + 3] == b"{i}" {
                 // `{` is ASCII, so `k` is a character boundary.
                 out.push_str(&s[from..k]);
-                fairway_engine::decimal::push_u64(&mut out, i);
+                fairway_model::decimal::push_u64(&mut out, i);
                 k += 3;
                 from = k;
             } else {

@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use fairway_core::{Dur, NodeId, Rate};
-use fairway_engine::wireless::mobility::parse_moves;
-use fairway_engine::wireless::{MacParams, MobilitySpec, Model, Radio, Routing, Speed, WirelessNode, WirelessSpec};
+use fairway_model::wireless::mobility::parse_moves;
+use fairway_model::wireless::{MacParams, MobilitySpec, Model, Radio, Routing, Speed, WirelessNode, WirelessSpec};
 
 use crate::reader::{Res, Tbl, Val};
 

@@ -6,8 +6,8 @@
 //! its drops within 0.5%, TCP 1.93-1.97 Mb/s a flow; COBALT's wait 13.8 ms against 16.6, the TCP
 //! flows starved in both.)
 
-use fairway_engine::results::Summary;
 use fairway_engine::{run, RunOptions};
+use fairway_model::results::Summary;
 use fairway_scenario::parse_scenario;
 
 fn sim(queue: &str) -> Summary {

@@ -1,8 +1,8 @@
 //! CoDel (RFC 8289) in a run: the same greedy TCP traffic through a large buffer, with and
 //! without CoDel in front of the bottleneck.
 
-use fairway_engine::results::LinkSummary;
 use fairway_engine::{run, RunOptions};
+use fairway_model::results::LinkSummary;
 use fairway_scenario::parse_scenario;
 
 fn bottleneck(queue: &str, flows: u32) -> LinkSummary {

@@ -2,8 +2,8 @@
 //! bottleneck's rate. A FIFO, CoDel or DropTail, lets the unresponsive flow take the link; the
 //! flow queues share it.
 
-use fairway_engine::results::Summary;
 use fairway_engine::{run, RunOptions};
+use fairway_model::results::Summary;
 use fairway_scenario::parse_scenario;
 
 fn sim(queue: &str) -> Summary {

@@ -1,8 +1,8 @@
 //! FRED (Lin & Morris 1997) in a run: four greedy TCP flows beside a CBR flow at 1.5 times the
 //! bottleneck's rate, through RED and through FRED with the same thresholds and buffer.
 
-use fairway_engine::results::Summary;
 use fairway_engine::{run, RunOptions};
+use fairway_model::results::Summary;
 use fairway_scenario::parse_scenario;
 
 fn sim(queue: &str) -> Summary {

@@ -6,8 +6,8 @@
 //! whole run's less the warm-up's, and every time average is the whole run's with the warm-up's
 //! share taken out.
 
-use fairway_engine::results::{FlowSummary, LinkSummary};
 use fairway_engine::{run, RunOptions, RunResult};
+use fairway_model::results::{FlowSummary, LinkSummary};
 use fairway_scenario::parse_scenario;
 
 const TUTORIAL: &str = include_str!("../../../scenarios/tutorial/red-dumbbell.toml");

@@ -464,7 +464,7 @@ fn compare_wireless(name: &str, seeds: u64, band: DelayBand) {
         failed.push("delay");
     }
     // Static routes send no routing packets; their twin runs AODV.
-    let aodv = sc.wireless.as_ref().is_some_and(|w| w.routing == fairway_engine::wireless::Routing::Aodv);
+    let aodv = sc.wireless.as_ref().is_some_and(|w| w.routing == fairway_model::wireless::Routing::Aodv);
     let mut counts = vec![("collisions", fw_col, ns_col)];
     if aodv {
         counts.push(("routing packets", fw_rt, ns_rt));

@@ -4,10 +4,10 @@
 use std::collections::HashMap;
 
 use fairway_core::{Bytes, Dur, Time};
-use fairway_engine::packet::PktKind;
-use fairway_engine::packet_trace::{PacketEvent, PacketOp, PacketTraceSpec};
-use fairway_engine::results::RunResult;
 use fairway_engine::{run, RunOptions, Scenario};
+use fairway_model::packet_trace::PktKind;
+use fairway_model::packet_trace::{PacketEvent, PacketOp, PacketTraceSpec};
+use fairway_model::results::RunResult;
 use fairway_scenario::parse_scenario;
 
 /// kadhum2015's comparison run, with a lossy access link: a NewReno FTP (window 15) and 800 kb/s

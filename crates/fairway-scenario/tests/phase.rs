@@ -2,8 +2,8 @@
 //! host delay before each data packet) and TCP's `overhead` (ns-2's `overhead_`). Expected values
 //! follow from the set-up: uniform delays, serialisation and propagation.
 
-use fairway_engine::results::FlowSummary;
 use fairway_engine::{run, RunOptions, Summary};
+use fairway_model::results::FlowSummary;
 use fairway_scenario::parse_scenario;
 
 fn sim(text: &str, seed: u64) -> Summary {

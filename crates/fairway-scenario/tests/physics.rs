@@ -2,10 +2,10 @@
 //! propagation, capacity, slow start), not from an earlier run.
 
 use fairway_core::Time;
-use fairway_engine::apps::WebSessions;
-use fairway_engine::results::FlowSummary;
-use fairway_engine::scenario::AppSpec;
 use fairway_engine::{run, RunOptions, Summary};
+use fairway_model::apps::WebSessions;
+use fairway_model::results::FlowSummary;
+use fairway_model::scenario::AppSpec;
 use fairway_scenario::parse_scenario;
 use fairway_scenario::protocols::MappSummary;
 

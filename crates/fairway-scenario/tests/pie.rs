@@ -1,8 +1,8 @@
 //! PIE (RFC 8033) in a run: greedy TCP through a large buffer, with and without PIE in front of
 //! the bottleneck.
 
-use fairway_engine::results::LinkSummary;
 use fairway_engine::{run, RunOptions};
+use fairway_model::results::LinkSummary;
 use fairway_scenario::parse_scenario;
 
 fn bottleneck(queue: &str, flows: u32) -> LinkSummary {

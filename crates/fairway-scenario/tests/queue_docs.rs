@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use fairway_engine::scenario::QueueSpec;
+use fairway_model::scenario::QueueSpec;
 
 #[test]
 fn every_discipline_and_each_of_its_keys_is_documented() {

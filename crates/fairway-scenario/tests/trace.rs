@@ -2,8 +2,8 @@
 //! state, for the flows asked for only, without changing the run.
 
 use fairway_core::Time;
-use fairway_engine::results::{AgentRow, BinRow, QueueRow, RunResult, SeriesSink};
 use fairway_engine::{run, run_into, RunOptions};
+use fairway_model::results::{AgentRow, BinRow, QueueRow, RunResult, SeriesSink};
 use fairway_scenario::parse_scenario;
 
 /// kadhum2015's comparison run: a NewReno FTP (window 15) and 800 kb/s of CBR through a 2 Mb/s

@@ -5,6 +5,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use fairway_core::Rate;
+
 use super::*;
 
 #[derive(Debug, Clone, Copy, PartialEq)]

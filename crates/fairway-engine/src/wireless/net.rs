@@ -17,7 +17,7 @@ use crate::wireless::aodv::{self, Aodv, DropWhy};
 use crate::wireless::ifq::IfqItem;
 use crate::wireless::mac::{Frame, Mac, MacOut, MacStats, Outcome, TimerKind, BROADCAST};
 use crate::wireless::mobility::{MobilitySpec, Mover};
-use crate::wireless::{propagation, Radio, Routing, WirelessSpec};
+use crate::wireless::{propagation, NetStats, Radio, Routing, WirelessSpec};
 
 /// A route entry that crosses the wireless network to the scenario node in its low bits.
 pub(super) const AIR: u32 = 1 << 30;
@@ -51,29 +51,6 @@ struct ArpEntry {
 struct AirTx {
     frame: Frame,
     msg: Option<Ctrl>,
-}
-
-/// Per node, what happens above the MAC.
-#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
-pub struct NetStats {
-    /// Packets dropped waiting for ARP (replaced by a newer one, or after three requests).
-    pub arp_drops: u64,
-    /// Packets with no route to their destination.
-    pub no_route_drops: u64,
-    /// Data frames received and handed up.
-    pub received: u64,
-    /// Data packets the routing agent dropped: its buffer of packets waiting for a route
-    /// overflowed or timed out, the next hop's link broke, or the hop limit was reached.
-    pub route_queue_drops: u64,
-    pub link_broke_drops: u64,
-    pub ttl_drops: u64,
-    /// AODV's messages sent or forwarded, and their bytes (IP header included).
-    pub routing_pkts: u64,
-    pub routing_bytes: u64,
-    pub rreq_sent: u64,
-    pub rrep_sent: u64,
-    pub rerr_sent: u64,
-    pub local_repairs: u64,
 }
 
 pub(crate) struct Air {

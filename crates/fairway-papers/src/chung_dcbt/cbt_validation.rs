@@ -3,7 +3,7 @@
 //! CBT's thresholds leave TCP about 8.7 Mb/s (1088 KB/s) beside ProShare and 7.9 Mb/s (988 KB/s)
 //! once the blast joins, the blast held to about 0.8 Mb/s, and ProShare's threshold not binding.
 
-use fairway_engine::results::RunResult;
+use fairway_model::results::RunResult;
 
 use super::flow_rates;
 

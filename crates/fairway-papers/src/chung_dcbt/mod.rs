@@ -12,8 +12,8 @@ mod report;
 use std::path::PathBuf;
 
 use super::{run_grid, ReproduceError, ReproduceOptions};
-use fairway_engine::metrics::jain;
-use fairway_engine::results::RunResult;
+use fairway_model::metrics::jain;
+use fairway_model::results::RunResult;
 use fairway_report::stats::Estimate;
 
 pub const PAPER: &str = "chung-dcbt";

@@ -604,7 +604,7 @@ fn under(r: &Results, all: &Results, ns2: &Reference, reading: &str) -> Claims {
 }
 
 fn ns2_jain(ns2: &Reference, t: &str, ch: &str) -> f64 {
-    ns2.runs(t, ch, false).first().and_then(|x| fairway_engine::metrics::jain(&x.mean_bps)).unwrap_or(f64::NAN)
+    ns2.runs(t, ch, false).first().and_then(|x| fairway_model::metrics::jain(&x.mean_bps)).unwrap_or(f64::NAN)
 }
 
 /// ns-2's client 1 over client 3 in its (ECN off) run.

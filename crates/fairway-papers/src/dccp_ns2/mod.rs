@@ -16,8 +16,8 @@ use toml_edit::{value, DocumentMut};
 
 use super::rules::{Bounds, Value};
 use super::{run_text, scenario_text, ReproduceError, ReproduceOptions};
-use fairway_engine::metrics::jain;
-use fairway_engine::results::RunResult;
+use fairway_model::metrics::jain;
+use fairway_model::results::RunResult;
 use fairway_report::stats::Estimate;
 
 pub const PAPER: &str = "dccp-ns2";

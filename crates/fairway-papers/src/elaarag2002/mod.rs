@@ -9,7 +9,7 @@ mod report;
 use std::path::PathBuf;
 
 use super::{run_grid, run_text, scenario_text, ReproduceError, ReproduceOptions, Runs};
-use fairway_engine::results::{FlowSummary, Summary};
+use fairway_model::results::{FlowSummary, Summary};
 use fairway_report::stats::Estimate;
 
 pub const PAPER: &str = "elaarag2002";

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use toml_edit::{value, DocumentMut};
 
 use super::{run_text, scenario_text, ReproduceError, ReproduceOptions};
-use fairway_engine::results::Summary;
+use fairway_model::results::Summary;
 use fairway_report::stats::Estimate;
 
 pub const PAPER: &str = "janani-tfrc";
@@ -149,7 +149,7 @@ pub struct ClassMeasures {
 
 impl ClassMeasures {
     pub(super) fn of(summaries: &[&Summary], class: &str) -> ClassMeasures {
-        let get = |f: &dyn Fn(&fairway_engine::results::ClassSummary) -> Option<f64>| {
+        let get = |f: &dyn Fn(&fairway_model::results::ClassSummary) -> Option<f64>| {
             Estimate::of(summaries.iter().filter_map(|s| s.classes.iter().find(|c| c.class == class)).filter_map(f))
         };
         ClassMeasures {

@@ -11,8 +11,8 @@ use toml_edit::{value, DocumentMut};
 
 use super::super::{run_text, scenario_text, ReproduceError, ReproduceOptions};
 use super::{App, ClassMeasures, Comparator, Reading};
-use fairway_engine::results::{RunResult, Summary};
-use fairway_engine::wireless::MacParams;
+use fairway_model::results::{RunResult, Summary};
+use fairway_model::wireless::MacParams;
 use fairway_report::stats::Estimate;
 
 /// The two tables of §5.2.
@@ -292,7 +292,7 @@ pub fn run(opts: &ReproduceOptions, progress: &mut dyn FnMut(&str)) -> Result<Re
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fairway_engine::wireless::{MobilitySpec, Speed};
+    use fairway_model::wireless::{MobilitySpec, Speed};
 
     #[test]
     fn positions_follow_the_waypoints() {

@@ -13,7 +13,7 @@ use super::super::claims::{Claim, Claims};
 use super::super::rules::{Bounds, Phrase, Value};
 use super::super::{run_text, scenario_text, ReproduceError, ReproduceOptions};
 use super::{ClassMeasures, Reading};
-use fairway_engine::results::Summary;
+use fairway_model::results::Summary;
 use fairway_report::stats::Estimate;
 
 /// The three sets of figures.
@@ -175,13 +175,13 @@ pub fn run(opts: &ReproduceOptions, progress: &mut dyn FnMut(&str)) -> Result<Re
                 let t = text_at(&text, f, x).map_err(|m| super::edit_error(&file, m))?;
                 let runs = run_text(opts, &format!("{stem}-x{x}"), &file, &t, false, progress)?;
                 let s: Vec<&Summary> = runs.summaries.iter().collect();
-                let class = |s: &Summary, c: &str, g: fn(&fairway_engine::results::ClassSummary) -> Option<f64>| {
+                let class = |s: &Summary, c: &str, g: fn(&fairway_model::results::ClassSummary) -> Option<f64>| {
                     s.classes.iter().find(|k| k.class == c).and_then(g).unwrap_or(f64::NAN)
                 };
                 let pairs = s
                     .iter()
                     .map(|s| {
-                        let both = |g: fn(&fairway_engine::results::ClassSummary) -> Option<f64>| {
+                        let both = |g: fn(&fairway_model::results::ClassSummary) -> Option<f64>| {
                             (class(s, "tfrc", g), class(s, f.comp(), g))
                         };
                         [both(|c| c.pdr), both(|c| c.mean_delay_s.map(|d| d * 1e3)), both(|c| c.plr)]

@@ -10,7 +10,7 @@ mod report;
 use std::path::PathBuf;
 
 use super::{run_grid, ReproduceError, ReproduceOptions, Runs};
-use fairway_engine::results::RunResult;
+use fairway_model::results::RunResult;
 use fairway_report::stats::Estimate;
 use fairway_scenario::protocols::MappSummary;
 

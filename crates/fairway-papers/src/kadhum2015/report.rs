@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::super::{plot, rate_of, write, write_report, Line, ReproduceError, ReproduceOptions, DEFAULT_REPS};
 use super::claims::claims;
 use super::{Media, Metrics, Reading, Results, PAPER_CBR, PAPER_MAPP};
-use fairway_engine::results::RunResult;
+use fairway_model::results::RunResult;
 use fairway_report::output::svg::{stack, Plot, Series, Style};
 use fairway_report::stats::Estimate;
 

@@ -4,9 +4,9 @@
 
 use std::fmt::Write;
 
-use fairway_engine::decimal::push_u64 as uint;
-use fairway_engine::results::{AgentRow, BinRow, QueueRow, RunResult};
-use fairway_engine::scenario::Scenario;
+use fairway_model::decimal::push_u64 as uint;
+use fairway_model::results::{AgentRow, BinRow, QueueRow, RunResult};
+use fairway_model::scenario::Scenario;
 
 /// Appends `v` with `decimals` decimals (nothing for NaN or infinite values: a missing value).
 /// Integer arithmetic: float formatting was a tenth of a run's time on large outputs.
@@ -165,7 +165,7 @@ pub fn classes_bin(s: &mut String, sc: &Scenario, classes: &[&str], t0: u64, t1:
         s.push(',');
         fixed(s, if width > 0.0 { bytes as f64 * 8.0 / width } else { 0.0 }, 1);
         s.push(',');
-        if let Some(j) = fairway_engine::metrics::jain(&rates) {
+        if let Some(j) = fairway_model::metrics::jain(&rates) {
             fixed(s, j, 6);
         }
         s.push('\n');

@@ -6,8 +6,8 @@
 
 use std::fmt::Write;
 
-use fairway_engine::results::RunResult;
-use fairway_engine::scenario::Scenario;
+use fairway_model::results::RunResult;
+use fairway_model::scenario::Scenario;
 
 use super::table;
 

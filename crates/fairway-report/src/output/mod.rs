@@ -23,8 +23,8 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use fairway_engine::results::RunResult;
-use fairway_engine::scenario::Scenario;
+use fairway_model::results::RunResult;
+use fairway_model::scenario::Scenario;
 
 /// Writes every output of a run into `dir` (created if missing) and returns the paths written:
 /// summary.json first, then the tables, then the plots. The files are built and written on two
@@ -164,7 +164,7 @@ pub fn write_after_stream(
     Ok(v)
 }
 
-/// [`write_all`] as a sweep's [`PointWriter`](fairway_scenario::sweep::PointWriter).
+/// [`write_all`] in the shape a sweep's point writer takes (fairway-scenario's `sweep::PointWriter`).
 pub fn write_point(res: &RunResult, sc: &Scenario, dir: &Path) -> io::Result<()> {
     write_all(res, sc, dir).map(|_| ())
 }

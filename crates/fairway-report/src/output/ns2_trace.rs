@@ -7,8 +7,8 @@
 //! scenario's order of nodes; `fid` is the flow's number in scenario order. Ports are 0 but for a
 //! web flow's sessions, whose source port is the session's number.
 
-use fairway_engine::packet_trace::PacketEvent;
-use fairway_engine::scenario::{AppSpec, Scenario};
+use fairway_model::packet_trace::PacketEvent;
+use fairway_model::scenario::{AppSpec, Scenario};
 
 /// Per flow, what its lines say of it.
 pub struct FlowLabels {

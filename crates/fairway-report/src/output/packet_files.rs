@@ -4,8 +4,8 @@
 use std::io;
 use std::path::Path;
 
-use fairway_engine::packet_trace::{PacketEvent, PacketOp, PacketTraceSpec};
-use fairway_engine::scenario::Scenario;
+use fairway_model::packet_trace::{PacketEvent, PacketOp, PacketTraceSpec};
+use fairway_model::scenario::Scenario;
 
 use super::bounded::{Bounded, TraceFile};
 use super::{ns2_trace, pcap};

@@ -8,9 +8,9 @@
 //! source end uses port 32768 + its session's number (mod 32768), its sink end 1024 + the
 //! flow's number (mod 31744), so that each flow, and each web session, is a stream of its own.
 
-use fairway_engine::packet::PktKind;
-use fairway_engine::packet_trace::PacketEvent;
-use fairway_engine::scenario::{AppSpec, Scenario};
+use fairway_model::packet_trace::PacketEvent;
+use fairway_model::packet_trace::PktKind;
+use fairway_model::scenario::{AppSpec, Scenario};
 
 /// LINKTYPE_RAW: each record starts with its IP header.
 const LINKTYPE_RAW: u32 = 101;

@@ -3,8 +3,8 @@
 
 use super::file_safe;
 use super::svg::{stack, Plot, Series, Style};
-use fairway_engine::results::RunResult;
-use fairway_engine::scenario::Scenario;
+use fairway_model::results::RunResult;
+use fairway_model::scenario::Scenario;
 
 /// At most this many flows are drawn one by one; beyond it flows are summed per group.
 const MAX_FLOW_SERIES: usize = 12;

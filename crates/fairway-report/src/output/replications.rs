@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use fairway_engine::results::{ClassSummary, FlowSummary, Summary};
+use fairway_model::results::{ClassSummary, FlowSummary, Summary};
 
 use crate::stats::Estimate;
 
@@ -89,23 +89,6 @@ pub fn csv_grouped(keys: &[String], groups: &[(Vec<String>, Vec<&Summary>)]) -> 
         rows(&mut s, &lead, runs);
     }
     s
-}
-
-/// replications.csv of a sweep run with replications (`sweep::replicated`: the seed its last
-/// key), its points grouped by their values without the seed.
-pub fn csv_of_sweep(sw: &fairway_scenario::sweep::Sweep, runs: &[fairway_scenario::sweep::PointRun]) -> String {
-    let n = sw.keys.len().saturating_sub(1);
-    let keys = sw.columns(n);
-    let mut groups: Vec<(Vec<String>, Vec<&Summary>)> = vec![];
-    for (p, r) in sw.points.iter().zip(runs) {
-        let Ok(s) = &r.outcome else { continue };
-        let values = sw.column_values(p.index, n);
-        match groups.iter_mut().find(|g| g.0 == values) {
-            Some(g) => g.1.push(s),
-            None => groups.push((values, vec![s])),
-        }
-    }
-    csv_grouped(&keys, &groups)
 }
 
 fn rows(s: &mut String, lead: &str, runs: &[&Summary]) {

@@ -11,9 +11,9 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
 use fairway_core::{Dur, Time};
-use fairway_engine::packet_trace::PacketEvent;
-use fairway_engine::results::{AgentRow, BinRow, QueueRow, RunResult, SeriesSink};
-use fairway_engine::scenario::Scenario;
+use fairway_model::packet_trace::PacketEvent;
+use fairway_model::results::{AgentRow, BinRow, QueueRow, RunResult, SeriesSink};
+use fairway_model::scenario::Scenario;
 
 use super::bounded::{Bounded, TraceFile};
 use super::csv;
@@ -68,7 +68,7 @@ pub struct StreamWriter<'a> {
 /// on (its sends then fail, which the sink ignores).
 fn write_rows(sc: Scenario, mut files: [BufWriter<File>; 3], batches: Receiver<Vec<Rows>>) -> io::Result<()> {
     let labels = csv::flow_labels(&sc);
-    let classes = fairway_engine::class_names(&sc);
+    let classes = fairway_model::results::class_names(&sc);
     let names: Vec<String> = sc.monitor.links.iter().map(|&l| sc.link_name(l)).collect();
     let [flows, class_rows, queue] = &mut files;
     let mut buf = String::new();
@@ -139,14 +139,14 @@ impl<'a> StreamWriter<'a> {
     }
 
     /// Also writes trace-agents.csv in `dir`, the traced senders' state changes (the run's
-    /// [`fairway_engine::RunOptions::trace_agents`]), at most `limit` rows after its header.
+    /// fairway-engine's `RunOptions::trace_agents`), at most `limit` rows after its header.
     pub fn trace_agents(&mut self, dir: &Path, limit: u64) -> io::Result<()> {
         self.agents = Some(Bounded::create(&dir.join("trace-agents.csv"), csv::AGENTS_HEADER.as_bytes(), limit)?);
         Ok(())
     }
 
     /// Also writes the packet trace's files in `dir` (the run's
-    /// [`fairway_engine::RunOptions::trace_packets`] has to cover them:
+    /// fairway-engine's `RunOptions::trace_packets` has to cover them:
     /// [`PacketOutputs::engine_spec`]), each at most `limit` records.
     pub fn trace_packets(&mut self, dir: &Path, out: &PacketOutputs, limit: u64) -> io::Result<()> {
         self.packets = Some(PacketFiles::create(dir, self.sc, out, limit)?);

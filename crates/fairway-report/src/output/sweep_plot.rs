@@ -8,7 +8,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use fairway_scenario::sweep::{setting_number, SettingUnit};
+use fairway_model::setting::{setting_number, SettingUnit};
 
 use super::svg::{Plot, Series, Style};
 

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use fairway_engine::results::{FlowSummary, RunResult};
+use fairway_model::results::{FlowSummary, RunResult};
 
 fn mbps(bps: f64) -> String {
     format!("{:.3}", bps / 1e6)

@@ -15,7 +15,7 @@
 
 use std::fmt::Write;
 
-use fairway_engine::scenario::Scenario;
+use fairway_model::scenario::Scenario;
 
 use super::html::escape;
 

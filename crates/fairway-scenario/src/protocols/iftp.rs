@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::{packet_size, Build, DatagramSpec, FlowContext, Load, ProtocolReport, Registration, ReportContext};
 use crate::reader::{Res, Tbl};
-use fairway_engine::datagram::{DatagramFlow, FlowDriver};
+use fairway_model::datagram::{DatagramFlow, FlowDriver};
 
 pub(crate) const REGISTRATION: Registration =
     Registration { transport: "iftp", apps: &["iftp"], keys: &[IFTP_KEYS], parse };

@@ -17,7 +17,7 @@ use super::{
     CLASS_KEYS,
 };
 use crate::reader::{Res, Tbl};
-use fairway_engine::datagram::{DatagramFlow, FlowDriver};
+use fairway_model::datagram::{DatagramFlow, FlowDriver};
 
 pub(crate) const REGISTRATION: Registration =
     Registration { transport: "udpm", apps: &["mapp"], keys: &[MAPP_KEYS, CLASS_KEYS], parse };

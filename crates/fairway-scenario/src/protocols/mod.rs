@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use fairway_core::{Bytes, Rate};
-pub use fairway_engine::protocol::{Build, DatagramSpec, Load, ProtocolReport, Report, ReportContext};
+pub use fairway_model::protocol::{Build, DatagramSpec, Load, ProtocolReport, Report, ReportContext};
 
 use crate::reader::{Res, Tbl, Val};
 

@@ -4,7 +4,7 @@
 //! that pace themselves.
 
 use fairway_core::{Bytes, Dur, Rate, Rng};
-use fairway_engine::protocol::Load;
+use fairway_model::protocol::Load;
 use fairway_proto::source::{Cbr, CbrConfig, Greedy, OnOff, Source};
 
 use super::packet_size;

@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use super::{Sweep, SWEEP_CSV, SWEEP_LINKS_CSV};
-use fairway_engine::results::{RunResult, Summary};
 use fairway_engine::{RunOptions, Scenario};
+use fairway_model::results::{RunResult, Summary};
 
 /// Writes one point's results into its folder (fairway-report's `output::write_all`, for one).
 pub type PointWriter = fn(&RunResult, &Scenario, &Path) -> std::io::Result<()>;
@@ -65,6 +65,26 @@ pub struct PointRun {
     pub interrupted: bool,
     /// Taken from the folder resumed ([`SweepOptions::resume`]), not run.
     pub taken: bool,
+}
+
+impl Sweep {
+    /// A sweep with replications ([`replicated`](super::replicated): the seed its last key): its
+    /// columns without the seed, and the summaries of the points that ran, grouped by their
+    /// values without the seed, in the points' order (replications.csv's rows).
+    #[allow(clippy::type_complexity)]
+    pub fn replication_groups<'a>(&self, runs: &'a [PointRun]) -> (Vec<String>, Vec<(Vec<String>, Vec<&'a Summary>)>) {
+        let n = self.keys.len().saturating_sub(1);
+        let mut groups: Vec<(Vec<String>, Vec<&Summary>)> = vec![];
+        for (p, r) in self.points.iter().zip(runs) {
+            let Ok(s) = &r.outcome else { continue };
+            let values = self.column_values(p.index, n);
+            match groups.iter_mut().find(|g| g.0 == values) {
+                Some(g) => g.1.push(s),
+                None => groups.push((values, vec![s])),
+            }
+        }
+        (self.columns(n), groups)
+    }
 }
 
 /// What a sweep gave, in point order.

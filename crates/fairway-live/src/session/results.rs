@@ -12,21 +12,21 @@
 use std::path::Path;
 
 use fairway_core::Time;
-use fairway_engine::results::{BinRow, FlowSummary, LinkSummary, QueueRow, RunResult, SUMMARY_SCHEMA};
-use fairway_engine::scenario::Scenario;
-use fairway_engine::Summary;
-use fairway_live::ends::EndCounts;
-use fairway_live::tcp::TcpCounts;
-use fairway_live::Sample;
+use fairway_model::results::{BinRow, FlowSummary, LinkSummary, QueueRow, RunResult, SUMMARY_SCHEMA};
+use fairway_model::scenario::Scenario;
+use fairway_model::Summary;
 use fairway_report::output;
 use serde_json::Value;
 
-use crate::emulate::LiveLink;
-use crate::Failure;
+use super::link::LiveLink;
+use super::Failure;
+use crate::ends::EndCounts;
+use crate::tcp::TcpCounts;
+use crate::Sample;
 
 /// The bins' ends, as the simulator cuts them: every `bin` from the start, the last at the
 /// run's end.
-pub(crate) fn edges(sc: &Scenario) -> Vec<Time> {
+pub fn edges(sc: &Scenario) -> Vec<Time> {
     let end = Time::ZERO + sc.duration;
     let n = sc.duration.0.div_ceil(sc.monitor.bin.0).max(1);
     (1..=n).map(|k| (Time::ZERO + sc.monitor.bin.saturating_mul(k)).min(end)).collect()
@@ -34,7 +34,7 @@ pub(crate) fn edges(sc: &Scenario) -> Vec<Time> {
 
 /// A datagram flow's bins from its sender's and receiver's counts at the edges, and its
 /// scale over time (MApp's: from when each scale took effect).
-pub(crate) fn datagram_bins(
+pub fn datagram_bins(
     snd: &[EndCounts],
     rcv: &[EndCounts],
     edges: &[Time],
@@ -72,7 +72,7 @@ fn scale_at(log: &[(Time, u8)], t: Time) -> f32 {
 /// A TCP flow's bins from Linux's counts at the edges: the sender's (segments, retransmissions,
 /// window) and the bytes its receiver read. Packets are bytes over the segment `mss`, each
 /// `wire` bytes as the simulator counts them.
-pub(crate) fn tcp_bins(sent: &[TcpCounts], received: &[u64], mss: u64, wire: u64) -> Vec<BinRow> {
+pub fn tcp_bins(sent: &[TcpCounts], received: &[u64], mss: u64, wire: u64) -> Vec<BinRow> {
     let zero = TcpCounts::default();
     (0..sent.len().min(received.len()))
         .map(|k| {
@@ -93,21 +93,21 @@ pub(crate) fn tcp_bins(sent: &[TcpCounts], received: &[u64], mss: u64, wire: u64
 }
 
 /// What a live run did, for its results folder.
-pub(crate) struct LiveRun<'a> {
-    pub(crate) flows: Vec<FlowSummary>,
+pub struct LiveRun<'a> {
+    pub flows: Vec<FlowSummary>,
     /// The bottleneck's two directions, forward first, and the forward one's queue samples.
-    pub(crate) links: Vec<LinkSummary>,
-    pub(crate) samples: &'a [Sample],
-    pub(crate) bins: Vec<Vec<BinRow>>,
-    pub(crate) scale_logs: Vec<(usize, Vec<(f64, u8)>)>,
+    pub links: Vec<LinkSummary>,
+    pub samples: &'a [Sample],
+    pub bins: Vec<Vec<BinRow>>,
+    pub scale_logs: Vec<(usize, Vec<(f64, u8)>)>,
     /// Whether it ran to the scenario's end (not stopped by Ctrl-C).
-    pub(crate) complete: bool,
+    pub complete: bool,
 }
 
 /// The run as the simulator's result: what the results folder is written from.
-pub(crate) fn run_result(sc: &Scenario, bottleneck: usize, run: LiveRun) -> RunResult {
+pub fn run_result(sc: &Scenario, bottleneck: usize, run: LiveRun) -> RunResult {
     let to_deliver: Vec<u64> = run.flows.iter().map(|f| f.sent_pkts).collect();
-    let classes = fairway_engine::class_summaries(sc, &run.flows, &to_deliver, 0.0);
+    let classes = fairway_model::results::class_summaries(sc, &run.flows, &to_deliver, 0.0);
     let rows = run
         .samples
         .iter()
@@ -145,14 +145,14 @@ pub(crate) fn run_result(sc: &Scenario, bottleneck: usize, run: LiveRun) -> RunR
 /// Writes the results folder `dir` for `res`, then adds `extra`'s fields to summary.json: its
 /// top-level fields, and in each of `links` the fields of the live link of the same name that
 /// the simulated summary has no field for.
-pub(crate) fn write_folder(
+pub fn write_folder(
     dir: &Path,
     sc: &Scenario,
     res: &RunResult,
     extra: serde_json::Map<String, Value>,
     links: &[LiveLink],
 ) -> Result<(), Failure> {
-    let fail = |e: &dyn std::fmt::Display| Failure::Other(anyhow::anyhow!("{}: {e}", dir.display()));
+    let fail = |e: &dyn std::fmt::Display| Failure::Other(format!("{}: {e}", dir.display()));
     output::write_all(res, sc, dir).map_err(|e| fail(&e))?;
     let p = dir.join("summary.json");
     let text = std::fs::read_to_string(&p).map_err(|e| fail(&e))?;
@@ -175,7 +175,7 @@ pub(crate) fn write_folder(
             }
         }
     }
-    crate::live::write_json(&p, &v)
+    super::write_json(&p, &v)
 }
 
 #[cfg(test)]

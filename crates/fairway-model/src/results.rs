@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::metrics;
 use crate::packet_trace::PacketEvent;
 use crate::protocol::ProtocolReport;
 use crate::scenario::{FlowSpec, Scenario};
@@ -395,7 +396,7 @@ impl QueueRow {
 
 /// Where a run's time series go as they are made: each bin of every flow when the bin ends,
 /// each queue sample when it is taken. A sink that writes them to files keeps a run's memory
-/// independent of its length; [`Collector`] keeps them all (the library's [`crate::run`]).
+/// independent of its length; [`Collector`] keeps them all (fairway-engine's `run`).
 pub trait SeriesSink {
     /// Bin `k`, from `t0` to `t1` (the last one ends with the run), of every flow in scenario
     /// order.
@@ -403,10 +404,10 @@ pub trait SeriesSink {
     /// A sample of monitored link `link` (its index in the scenario's links).
     fn queue(&mut self, link: usize, row: &QueueRow);
     /// Traced senders' state changes since the last call, in time order (only when the run
-    /// traces agents: [`crate::RunOptions::trace_agents`]).
+    /// traces agents: fairway-engine's `RunOptions::trace_agents`).
     fn agent(&mut self, _rows: &[AgentRow]) {}
     /// Traced packet events since the last call, in time order (only when the run traces
-    /// packets: [`crate::RunOptions::trace_packets`]).
+    /// packets: fairway-engine's `RunOptions::trace_packets`).
     fn packets(&mut self, _rows: &[PacketEvent]) {}
 }
 
@@ -538,4 +539,54 @@ const MAX_NAMES: usize = 1024;
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
+}
+
+/// The traffic classes of a run's summary, in its order: those its flows have, "tcp" and
+/// "udp" first, then the others in flow order. A class without flows is left out.
+pub fn class_names(sc: &Scenario) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> =
+        ["tcp", "udp"].into_iter().filter(|c| sc.flows.iter().any(|f| f.class() == *c)).collect();
+    for f in &sc.flows {
+        if !names.contains(&f.class()) {
+            names.push(f.class());
+        }
+    }
+    names
+}
+
+/// Per traffic class (the order of [`class_names`]), the sums of its flows' summaries:
+/// `to_deliver[i]` is what flow i had to deliver (what it sent, and what was on its way when
+/// the measurement began), `from_s` when the measurement began. A live run's results use it
+/// too.
+pub fn class_summaries(sc: &Scenario, flows: &[FlowSummary], to_deliver: &[u64], from_s: f64) -> Vec<ClassSummary> {
+    class_names(sc)
+        .into_iter()
+        .map(|class| {
+            let fl: Vec<&FlowSummary> = flows.iter().filter(|f| f.class == class).collect();
+            let to_deliver: u64 = flows.iter().zip(to_deliver).filter(|(f, _)| f.class == class).map(|(_, n)| n).sum();
+            let bytes: u64 = fl.iter().map(|f| f.recv_distinct_bytes).sum();
+            let sent: u64 = fl.iter().map(|f| f.sent_pkts).sum();
+            let recv: u64 = fl.iter().map(|f| f.recv_pkts).sum();
+            let dropped: u64 = fl.iter().map(|f| f.dropped_pkts).sum();
+            let delay_sum: f64 = fl.iter().filter_map(|f| f.mean_delay_s.map(|d| d * f.recv_pkts as f64)).sum();
+            let rates: Vec<f64> = fl.iter().map(|f| f.throughput_bps).collect();
+            // A class's throughput is over its active time, as a flow's is: the time at least
+            // one of its flows was active.
+            let active = metrics::union_length(fl.iter().map(|f| (f.start_s.max(from_s), f.stop_s)));
+            ClassSummary {
+                class,
+                flows: fl.len() as u64,
+                recv_distinct_bytes: bytes,
+                active_s: active,
+                throughput_bps: if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 },
+                dropped_pkts: dropped,
+                sent_pkts: sent,
+                recv_pkts: recv,
+                pdr: (to_deliver > 0).then(|| recv as f64 / to_deliver as f64),
+                plr: (recv + dropped > 0).then(|| dropped as f64 / (recv + dropped) as f64),
+                mean_delay_s: (recv > 0).then(|| delay_sum / recv as f64),
+                jain_index: metrics::jain(&rates),
+            }
+        })
+        .collect()
 }

@@ -1,0 +1,21 @@
+//! fairway-model: what fairway's simulator (fairway-engine) and its live side (fairway-live)
+//! share, below both: the scenario model ([`scenario::Scenario`]), how a datagram protocol's
+//! endpoints are built for a flow and driven ([`protocol`], [`datagram`]), web-like session
+//! arrivals ([`apps`]), and what a run reports ([`results`]: the summary, the per-bin rows, the
+//! packet trace's records), with the measures over them ([`metrics`]). Nothing here runs a
+//! simulation or opens a socket (docs/architecture.md, "The parts").
+
+pub mod apps;
+pub mod datagram;
+pub mod decimal;
+pub mod metrics;
+pub mod packet_trace;
+pub mod protocol;
+pub mod results;
+pub mod scenario;
+pub mod setting;
+pub mod tcp;
+pub mod wireless;
+
+pub use results::{RunResult, Summary};
+pub use scenario::Scenario;
