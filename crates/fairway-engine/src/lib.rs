@@ -16,7 +16,6 @@ pub mod packet_trace;
 mod prefetch;
 pub mod routing;
 pub mod sim;
-pub mod tcp;
 mod warmup;
 pub mod wireless;
 
@@ -27,6 +26,8 @@ use fairway_core::{Dur, Time};
 // The scenario model, the endpoint driver and the result types are fairway-model's, shared with
 // the live side; the engine names them by these paths.
 use fairway_model::{apps, datagram, protocol, results, scenario};
+// TCP's agents are fairway-proto's, as every protocol's endpoints are.
+use fairway_proto::tcp;
 
 pub use fairway_model::results::{class_names, class_summaries};
 

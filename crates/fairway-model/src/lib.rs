@@ -14,7 +14,6 @@ pub mod protocol;
 pub mod results;
 pub mod scenario;
 pub mod setting;
-pub mod tcp;
 pub mod wireless;
 
 pub use results::{RunResult, Summary};

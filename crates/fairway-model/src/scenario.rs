@@ -9,10 +9,10 @@ use std::sync::Arc;
 use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
 
 pub use crate::protocol::DatagramSpec;
-pub use crate::tcp::{SinkConfig, TcpConfig, TcpVariant};
 pub use fairway_proto::iftp::{BackoffReset, IftpConfig};
 pub use fairway_proto::mapp::{MappConfig, Pacing, ScaleTable};
 pub use fairway_proto::source::CbrConfig;
+pub use fairway_proto::tcp::{SinkConfig, TcpConfig, TcpVariant};
 
 /// A scenario, checked.
 #[derive(Debug, Clone)]

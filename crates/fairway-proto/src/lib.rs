@@ -13,6 +13,10 @@
 //!
 //! - [`dccp`]: DCCP (RFC 4340) with CCID2, TCP-like congestion control (RFC 4341).
 //!
+//! - [`tcp`]: one-way TCP as ns-2 2.35 runs it (Tahoe, Reno, NewReno; the sink with and without
+//!   delayed ACKs), as sans-IO state machines; the engine drives them through its own path
+//!   until they are endpoints behind the contract (issue 34).
+//!
 //! - [`wire`]: any endpoint driven through bytes alone, behind one object-safe trait.
 
 pub mod dccp;
@@ -22,6 +26,7 @@ mod endpoint_tests;
 pub mod iftp;
 pub mod mapp;
 pub mod source;
+pub mod tcp;
 pub mod tfrc;
 pub mod udp;
 pub mod wire;

@@ -293,8 +293,8 @@ impl TcpSender {
     }
 
     /// The window, threshold and timer's terms, for traces.
-    pub fn state(&self) -> fairway_proto::AgentState {
-        fairway_proto::AgentState {
+    pub fn state(&self) -> crate::AgentState {
+        crate::AgentState {
             cwnd_pkts: Some(self.cwnd),
             ssthresh_pkts: Some(self.ssthresh()),
             srtt: self.srtt(),
