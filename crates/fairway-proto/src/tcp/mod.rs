@@ -33,6 +33,7 @@
 //! outages up to the 60 s RTO cap) into [`TcpSender`] reproduces every packet ns-2's agent sent,
 //! at the same time, and replaying data arrivals into [`TcpSink`] reproduces every ACK.
 
+pub mod cc;
 #[cfg(test)]
 mod net_tests;
 mod recovery;

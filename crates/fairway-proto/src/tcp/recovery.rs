@@ -6,13 +6,14 @@
 
 use fairway_core::Time;
 
-use super::sender::{CwndAction, TcpSender, CWND_HALF, CWND_ONE, SSTHRESH_HALF};
+use super::cc::Congestion;
+use super::sender::{CwndAction, TcpSender};
 use super::{TcpAck, TcpVariant};
 
 impl TcpSender {
     /// ns-2 `ecn()`: RFC 3168 §6.1.2, at most one reduction per window of data, no
     /// retransmission.
-    pub(super) fn ecn(&mut self, seqno: i64) {
+    pub(super) fn ecn(&mut self, now: Time, seqno: i64) {
         if seqno > self.recover || self.last_action == CwndAction::Timeout {
             self.recover = self.maxseq;
             self.last_action = CwndAction::Ecn;
@@ -26,7 +27,7 @@ impl TcpSender {
             } else {
                 self.ecn_backoff = false;
             }
-            self.slowdown(CWND_HALF | SSTHRESH_HALF);
+            self.congestion(now, Congestion::Ecn);
             self.stats.ecn_reductions += 1;
         }
     }
@@ -50,16 +51,21 @@ impl TcpSender {
             }
             self.rtt_active = false;
             self.rtt.sample(now, self.rtt_ts);
+            let sample = now - self.rtt_ts;
+            self.last_sample = Some(sample);
+            self.min_rtt = Some(self.min_rtt.map_or(sample, |m| m.min(sample)));
         }
         self.newtimer(now, ack.ackno);
     }
 
     /// ns-2 `recv_newack_helper()`.
     pub(super) fn recv_newack_helper(&mut self, now: Time, ack: &TcpAck) {
+        let packets = (ack.ackno - self.highest_ack).max(1) as u64;
+        self.last_sample = None;
         self.newack(now, ack);
         // ns-2: an ACK carrying ECN-Echo does not open cwnd once the peer is known to echo.
         if !self.ect || !ack.ece {
-            self.opencwnd();
+            self.opencwnd(now, packets);
         }
         if self.ect && !ack.ece {
             self.ecn_backoff = false;
@@ -139,13 +145,15 @@ impl TcpSender {
         if recovered || self.highest_ack == 0 {
             self.recover = self.maxseq;
             self.last_action = CwndAction::Dupack;
-            self.slowdown(SSTHRESH_HALF | CWND_ONE);
+            // Tahoe restarts from one packet after the cut.
+            self.congestion(now, Congestion::Loss);
+            self.cwnd = 1.0;
             self.reset_rtx_timer(now, false, false);
             self.stats.fast_retransmits += 1;
         } else if self.cfg.ecn && self.last_action == CwndAction::Ecn {
             // ns-2: ECN already halved this window: back to one packet without a second cut.
             self.last_action = CwndAction::Dupack;
-            self.slowdown(CWND_ONE);
+            self.congestion(now, Congestion::Restart);
             self.reset_rtx_timer(now, false, false);
         }
         // Otherwise (bugFix_): no second fast retransmit in one window.
@@ -249,7 +257,7 @@ impl TcpSender {
     pub(super) fn fast_retransmit(&mut self, now: Time) {
         self.recover = self.maxseq;
         self.last_action = CwndAction::Dupack;
-        self.slowdown(SSTHRESH_HALF | CWND_HALF);
+        self.congestion(now, Congestion::Loss);
         self.reset_rtx_timer(now, true, false);
         self.stats.fast_retransmits += 1;
         self.output(now, self.highest_ack + 1);

@@ -9,6 +9,7 @@ use std::collections::VecDeque;
 
 use fairway_core::{Bytes, Dur, Rng, Time};
 
+use super::cc::{Acked, AtCongestion, Congestion, CongestionControl, Window};
 use super::rtt::RttEstimator;
 use super::{TcpAck, TcpConfig, TcpSegment, TcpVariant};
 
@@ -26,12 +27,6 @@ pub(super) enum CwndAction {
     /// Recovery ended (was `Dupack`).
     Exited,
 }
-
-// What `slowdown()` does (ns-2 `CLOSE_*` flags, the subset Reno and NewReno use).
-pub(super) const SSTHRESH_HALF: u32 = 0x01;
-pub(super) const CWND_HALF: u32 = 0x02;
-pub(super) const CWND_RESTART: u32 = 0x04;
-pub(super) const CWND_ONE: u32 = 0x10;
 
 /// Counters, named after what they count (ns-2's names in the field docs).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -75,12 +70,13 @@ pub struct TcpSender {
     /// Reno window inflation during fast recovery (`dupwnd_`).
     pub(super) dupwnd: i64,
     pub(super) cwnd: f64,
-    /// An integer in ns-2 (`TracedInt ssthresh_`).
-    pub(super) ssthresh: i64,
+    /// Whole packets in ns-2's AIMD family (`TracedInt ssthresh_`).
+    pub(super) ssthresh: f64,
+    /// How the window grows and is cut (cc/).
+    pub(super) cc: Box<dyn CongestionControl>,
     /// `windowInit_`, lowered to 1 if the first packet is lost.
     pub(super) wnd_init: u32,
     pub(super) last_action: CwndAction,
-    pub(super) first_decrease: bool,
     /// Set CWR on the next packet (`cong_action_`).
     pub(super) cong_action: bool,
     /// The peer has echoed ECN (`ect_`).
@@ -94,6 +90,9 @@ pub struct TcpSender {
     pub(super) rtt_active: bool,
     pub(super) rtt_seq: i64,
     pub(super) rtt_ts: Time,
+    /// The RTT sample the last new ACK gave, and the smallest so far (for the algorithm).
+    pub(super) last_sample: Option<Dur>,
+    pub(super) min_rtt: Option<Dur>,
     pub(super) rtx_deadline: Option<Time>,
     /// ns-2's delayed-send timer (`delsnd_timer_`), running while new data waits out its
     /// random `overhead`.
@@ -106,10 +105,17 @@ pub struct TcpSender {
 
 impl TcpSender {
     /// A sender in ns-2's post-`reset()` state: nothing sent, cwnd 1 if `syn` and
-    /// `delay_growth` else `window_init`, ssthresh = `window` unless configured.
+    /// `delay_growth` else `window_init`, ssthresh = `window` unless configured; ns-2's AIMD
+    /// window.
     pub fn new(cfg: TcpConfig) -> TcpSender {
+        let cc = Box::new(super::cc::aimd::Aimd::new(&cfg));
+        TcpSender::with_cc(cfg, cc)
+    }
+
+    /// The same with congestion control `cc`.
+    pub fn with_cc(cfg: TcpConfig, cc: Box<dyn CongestionControl>) -> TcpSender {
         let rtt = RttEstimator::new(cfg.tick, cfg.tick_phase, cfg.min_rto, cfg.max_rto, cfg.initial_rto);
-        let ssthresh = cfg.initial_ssthresh.unwrap_or(cfg.window) as i64;
+        let ssthresh = cfg.initial_ssthresh.unwrap_or(cfg.window) as f64;
         let cwnd = if cfg.syn && cfg.delay_growth { 1.0 } else { cfg.window_init as f64 };
         let rng = Rng::from_seed(cfg.overhead_seed);
         TcpSender {
@@ -124,8 +130,8 @@ impl TcpSender {
             dupwnd: 0,
             cwnd,
             ssthresh,
+            cc,
             last_action: CwndAction::None,
-            first_decrease: true,
             cong_action: false,
             ect: false,
             ecn_backoff: false,
@@ -134,6 +140,8 @@ impl TcpSender {
             rtt_active: false,
             rtt_seq: -1,
             rtt_ts: Time::ZERO,
+            last_sample: None,
+            min_rtt: None,
             rtx_deadline: None,
             delsnd_deadline: None,
             rng,
@@ -174,7 +182,7 @@ impl TcpSender {
         self.stats.acks_received += 1;
         // ns-2 tcp.cc recv(): the ECN response comes before the ACK is processed.
         if ack.ece && self.cfg.ecn {
-            self.ecn(seqno);
+            self.ecn(now, seqno);
         }
         match self.cfg.variant {
             TcpVariant::Tahoe => self.recv_tahoe(now, ack),
@@ -218,15 +226,15 @@ impl TcpSender {
         let idle = self.highest_ack == self.maxseq;
         if idle {
             // ns-2 restart_bugfix_: nothing outstanding, so no ssthresh cut, no backoff.
-            self.slowdown(CWND_ONE);
+            self.congestion(now, Congestion::Restart);
         } else if self.highest_ack < self.recover && self.last_action == CwndAction::Ecn {
             // ns-2: already reduced by ECN in this window: cwnd to 1 without a second cut.
-            self.slowdown(CWND_ONE);
+            self.congestion(now, Congestion::Restart);
         } else {
             self.stats.timeouts += 1;
             self.last_action = CwndAction::Timeout;
             // RFC 5681 §3.1 eq. (4) and "LW = 1" (ns-2 `wnd_restart_` = 1).
-            self.slowdown(SSTHRESH_HALF | CWND_RESTART);
+            self.congestion(now, Congestion::Timeout);
         }
         // RFC 6298 §5.5-5.6: back off and restart the timer; go back N (ns-2 `t_seqno_ =
         // highest_ack_ + 1`, resend from the first unacknowledged packet).
@@ -269,7 +277,12 @@ impl TcpSender {
     }
 
     pub fn ssthresh(&self) -> f64 {
-        self.ssthresh as f64
+        self.ssthresh
+    }
+
+    /// Its congestion control.
+    pub fn cc(&self) -> &dyn CongestionControl {
+        self.cc.as_ref()
     }
 
     /// Smoothed RTT (tick-granular), once there is a sample.
@@ -489,51 +502,32 @@ impl TcpSender {
 
     // ---- congestion window ----------------------------------------------------------------
 
-    /// ns-2 `opencwnd()` with `windowOption_` 1.
-    pub(super) fn opencwnd(&mut self) {
-        if self.cwnd < self.ssthresh as f64 {
-            // RFC 5681 §3.1 slow start: +1 packet per new ACK (ns-2 counts ACKs, not bytes,
-            // and compares with `<`, so cwnd == ssthresh is congestion avoidance).
-            self.cwnd += 1.0;
-        } else {
-            // RFC 5681 §3.1 eq. (3): cwnd += 1/cwnd per new ACK (increase_num_ = 1).
-            self.cwnd += self.cfg.increase_num / self.cwnd;
-        }
-        if self.cfg.max_cwnd > 0 && (self.cwnd as i64) > self.cfg.max_cwnd as i64 {
-            self.cwnd = self.cfg.max_cwnd as f64;
-        }
+    /// ns-2 `opencwnd()`: a new ACK outside recovery grows the window as the algorithm says.
+    pub(super) fn opencwnd(&mut self, now: Time, packets: u64) {
+        let acked = Acked { packets, rtt: self.last_sample, min_rtt: self.min_rtt, in_flight: self.outstanding() };
+        let mut w = Window { cwnd: self.cwnd, ssthresh: self.ssthresh };
+        self.cc.on_ack(now, &acked, &mut w);
+        self.cwnd = w.cwnd;
+        self.ssthresh = w.ssthresh;
     }
 
-    /// ns-2 `slowdown()` with `precisionReduce_`: halve from `min(cwnd + dupwnd, window_)`.
-    pub(super) fn slowdown(&mut self, how: u32) {
-        let slowstart = self.cwnd < self.ssthresh as f64;
-        let wd = self.windowd();
-        let halfwin = wd / 2.0;
-        let decreasewin = self.cfg.decrease_num * wd;
-        if how & SSTHRESH_HALF != 0 {
-            // RFC 5681 eq. (4) ssthresh = max(FlightSize / 2, 2), with ns-2's
-            // min(cwnd, window_) for FlightSize, truncated to an integer.
-            let v = if self.first_decrease || slowstart || self.last_action == CwndAction::Timeout {
-                halfwin
-            } else {
-                decreasewin
-            };
-            self.ssthresh = v as i64;
+    /// ns-2 `slowdown()`: the algorithm cuts the threshold (and for a loss or ECN the window);
+    /// after a timeout or a restart the window is one packet (RFC 5681 §3.1's loss window).
+    /// Every call changes the window, so the next packet carries CWR.
+    pub(super) fn congestion(&mut self, now: Time, event: Congestion) {
+        let at = AtCongestion {
+            window: self.windowd(),
+            in_flight: self.outstanding(),
+            after_timeout: self.last_action == CwndAction::Timeout,
+        };
+        let mut w = Window { cwnd: self.cwnd, ssthresh: self.ssthresh };
+        self.cc.on_congestion(now, event, &at, &mut w);
+        if matches!(event, Congestion::Timeout | Congestion::Restart) {
+            w.cwnd = 1.0;
         }
-        if how & CWND_HALF != 0 {
-            // ns-2: cwnd = the same half, unrounded (RFC 5681 §3.2 step 2 would add 3).
-            self.cwnd =
-                if self.first_decrease || slowstart || self.cfg.decrease_num == 0.5 { halfwin } else { decreasewin };
-        } else if how & (CWND_RESTART | CWND_ONE) != 0 {
-            // RFC 5681 §3.1: after a timeout cwnd = LW = 1 packet.
-            self.cwnd = 1.0;
-        }
-        if self.ssthresh < 2 {
-            self.ssthresh = 2;
-        }
-        if how & (CWND_HALF | CWND_RESTART | CWND_ONE) != 0 {
-            self.cong_action = true;
-        }
-        self.first_decrease = false;
+        self.cwnd = w.cwnd;
+        // RFC 5681 eq. (4): at least two segments.
+        self.ssthresh = w.ssthresh.max(2.0);
+        self.cong_action = true;
     }
 }

@@ -1,0 +1,129 @@
+//! Congestion control, one module per algorithm behind [`CongestionControl`]: the sender's loss
+//! recovery (which packets to resend, when recovery ends, the RTO) is the sender's; how the
+//! window grows on ACKs and how far it is cut on a congestion event is the algorithm's. Linux
+//! cuts the same way (tcp_cong.c's `cong_avoid` and `ssthresh` hooks, with recovery in
+//! tcp_input.c), which lets one sender run ns-2's AIMD family, CUBIC and others.
+//!
+//! A new algorithm is one file here plus one line in [`ALGORITHMS`] (docs/architecture.md,
+//! "Where a new thing goes").
+
+pub mod aimd;
+
+use fairway_core::{Dur, Rate, Time};
+
+use super::TcpConfig;
+
+/// A congestion control algorithm as a scenario names it.
+pub struct Algorithm {
+    /// Its name in a scenario's `cc`.
+    pub name: &'static str,
+    pub build: fn(&TcpConfig) -> Box<dyn CongestionControl>,
+}
+
+/// Every algorithm, one line each.
+pub const ALGORITHMS: &[Algorithm] = &[Algorithm { name: "reno", build: |c| Box::new(aimd::Aimd::new(c)) }];
+
+/// The algorithm named `name`.
+pub fn algorithm(name: &str) -> Option<&'static Algorithm> {
+    ALGORITHMS.iter().find(|a| a.name == name)
+}
+
+/// What a new cumulative ACK told the sender.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Acked {
+    /// Packets it newly acknowledged (at least 1). ns-2's AIMD family opens the window per ACK
+    /// whatever this is; byte-counting algorithms (RFC 3465, RFC 9438) use it.
+    pub packets: u64,
+    /// The RTT sample it gave, if it covered the timed packet.
+    pub rtt: Option<Dur>,
+    /// The smallest RTT sample so far.
+    pub min_rtt: Option<Dur>,
+    /// Packets still outstanding after it.
+    pub in_flight: u64,
+}
+
+/// A congestion event the sender responds to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Congestion {
+    /// A loss detected by duplicate ACKs (fast retransmit): the window is cut, and recovery
+    /// goes on from the cut window. (Tahoe's sender then restarts from one packet.)
+    Loss,
+    /// An ECN-Echo (RFC 3168 §6.1.2): the window is cut as for a loss, nothing is resent.
+    Ecn,
+    /// The retransmission timer expired with data outstanding: the threshold is cut; the
+    /// sender then restarts from the loss window (one packet, RFC 5681 §3.1).
+    Timeout,
+    /// The window goes back to one packet without a new cut: a timeout with nothing
+    /// outstanding (restart after idle), or a loss in a window ECN already cut.
+    Restart,
+}
+
+/// The sender's window, which the algorithm changes. Packets; ssthresh is whole packets in
+/// ns-2's AIMD family (its `TracedInt ssthresh_`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Window {
+    pub cwnd: f64,
+    pub ssthresh: f64,
+}
+
+impl Window {
+    /// In slow start: below the threshold (ns-2 and RFC 5681 compare with `<`).
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+}
+
+/// What the sender knows at a congestion event, beyond the window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AtCongestion {
+    /// The window the sender was sending with: cwnd plus any fast-recovery inflation, capped
+    /// by the receiver's window (ns-2's `windowd()`; RFC 5681's FlightSize in ns-2's reading).
+    pub window: f64,
+    /// Packets outstanding.
+    pub in_flight: u64,
+    /// The last event was a timeout (ns-2 `last_cwnd_action_ == CWND_ACTION_TIMEOUT`).
+    pub after_timeout: bool,
+}
+
+/// One congestion control algorithm of one sender.
+pub trait CongestionControl: std::fmt::Debug + Send + BoxClone {
+    /// Its name in a scenario's `cc`.
+    fn name(&self) -> &'static str;
+
+    /// A new cumulative ACK outside recovery: grow the window.
+    fn on_ack(&mut self, now: Time, acked: &Acked, w: &mut Window);
+
+    /// A congestion event: set the threshold and, for [`Congestion::Loss`] and
+    /// [`Congestion::Ecn`], the window recovery goes on from. For [`Congestion::Timeout`] and
+    /// [`Congestion::Restart`] the sender sets the window to one packet after this call.
+    fn on_congestion(&mut self, now: Time, event: Congestion, at: &AtCongestion, w: &mut Window);
+
+    /// The rate to pace segments at, for algorithms that pace (`None`: send as the window
+    /// allows).
+    fn pacing_rate(&self) -> Option<Rate> {
+        None
+    }
+
+    /// Its own state for `--trace agents`, beyond the window: (name, value) pairs.
+    fn trace(&self) -> Vec<(&'static str, f64)> {
+        vec![]
+    }
+}
+
+/// Cloning behind a `Box<dyn CongestionControl>` (a sender is `Clone`); any `Clone` algorithm
+/// has it.
+pub trait BoxClone {
+    fn box_clone(&self) -> Box<dyn CongestionControl>;
+}
+
+impl<T: CongestionControl + Clone + 'static> BoxClone for T {
+    fn box_clone(&self) -> Box<dyn CongestionControl> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn CongestionControl> {
+    fn clone(&self) -> Self {
+        self.box_clone()
+    }
+}
