@@ -11,18 +11,32 @@
 #   "tcp<i>" n<i>->k<i>: Agent/TCP/Newreno, Agent/TCPSink, window_ 64,
 #   packetSize_ 1000; FTP starts 0.0, 0.5, 1.0, 1.5 s; run 60 s
 #
-# Usage: ns rtt-unfair.tcl <out.json> [seed [overhead]]
+# Usage: ns rtt-unfair.tcl <out.json> [seed [overhead [sack]]]
 # overhead: each agent's overhead_ in seconds (default 0: deterministic
 # phases). fairway's scenario sets `overhead` to the same value.
+# sack: "sack" makes every flow Agent/TCP/Sack1 with Agent/TCPSink/Sack1
+# (fairway's sack-unfair scenario).
 
 source [file join [file dirname [info script]] lib.tcl]
 
 set overhead 0
+set tcpclass Agent/TCP/Newreno
+set sinkclass Agent/TCPSink
+set scenario "rtt-unfair"
+if {[llength $argv] == 4} {
+    if {[lindex $argv 3] != "sack"} {
+        fw_usage "the fourth argument may only be 'sack', got '[lindex $argv 3]'"
+    }
+    set tcpclass Agent/TCP/Sack1
+    set sinkclass Agent/TCPSink/Sack1
+    set scenario "sack-unfair"
+    set argv [lrange $argv 0 2]
+}
 if {[llength $argv] == 3} {
     set overhead [lindex $argv 2]
     set argv [lrange $argv 0 1]
 }
-set ns [fw_init "rtt-unfair" 60.0]
+set ns [fw_init $scenario 60.0]
 
 set r1 [$ns node]
 set r2 [$ns node]
@@ -38,7 +52,7 @@ foreach i {0 1 2 3} d {1ms 5ms 10ms 20ms} {
 fw_monitor_link "r1->r2" $r1 $r2
 
 foreach i {0 1 2 3} start {0.0 0.5 1.0 1.5} {
-    fw_tcp_flow "tcp$i" Agent/TCP/Newreno Agent/TCPSink $n($i) $k($i) 64 1000 $start
+    fw_tcp_flow "tcp$i" $tcpclass $sinkclass $n($i) $k($i) 64 1000 $start
     [lindex [lindex $fw(flows) end] 2] set overhead_ $overhead
 }
 

@@ -25,7 +25,7 @@ use crate::prefetch::{prefetch, prefetch_lines};
 use crate::results::{AgentRow, BinRow, QueueRow, SeriesSink};
 use crate::routing::Router;
 use crate::scenario::{AppSpec, Scenario};
-use crate::tcp::{TcpAck, TcpSegment, TcpSender, TcpSenderStats, TcpSink};
+use crate::tcp::{SackBlocks, TcpAck, TcpSegment, TcpSender, TcpSenderStats, TcpSink};
 use crate::warmup::{Baseline, FlowBase, LinkBase};
 use crate::SimError;
 
@@ -108,6 +108,38 @@ struct TcpConn {
     sink: TcpSink,
     timers: [TimerSlot; 2],
     started: Time,
+    /// The SACK blocks of ACKs on their way, by the token their packet carries in `seq` (0:
+    /// none), until the ACK arrives or is dropped.
+    sacks: Vec<SackBlocks>,
+    free_sacks: Vec<u32>,
+}
+
+impl TcpConn {
+    /// A token for `b` (0 for no blocks).
+    fn put_sack(&mut self, b: SackBlocks) -> u64 {
+        if b.is_empty() {
+            return 0;
+        }
+        match self.free_sacks.pop() {
+            Some(i) => {
+                self.sacks[i as usize] = b;
+                i as u64 + 1
+            }
+            None => {
+                self.sacks.push(b);
+                self.sacks.len() as u64
+            }
+        }
+    }
+
+    /// The blocks of token `t`, which is then free.
+    fn take_sack(&mut self, t: u64) -> SackBlocks {
+        if t == 0 {
+            return SackBlocks::default();
+        }
+        self.free_sacks.push(t as u32 - 1);
+        std::mem::take(&mut self.sacks[t as usize - 1])
+    }
 }
 
 /// A datagram protocol's flow (CBR, MApp, IFTP): its endpoints and a timer slot per end.
@@ -199,7 +231,7 @@ pub struct Sim<'a> {
     /// Bins whose rows went to the sink.
     bins_emitted: usize,
     scratch_segs: Vec<crate::tcp::TcpSegment>,
-    scratch_acks: Vec<TcpAck>,
+    scratch_acks: Vec<(TcpAck, u64)>,
     scratch_out: Vec<Outgoing>,
     /// Per flow, its `send_jitter` if it has one; empty when no flow has (then a data packet
     /// goes straight to its first link).
@@ -789,6 +821,10 @@ impl<'a> Sim<'a> {
         if let AppRt::Datagram(d) = &mut f.app {
             let from = if pkt.kind.is_data() { Side::Sender } else { Side::Sink };
             d.drv.forget(from, pkt.seq);
+        } else if pkt.kind == PktKind::TcpAck && pkt.seq != 0 {
+            if let Some(c) = f.conn_mut(pkt.conn as usize) {
+                c.take_sack(pkt.seq);
+            }
         }
     }
 
@@ -905,9 +941,16 @@ impl<'a> Sim<'a> {
                 let f = &mut self.flows[fi];
                 f.mon.c.acks_recv += 1;
                 if let Some(c) = f.conn_mut(pkt.conn as usize) {
+                    let sack = c.take_sack(pkt.seq);
                     c.snd.on_ack(
                         now,
-                        &TcpAck { ackno: pkt.ack, ece: pkt.ece, ts_echo: pkt.sent_at, size: Bytes(pkt.size as u64) },
+                        &TcpAck {
+                            ackno: pkt.ack,
+                            ece: pkt.ece,
+                            ts_echo: pkt.sent_at,
+                            size: Bytes(pkt.size as u64),
+                            sack,
+                        },
                     );
                     self.drain_sender(fi, pkt.conn as usize);
                 }
@@ -932,7 +975,14 @@ impl<'a> Sim<'a> {
         let mut snd = TcpSender::new(cfg);
         let sink = TcpSink::new(spec.sink.clone());
         snd.send(self.now, packets);
-        let conn = Box::new(TcpConn { snd, sink, timers: [TimerSlot::default(); 2], started: self.now });
+        let conn = Box::new(TcpConn {
+            snd,
+            sink,
+            timers: [TimerSlot::default(); 2],
+            started: self.now,
+            sacks: vec![],
+            free_sacks: vec![],
+        });
         let f = &mut self.flows[fi];
         let AppRt::Tcp { opened, more, .. } = &mut f.app else { return };
         let ci = *opened as usize;
@@ -996,7 +1046,9 @@ impl<'a> Sim<'a> {
         let mut acks = std::mem::take(&mut self.scratch_acks);
         let Some(c) = self.conn(fi, ci) else { return };
         while let Some(a) = c.sink.poll_transmit(now) {
-            acks.push(a);
+            // The SACK blocks wait in the connection; the packet carries their token.
+            let token = c.put_sack(a.sack);
+            acks.push((a, token));
         }
         let deadline = c.sink.poll_timeout();
         let arm = arm_timer(&mut c.timers[1], deadline);
@@ -1004,11 +1056,12 @@ impl<'a> Sim<'a> {
             self.q.push(at, Ev::Timer { flow: fi as u32, conn: ci as u32, side: Side::Sink, gen });
         }
         let route = self.flows[fi].rev;
-        for a in acks.drain(..) {
+        for (a, token) in acks.drain(..) {
             self.flows[fi].mon.c.acks_sent += 1;
             self.inject(Packet {
                 ack: a.ackno,
                 ece: a.ece,
+                seq: token,
                 ..Packet::new(fi, ci, PktKind::TcpAck, a.size.0 as u32, 0, route, a.ts_echo)
             });
         }

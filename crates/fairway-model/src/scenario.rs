@@ -171,7 +171,9 @@ pub struct TcpSpec {
 
 impl TcpSpec {
     pub fn ns2_default(variant: TcpVariant) -> TcpSpec {
-        TcpSpec { sender: TcpConfig::new(variant), sink: SinkConfig::default() }
+        // ns-2 pairs Agent/TCP/Sack1 with Agent/TCPSink/Sack1, the sink that sends SACK blocks.
+        let sink = SinkConfig { sack: variant == TcpVariant::Sack, ..SinkConfig::default() };
+        TcpSpec { sender: TcpConfig::new(variant), sink }
     }
 }
 

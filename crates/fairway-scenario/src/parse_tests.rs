@@ -606,7 +606,7 @@ fn apps_and_transports_that_do_not_go_together_are_named() {
     assert!(e.message.contains("transport `iftp` cannot carry app `cbr`: expected udp"), "{e}");
     // A TCP app on a datagram transport that does not carry it: the TCP variants.
     let e = with("app = \"ftp\"", "app = \"ftp\"\ntransport = \"udpm\"").unwrap_err();
-    assert!(e.message.contains("cannot carry app `ftp`: expected newreno, reno, tahoe"), "{e}");
+    assert!(e.message.contains("cannot carry app `ftp`: expected newreno, reno, tahoe, sack"), "{e}");
     // A TCP variant under a datagram app.
     let e = with("app = \"cbr\"", "app = \"cbr\"\ntransport = \"reno\"").unwrap_err();
     assert!(e.message.contains("transport `reno` cannot carry app `cbr`: expected udp"), "{e}");
@@ -615,10 +615,10 @@ fn apps_and_transports_that_do_not_go_together_are_named() {
     assert_eq!(e.field, "flow[1].app");
     assert!(e.message.contains("expected ftp, transfer, web, cbr, voip, video, mapp, mm_app, mpeg_app, iftp"), "{e}");
     let e = with("app = \"cbr\"", "app = \"cbr\"\ntransport = \"carrier-pigeon\"").unwrap_err();
-    assert!(e.message.contains("unknown transport `carrier-pigeon` for app `cbr`: expected udp, tfrc, tfrc-sp, ccid2, ccid3 (transports: newreno, reno, tahoe, udp, udpm, iftp,"), "{e}");
+    assert!(e.message.contains("unknown transport `carrier-pigeon` for app `cbr`: expected udp, tfrc, tfrc-sp, ccid2, ccid3 (transports: newreno, reno, tahoe, sack, udp, udpm, iftp,"), "{e}");
     // A misspelt transport under a TCP app: those that carry it, then every transport.
     let e = with("app = \"cbr\"", "app = \"ftp\"\ntransport = \"cubic\"").unwrap_err();
-    assert!(e.message.contains("unknown transport `cubic` for app `ftp`: expected newreno, reno, tahoe, tfrc, tfrc-sp, ccid2, ccid3 (transports:"), "{e}");
+    assert!(e.message.contains("unknown transport `cubic` for app `ftp`: expected newreno, reno, tahoe, sack, tfrc, tfrc-sp, ccid2, ccid3 (transports:"), "{e}");
     for t in ["tfrc", "ccid3", "udpm"] {
         assert!(e.message.contains(t), "{t}: {e}");
     }

@@ -205,6 +205,11 @@ fn compare_per_flow(name: &str) {
 /// [`compare_per_flow`] over seeds 1..=`seeds` (a deterministic scenario gives every seed the
 /// same run in both simulators: a few show it).
 fn compare_per_flow_seeds(name: &str, seeds: u64) {
+    compare_per_flow_within(name, seeds, FLOW_TOLERANCE);
+}
+
+/// [`compare_per_flow_seeds`] with each flow within `tolerance`.
+fn compare_per_flow_within(name: &str, seeds: u64, tolerance: f64) {
     if !ns_available() {
         return;
     }
@@ -235,8 +240,8 @@ fn compare_per_flow_seeds(name: &str, seeds: u64) {
     for (i, n) in names.iter().enumerate() {
         let (a, b) = (avg(&fw[i]), avg(&ns[i]));
         let r = rel(a, b);
-        eprintln!("  {n:<10} {a:>12.0} {b:>12.0}  {:>5.1}%  (limit {:.0}%)", r * 100.0, FLOW_TOLERANCE * 100.0);
-        if r > FLOW_TOLERANCE {
+        eprintln!("  {n:<10} {a:>12.0} {b:>12.0}  {:>5.1}%  (limit {:.0}%)", r * 100.0, tolerance * 100.0);
+        if r > tolerance {
             failed.push(n.clone());
         }
     }
@@ -258,6 +263,13 @@ fn compare_per_flow_seeds(name: &str, seeds: u64) {
 #[test]
 fn rtt_unfair_agrees_with_ns2_flow_by_flow() {
     compare_per_flow("rtt-unfair");
+}
+
+/// ns-2's SACK sender (Agent/TCP/Sack1) and its sink, in rtt-unfair's set-up, per flow within
+/// 5% (issue 34's band for SACK; two standard errors of the difference of the 20-seed means).
+#[test]
+fn sack_unfair_agrees_with_ns2_flow_by_flow() {
+    compare_per_flow_within("sack-unfair", FLOW_SEEDS, 0.05);
 }
 
 #[test]

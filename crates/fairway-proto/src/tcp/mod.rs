@@ -38,6 +38,8 @@ pub mod cc;
 mod net_tests;
 mod recovery;
 mod rtt;
+mod sack;
+mod scoreboard;
 mod sender;
 mod sink;
 #[cfg(test)]
@@ -64,6 +66,12 @@ pub enum TcpVariant {
     /// acknowledged; partial ACKs retransmit the next hole (RFC 6582 §3.2).
     #[default]
     NewReno,
+    /// ns-2 `Agent/TCP/Sack1`: loss recovery driven by the receiver's SACK blocks (RFC 2018):
+    /// a scoreboard of what they report, holes retransmitted below the highest SACKed packet,
+    /// and a `pipe` estimate of packets in flight that may not exceed cwnd during recovery (the
+    /// conservative scheme RFC 6675 later wrote down; ns-2's details in sack.rs). It needs a
+    /// sink that sends SACK blocks ([`SinkConfig::sack`]).
+    Sack,
 }
 
 impl TcpVariant {
@@ -73,11 +81,12 @@ impl TcpVariant {
             TcpVariant::Tahoe => "tahoe",
             TcpVariant::Reno => "reno",
             TcpVariant::NewReno => "newreno",
+            TcpVariant::Sack => "sack",
         }
     }
 
     /// Every variant, as scenario files name them in this order.
-    pub const ALL: [TcpVariant; 3] = [TcpVariant::NewReno, TcpVariant::Reno, TcpVariant::Tahoe];
+    pub const ALL: [TcpVariant; 4] = [TcpVariant::NewReno, TcpVariant::Reno, TcpVariant::Tahoe, TcpVariant::Sack];
 
     /// The variant a scenario's `transport` names.
     pub fn parse(name: &str) -> Option<TcpVariant> {
@@ -210,6 +219,39 @@ pub struct TcpSegment {
     pub sent_at: Time,
 }
 
+/// The SACK blocks of an ACK (RFC 2018 §3): ranges `[left, right)` of packets received above
+/// the cumulative ACK, the one holding the packet that triggered the ACK first. At most three,
+/// as ns-2's `maxSackBlocks_` and as fit beside timestamps in 40 bytes of options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SackBlocks {
+    blocks: [(i64, i64); SackBlocks::MAX],
+    len: u8,
+}
+
+impl SackBlocks {
+    pub const MAX: usize = 3;
+
+    /// Adds a block; one beyond [`MAX`](Self::MAX) is ignored.
+    pub fn push(&mut self, left: i64, right: i64) {
+        if (self.len as usize) < Self::MAX {
+            self.blocks[self.len as usize] = (left, right);
+            self.len += 1;
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        self.blocks[..self.len as usize].iter().copied()
+    }
+}
+
 /// A cumulative ACK from the sink.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TcpAck {
@@ -219,8 +261,10 @@ pub struct TcpAck {
     pub ece: bool,
     /// The `sent_at` echoed back (ns-2 `ts_echo_`, with `ts_echo_bugfix_`).
     pub ts_echo: Time,
-    /// Size on the wire (`Agent/TCPSink packetSize_`, 40).
+    /// Size on the wire (`Agent/TCPSink packetSize_`, 40, and 8 bytes per SACK block).
     pub size: Bytes,
+    /// SACK blocks, from a sink with [`SinkConfig::sack`].
+    pub sack: SackBlocks,
 }
 
 /// Sink parameters. `Default` is ns-2's `Agent/TCPSink` (an ACK per packet).
@@ -234,6 +278,9 @@ pub struct SinkConfig {
     pub immediate_ack_on_gap_fill: bool,
     /// DelAck `SYN_immediate_ack_`: ACK packet 0 at once (true).
     pub immediate_ack_on_syn: bool,
+    /// ns-2 `Agent/TCPSink/Sack1`: ACKs carry up to three SACK blocks (RFC 2018), 8 bytes each
+    /// on the wire (false).
+    pub sack: bool,
 }
 
 impl Default for SinkConfig {
@@ -243,6 +290,7 @@ impl Default for SinkConfig {
             delayed_ack: None,
             immediate_ack_on_gap_fill: true,
             immediate_ack_on_syn: true,
+            sack: false,
         }
     }
 }

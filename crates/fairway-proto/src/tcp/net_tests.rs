@@ -256,3 +256,82 @@ fn reno_times_out_where_newreno_recovers_two_losses_in_one_window() {
     assert_eq!(newreno.timeouts, 0);
     assert_eq!(newreno.retransmits, 2);
 }
+
+fn sack_sink() -> SinkConfig {
+    SinkConfig { sack: true, ..SinkConfig::default() }
+}
+
+#[test]
+fn sack_recovers_many_losses_in_one_window_without_a_timeout() {
+    // Four losses in one window: NewReno resends one hole per round trip, SACK all of them in
+    // the first, each once, and neither waits for the timer.
+    let drops = [40, 43, 47, 52];
+    let cfg = TcpConfig { variant: TcpVariant::Sack, ..big_window() };
+    let mut net = Net::new(cfg, sack_sink(), &drops);
+    net.sender.send(Time::ZERO, Some(120));
+    net.run(t(60_000));
+    assert!(net.sender.is_done());
+    assert_eq!(net.sink.delivered_in_order(), 121);
+    let st = net.sender.stats();
+    assert_eq!((st.fast_retransmits, st.timeouts), (1, 0), "{st:?}");
+    assert_eq!(st.retransmits, drops.len() as u64, "each hole resent once: {st:?}");
+    // Every hole went out before the first partial ACK could come back: within one round
+    // trip of the fast retransmit.
+    let fr = net.log.iter().position(|l| l.fast_retransmit).unwrap();
+    let resent: Vec<u64> = net.log[fr..].iter().flat_map(|l| l.retransmitted.clone()).collect();
+    assert_eq!(resent, drops.to_vec());
+    let newreno = {
+        let cfg = TcpConfig { variant: TcpVariant::NewReno, ..big_window() };
+        let mut n = Net::new(cfg, SinkConfig::default(), &drops);
+        n.sender.send(Time::ZERO, Some(120));
+        n.run(t(60_000));
+        n.sender.stats()
+    };
+    // NewReno resends one hole per partial ACK, a round trip each, unless the timer fires
+    // first.
+    assert!(newreno.timeouts >= 1 || newreno.partial_ack_retransmits == drops.len() as u64 - 1, "{newreno:?}");
+}
+
+#[test]
+fn sack_survives_losses_of_retransmissions_and_of_everything_in_flight() {
+    // Losses spread over the transfer, bursts included; the timer recovers what SACK cannot
+    // (the SYN, a whole window), and every packet arrives exactly once.
+    let drops = [0, 1, 5, 17, 18, 19, 60, 61, 62, 63, 150, 299, 300];
+    for sink in [sack_sink(), SinkConfig { sack: true, ..SinkConfig::delayed() }] {
+        let cfg = TcpConfig { variant: TcpVariant::Sack, window: 30, ..TcpConfig::default() };
+        let mut net = Net::new(cfg, sink.clone(), &drops);
+        net.sender.send(Time::ZERO, Some(300));
+        net.run(t(600_000));
+        let what = format!("delack={:?}", sink.delayed_ack);
+        assert!(net.sender.is_done(), "{what}: {:?}", net.sender.stats());
+        assert_eq!(net.sink.delivered_in_order(), 301, "{what}");
+        assert_eq!(net.delivered_new, 301, "{what}");
+        let st = net.sender.stats();
+        assert_eq!(st.segments_sent, 301 + st.retransmits, "{what}");
+    }
+}
+
+#[test]
+fn sack_blocks_report_the_newest_range_first_and_repeat_older_ones() {
+    // RFC 2018 §4: the first block holds the packet that triggered the ACK; earlier blocks
+    // follow, most recent first. Packets 0-2 arrive, 3 is lost, 4-5 arrive, 6 is lost, 7
+    // arrives, then 9.
+    let mut sink = TcpSink::new(sack_sink());
+    for s in [0, 1, 2, 4, 5, 7, 9] {
+        sink.on_data(Time::ZERO, s, false, Time::ZERO);
+    }
+    let acks: Vec<TcpAck> = std::iter::from_fn(|| sink.poll_transmit(Time::ZERO)).collect();
+    let blocks: Vec<Vec<(i64, i64)>> = acks.iter().map(|a| a.sack.iter().collect()).collect();
+    assert_eq!(blocks[2], vec![]);
+    assert_eq!(blocks[3], vec![(4, 5)]);
+    assert_eq!(blocks[4], vec![(4, 6)]);
+    assert_eq!(blocks[5], vec![(7, 8), (4, 6)]);
+    assert_eq!(blocks[6], vec![(9, 10), (7, 8), (4, 6)]);
+    // Each block is 8 bytes more on the wire.
+    assert_eq!(acks[6].size, Bytes(40 + 3 * 8));
+    // The hole at 3 filled: the blocks above the cumulative ACK remain.
+    sink.on_data(Time::ZERO, 3, false, Time::ZERO);
+    let a = sink.poll_transmit(Time::ZERO).unwrap();
+    assert_eq!(a.ackno, 5);
+    assert_eq!(a.sack.iter().collect::<Vec<_>>(), vec![(9, 10), (7, 8)]);
+}

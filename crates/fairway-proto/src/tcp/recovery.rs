@@ -39,6 +39,7 @@ impl TcpSender {
     pub(super) fn newack(&mut self, now: Time, ack: &TcpAck) {
         self.dupacks = 0;
         self.highest_ack = ack.ackno;
+        self.last_ack = ack.ackno;
         if self.t_seqno < ack.ackno + 1 {
             self.t_seqno = ack.ackno + 1;
         }

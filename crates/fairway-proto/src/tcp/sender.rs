@@ -11,6 +11,7 @@ use fairway_core::{Bytes, Dur, Rng, Time};
 
 use super::cc::{Acked, AtCongestion, Congestion, CongestionControl, Window};
 use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
 use super::{TcpAck, TcpConfig, TcpSegment, TcpVariant};
 
 /// "Unlimited" application data (ns-2 uses `TCP_MAXSEQ` = 2^30 for `send -1`; this is larger
@@ -59,9 +60,11 @@ pub struct TcpSender {
     pub(super) t_seqno: i64,
     /// One past the last packet the application supplied (`curseq_`).
     pub(super) curseq: i64,
-    /// Highest cumulative ACK (`highest_ack_`; ns-2's `last_ack_` is always equal for these
-    /// variants).
+    /// Highest cumulative ACK (`highest_ack_`).
     pub(super) highest_ack: i64,
+    /// The cumulative ACK the window slides from (`last_ack_`): equal to `highest_ack` but in
+    /// the SACK sender's recovery, where partial ACKs move only `highest_ack`.
+    pub(super) last_ack: i64,
     /// Highest sequence number sent (`maxseq_`).
     pub(super) maxseq: i64,
     /// `maxseq` when cwnd was last cut (`recover_`).
@@ -85,6 +88,12 @@ pub struct TcpSender {
     pub(super) ecn_backoff: bool,
     /// NewReno: the first partial ACK of this recovery has been seen (`firstpartial_`).
     pub(super) firstpartial: bool,
+    /// SACK (sack.rs): in recovery (`fastrecov_`), its estimate of packets in flight
+    /// (`pipe_`), a timeout since the last new ACK (`timeout_`), and the scoreboard.
+    pub(super) fastrecov: bool,
+    pub(super) pipe: i64,
+    pub(super) sack_timeout: bool,
+    pub(super) scoreboard: Scoreboard,
     pub(super) rtt: RttEstimator,
     /// One segment per RTT is timed (`rtt_active_`, `rtt_seq_`, `rtt_ts_`).
     pub(super) rtt_active: bool,
@@ -124,6 +133,7 @@ impl TcpSender {
             t_seqno: 0,
             curseq: 0,
             highest_ack: -1,
+            last_ack: -1,
             maxseq: -1,
             recover: 0,
             dupacks: 0,
@@ -136,6 +146,10 @@ impl TcpSender {
             ect: false,
             ecn_backoff: false,
             firstpartial: false,
+            fastrecov: false,
+            pipe: -1,
+            sack_timeout: false,
+            scoreboard: Scoreboard::new(),
             rtt,
             rtt_active: false,
             rtt_seq: -1,
@@ -188,6 +202,7 @@ impl TcpSender {
             TcpVariant::Tahoe => self.recv_tahoe(now, ack),
             TcpVariant::Reno => self.recv_reno(now, ack),
             TcpVariant::NewReno => self.recv_newreno(now, ack),
+            TcpVariant::Sack => self.recv_sack(now, ack),
         }
     }
 
@@ -208,6 +223,9 @@ impl TcpSender {
             _ => return,
         }
         self.rtx_deadline = None;
+        if self.cfg.variant == TcpVariant::Sack {
+            self.sack_on_timeout();
+        }
         // tcp-reno.cc timeout(): leave fast recovery. ns-2's Tahoe (tcp.cc timeout()) keeps its
         // duplicate count. Both: bugFix_, no fast retransmit for losses of the window in flight.
         if self.cfg.variant != TcpVariant::Tahoe {
@@ -346,7 +364,10 @@ impl TcpSender {
 
     /// In fast recovery (after a fast retransmit, until a new ACK ends it).
     pub fn in_recovery(&self) -> bool {
-        self.last_action == CwndAction::Dupack
+        match self.cfg.variant {
+            TcpVariant::Sack => self.fastrecov,
+            _ => self.last_action == CwndAction::Dupack,
+        }
     }
 
     pub fn config(&self) -> &TcpConfig {
@@ -391,6 +412,18 @@ impl TcpSender {
     fn send_much_forced(&mut self, now: Time, maxburst: u32, force: bool) {
         if !force && self.delsnd_deadline.is_some() {
             return;
+        }
+        if self.cfg.variant == TcpVariant::Sack {
+            let open = if self.fastrecov {
+                self.pipe < self.cwnd as i64
+            } else {
+                self.t_seqno <= self.last_ack.saturating_add(self.win())
+            };
+            if !(force || self.cfg.overhead.is_zero()) && open && self.last_ack + 1 < self.curseq {
+                self.delsnd_deadline = Some(now + Dur(self.rng.below(self.cfg.overhead.0)));
+                return;
+            }
+            return self.send_much_sack(now, maxburst);
         }
         let mut win = self.win();
         let mut n = 0u32;

@@ -1,5 +1,6 @@
 //! The one-way TCP sink of ns-2 2.35 (`tcp-sink.cc`): `Agent/TCPSink` (an ACK for every
-//! packet) and `Agent/TCPSink/DelAck` (delayed ACKs).
+//! packet) and `Agent/TCPSink/DelAck` (delayed ACKs), each with SACK blocks as
+//! `Agent/TCPSink/Sack1` adds them (RFC 2018).
 //!
 //! The receive window is kept as the next expected sequence number plus the set of packets
 //! received above it, so memory is bounded by the out-of-order data, not by the transfer.
@@ -8,7 +9,7 @@ use std::collections::{BTreeSet, VecDeque};
 
 use fairway_core::Time;
 
-use super::{SinkConfig, TcpAck, TcpSegment};
+use super::{SackBlocks, SinkConfig, TcpAck, TcpSegment};
 
 /// What the sink needs of an arriving data packet (the flags of ns-2's `hdr_flags`).
 #[derive(Debug, Clone, Copy)]
@@ -42,6 +43,11 @@ pub struct TcpSink {
     maxseen: u64,
     /// Packets received above `next`.
     above: BTreeSet<u64>,
+    /// The last packet received had been received before (ns-2 `is_dup_`).
+    is_dup: bool,
+    /// The SACK blocks sent before, most recent first (ns-2's `SackStack`), to repeat in later
+    /// ACKs (RFC 2018 §4).
+    sack_history: Vec<(i64, i64)>,
     /// ns-2 `ecn_unacked_`: congestion seen and not yet answered by a CWR.
     ecn_unacked: bool,
     /// ns-2 `ts_to_echo_` (with `ts_echo_bugfix_`).
@@ -62,6 +68,8 @@ impl TcpSink {
             next: 0,
             maxseen: 0,
             above: BTreeSet::new(),
+            is_dup: false,
+            sack_history: vec![],
             ecn_unacked: false,
             ts_to_echo: Time::ZERO,
             last_ack_sent: 0,
@@ -174,14 +182,18 @@ impl TcpSink {
 
     /// ns-2 `Acker::update()`: record `seq`, advance the cumulative point. True if new.
     fn update(&mut self, seq: u64) -> bool {
+        self.is_dup = false;
         if seq > self.maxseen {
             self.maxseen = seq;
         }
         if seq < self.next {
+            self.is_dup = true;
             return false;
         }
         if seq > self.next {
-            return self.above.insert(seq);
+            let new = self.above.insert(seq);
+            self.is_dup = !new;
+            return new;
         }
         self.next += 1;
         while self.above.first() == Some(&self.next) {
@@ -215,6 +227,58 @@ impl TcpSink {
         let ackno = self.cumulative_ack();
         self.last_ack_sent = ackno;
         self.stats.acks_sent += 1;
-        self.out.push_back(TcpAck { ackno, ece, ts_echo: self.ts_to_echo, size: self.cfg.ack_size });
+        let sack = if self.cfg.sack { self.sack_blocks(of.seq as i64) } else { SackBlocks::default() };
+        let size = super::Bytes(self.cfg.ack_size.0 + 8 * sack.len() as u64);
+        self.out.push_back(TcpAck { ackno, ece, ts_echo: self.ts_to_echo, size, sack });
+    }
+
+    fn seen(&self, seq: i64) -> bool {
+        seq >= 0 && ((seq as u64) < self.next || self.above.contains(&(seq as u64)))
+    }
+
+    /// The SACK blocks of the ACK for packet `got` (ns-2 `Sacker::append_ack`, without D-SACK,
+    /// which ns-2 leaves off): first the block holding `got` (RFC 2018 §4: the most recently
+    /// received segment), then the blocks of earlier ACKs that it does not cover, most recent
+    /// first, while they are still above the cumulative ACK.
+    fn sack_blocks(&mut self, got: i64) -> SackBlocks {
+        let mut out = SackBlocks::default();
+        let cum = self.cumulative_ack();
+        let maxseen = self.maxseen as i64;
+        if cum >= maxseen {
+            // Nothing out of order: no blocks, and no history to repeat.
+            self.sack_history.clear();
+            return out;
+        }
+        if !(cum < maxseen || self.is_dup) {
+            return out;
+        }
+        // The block around `got`: up to the first hole to its right, back to the first hole
+        // to its left.
+        let right = (got..=maxseen).find(|&i| !self.seen(i)).unwrap_or(maxseen + 1);
+        let recorded = got > cum;
+        let mut left = -1;
+        if recorded {
+            left = ((cum + 1)..right).rev().find(|&i| !self.seen(i)).map_or(-1, |i| i + 1);
+            out.push(left, right);
+        }
+        // Earlier blocks, newest first; one the new block covers is forgotten.
+        let mut k = 0;
+        while out.len() < SackBlocks::MAX && k < self.sack_history.len() {
+            let (l, r) = self.sack_history[k];
+            if l < 0 || r < 0 || r > maxseen + 1 {
+                break;
+            }
+            if left <= l && right >= r {
+                self.sack_history.remove(k);
+                continue;
+            }
+            out.push(l, r);
+            k += 1;
+        }
+        if recorded {
+            self.sack_history.insert(0, (left, right));
+            self.sack_history.truncate(SackBlocks::MAX);
+        }
+        out
     }
 }

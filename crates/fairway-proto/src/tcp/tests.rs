@@ -12,7 +12,7 @@ pub(super) fn t(ms: u64) -> Time {
 }
 
 pub(super) fn ack(n: i64) -> TcpAck {
-    TcpAck { ackno: n, ece: false, ts_echo: Time::ZERO, size: Bytes(40) }
+    TcpAck { ackno: n, ece: false, ts_echo: Time::ZERO, size: Bytes(40), sack: Default::default() }
 }
 
 pub(super) fn ece_ack(n: i64) -> TcpAck {
