@@ -537,7 +537,13 @@ impl TcpSender {
 
     /// ns-2 `opencwnd()`: a new ACK outside recovery grows the window as the algorithm says.
     pub(super) fn opencwnd(&mut self, now: Time, packets: u64) {
-        let acked = Acked { packets, rtt: self.last_sample, min_rtt: self.min_rtt, in_flight: self.outstanding() };
+        let acked = Acked {
+            packets,
+            rtt: self.last_sample,
+            min_rtt: self.min_rtt,
+            srtt: self.rtt.srtt(),
+            in_flight: self.outstanding(),
+        };
         let mut w = Window { cwnd: self.cwnd, ssthresh: self.ssthresh };
         self.cc.on_ack(now, &acked, &mut w);
         self.cwnd = w.cwnd;

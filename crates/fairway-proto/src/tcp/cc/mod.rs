@@ -8,6 +8,9 @@
 //! "Where a new thing goes").
 
 pub mod aimd;
+pub mod cubic;
+#[cfg(test)]
+mod cubic_tests;
 
 use fairway_core::{Dur, Rate, Time};
 
@@ -21,7 +24,10 @@ pub struct Algorithm {
 }
 
 /// Every algorithm, one line each.
-pub const ALGORITHMS: &[Algorithm] = &[Algorithm { name: "reno", build: |c| Box::new(aimd::Aimd::new(c)) }];
+pub const ALGORITHMS: &[Algorithm] = &[
+    Algorithm { name: "reno", build: |c| Box::new(aimd::Aimd::new(c)) },
+    Algorithm { name: "cubic", build: |c| Box::new(cubic::Cubic::new(c)) },
+];
 
 /// The algorithm named `name`.
 pub fn algorithm(name: &str) -> Option<&'static Algorithm> {
@@ -38,6 +44,9 @@ pub struct Acked {
     pub rtt: Option<Dur>,
     /// The smallest RTT sample so far.
     pub min_rtt: Option<Dur>,
+    /// The sender's smoothed RTT (RFC 6298 §2, on its tick clock), once there is one. CUBIC's
+    /// target looks one smoothed RTT ahead (RFC 9438 §4.1.2, §4.2).
+    pub srtt: Option<Dur>,
     /// Packets still outstanding after it.
     pub in_flight: u64,
 }
