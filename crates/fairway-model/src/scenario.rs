@@ -95,7 +95,10 @@ impl FlowSpec {
     pub fn transport(&self) -> &'static str {
         match &self.app {
             AppSpec::Datagram(d) => d.spec.transport(),
-            _ => self.tcp().map_or("udp", |t| t.sender.variant.name()),
+            // ns-2's senders by their names; another congestion control by its own.
+            _ => {
+                self.tcp().map_or("udp", |t| if t.sender.cc == "reno" { t.sender.variant.name() } else { t.sender.cc })
+            }
         }
     }
     /// The traffic class the summary groups by: "tcp", "udp" (unresponsive or self-paced

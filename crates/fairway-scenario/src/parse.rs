@@ -9,6 +9,7 @@ use toml_edit::ImDocument;
 use fairway_engine::fasthash::FastMap;
 use fairway_engine::routing::Router;
 use fairway_model::scenario::*;
+use fairway_proto::tcp::cc;
 
 use crate::protocols::{self, packet_size, window_pkts, MAX_PACKET};
 use crate::queues::parse_queue;
@@ -48,6 +49,8 @@ const TCP_KEYS: &[&str] = &[
     "delayed_ack",
     "header_size",
     "ack_size",
+    "cc",
+    "sack",
 ];
 /// The apps TCP carries.
 const TCP_APPS: &[&str] = &["ftp", "transfer", "web"];
@@ -497,7 +500,7 @@ impl Builder {
         // TCP's apps over TCP (the default); everything else through the datagram registry.
         let over_tcp = match &transport {
             None => true,
-            Some((s, _)) => TcpVariant::parse(s).is_some(),
+            Some((s, _)) => s == "tcp" || TcpVariant::parse(s).is_some(),
         };
         let app = match (app_name.as_str(), over_tcp) {
             ("ftp", true) => {
@@ -849,8 +852,61 @@ fn finish_app(t: &Tbl, groups: &[&[&str]]) -> Res<()> {
     finish(t, &keys)
 }
 
+/// The loss recovery a TCP flow's `transport`, `cc` and `sack` choose. `transport` names TCP
+/// ("tcp") or one of ns-2's senders ("newreno", "reno", "tahoe", "sack", spellings of `cc` and
+/// `sack`); `cc` names ns-2's senders (their recovery with AIMD) or a congestion control of
+/// `tcp::cc::ALGORITHMS` (with NewReno's recovery); `sack = true` recovers from SACK blocks
+/// (ns-2's Sack1).
+fn tcp_choice(t: &Tbl, from_transport: TcpVariant) -> Res<TcpVariant> {
+    let mut variant = from_transport;
+    let named = t.get("transport").is_some_and(|v| v.string().is_ok_and(|s| s != "tcp"));
+    if let Some(v) = t.get("cc") {
+        let name = v.string()?;
+        let mut accepted: Vec<&str> =
+            TcpVariant::ALL.iter().filter(|x| **x != TcpVariant::Sack).map(|x| x.name()).collect();
+        for a in cc::ALGORITHMS {
+            if !accepted.contains(&a.name) {
+                accepted.push(a.name);
+            }
+        }
+        let chosen = match TcpVariant::parse(&name) {
+            Some(TcpVariant::Sack) | None if !cc::ALGORITHMS.iter().any(|a| a.name == name) => {
+                return Err(v.error(format!("unknown cc `{name}`: expected {}", accepted.join(", "))));
+            }
+            Some(x) => x,
+            None => TcpVariant::NewReno,
+        };
+        if named && name != from_transport.name() {
+            return Err(v.error(format!(
+                "cc `{name}` and transport `{}` disagree: give transport = \"tcp\" with cc, or the transport alone",
+                from_transport.name()
+            )));
+        }
+        variant = chosen;
+    }
+    if let Some(v) = t.get("sack") {
+        match (v.bool()?, variant) {
+            (true, TcpVariant::Tahoe) => {
+                return Err(v.error("Tahoe has no SACK (ns-2's Sack1 is Reno's recovery with SACK)"))
+            }
+            (true, _) => variant = TcpVariant::Sack,
+            (false, TcpVariant::Sack) if named => {
+                return Err(v.error("transport `sack` is SACK: sack = false contradicts it"));
+            }
+            (false, _) => {}
+        }
+    }
+    Ok(variant)
+}
+
 fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
-    let mut s = TcpSpec::ns2_default(variant);
+    let mut s = TcpSpec::ns2_default(tcp_choice(t, variant)?);
+    if let Some(v) = t.get("cc") {
+        let name = v.string()?;
+        if let Some(a) = cc::ALGORITHMS.iter().find(|a| a.name == name && TcpVariant::parse(a.name).is_none()) {
+            s.sender.cc = a.name;
+        }
+    }
     if let Some(v) = t.get("packet_size") {
         s.sender.packet_size = packet_size(&v)?;
     }

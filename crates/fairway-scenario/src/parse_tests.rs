@@ -913,3 +913,35 @@ fn a_value_without_its_unit_is_read_in_the_base_unit_with_a_warning() {
     let w = warnings(&many);
     assert!(w.len() == 1 && w[0].contains("0.005 has no unit, so it is read as 0.005 seconds"), "{w:?}");
 }
+
+#[test]
+fn tcp_flows_choose_their_recovery_and_congestion_control() {
+    let tcp = |to: &str| -> TcpSpec {
+        let sc = with("window = 15", &format!("window = 15\n{to}")).unwrap_or_else(|e| panic!("{to}: {e}"));
+        match &sc.flows[0].app {
+            AppSpec::Ftp { tcp } => tcp.clone(),
+            a => panic!("{a:?}"),
+        }
+    };
+    // `transport = "tcp"` is NewReno; ns-2's senders by `cc` or by their old transport names.
+    let t = tcp("transport = \"tcp\"");
+    assert_eq!((t.sender.variant, t.sender.cc), (TcpVariant::NewReno, "reno"));
+    assert_eq!(tcp("cc = \"tahoe\"").sender.variant, TcpVariant::Tahoe);
+    assert_eq!(tcp("transport = \"reno\"\ncc = \"reno\"").sender.variant, TcpVariant::Reno);
+    // CUBIC over NewReno's recovery, or over SACK's.
+    let t = tcp("cc = \"cubic\"");
+    assert_eq!((t.sender.variant, t.sender.cc, t.sink.sack), (TcpVariant::NewReno, "cubic", false));
+    let t = tcp("transport = \"tcp\"\ncc = \"cubic\"\nsack = true");
+    assert_eq!((t.sender.variant, t.sender.cc, t.sink.sack), (TcpVariant::Sack, "cubic", true));
+    // SACK's sender always has SACK's sink.
+    let t = tcp("transport = \"sack\"");
+    assert_eq!((t.sender.variant, t.sink.sack), (TcpVariant::Sack, true));
+    // Wrong or contradictory choices are located errors that say what is accepted.
+    let e = with("window = 15", "window = 15\ncc = \"vegas\"").unwrap_err();
+    assert_eq!(e.field, "flow[0].cc");
+    assert!(e.message.contains("unknown cc `vegas`: expected newreno, reno, tahoe, cubic"), "{e}");
+    let e = with("window = 15", "window = 15\ntransport = \"reno\"\ncc = \"cubic\"").unwrap_err();
+    assert!(e.message.contains("disagree"), "{e}");
+    let e = with("window = 15", "window = 15\ncc = \"tahoe\"\nsack = true").unwrap_err();
+    assert_eq!(e.field, "flow[0].sack");
+}

@@ -157,6 +157,9 @@ pub struct TcpConfig {
     /// NewReno `partial_window_deflation_`: on a partial ACK deflate the window by the amount
     /// acknowledged and add back one packet (RFC 6582 §3.2 step 5) (true).
     pub partial_window_deflation: bool,
+    /// The congestion control, by its name in [`cc::ALGORITHMS`] ("reno": ns-2's AIMD window,
+    /// the default).
+    pub cc: &'static str,
 }
 
 impl Default for TcpConfig {
@@ -186,6 +189,7 @@ impl Default for TcpConfig {
             overhead_seed: 0,
             newreno_impatient: true,
             partial_window_deflation: true,
+            cc: "reno",
         }
     }
 }

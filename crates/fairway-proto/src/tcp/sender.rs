@@ -114,10 +114,13 @@ pub struct TcpSender {
 
 impl TcpSender {
     /// A sender in ns-2's post-`reset()` state: nothing sent, cwnd 1 if `syn` and
-    /// `delay_growth` else `window_init`, ssthresh = `window` unless configured; ns-2's AIMD
-    /// window.
+    /// `delay_growth` else `window_init`, ssthresh = `window` unless configured; the congestion
+    /// control `cfg.cc` names (ns-2's AIMD window for a name not registered).
     pub fn new(cfg: TcpConfig) -> TcpSender {
-        let cc = Box::new(super::cc::aimd::Aimd::new(&cfg));
+        let cc = match super::cc::algorithm(cfg.cc) {
+            Some(a) => (a.build)(&cfg),
+            None => Box::new(super::cc::aimd::Aimd::new(&cfg)),
+        };
         TcpSender::with_cc(cfg, cc)
     }
 
