@@ -7,7 +7,8 @@
 //   access links: one per host, --access_rate, --access_delay, a device FIFO that never drops
 //   bottleneck r1->r2: --rate, --delay, the queue disc, a device queue of 1 packet
 //
-// Usage: aqm --out=FILE.json [--seed=N] --qdisc=codel|pie|fq_codel|cobalt|fq_pie|red|fifo [options]
+// Usage: aqm --out=FILE.json [--seed=N] --qdisc=codel|pie|fq_codel|cobalt|fq_pie|red|fifo
+//        [--tcp=newreno|cubic] [options]
 //        aqm --help lists the options.
 // See validation/ns3/README.md ("aqm") for the mapping to fairway and the differences.
 
@@ -234,6 +235,7 @@ main(int argc, char* argv[])
     uint32_t ssthresh = 0;  // TCP's initial slow-start threshold, packets (0: none)
     uint32_t accessLimit = 100000; // packets the access links' device queues hold
     bool sack = true;
+    std::string tcp = "newreno";
     uint32_t limit = 0;     // packets; 0: the queue disc's default
     std::string target;     // CoDel, FQ-CoDel, PIE, COBALT, FQ-PIE: their default if empty
     std::string interval;
@@ -263,6 +265,7 @@ main(int argc, char* argv[])
     cmd.AddValue("window", "TCP window cap, packets", window);
     cmd.AddValue("ssthresh", "TCP initial slow-start threshold, packets (0: none)", ssthresh);
     cmd.AddValue("sack", "TCP SACK (ns-3 without it resends data, validation/ns3/README.md)", sack);
+    cmd.AddValue("tcp", "newreno or cubic (TcpCubic with HyStart off)", tcp);
     cmd.AddValue("limit", "queue disc limit, packets (0: its default)", limit);
     cmd.AddValue("target", "CoDel/FQ-CoDel/COBALT target, PIE/FQ-PIE QueueDelayReference", target);
     cmd.AddValue("interval", "CoDel/FQ-CoDel/COBALT interval", interval);
@@ -307,7 +310,22 @@ main(int argc, char* argv[])
 
     // TCP as the existing twin sets it (README.md), SACK on by default: fairway's NewReno
     // without SACK matches ns-3's with SACK within 0.5% on dumbbell-mid.
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    if (tcp == "cubic")
+    {
+        // fairway's CUBIC flavour "ns3" models TcpCubic without HyStart (its sender has one
+        // RTT sample per round trip, not the eight HyStart's delay test needs).
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpCubic::GetTypeId()));
+        Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(false));
+    }
+    else if (tcp == "newreno")
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                           TypeIdValue(TcpNewReno::GetTypeId()));
+    }
+    else
+    {
+        Fail("--tcp must be newreno or cubic");
+    }
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(kSegPayload));

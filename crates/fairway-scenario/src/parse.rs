@@ -50,6 +50,7 @@ const TCP_KEYS: &[&str] = &[
     "header_size",
     "ack_size",
     "cc",
+    "flavor",
     "sack",
 ];
 /// The apps TCP carries.
@@ -906,6 +907,18 @@ fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
         if let Some(a) = cc::ALGORITHMS.iter().find(|a| a.name == name && TcpVariant::parse(a.name).is_none()) {
             s.sender.cc = a.name;
         }
+    }
+    if let Some(v) = t.get("flavor") {
+        let f = v.string()?;
+        let a = cc::algorithm(s.sender.cc).expect("a TCP sender's cc is registered");
+        let Some(known) = a.flavors.iter().find(|x| **x == f) else {
+            let shown = if s.sender.cc == "reno" { s.sender.variant.name() } else { s.sender.cc };
+            return Err(v.error(match a.flavors {
+                [] => format!("cc `{shown}` has no flavours"),
+                all => format!("unknown flavor `{f}` of cc `{}`: expected {}", s.sender.cc, all.join(", ")),
+            }));
+        };
+        s.sender.cc_flavor = known;
     }
     if let Some(v) = t.get("packet_size") {
         s.sender.packet_size = packet_size(&v)?;

@@ -945,3 +945,17 @@ fn tcp_flows_choose_their_recovery_and_congestion_control() {
     let e = with("window = 15", "window = 15\ncc = \"tahoe\"\nsack = true").unwrap_err();
     assert_eq!(e.field, "flow[0].sack");
 }
+
+#[test]
+fn a_congestion_controls_flavour_is_one_it_has() {
+    let sc = with("window = 15", "window = 15\ncc = \"cubic\"\nflavor = \"ns3\"").unwrap();
+    match &sc.flows[0].app {
+        AppSpec::Ftp { tcp } => assert_eq!((tcp.sender.cc, tcp.sender.cc_flavor), ("cubic", "ns3")),
+        a => panic!("{a:?}"),
+    }
+    let e = with("window = 15", "window = 15\ncc = \"cubic\"\nflavor = \"linux\"").unwrap_err();
+    assert_eq!(e.field, "flow[0].flavor");
+    assert!(e.message.contains("unknown flavor `linux` of cc `cubic`: expected rfc9438, ns3"), "{e}");
+    let e = with("window = 15", "window = 15\nflavor = \"ns3\"").unwrap_err();
+    assert!(e.message.contains("cc `newreno` has no flavours"), "{e}");
+}

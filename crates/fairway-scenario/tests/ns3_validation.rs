@@ -212,3 +212,15 @@ fn fq_pie_agrees_with_ns3() {
 fn droptail_agrees_with_ns3() {
     compare("aqm-droptail", &[1]);
 }
+
+/// CUBIC in ns-3.37's flavour against ns-3's TcpCubic (HyStart off in both), through DropTail and
+/// CoDel: the same bands as the disciplines'. Neither tool draws anything here: one run each.
+#[test]
+fn cubic_droptail_agrees_with_ns3() {
+    compare("cubic-droptail", &[1]);
+}
+
+#[test]
+fn cubic_codel_agrees_with_ns3() {
+    compare("cubic-codel", &[1]);
+}

@@ -160,6 +160,8 @@ pub struct TcpConfig {
     /// The congestion control, by its name in [`cc::ALGORITHMS`] ("reno": ns-2's AIMD window,
     /// the default).
     pub cc: &'static str,
+    /// Its flavour, one of the algorithm's `flavors` ("": its default).
+    pub cc_flavor: &'static str,
 }
 
 impl Default for TcpConfig {
@@ -190,6 +192,7 @@ impl Default for TcpConfig {
             newreno_impatient: true,
             partial_window_deflation: true,
             cc: "reno",
+            cc_flavor: "",
         }
     }
 }

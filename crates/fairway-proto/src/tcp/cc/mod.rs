@@ -9,6 +9,7 @@
 
 pub mod aimd;
 pub mod cubic;
+pub mod cubic_ns3;
 #[cfg(test)]
 mod cubic_tests;
 
@@ -20,14 +21,25 @@ use super::TcpConfig;
 pub struct Algorithm {
     /// Its name in a scenario's `cc`.
     pub name: &'static str,
+    /// Its flavours (a scenario's `flavor`), the default first; empty if it has one.
+    pub flavors: &'static [&'static str],
+    /// Builds it for a sender, in the flavour `TcpConfig::cc_flavor` names.
     pub build: fn(&TcpConfig) -> Box<dyn CongestionControl>,
 }
 
 /// Every algorithm, one line each.
 pub const ALGORITHMS: &[Algorithm] = &[
-    Algorithm { name: "reno", build: |c| Box::new(aimd::Aimd::new(c)) },
-    Algorithm { name: "cubic", build: |c| Box::new(cubic::Cubic::new(c)) },
+    Algorithm { name: "reno", flavors: &[], build: |c| Box::new(aimd::Aimd::new(c)) },
+    Algorithm { name: "cubic", flavors: &["rfc9438", "ns3"], build: cubic_flavor },
 ];
+
+/// CUBIC as RFC 9438 specifies it, or as ns-3.37 runs it.
+fn cubic_flavor(c: &TcpConfig) -> Box<dyn CongestionControl> {
+    match c.cc_flavor {
+        "ns3" => Box::new(cubic_ns3::CubicNs3::new(c)),
+        _ => Box::new(cubic::Cubic::new(c)),
+    }
+}
 
 /// The algorithm named `name`.
 pub fn algorithm(name: &str) -> Option<&'static Algorithm> {
