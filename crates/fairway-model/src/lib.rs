@@ -8,6 +8,7 @@
 pub mod apps;
 pub mod datagram;
 pub mod decimal;
+pub mod fairness;
 pub mod metrics;
 pub mod packet_trace;
 pub mod protocol;
