@@ -94,9 +94,10 @@ class Result:
 
     `flows`: a row per flow, summary.json's flows (nested objects flattened: `protocol.mapp.mean_scale`);
     `bins`: flows.csv (each flow per bin); `queue`: queue.csv; `links`: links.csv; `classes`:
-    classes.csv; `scale`: scale.csv (MApp flows) or None; `trace`: trace-agents.csv (when traced)
-    or None; `summary`: summary.json as a dict; `scenario`: the scenario run, as TOML text;
-    `files`: each file's text, byte for byte what the command line writes.
+    classes.csv; `logs`: each series a protocol logs, `<name>.csv` by name (MApp's `scale`);
+    `scale`: scale.csv (MApp flows) or None; `trace`: trace-agents.csv (when traced) or None;
+    `summary`: summary.json as a dict; `scenario`: the scenario run, as TOML text; `files`: each
+    file's text, byte for byte what the command line writes (a series' log under its name).
     """
 
     summary: Dict[str, Any]
@@ -105,6 +106,7 @@ class Result:
     queue: pd.DataFrame
     links: pd.DataFrame
     classes: pd.DataFrame
+    logs: Dict[str, pd.DataFrame]
     scale: Optional[pd.DataFrame]
     trace: Optional[pd.DataFrame]
     scenario: str
@@ -149,7 +151,9 @@ def run(scenario, seed=None, reps=None, overrides=None, trace=None, **settings):
     files = _native.run(text, file, seed=seed, values=values, trace=None if trace is None else _names("trace", trace))
     summary = json.loads(files["summary"])
     flows = pd.json_normalize(summary["flows"]) if summary["flows"] else pd.DataFrame()
-    texts = {k: v for k, v in files.items() if v is not None and k != "scenario"}
+    texts = {k: v for k, v in files.items() if v is not None and k not in ("scenario", "logs")}
+    texts.update(files["logs"])
+    logs = {name: _frame(text) for name, text in files["logs"].items()}
     return Result(
         summary=summary,
         flows=flows,
@@ -157,7 +161,8 @@ def run(scenario, seed=None, reps=None, overrides=None, trace=None, **settings):
         queue=_frame(files["queue"]),
         links=_frame(files["links"]),
         classes=_frame(files["classes"]),
-        scale=_frame(files["scale"]),
+        logs=logs,
+        scale=logs.get("scale"),
         trace=_frame(files["trace"]),
         scenario=files["scenario"],
         files=texts,

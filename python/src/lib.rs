@@ -121,8 +121,9 @@ fn summary_json(s: &Summary) -> String {
 }
 
 /// Runs one scenario. Returns a dict of texts: `summary` (summary.json), `flows` (flows.csv),
-/// `queue`, `links`, `classes`, `scale` (MApp flows; else None), `trace` (trace-agents.csv when
-/// `trace` names flows; an empty list traces all) and `scenario` (the scenario run, values set).
+/// `queue`, `links`, `classes`, `trace` (trace-agents.csv when `trace` names flows; an empty list
+/// traces all; else None), `logs` (a dict: each series a protocol logs, `<name>.csv`, by name:
+/// MApp's `scale`) and `scenario` (the scenario run, values set).
 #[pyfunction]
 #[pyo3(signature = (text, file, seed=None, values=Vec::new(), trace=None))]
 fn run<'py>(
@@ -150,9 +151,15 @@ fn run<'py>(
 
 type Files = Vec<(&'static str, Option<String>)>;
 
+/// A run's files as text: by name, and the series' logs by their series' names.
+struct RunFiles {
+    files: Files,
+    logs: Vec<(&'static str, String)>,
+}
+
 /// Runs `sc` and makes the files `fairway run` writes of it, as text, with those `more` makes
 /// from the summary.
-fn run_files(sc: &Scenario, opts: &RunOptions, more: impl FnOnce(&Summary) -> Files) -> Result<Files, String> {
+fn run_files(sc: &Scenario, opts: &RunOptions, more: impl FnOnce(&Summary) -> Files) -> Result<RunFiles, String> {
     let res = fairway_engine::run(sc, opts, &mut |_| {}).map_err(|e| e.to_string())?;
     let mut v = vec![
         ("summary", Some(summary_json(&res.summary))),
@@ -160,18 +167,24 @@ fn run_files(sc: &Scenario, opts: &RunOptions, more: impl FnOnce(&Summary) -> Fi
         ("queue", Some(output::csv::queue_csv(&res, sc))),
         ("links", Some(output::csv::links_csv(&res))),
         ("classes", Some(output::csv::classes_csv(&res, sc))),
-        ("scale", (!res.scale_logs.is_empty()).then(|| output::csv::scale_csv(&res, sc))),
         ("trace", output::csv::agents_csv(&res, sc)),
     ];
     v.extend(more(&res.summary));
-    Ok(v)
+    let names = output::csv::logged_series(&res).into_iter().map(|x| x.name);
+    let logs = names.zip(output::csv::series_logs_csv(&res, sc)).map(|(n, (_, text))| (n, text)).collect();
+    Ok(RunFiles { files: v, logs })
 }
 
-fn files_dict(py: Python<'_>, files: Files, scenario: String) -> PyResult<Bound<'_, PyDict>> {
+fn files_dict(py: Python<'_>, files: RunFiles, scenario: String) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
-    for (k, v) in files {
+    for (k, v) in files.files {
         d.set_item(k, v)?;
     }
+    let logs = PyDict::new(py);
+    for (k, v) in files.logs {
+        logs.set_item(k, v)?;
+    }
+    d.set_item("logs", logs)?;
     d.set_item("scenario", scenario)?;
     Ok(d)
 }

@@ -39,8 +39,19 @@ def test_a_runs_frames_are_the_command_lines_files(tmp_path):
     assert r.summary == summary
     assert list(r.flows["name"]) == [f["name"] for f in summary["flows"]]
     assert list(r.flows["throughput_bps"]) == [f["throughput_bps"] for f in summary["flows"]]
-    assert r.scale is None and r.trace is None
+    assert r.scale is None and r.trace is None and r.logs == {}
     assert "red-dumbbell" in repr(r)
+
+
+def test_a_protocols_series_logs_are_the_command_lines_files(tmp_path):
+    # MApp logs its scale: scale.csv, and flows.csv's `scale` column.
+    mapp = REPO / "scenarios/kadhum2015/mapp-ftp.toml"
+    cli("run", mapp, "-q", "--out", tmp_path / "cli")
+    r = fairway.run(mapp)
+    assert list(r.logs) == ["scale"]
+    assert r.files["scale"] == (tmp_path / "cli/scale.csv").read_text()
+    pd.testing.assert_frame_equal(r.scale, pd.read_csv(tmp_path / "cli/scale.csv"))
+    assert r.bins["scale"].notna().any()
 
 
 def test_the_package_is_the_command_lines_build():

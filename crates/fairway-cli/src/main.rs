@@ -202,7 +202,8 @@ enum Cmd {
         /// The local address to send from [default: any].
         #[arg(long, value_name = "ADDR:PORT")]
         bind: Option<std::net::SocketAddr>,
-        /// A folder for what the sender did (sender.json; scale.csv for a MApp flow).
+        /// A folder for what the sender did: sender.json, and a CSV of each series its protocol
+        /// logs (MApp's scale.csv).
         #[arg(long)]
         out: Option<PathBuf>,
         #[command(flatten)]

@@ -24,7 +24,7 @@ use fairway_live::{emulate, in_netns, Link, LinkConfig, Monitor, Sampler};
 use fairway_model::apps::WebSessions;
 use fairway_model::datagram::FlowDriver;
 use fairway_model::protocol::{Build, ReportContext};
-use fairway_model::results::FlowSummary;
+use fairway_model::results::{FlowSummary, SeriesLog};
 use fairway_model::scenario::{AppSpec, FlowSpec, LinkSpec, Scenario};
 use fairway_report::output;
 use serde::Serialize;
@@ -390,7 +390,7 @@ pub fn testbed(
     let counts: Vec<EndCounts> = live_ends.iter().map(|e| e.counts).collect();
     drop(live_ends);
     let mut bins = vec![];
-    let mut scale_logs = vec![];
+    let mut series_logs = vec![];
     for p in &flows {
         let start = p.f.start_with(sc.seed);
         let stop = p.f.stop.unwrap_or(end).min(end);
@@ -414,10 +414,13 @@ pub fn testbed(
             let drv = &drivers.iter().find(|(i, _)| *i == p.index).unwrap().1;
             s.protocol = d.spec.report(drv.as_ref(), &ReportContext { start, stop, end });
             let at_edges = |j: usize| snapshots.taken().iter().map(|v| v[j]).collect::<Vec<_>>();
-            if let Some(log) = drv.scale_log() {
-                scale_logs.push((p.index, log.iter().map(|(t, v)| (t.as_secs_f64(), *v)).collect()));
-            }
-            bins.push(results::datagram_bins(&at_edges(2 * k), &at_edges(2 * k + 1), &edges, drv.scale_log()));
+            let logs = drv.logs();
+            series_logs.extend(logs.iter().map(|(x, log)| SeriesLog {
+                flow: p.index,
+                series: **x,
+                points: log.iter().map(|&(t, v)| (t.as_secs_f64(), v)).collect(),
+            }));
+            bins.push(results::datagram_bins(&at_edges(2 * k), &at_edges(2 * k + 1), &edges, &logs));
         } else {
             let k = tcp_plans.iter().position(|(q, ..)| q.index == p.index).unwrap();
             let t = &tcp_runs[k];
@@ -460,7 +463,7 @@ pub fn testbed(
         links: live_links.iter().map(|l| l.summary.clone()).collect(),
         samples: &monitor.samples,
         bins,
-        scale_logs,
+        series_logs,
         complete: !interrupt::INTERRUPTED.load(Ordering::Relaxed),
     };
     let live = results::run_result(&sc, bl, run);

@@ -143,6 +143,7 @@ pub(crate) fn write_page(
         bottleneck: &bottleneck,
         simulated: RunSeries { flows_csv: &sf, queue_csv: &sq },
         live: RunSeries { flows_csv: &lf, queue_csv: &lq },
+        series: &sc.monitor.series,
         files: &files,
     };
     let figures = side_by_side::figures(&page);

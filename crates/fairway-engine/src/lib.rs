@@ -34,7 +34,7 @@ pub use fairway_model::results::{class_names, class_summaries};
 pub use results::{Collector, RunResult, SeriesSink, Summary};
 pub use scenario::Scenario;
 
-use results::{FlowSummary, LinkMeasures, LinkSummary, SUMMARY_SCHEMA};
+use results::{FlowSummary, LinkMeasures, LinkSummary, SeriesLog, SUMMARY_SCHEMA};
 use scenario::AppSpec;
 use sim::Sim;
 
@@ -332,10 +332,14 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         wireless: wireless_summary(sim),
         mode: None,
     };
-    let scale_logs = (0..sc.flows.len())
-        .filter_map(|i| {
-            let log = sim.driver(i)?.scale_log()?;
-            Some((i, log.iter().map(|(t, s)| (t.as_secs_f64(), *s)).collect()))
+    let series_logs = (0..sc.flows.len())
+        .filter_map(|i| Some((i, sim.driver(i)?.logs())))
+        .flat_map(|(flow, logs)| {
+            logs.into_iter().map(move |(s, log)| SeriesLog {
+                flow,
+                series: *s,
+                points: log.iter().map(|&(t, v)| (t.as_secs_f64(), v)).collect(),
+            })
         })
         .collect();
     Ok(RunResult {
@@ -344,7 +348,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         bin: sc.monitor.bin,
         flow_bins: vec![],
         queue_samples: vec![],
-        scale_logs,
+        series_logs,
         node_paths: node_paths(sim),
         agent_trace: Vec::new(),
         packet_trace: Vec::new(),

@@ -96,10 +96,10 @@ pub struct FlowMonitor {
     bin_delay_sum_s: f64,
     /// The counters when the current bin began.
     at_bin_start: BinBase,
-    /// The row of bin `bin`, as far as it was closed.
-    row: BinRow,
-    /// An earlier bin's row, closed by an event of the next bin before the bin's end was seen.
-    ended: Option<(u32, BinRow)>,
+    /// The counts of bin `bin`, as far as it was closed.
+    row: BinCounts,
+    /// An earlier bin's counts, closed by an event of the next bin before the bin's end was seen.
+    ended: Option<(u32, BinCounts)>,
 }
 
 impl Default for FlowMonitor {
@@ -109,7 +109,7 @@ impl Default for FlowMonitor {
             c: FlowCounters::default(),
             bin_delay_sum_s: 0.0,
             at_bin_start: BinBase::default(),
-            row: BinRow::default(),
+            row: BinCounts::default(),
             ended: None,
         }
     }
@@ -173,23 +173,52 @@ impl FlowMonitor {
         self.bin_delay_sum_s += d;
     }
 
-    /// Bin `k` has ended: its row, complete. Bins end in order, each once; a bin in which the
+    /// Bin `k` has ended: its row, complete but for what the run loop samples at the bin's end
+    /// (the window, the protocol's series). Bins end in order, each once; a bin in which the
     /// flow saw nothing gives an empty row.
     pub fn emit(&mut self, k: usize) -> BinRow {
         match self.ended {
             Some((b, row)) if b as usize == k => {
                 self.ended = None;
-                row
+                row.into_row()
             }
             // An earlier bin waiting means a bin's end was not seen: it cannot be.
             Some(_) => unreachable!("bins end in order"),
             None if self.bin as usize <= k => {
                 self.close_bin();
                 self.bin = k as u32 + 1;
-                std::mem::take(&mut self.row)
+                std::mem::take(&mut self.row).into_row()
             }
             // The counters are in a later bin already, and this one saw nothing.
             None => BinRow::default(),
+        }
+    }
+}
+
+/// What a flow's counters gained in a bin: a [`BinRow`]'s counts, kept apart from the row so
+/// that what is sampled only at the bin's end does not widen every flow's state.
+#[derive(Debug, Clone, Copy, Default)]
+struct BinCounts {
+    sent_pkts: u64,
+    recv_pkts: u64,
+    dropped_pkts: u64,
+    distinct_bytes: u64,
+    goodput_bytes: u64,
+    delay_sum_s: f64,
+    delay_n: u64,
+}
+
+impl BinCounts {
+    fn into_row(self) -> BinRow {
+        BinRow {
+            sent_pkts: self.sent_pkts,
+            recv_pkts: self.recv_pkts,
+            dropped_pkts: self.dropped_pkts,
+            distinct_bytes: self.distinct_bytes,
+            goodput_bytes: self.goodput_bytes,
+            delay_sum_s: self.delay_sum_s,
+            delay_n: self.delay_n,
+            ..BinRow::default()
         }
     }
 }

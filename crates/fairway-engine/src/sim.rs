@@ -1281,8 +1281,8 @@ impl<'a> Sim<'a> {
         self.baseline = Some(Box::new(Baseline { at: now, flows, links }));
     }
 
-    /// Bin `k` has ended: every flow's row, with the TCP window and the MApp scale as they are
-    /// now, is ready for the sink.
+    /// Bin `k` has ended: every flow's row, with the TCP window and the series its protocol
+    /// reports as they are now, is ready for the sink.
     fn bin_end(&mut self, k: usize) {
         self.bin_rows.clear();
         for f in &mut self.flows {
@@ -1294,11 +1294,8 @@ impl<'a> Sim<'a> {
                 };
             } else {
                 row.cwnd_pkts = f32::NAN;
-                if let Some(s) = match &f.app {
-                    AppRt::Datagram(d) => d.drv.scale(),
-                    AppRt::Tcp { .. } => None,
-                } {
-                    row.scale = s as f32;
+                if let AppRt::Datagram(d) = &f.app {
+                    row.series = d.drv.sample();
                 }
             }
             self.bin_rows.push(row);

@@ -13,6 +13,8 @@ use std::any::Any;
 use fairway_core::{Bytes, Time};
 use fairway_proto::{AgentState, Arrival, Endpoint, Transmit, WireEnd};
 
+use crate::results::{BinSeries, SeriesInfo, MAX_SERIES};
+
 /// Which end of a flow: the source (data) or the sink (feedback, acknowledgements).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {
@@ -47,10 +49,11 @@ pub trait FlowDriver {
     fn forget(&mut self, from: Side, token: u64);
     /// The timer of `side` fired: the endpoint's timeout runs if it is due; drains that end.
     fn timeout(&mut self, now: Time, side: Side, out: &mut Vec<Outgoing>) -> Option<Time>;
-    /// The sender's current scale, for protocols that have one (MApp).
-    fn scale(&self) -> Option<u8>;
-    /// The sender's scale over time, for protocols that have one.
-    fn scale_log(&self) -> Option<&[(Time, u8)]>;
+    /// The series its protocol reports ([`DatagramFlow::with_series`]), as they are now, for a
+    /// bin's row; `None` (and no allocation) for a protocol that reports none.
+    fn sample(&self) -> Option<Box<BinSeries>>;
+    /// The change log of each series its protocol logs: (which, [(when it took effect, value)]).
+    fn logs(&self) -> Vec<(&'static SeriesInfo, Vec<(Time, f64)>)>;
     /// Wire mode: datagrams the receiving end refused (its own peer's bytes: a fairway bug).
     fn malformed(&self) -> u64;
     /// The sender's congestion control now, for traces.
@@ -93,8 +96,20 @@ impl<M> Slab<M> {
     }
 }
 
-/// A sender's scale over time: (when it took effect, scale).
-pub type ScaleLog<S> = fn(&S) -> &[(Time, u8)];
+/// A quantity a protocol reports of each of its flows ([`SeriesInfo`]: its name in the outputs),
+/// read from the flow's sender `S` and receiver `R`: its value at the end of every bin (flows.csv)
+/// and, if the protocol keeps one, its log (`<name>.csv` and `<name>.svg`: every value with when
+/// it took effect). A protocol declares its series as constants and gives them to its flows
+/// ([`DatagramFlow::with_series`]); the scenario reader's registry lists them too, for
+/// flows.csv's columns.
+pub struct Series<S, R> {
+    pub info: SeriesInfo,
+    pub value: fn(&S, &R) -> f64,
+    pub log: Option<LogOf<S, R>>,
+}
+
+/// How a series' log is read: each value with when it took effect, the first from the start.
+pub type LogOf<S, R> = fn(&S, &R) -> Vec<(Time, f64)>;
 
 /// What a packet carries: the message, or its bytes.
 enum Carried<M> {
@@ -112,13 +127,11 @@ impl<M> Carried<M> {
 }
 
 /// One flow of a datagram protocol: the sender at the flow's source, the receiver at its sink.
-pub struct DatagramFlow<S: Endpoint, R: Endpoint> {
+pub struct DatagramFlow<S: Endpoint + 'static, R: Endpoint + 'static> {
     pub snd: S,
     pub rcv: R,
-    /// The sender's scale now and over time, for protocols that have one (see
-    /// [`with_scale`](Self::with_scale)).
-    scale: Option<fn(&S) -> u8>,
-    scale_log: Option<ScaleLog<S>>,
+    /// The series its protocol reports (see [`with_series`](Self::with_series)).
+    series: &'static [Series<S, R>],
     /// Data on its way to the receiver, and feedback on its way back.
     fwd: Slab<Carried<S::Out>>,
     rev: Slab<Carried<R::Out>>,
@@ -130,28 +143,19 @@ pub struct DatagramFlow<S: Endpoint, R: Endpoint> {
 
 impl<S, R> DatagramFlow<S, R>
 where
-    S: Endpoint,
-    R: Endpoint<In = S::Out, Out = S::In>,
+    S: Endpoint + 'static,
+    R: Endpoint<In = S::Out, Out = S::In> + 'static,
 {
     /// A flow in struct mode, or in wire mode if `wire`.
     pub fn new(snd: S, rcv: R, wire: bool) -> Self {
-        DatagramFlow {
-            snd,
-            rcv,
-            scale: None,
-            scale_log: None,
-            fwd: Slab::new(),
-            rev: Slab::new(),
-            wire,
-            spare: vec![],
-            malformed: 0,
-        }
+        DatagramFlow { snd, rcv, series: &[], fwd: Slab::new(), rev: Slab::new(), wire, spare: vec![], malformed: 0 }
     }
 
-    /// A sender with a scale (MApp): sampled into every throughput bin, logged into scale.csv.
-    pub fn with_scale(mut self, scale: fn(&S) -> u8, log: ScaleLog<S>) -> Self {
-        self.scale = Some(scale);
-        self.scale_log = Some(log);
+    /// A flow that reports `series` (at most [`MAX_SERIES`]): each sampled into every bin, and
+    /// logged where it has a log.
+    pub fn with_series<const N: usize>(mut self, series: &'static [Series<S, R>; N]) -> Self {
+        const { assert!(N <= MAX_SERIES, "more series than a bin's row holds (results::MAX_SERIES)") };
+        self.series = series;
         self
     }
 }
@@ -189,8 +193,8 @@ fn take_in<E: Endpoint>(
 
 impl<S, R> DatagramFlow<S, R>
 where
-    S: Endpoint,
-    R: Endpoint<In = S::Out, Out = S::In>,
+    S: Endpoint + 'static,
+    R: Endpoint<In = S::Out, Out = S::In> + 'static,
 {
     fn drain(&mut self, now: Time, side: Side, out: &mut Vec<Outgoing>) -> Option<Time> {
         let packet = |size: Bytes, payload: Bytes, ect, tagged, token| Outgoing {
@@ -275,12 +279,19 @@ where
         self.drain(now, side, out)
     }
 
-    fn scale(&self) -> Option<u8> {
-        self.scale.map(|f| f(&self.snd))
+    fn sample(&self) -> Option<Box<BinSeries>> {
+        if self.series.is_empty() {
+            return None;
+        }
+        let mut b = BinSeries::default();
+        for (i, s) in self.series.iter().enumerate() {
+            b.set(i, &s.info, (s.value)(&self.snd, &self.rcv));
+        }
+        Some(Box::new(b))
     }
 
-    fn scale_log(&self) -> Option<&[(Time, u8)]> {
-        self.scale_log.map(|f| f(&self.snd))
+    fn logs(&self) -> Vec<(&'static SeriesInfo, Vec<(Time, f64)>)> {
+        self.series.iter().filter_map(|s| Some((&s.info, (s.log?)(&self.snd, &self.rcv)))).collect()
     }
 
     fn malformed(&self) -> u64 {
@@ -341,5 +352,31 @@ mod tests {
         let mut tokens: Vec<u64> = out.iter().map(|o| o.token).collect();
         tokens.sort();
         assert_eq!(tokens, [0, 1]);
+    }
+
+    #[test]
+    fn a_flows_declared_series_are_sampled_into_a_row_by_name_and_logged() {
+        use crate::results::SeriesInfo;
+        const SENT: Series<UdpSender, UdpReceiver> = Series {
+            info: SeriesInfo { name: "sent", title: "datagrams sent", decimals: 0 },
+            value: |s, _| s.stats().sent as f64,
+            log: Some(|s, _| vec![(Time::ZERO, 0.0), (Time(1), s.stats().sent as f64)]),
+        };
+        let cfg = CbrConfig {
+            packet_size: Bytes(100),
+            interval: Dur::from_millis(1),
+            jitter: false,
+            max_packets: None,
+            frame_interval: None,
+        };
+        let snd = || UdpSender::new(0, Box::new(Cbr::new(cfg.clone(), Rng::from_seed(1))));
+        let mut f = DatagramFlow::new(snd(), UdpReceiver::new(0), false).with_series(&[SENT]);
+        f.start(Time::ZERO, &mut vec![]);
+        let row = f.sample().unwrap();
+        assert_eq!((row.get("sent"), row.get("other")), (Some(1.0), None));
+        assert_eq!(f.logs(), [(&SENT.info, vec![(Time::ZERO, 0.0), (Time(1), 1.0)])]);
+        // A flow that declares none has nothing for the row and logs nothing.
+        let plain = DatagramFlow::new(snd(), UdpReceiver::new(0), false);
+        assert_eq!((plain.sample(), plain.logs().len()), (None, 0));
     }
 }

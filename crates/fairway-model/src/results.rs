@@ -318,8 +318,59 @@ pub struct ClassSummary {
     pub jain_index: Option<f64>,
 }
 
+/// What a quantity a protocol reports of its flows is, as the outputs name it (a media
+/// application's quality level, a rate controller's target). The protocol declares it with how
+/// to read it from its flow's two ends ([`crate::datagram::Series`]); the engine samples it into
+/// every bin and keeps its change log without knowing what it is, and the outputs write it under
+/// its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeriesInfo {
+    /// Its column in flows.csv, and its change log's files (`<name>.csv`, `<name>.svg`).
+    pub name: &'static str,
+    /// What a figure's title calls it.
+    pub title: &'static str,
+    /// The decimals its values are written with.
+    pub decimals: u32,
+}
+
+/// The most series one flow may report.
+pub const MAX_SERIES: usize = 4;
+
+/// A flow's series at the end of one bin: (which, its value), in its protocol's order. A bin's
+/// row holds it boxed, and only for a flow that reports some ([`BinRow::series`]), so that the
+/// rows of the others stay as small as they were.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct BinSeries([Option<(&'static SeriesInfo, f64)>; MAX_SERIES]);
+
+impl BinSeries {
+    /// The value of the series named `name`, if the flow reports it.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.iter().find(|(s, _)| s.name == name).map(|(_, v)| v)
+    }
+
+    /// Sets its protocol's series `i` (below [`MAX_SERIES`]) to `value`.
+    pub fn set(&mut self, i: usize, series: &'static SeriesInfo, value: f64) {
+        self.0[i] = Some((series, value));
+    }
+
+    /// The series it holds and their values.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static SeriesInfo, f64)> + '_ {
+        self.0.iter().flatten().copied()
+    }
+}
+
+/// One flow's change log of one series: (time s, value) at every change, the first value
+/// from when the flow started.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeriesLog {
+    /// The flow's index in the scenario.
+    pub flow: usize,
+    pub series: SeriesInfo,
+    pub points: Vec<(f64, f64)>,
+}
+
 /// One throughput bin of one flow.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct BinRow {
     pub sent_pkts: u64,
     pub recv_pkts: u64,
@@ -330,8 +381,15 @@ pub struct BinRow {
     pub delay_n: u64,
     /// Congestion window at the end of the bin, in packets (NaN when not a single TCP sender).
     pub cwnd_pkts: f32,
-    /// MApp: the sender's scale at the end of the bin (NaN for other flows).
-    pub scale: f32,
+    /// The series its protocol reports, at the end of the bin (`None`: it reports none).
+    pub series: Option<Box<BinSeries>>,
+}
+
+impl BinRow {
+    /// The value at the end of the bin of the series named `name`, if the flow reports it.
+    pub fn series_value(&self, name: &str) -> Option<f64> {
+        self.series.as_ref().and_then(|s| s.get(name))
+    }
 }
 
 impl Default for BinRow {
@@ -345,7 +403,7 @@ impl Default for BinRow {
             delay_sum_s: 0.0,
             delay_n: 0,
             cwnd_pkts: f32::NAN,
-            scale: f32::NAN,
+            series: None,
         }
     }
 }
@@ -452,7 +510,7 @@ impl Collector {
 impl SeriesSink for Collector {
     fn bin(&mut self, _k: usize, _t0: Time, _t1: Time, rows: &[BinRow]) {
         for (bins, r) in self.flow_bins.iter_mut().zip(rows) {
-            bins.push(*r);
+            bins.push(r.clone());
         }
     }
 
@@ -482,8 +540,9 @@ pub struct RunResult {
     pub flow_bins: Vec<Vec<BinRow>>,
     /// Per monitored link: (link index, samples).
     pub queue_samples: Vec<(usize, Vec<QueueRow>)>,
-    /// Per MApp flow: (flow index, [(time s, scale)]) at every change of the sender's scale.
-    pub scale_logs: Vec<(usize, Vec<(f64, u8)>)>,
+    /// The change log of every series a flow's protocol logs, in flow order, then its
+    /// protocol's.
+    pub series_logs: Vec<SeriesLog>,
     /// Per wireless node: (name, [(time s, x m, y m)]) where it started, at every change of
     /// heading, and at the end.
     pub node_paths: Vec<(String, Vec<(f64, f64, f64)>)>,
@@ -492,6 +551,13 @@ pub struct RunResult {
     pub agent_trace: Vec<AgentRow>,
     /// The traced packet events, in time order (as `agent_trace`).
     pub packet_trace: Vec<PacketEvent>,
+}
+
+impl RunResult {
+    /// The change logs of the series named `name`, in flow order.
+    pub fn logs_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a SeriesLog> + 'a {
+        self.series_logs.iter().filter(move |l| l.series.name == name)
+    }
 }
 
 /// A summary read back from its summary.json (as a sweep that resumes reads its finished

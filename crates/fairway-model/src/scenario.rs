@@ -189,6 +189,9 @@ pub struct MonitorSpec {
     pub queue_interval: Dur,
     /// Links whose queue is sampled over time (indices into `Scenario::links`).
     pub links: Vec<usize>,
+    /// The series of protocols that flows.csv has a column for, in order. The scenario reader
+    /// lists every registered protocol's, so that the columns are the same whatever the flows.
+    pub series: Vec<crate::results::SeriesInfo>,
 }
 
 impl Scenario {

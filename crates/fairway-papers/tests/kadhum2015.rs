@@ -94,7 +94,8 @@ fn the_web_readings_pareto_sizes_have_the_papers_median() {
 fn mapps_scale_is_a_halve_and_plus_one_sawtooth() {
     for stem in ["mapp-ftp", "mapp-ftp-web"] {
         let res = run_stem(stem, 1);
-        let (_, log) = res.scale_logs.first().expect("a MApp flow");
+        let log = res.logs_named("scale").next().expect("a MApp flow");
+        let log: Vec<(f64, u8)> = log.points.iter().map(|&(t, s)| (t, s as u8)).collect();
         assert_eq!(log[0].1, 0, "MApp starts at scale 0");
         let (mut ups, mut downs) = (0, 0);
         // The shortest possible round trip: 2 x (2 + 10 + 2) ms of propagation.

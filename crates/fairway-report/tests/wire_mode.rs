@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use fairway_engine::{run, RunOptions, RunResult, Scenario};
-use fairway_report::output::csv::{flows_csv, links_csv, queue_csv, scale_csv};
+use fairway_report::output::csv::{flows_csv, links_csv, queue_csv, series_logs_csv};
 use fairway_scenario::parse_scenario_file;
 
 fn shipped() -> Vec<PathBuf> {
@@ -30,13 +30,10 @@ fn shipped() -> Vec<PathBuf> {
 fn outputs(res: &RunResult, sc: &Scenario) -> Vec<String> {
     let mut summary = res.summary.clone();
     summary.wire = false;
-    vec![
-        serde_json::to_string_pretty(&summary).unwrap(),
-        flows_csv(res, sc),
-        queue_csv(res, sc),
-        scale_csv(res, sc),
-        links_csv(res),
-    ]
+    let mut v =
+        vec![serde_json::to_string_pretty(&summary).unwrap(), flows_csv(res, sc), queue_csv(res, sc), links_csv(res)];
+    v.extend(series_logs_csv(res, sc).into_iter().map(|(name, text)| format!("{name}\n{text}")));
+    v
 }
 
 #[test]

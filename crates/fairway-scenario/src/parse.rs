@@ -670,6 +670,7 @@ impl Builder {
             bin: default(Dur::from_millis(100), DEFAULT_SAMPLES.min(MAX_FLOW_ROWS / (flows.len() as u64).max(1))),
             queue_interval: default(Dur::from_millis(10), DEFAULT_SAMPLES),
             links: vec![],
+            series: protocols::series(),
         };
         let mut explicit = None;
         if let Some(v) = v {

@@ -152,10 +152,12 @@ pub fn send(
             counts.nonce_failed, counts.nonce_passed
         );
     }
-    if let Some(log) = drv.scale_log() {
+    // Each series the protocol logs: where it ended, and its steps.
+    let logs = drv.logs();
+    for (x, log) in &logs {
         let down = log.windows(2).filter(|w| w[1].1 < w[0].1).count();
         let up = log.windows(2).filter(|w| w[1].1 > w[0].1).count();
-        println!("scale: {} at the end; {down} steps down, {up} up", log.last().map_or(0, |s| s.1));
+        println!("{}: {} at the end; {down} steps down, {up} up", x.name, log.last().map_or(0.0, |s| s.1));
     }
     let s = drv.state();
     if let Some(r) = s.rate_bps {
@@ -194,11 +196,11 @@ pub fn send(
             loss_event_rate: s.loss_event_rate,
         };
         write_json(&out.join("sender.json"), &json)?;
-        if let Some(log) = drv.scale_log() {
-            let mut csv = String::from(output::csv::SCALE_HEADER);
-            let log: Vec<(f64, u8)> = log.iter().map(|&(t, s)| (t.as_secs_f64(), s)).collect();
-            output::csv::scale_rows(&mut csv, &f.name, &log);
-            let p = out.join("scale.csv");
+        for (x, log) in &logs {
+            let mut csv = output::csv::series_log_header(x);
+            let log: Vec<(f64, f64)> = log.iter().map(|&(t, v)| (t.as_secs_f64(), v)).collect();
+            output::csv::series_log_rows(&mut csv, x, &f.name, &log);
+            let p = out.join(output::csv::series_log_file(x));
             std::fs::write(&p, csv).map_err(|e| Failure::Other(format!("{}: {e}", p.display())))?;
         }
     }

@@ -12,7 +12,9 @@
 use std::path::Path;
 
 use fairway_core::Time;
-use fairway_model::results::{BinRow, FlowSummary, LinkSummary, QueueRow, RunResult, SUMMARY_SCHEMA};
+use fairway_model::results::{
+    BinRow, BinSeries, FlowSummary, LinkSummary, QueueRow, RunResult, SeriesInfo, SeriesLog, SUMMARY_SCHEMA,
+};
 use fairway_model::scenario::Scenario;
 use fairway_model::Summary;
 use fairway_report::output;
@@ -32,13 +34,15 @@ pub fn edges(sc: &Scenario) -> Vec<Time> {
     (1..=n).map(|k| (Time::ZERO + sc.monitor.bin.saturating_mul(k)).min(end)).collect()
 }
 
-/// A datagram flow's bins from its sender's and receiver's counts at the edges, and its
-/// scale over time (MApp's: from when each scale took effect).
+/// A datagram flow's bins from its sender's and receiver's counts at the edges, and the change
+/// logs of the series its protocol logs (each value from when it took effect): a series is read
+/// at each edge from its log, as the live ends cannot be sampled while they run; one its
+/// protocol reports but does not log is left out.
 pub fn datagram_bins(
     snd: &[EndCounts],
     rcv: &[EndCounts],
     edges: &[Time],
-    scale_log: Option<&[(Time, u8)]>,
+    logs: &[(&'static SeriesInfo, Vec<(Time, f64)>)],
 ) -> Vec<BinRow> {
     let zero = EndCounts::default();
     (0..edges.len())
@@ -55,18 +59,32 @@ pub fn datagram_bins(
                 goodput_bytes: r1.recv_distinct_payload - r0.recv_distinct_payload,
                 delay_sum_s: r1.delays.sum_s - r0.delays.sum_s,
                 delay_n: r1.delays.n - r0.delays.n,
-                scale: scale_log.map_or(f32::NAN, |log| scale_at(log, edges[k])),
+                series: series_at(logs, edges[k]),
                 ..BinRow::default()
             }
         })
         .collect()
 }
 
-/// The scale in effect at `t`: the last to take effect by then, or the first (the scale the
-/// sender starts with) before any did.
-fn scale_at(log: &[(Time, u8)], t: Time) -> f32 {
+/// Each logged series' value in effect at `t` (none for an empty log); `None` without logs.
+fn series_at(logs: &[(&'static SeriesInfo, Vec<(Time, f64)>)], t: Time) -> Option<Box<BinSeries>> {
+    if logs.is_empty() {
+        return None;
+    }
+    let mut b = BinSeries::default();
+    for (i, (x, log)) in logs.iter().take(fairway_model::results::MAX_SERIES).enumerate() {
+        if let Some(v) = value_at(log, t) {
+            b.set(i, x, v);
+        }
+    }
+    Some(Box::new(b))
+}
+
+/// The value in effect at `t`: the last to take effect by then, or the first (the value the
+/// flow starts with) before any did.
+fn value_at(log: &[(Time, f64)], t: Time) -> Option<f64> {
     let i = log.partition_point(|&(at, _)| at <= t);
-    log.get(i.saturating_sub(1)).map_or(f32::NAN, |&(_, s)| s as f32)
+    log.get(i.saturating_sub(1)).map(|&(_, v)| v)
 }
 
 /// A TCP flow's bins from Linux's counts at the edges: the sender's (segments, retransmissions,
@@ -99,7 +117,7 @@ pub struct LiveRun<'a> {
     pub links: Vec<LinkSummary>,
     pub samples: &'a [Sample],
     pub bins: Vec<Vec<BinRow>>,
-    pub scale_logs: Vec<(usize, Vec<(f64, u8)>)>,
+    pub series_logs: Vec<SeriesLog>,
     /// Whether it ran to the scenario's end (not stopped by Ctrl-C).
     pub complete: bool,
 }
@@ -135,7 +153,7 @@ pub fn run_result(sc: &Scenario, bottleneck: usize, run: LiveRun) -> RunResult {
         bin: sc.monitor.bin,
         flow_bins: run.bins,
         queue_samples: vec![(bottleneck, rows)],
-        scale_logs: run.scale_logs,
+        series_logs: run.series_logs,
         node_paths: vec![],
         agent_trace: vec![],
         packet_trace: vec![],
@@ -195,12 +213,14 @@ mod tests {
         let snd = [at(10, 0, 0, 0), at(25, 0, 0, 0)];
         let rcv = [at(0, 8, 8000, 7000), at(0, 20, 20000, 17500)];
         let edges = [Time(1_000_000_000), Time(2_000_000_000)];
-        let log = [(Time(500_000_000), 7u8), (Time(1_500_000_000), 6)];
-        let b = datagram_bins(&snd, &rcv, &edges, Some(&log));
+        const LEVEL: SeriesInfo = SeriesInfo { name: "level", title: "a level", decimals: 0 };
+        let log = vec![(Time(500_000_000), 7.0), (Time(1_500_000_000), 6.0)];
+        let b = datagram_bins(&snd, &rcv, &edges, &[(&LEVEL, log.clone())]);
         assert_eq!((b[0].sent_pkts, b[0].recv_pkts, b[0].dropped_pkts, b[0].distinct_bytes), (10, 8, 2, 8000));
         assert_eq!((b[1].sent_pkts, b[1].recv_pkts, b[1].dropped_pkts, b[1].goodput_bytes), (15, 12, 3, 10500));
-        assert_eq!((b[0].scale, b[1].scale), (7.0, 6.0));
-        assert_eq!(scale_at(&log, Time(0)), 7.0, "before the first entry: the scale it starts with");
+        assert_eq!((b[0].series_value("level"), b[1].series_value("level")), (Some(7.0), Some(6.0)));
+        assert_eq!(value_at(&log, Time(0)), Some(7.0), "before the first entry: the value it starts with");
+        assert_eq!(datagram_bins(&snd, &rcv, &edges, &[])[0].series, None);
 
         let c = |segs, retrans, cwnd| TcpCounts { segs_out: segs, retransmits: retrans, cwnd, ..TcpCounts::default() };
         let t = tcp_bins(&[c(10, 0, 4), c(30, 2, 8)], &[10_000, 25_000], 1000, 1040);

@@ -250,9 +250,9 @@ fn time_series(
         format!("Figs 15 and 16: bits sent on the bottleneck per second, 0.5 s windows, seed {seed}."),
     ));
 
-    if let Some((_, log)) = mapp.scale_logs.first() {
+    if let Some(log) = mapp.logs_named("scale").next() {
         let end = mapp.summary.duration_s;
-        let mut pts: Vec<(f64, f64)> = log.iter().map(|(t, s)| (*t, *s as f64)).collect();
+        let mut pts = log.points.clone();
         if let Some(&(_, v)) = pts.last() {
             pts.push((end, v));
         }

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use fairway_model::decimal::push_u64 as uint;
-use fairway_model::results::{AgentRow, BinRow, QueueRow, RunResult};
+use fairway_model::results::{AgentRow, BinRow, QueueRow, RunResult, SeriesInfo};
 use fairway_model::scenario::Scenario;
 
 /// Appends `v` with `decimals` decimals (nothing for NaN or infinite values: a missing value).
@@ -51,7 +51,21 @@ fn secs(s: &mut String, ns: u64) {
     uint_padded(s, us % 1_000_000, 6);
 }
 
-pub const FLOWS_HEADER: &str = "bin_start_s,bin_end_s,flow,group,class,sent_pkts,recv_pkts,dropped_pkts,throughput_bps,goodput_bps,mean_delay_s,cwnd_pkts,scale\n";
+/// flows.csv's columns that every flow has; the protocols' series follow ([`flows_header`]).
+pub const FLOWS_COLUMNS: &str = "bin_start_s,bin_end_s,flow,group,class,sent_pkts,recv_pkts,dropped_pkts,throughput_bps,goodput_bps,mean_delay_s,cwnd_pkts";
+
+/// flows.csv's first line: [`FLOWS_COLUMNS`], then a column per series of `series` (the
+/// scenario's `monitor.series`).
+pub fn flows_header(series: &[SeriesInfo]) -> String {
+    let mut s = String::from(FLOWS_COLUMNS);
+    for x in series {
+        s.push(',');
+        s.push_str(x.name);
+    }
+    s.push('\n');
+    s
+}
+
 pub const CLASSES_HEADER: &str = "bin_start_s,bin_end_s,class,flows,throughput_bps,jain_index\n";
 pub const QUEUE_HEADER: &str = "time_s,link,queue_pkts,queue_bytes,avg_queue_pkts,arrivals_pkts,departures_pkts,departures_bytes,drops_pkts,early_drops_pkts,forced_drops_pkts,overflow_drops_pkts,threshold_drops_pkts,sojourn_drops_pkts,flow_drops_pkts,marks_pkts\n";
 
@@ -107,8 +121,10 @@ pub fn flow_labels(sc: &Scenario) -> Vec<String> {
     sc.flows.iter().map(|f| format!(",{},{},{},", f.name, f.group, f.class())).collect()
 }
 
-/// The rows of flows.csv for one bin, from `t0` to `t1` ns, one per flow (scenario order).
-pub fn flows_bin(s: &mut String, labels: &[String], t0: u64, t1: u64, rows: &[BinRow]) {
+/// The rows of flows.csv for one bin, from `t0` to `t1` ns, one per flow (scenario order), with
+/// the columns of `series` (the scenario's `monitor.series`) after the window: each empty for a
+/// flow that does not report it.
+pub fn flows_bin(s: &mut String, labels: &[String], series: &[SeriesInfo], t0: u64, t1: u64, rows: &[BinRow]) {
     let width = (t1 - t0) as f64 / 1e9;
     let rate = |bytes: u64| if width > 0.0 { bytes as f64 * 8.0 / width } else { 0.0 };
     for (b, names) in rows.iter().zip(labels) {
@@ -130,8 +146,12 @@ pub fn flows_bin(s: &mut String, labels: &[String], t0: u64, t1: u64, rows: &[Bi
         fixed(s, delay, 6);
         s.push(',');
         fixed(s, b.cwnd_pkts as f64, 3);
-        s.push(',');
-        fixed(s, b.scale as f64, 0);
+        for x in series {
+            s.push(',');
+            if let Some(v) = b.series_value(x.name) {
+                fixed(s, v, x.decimals);
+            }
+        }
         s.push('\n');
     }
 }
@@ -181,21 +201,22 @@ fn span(res: &RunResult, k: usize) -> (u64, u64) {
 
 /// The rows of every flow in bin `k`.
 fn bin_rows(res: &RunResult, k: usize) -> Vec<BinRow> {
-    res.flow_bins.iter().map(|b| b.get(k).copied().unwrap_or_default()).collect()
+    res.flow_bins.iter().map(|b| b.get(k).cloned().unwrap_or_default()).collect()
 }
 
 /// flows.csv: per bin, per flow: bin_start_s, bin_end_s, flow, group, class, sent_pkts,
-/// recv_pkts, dropped_pkts, throughput_bps, goodput_bps, mean_delay_s, cwnd_pkts (TCP), scale
-/// (MApp). In time order, as a run writes it while it runs.
+/// recv_pkts, dropped_pkts, throughput_bps, goodput_bps, mean_delay_s, cwnd_pkts (TCP), then the
+/// protocols' series (the scenario's `monitor.series`). In time order, as a run writes it while it
+/// runs.
 pub fn flows_csv(res: &RunResult, sc: &Scenario) -> String {
     // About 80 bytes a row; reserved, so that a file of megabytes is not copied as it grows.
     let rows: usize = res.flow_bins.iter().map(Vec::len).sum();
     let mut s = String::with_capacity(128 + rows * 96);
-    s.push_str(FLOWS_HEADER);
+    s.push_str(&flows_header(&sc.monitor.series));
     let labels = flow_labels(sc);
     for k in 0..res.flow_bins.iter().map(Vec::len).max().unwrap_or(0) {
         let (t0, t1) = span(res, k);
-        flows_bin(&mut s, &labels, t0, t1, &bin_rows(res, k));
+        flows_bin(&mut s, &labels, &sc.monitor.series, t0, t1, &bin_rows(res, k));
     }
     s
 }
@@ -258,22 +279,48 @@ pub fn queue_csv(res: &RunResult, sc: &Scenario) -> String {
     s
 }
 
-/// Every change of a MApp sender's scale: time_s, flow, scale (the exact sawtooth).
-pub fn scale_csv(res: &RunResult, sc: &Scenario) -> String {
-    let mut s = String::from(SCALE_HEADER);
-    for (f, log) in &res.scale_logs {
-        scale_rows(&mut s, &sc.flows[*f].name, log);
+/// The series that `res` holds change logs of, each once, in the order of their first log.
+pub fn logged_series(res: &RunResult) -> Vec<SeriesInfo> {
+    let mut v: Vec<SeriesInfo> = vec![];
+    for l in &res.series_logs {
+        if !v.iter().any(|s| s.name == l.series.name) {
+            v.push(l.series);
+        }
     }
-    s
+    v
 }
 
-/// scale.csv's first line.
-pub const SCALE_HEADER: &str = "time_s,flow,scale\n";
+/// Each logged series' file, (file name, text): `<name>.csv`, every change of the series in
+/// each flow that logs it (time_s, flow, <name>), flow after flow.
+pub fn series_logs_csv(res: &RunResult, sc: &Scenario) -> Vec<(String, String)> {
+    logged_series(res)
+        .into_iter()
+        .map(|x| {
+            let mut s = series_log_header(&x);
+            for l in res.logs_named(x.name) {
+                series_log_rows(&mut s, &x, &sc.flows[l.flow].name, &l.points);
+            }
+            (series_log_file(&x), s)
+        })
+        .collect()
+}
 
-/// The rows of scale.csv for one flow's log: (seconds, scale).
-pub fn scale_rows(s: &mut String, flow: &str, log: &[(f64, u8)]) {
-    for (t, v) in log {
-        let _ = writeln!(s, "{t:.6},{flow},{v}");
+/// The file a series' change log goes into: `<name>.csv`.
+pub fn series_log_file(x: &SeriesInfo) -> String {
+    format!("{}.csv", super::file_safe(x.name))
+}
+
+/// A series' change log file's first line: time_s, flow, <name>.
+pub fn series_log_header(x: &SeriesInfo) -> String {
+    format!("time_s,flow,{}\n", x.name)
+}
+
+/// The rows of a series' change log file for one flow's log: (seconds, value).
+pub fn series_log_rows(s: &mut String, x: &SeriesInfo, flow: &str, log: &[(f64, f64)]) {
+    for &(t, v) in log {
+        let _ = write!(s, "{t:.6},{flow},");
+        fixed(s, v, x.decimals);
+        s.push('\n');
     }
 }
 

@@ -73,8 +73,8 @@ pub fn write_all_with(res: &RunResult, sc: &Scenario, dir: &Path, how: &Figures)
                 write("links.csv", csv::links_csv(res).into_bytes())?,
                 write("classes.csv", csv::classes_csv(res, sc).into_bytes())?,
             ];
-            if !res.scale_logs.is_empty() {
-                v.push(write("scale.csv", csv::scale_csv(res, sc).into_bytes())?);
+            for (name, text) in csv::series_logs_csv(res, sc) {
+                v.push(write(&name, text.into_bytes())?);
             }
             if let Some(nodes) = csv::nodes_csv(res) {
                 v.push(write("nodes.csv", nodes.into_bytes())?);
@@ -100,8 +100,8 @@ pub fn write_all_with(res: &RunResult, sc: &Scenario, dir: &Path, how: &Figures)
         (tables.join(), others)
     });
     let tables = tables.map_err(|_| io::Error::other("building the CSV files failed"))??;
-    // summary.json, flows.csv, queue.csv, links.csv, classes.csv [, scale.csv] [, nodes.csv], the
-    // plots, then report.html.
+    // summary.json, flows.csv, queue.csv, links.csv, classes.csv [, the series' logs] [,
+    // nodes.csv], the plots, then report.html.
     let (mut others, figures) = others?;
     let plots = others.split_off(1);
     let mut v: Vec<PathBuf> = others.into_iter().chain(tables).chain(plots).collect();
@@ -126,8 +126,8 @@ fn write_report(
 }
 
 /// What [`write_all`] writes but the series a [`stream::StreamWriter`] wrote while the run
-/// ran (`streamed`: flows.csv, queue.csv, classes.csv): summary.json, links.csv, scale.csv,
-/// the plots (from the series `res` keeps for them) and report.html, which lists `traces` (the
+/// ran (`streamed`: flows.csv, queue.csv, classes.csv): summary.json, links.csv, the series'
+/// logs, the plots (from the series `res` keeps for them) and report.html, which lists `traces` (the
 /// trace files the writer wrote) too. Returns every path, in [`write_all`]'s order, the traces
 /// before report.html.
 pub fn write_after_stream(
@@ -151,8 +151,8 @@ pub fn write_after_stream(
     let mut v = vec![write("summary.json", json)?, flows, queue];
     v.push(write("links.csv", csv::links_csv(res).into_bytes())?);
     v.push(classes);
-    if !res.scale_logs.is_empty() {
-        v.push(write("scale.csv", csv::scale_csv(res, sc).into_bytes())?);
+    for (name, text) in csv::series_logs_csv(res, sc) {
+        v.push(write(&name, text.into_bytes())?);
     }
     if let Some(nodes) = csv::nodes_csv(res) {
         v.push(write("nodes.csv", nodes.into_bytes())?);

@@ -214,23 +214,23 @@ pub fn all(res: &RunResult, sc: &Scenario, style: &FigureStyle) -> Vec<(String, 
             pts: (0..nb).map(|k| ((((k + 1) as f64) * bin).min(end), res.flow_bins[f][k].cwnd_pkts as f64)).collect(),
         })
         .collect();
-    // MApp's scale: the sender's every change, as a step trace.
-    let scales: Vec<Line> = res
-        .scale_logs
-        .iter()
-        .take(MAX_FLOW_SERIES)
-        .map(|(f, log)| {
-            let mut pts: Vec<(f64, f64)> = log.iter().map(|(t, v)| (*t, *v as f64)).collect();
-            if let Some(&(_, v)) = pts.last() {
-                pts.push((end, v));
-            }
-            Line { name: sc.flows[*f].name.clone(), pts }
-        })
-        .collect();
-    if !scales.is_empty() {
-        let title = format!("{}: MApp media scale", sc.name);
-        let p = style.apply(plot(&title, "time (s)", "scale", &scales, Style::Step), warm);
-        out.push(("scale.svg".to_string(), p.to_svg()));
+    // Each series a protocol logs (<name>.svg): every change of each flow's, as a step trace
+    // held to the end.
+    for x in super::csv::logged_series(res) {
+        let lines: Vec<Line> = res
+            .logs_named(x.name)
+            .take(MAX_FLOW_SERIES)
+            .map(|l| {
+                let mut pts = l.points.clone();
+                if let Some(&(_, v)) = pts.last() {
+                    pts.push((end, v));
+                }
+                Line { name: sc.flows[l.flow].name.clone(), pts }
+            })
+            .collect();
+        let title = format!("{}: {}", sc.name, x.title);
+        let p = style.apply(plot(&title, "time (s)", x.name, &lines, Style::Step), warm);
+        out.push((format!("{}.svg", file_safe(x.name)), p.to_svg()));
     }
 
     // With an agent trace, the traced senders' windows at every change instead (first

@@ -1,8 +1,8 @@
 //! The testbed's page (`fairway testbed`): one scenario simulated and run live, side by side.
 //! Its tables are the caller's (each flow's throughput both ways, the bottleneck's counters);
 //! its figures are drawn from the two runs' flows.csv and queue.csv, which have the same
-//! columns and bins: each flow's throughput, the bottleneck's queue, TCP's windows and MApp's
-//! scale, simulated and live on the same axes.
+//! columns and bins: each flow's throughput, the bottleneck's queue, TCP's windows and the series
+//! protocols report, simulated and live on the same axes.
 
 use std::fmt::Write;
 
@@ -10,6 +10,7 @@ use super::html::{close, escape, figure, open, section_table};
 use super::html_pages::csv_rows;
 use super::svg::{stack, Plot, Series, Style};
 use super::table::Section;
+use fairway_model::results::SeriesInfo;
 
 /// At most this many flows get a panel of their own in a figure.
 const MAX_PANELS: usize = 12;
@@ -31,6 +32,9 @@ pub struct SideBySide<'a> {
     pub bottleneck: &'a Section,
     pub simulated: RunSeries<'a>,
     pub live: RunSeries<'a>,
+    /// The protocols' series flows.csv has columns for (the scenario's `monitor.series`): a figure
+    /// of each that some flow reports.
+    pub series: &'a [SeriesInfo],
     /// Files of the folder to link to: (path, what it is).
     pub files: &'a [(&'a str, &'a str)],
 }
@@ -161,8 +165,11 @@ pub fn figures(s: &SideBySide) -> Vec<(String, String)> {
     {
         out.push(("cwnd.svg".to_string(), svg));
     }
-    if let Some(svg) = per_flow("MApp media scale (end of each bin)", "scale", "scale", 1.0, Style::Step, &sf, &lf) {
-        out.push(("scale.svg".to_string(), svg));
+    for x in s.series {
+        let title = format!("{} (end of each bin)", x.title);
+        if let Some(svg) = per_flow(&title, x.name, x.name, 1.0, Style::Step, &sf, &lf) {
+            out.push((format!("{}.svg", super::file_safe(x.name)), svg));
+        }
     }
     out
 }
@@ -219,6 +226,7 @@ mod tests {
             bottleneck: &empty,
             simulated: RunSeries { flows_csv: FLOWS, queue_csv: queue },
             live: RunSeries { flows_csv: FLOWS, queue_csv: queue },
+            series: &[SeriesInfo { name: "scale", title: "MApp media scale", decimals: 0 }],
             files: &[("simulated/report.html", "the simulated run's own page")],
         };
         let f = figures(&s);

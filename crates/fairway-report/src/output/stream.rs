@@ -76,7 +76,7 @@ fn write_rows(sc: Scenario, mut files: [BufWriter<File>; 3], batches: Receiver<V
         buf.clear();
         match r {
             Rows::Bin(t0, t1, rows) => {
-                csv::flows_bin(&mut buf, &labels, t0, t1, &rows);
+                csv::flows_bin(&mut buf, &labels, &sc.monitor.series, t0, t1, &rows);
                 flows.write_all(buf.as_bytes())?;
                 buf.clear();
                 csv::classes_bin(&mut buf, &sc, &classes, t0, t1, &rows);
@@ -104,7 +104,7 @@ impl<'a> StreamWriter<'a> {
             w.write_all(header.as_bytes())?;
             Ok((w, path))
         };
-        let (flows, pf) = open("flows.csv", csv::FLOWS_HEADER)?;
+        let (flows, pf) = open("flows.csv", &csv::flows_header(&sc.monitor.series))?;
         let (class_rows, pc) = open("classes.csv", csv::CLASSES_HEADER)?;
         let (queue, pq) = open("queue.csv", csv::QUEUE_HEADER)?;
         let nbins = sc.duration.0.div_ceil(sc.monitor.bin.0.max(1)).max(1);
@@ -207,7 +207,7 @@ impl<'a> StreamWriter<'a> {
 impl SeriesSink for StreamWriter<'_> {
     fn bin(&mut self, _k: usize, t0: Time, t1: Time, rows: &[BinRow]) {
         self.send(Rows::Bin(t0.0, t1.0, rows.to_vec()));
-        // The plots' copy: `bins_per_plot_bin` bins summed into one (the window and the scale
+        // The plots' copy: `bins_per_plot_bin` bins summed into one (the window and the series
         // as at the last one's end).
         if self.merging.is_empty() {
             self.merging = rows.to_vec();
@@ -221,7 +221,7 @@ impl SeriesSink for StreamWriter<'_> {
                 m.delay_sum_s += r.delay_sum_s;
                 m.delay_n += r.delay_n;
                 m.cwnd_pkts = r.cwnd_pkts;
-                m.scale = r.scale;
+                m.series = r.series.clone();
             }
         }
         self.merged += 1;

@@ -21,9 +21,14 @@ use fairway_model::datagram::{DatagramFlow, FlowDriver};
 
 const APPS: &[&str] = &["ftp", "cbr", "voip", "video"];
 pub(crate) const CCID2: Registration =
-    Registration { transport: "ccid2", apps: APPS, keys: &[DCCP_KEYS, KEYS, SOURCE_KEYS], parse };
-pub(crate) const CCID3: Registration =
-    Registration { transport: "ccid3", apps: APPS, keys: &[DCCP_KEYS, RATE_KEYS, SOURCE_KEYS], parse: parse_ccid3 };
+    Registration { transport: "ccid2", apps: APPS, keys: &[DCCP_KEYS, KEYS, SOURCE_KEYS], series: &[], parse };
+pub(crate) const CCID3: Registration = Registration {
+    transport: "ccid3",
+    apps: APPS,
+    keys: &[DCCP_KEYS, RATE_KEYS, SOURCE_KEYS],
+    series: &[],
+    parse: parse_ccid3,
+};
 
 /// The connection's keys, whichever CCID.
 const DCCP_KEYS: &[&str] = &["flavor", "ecn", "request_rto", "ip_header"];

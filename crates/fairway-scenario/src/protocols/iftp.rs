@@ -13,7 +13,7 @@ use crate::reader::{Res, Tbl};
 use fairway_model::datagram::{DatagramFlow, FlowDriver};
 
 pub(crate) const REGISTRATION: Registration =
-    Registration { transport: "iftp", apps: &["iftp"], keys: &[IFTP_KEYS], parse };
+    Registration { transport: "iftp", apps: &["iftp"], keys: &[IFTP_KEYS], series: &[], parse };
 
 const IFTP_KEYS: &[&str] = &[
     "packet_size",

@@ -17,10 +17,19 @@ use super::{
     CLASS_KEYS,
 };
 use crate::reader::{Res, Tbl};
-use fairway_model::datagram::{DatagramFlow, FlowDriver};
+use fairway_model::datagram::{DatagramFlow, FlowDriver, Series};
+use fairway_model::results::SeriesInfo;
 
 pub(crate) const REGISTRATION: Registration =
-    Registration { transport: "udpm", apps: &["mapp"], keys: &[MAPP_KEYS, CLASS_KEYS], parse };
+    Registration { transport: "udpm", apps: &["mapp"], keys: &[MAPP_KEYS, CLASS_KEYS], series: &[SCALE.info], parse };
+
+/// The sender's media scale, reported by every app on MApp's endpoints: at the end of each bin
+/// (flows.csv's `scale`) and at every change (scale.csv, scale.svg).
+pub(super) const SCALE: Series<MappSender, MappReceiver> = Series {
+    info: SeriesInfo { name: "scale", title: "MApp media scale", decimals: 0 },
+    value: |s, _| f64::from(s.scale()),
+    log: Some(|s, _| s.scale_log().iter().map(|&(t, v)| (t, f64::from(v))).collect()),
+};
 
 const MAPP_KEYS: &[&str] = &[
     "scales",
@@ -157,8 +166,7 @@ impl DatagramSpec for MappSpec {
         let rng = Rng::stream(b.seed, &format!("{}:{}", self.app, b.name));
         let snd = MappSender::new(cfg.clone(), rng).map_err(|e| e.to_string())?;
         let rcv = MappReceiver::new(cfg).map_err(|e| e.to_string())?;
-        // The sender's scale goes into every throughput bin and scale.csv.
-        Ok(Box::new(MappFlow::new(snd, rcv, b.wire).with_scale(MappSender::scale, MappSender::scale_log)))
+        Ok(Box::new(MappFlow::new(snd, rcv, b.wire).with_series(&[SCALE])))
     }
 
     fn report(&self, drv: &dyn FlowDriver, ctx: &ReportContext) -> Option<ProtocolReport> {

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use fairway_core::{Bytes, Dur, Rate};
 use fairway_proto::mapp::{Gop, MappConfig, Pacing, ScaleTable};
 
-use super::mapp::{parse_receiver_keys, MappSpec};
+use super::mapp::{parse_receiver_keys, MappSpec, SCALE};
 use super::{packet_size, DatagramSpec, FlowContext, Registration, CLASS_KEYS};
 use crate::reader::{Res, Tbl};
 
@@ -25,6 +25,7 @@ pub(crate) const REGISTRATION: Registration = Registration {
     transport: "udp",
     apps: &["mm_app", "mpeg_app"],
     keys: &[COMMON_KEYS, CLASS_KEYS, MM_KEYS, MPEG_KEYS],
+    series: &[SCALE.info],
     parse,
 };
 

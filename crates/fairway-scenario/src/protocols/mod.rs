@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use fairway_core::{Bytes, Rate};
 pub use fairway_model::protocol::{Build, DatagramSpec, Load, ProtocolReport, Report, ReportContext};
+use fairway_model::results::SeriesInfo;
 
 use crate::reader::{Res, Tbl, Val};
 
@@ -48,6 +49,9 @@ pub(crate) struct Registration {
     /// The keys it reads beside the common ones (name, app, from, ...), in groups (its own,
     /// the sources' it shares).
     pub keys: &'static [&'static [&'static str]],
+    /// The series its flows report (`fairway_model::datagram::Series`, which its builder gives
+    /// them), so that flows.csv has their columns whatever the scenario's flows.
+    pub series: &'static [SeriesInfo],
     /// Reads the flow's keys; `app` is one of `apps`.
     pub parse: fn(t: &Tbl, app: &str, ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>>,
 }
@@ -80,6 +84,18 @@ pub(crate) fn datagram_apps() -> Vec<&'static str> {
         }
     }
     apps
+}
+
+/// The series of every registered protocol, in registry order, each once: flows.csv's columns
+/// after the ones every flow has.
+pub fn series() -> Vec<SeriesInfo> {
+    let mut v: Vec<SeriesInfo> = vec![];
+    for s in REGISTRY.iter().flat_map(|r| r.series) {
+        if !v.iter().any(|x| x.name == s.name) {
+            v.push(*s);
+        }
+    }
+    v
 }
 
 /// The keys that set a datagram flow's packet class: `class` and its older spelling.
@@ -135,4 +151,45 @@ pub(crate) fn packet_size(v: &Val) -> Res<Bytes> {
         return Err(v.error(format!("{b} is larger than the {MAX_PACKET} a packet may have")));
     }
     Ok(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fairway_model::scenario::AppSpec;
+
+    /// Every registered protocol's flows report exactly the series its registration lists (for
+    /// flows.csv's columns), in its order; a name means one series whichever protocol lists it.
+    #[test]
+    fn every_protocols_flows_report_the_series_it_registers() {
+        for r in REGISTRY {
+            for app in r.apps {
+                let rate = if *app == "video" { "rate = \"1Mb\"\n" } else { "" };
+                let text = format!(
+                    "name = \"t\"\nduration = \"1s\"\n[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"10Mb\"\ndelay = \"5ms\"\n\
+                     [[flow]]\nname = \"f\"\napp = \"{app}\"\ntransport = \"{}\"\nfrom = \"a\"\nto = \"b\"\n{rate}",
+                    r.transport
+                );
+                let sc = crate::parse_scenario("t.toml", &text, "t")
+                    .unwrap_or_else(|e| panic!("{app}/{}: {e}", r.transport));
+                let AppSpec::Datagram(d) = &sc.flows[0].app else {
+                    panic!("{app}/{}: not a datagram flow", r.transport)
+                };
+                let drv = d.spec.build(&Build { flow: 0, name: "f", seed: 1, wire: false }).unwrap();
+                let b = drv.sample().unwrap_or_default();
+                let sampled: Vec<SeriesInfo> = b.iter().map(|(x, _)| *x).collect();
+                assert_eq!(sampled, r.series, "{app} over {}", r.transport);
+                for (x, _) in drv.logs() {
+                    assert!(r.series.contains(x), "{app} over {}: logs {x:?}", r.transport);
+                }
+            }
+        }
+        let all: Vec<&SeriesInfo> = REGISTRY.iter().flat_map(|r| r.series).collect();
+        for x in &all {
+            assert!(all.iter().all(|y| y.name != x.name || y == x), "two series named {}", x.name);
+            assert!(x.name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'), "{}", x.name);
+        }
+        // flows.csv's columns: a series registered here is a column of every run's flows.csv.
+        assert_eq!(series().iter().map(|x| x.name).collect::<Vec<_>>(), ["scale"]);
+    }
 }

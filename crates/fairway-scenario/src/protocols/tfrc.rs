@@ -19,9 +19,14 @@ use fairway_model::datagram::{DatagramFlow, FlowDriver};
 const APPS: &[&str] = &["ftp", "cbr", "voip", "video"];
 
 pub(crate) const TFRC: Registration =
-    Registration { transport: "tfrc", apps: APPS, keys: &[KEYS, RATE_KEYS, SOURCE_KEYS], parse };
-pub(crate) const TFRC_SP: Registration =
-    Registration { transport: "tfrc-sp", apps: APPS, keys: &[KEYS, RATE_KEYS, SOURCE_KEYS], parse: parse_sp };
+    Registration { transport: "tfrc", apps: APPS, keys: &[KEYS, RATE_KEYS, SOURCE_KEYS], series: &[], parse };
+pub(crate) const TFRC_SP: Registration = Registration {
+    transport: "tfrc-sp",
+    apps: APPS,
+    keys: &[KEYS, RATE_KEYS, SOURCE_KEYS],
+    series: &[],
+    parse: parse_sp,
+};
 
 const KEYS: &[&str] =
     &["flavor", "packet_size", "header_size", "feedback_size", "ecn", "nominal_size", "sp_header", "min_interval"];

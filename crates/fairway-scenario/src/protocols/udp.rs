@@ -11,8 +11,13 @@ use super::{parse_class, Build, DatagramSpec, FlowContext, Load, Registration, C
 use crate::reader::{Res, Tbl};
 use fairway_model::datagram::{DatagramFlow, FlowDriver};
 
-pub(crate) const REGISTRATION: Registration =
-    Registration { transport: "udp", apps: &["cbr", "voip", "video"], keys: &[SOURCE_KEYS, CLASS_KEYS], parse };
+pub(crate) const REGISTRATION: Registration = Registration {
+    transport: "udp",
+    apps: &["cbr", "voip", "video"],
+    keys: &[SOURCE_KEYS, CLASS_KEYS],
+    series: &[],
+    parse,
+};
 
 /// An application over UDP.
 #[derive(Debug, Clone)]
