@@ -36,6 +36,7 @@
 pub mod cc;
 #[cfg(test)]
 mod net_tests;
+mod rate;
 mod recovery;
 mod rtt;
 mod sack;

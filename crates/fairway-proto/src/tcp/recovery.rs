@@ -83,6 +83,7 @@ impl TcpSender {
             // RFC 5681 §3.2 step 6: any new ACK ends fast recovery; deflate the window.
             if self.last_action == CwndAction::Dupack {
                 self.last_action = CwndAction::Exited;
+                self.recovery_end(now);
             }
             self.dupwnd = 0;
             self.recv_newack_helper(now, ack);
@@ -172,6 +173,7 @@ impl TcpSender {
                     self.dupwnd = 0;
                     if self.last_action == CwndAction::Dupack {
                         self.last_action = CwndAction::Exited;
+                        self.recovery_end(now);
                     }
                 }
                 self.firstpartial = false;

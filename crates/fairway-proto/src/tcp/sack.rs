@@ -58,6 +58,7 @@ impl TcpSender {
                 // Everything sent before the loss is acknowledged: recovery is over.
                 self.recover = 0;
                 self.fastrecov = false;
+                self.recovery_end(now);
                 self.newack(now, ack);
                 self.sack_timeout = false;
                 self.scoreboard.clear();
@@ -125,6 +126,10 @@ impl TcpSender {
                 self.t_seqno <= self.last_ack.saturating_add(win)
             };
             if !open || self.last_ack + 1 >= self.curseq {
+                break;
+            }
+            // Pacing (a BBR draft §4.2.1 release time) may hold the next segment back.
+            if self.pacing_holds(now) {
                 break;
             }
             let xmit = match self.scoreboard.next_retransmit() {

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use fairway_core::{Bytes, Dur, Rng, Time};
 
 use super::cc::{Acked, AtCongestion, Congestion, CongestionControl, Window};
+use super::rate::RateSampler;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{TcpAck, TcpConfig, TcpSegment, TcpVariant};
@@ -108,6 +109,13 @@ pub struct TcpSender {
     pub(super) delsnd_deadline: Option<Time>,
     /// Draws the `overhead` delays; untouched when `overhead` is 0.
     rng: Rng,
+    /// Delivery-rate estimation (rate.rs), only for an algorithm that asks for it.
+    pub(super) rate: Option<Box<RateSampler>>,
+    /// Pacing, for an algorithm with a pacing rate: the earliest time the next segment may
+    /// leave, and the timer armed for it while the window would allow a segment that pacing
+    /// holds back.
+    pub(super) pace_next: Time,
+    pub(super) pace_deadline: Option<Time>,
     pub(super) out: VecDeque<TcpSegment>,
     pub(super) stats: TcpSenderStats,
 }
@@ -130,6 +138,7 @@ impl TcpSender {
         let ssthresh = cfg.initial_ssthresh.unwrap_or(cfg.window) as f64;
         let cwnd = if cfg.syn && cfg.delay_growth { 1.0 } else { cfg.window_init as f64 };
         let rng = Rng::from_seed(cfg.overhead_seed);
+        let rate = cc.wants_rate_samples().then(Box::default);
         TcpSender {
             wnd_init: cfg.window_init,
             cfg,
@@ -162,6 +171,9 @@ impl TcpSender {
             rtx_deadline: None,
             delsnd_deadline: None,
             rng,
+            rate,
+            pace_next: Time::ZERO,
+            pace_deadline: None,
             out: VecDeque::new(),
             stats: TcpSenderStats::default(),
         }
@@ -197,6 +209,11 @@ impl TcpSender {
             return;
         }
         self.stats.acks_received += 1;
+        // Delivery-rate estimation counts what the ACK delivered before recovery changes the
+        // state (rate.rs); its sample goes to the algorithm before the sender sends.
+        if self.rate.is_some() {
+            self.rate_on_ack(now, ack);
+        }
         // ns-2 tcp.cc recv(): the ECN response comes before the ACK is processed.
         if ack.ece && self.cfg.ecn {
             self.ecn(now, seqno);
@@ -207,15 +224,22 @@ impl TcpSender {
             TcpVariant::NewReno => self.recv_newreno(now, ack),
             TcpVariant::Sack => self.recv_sack(now, ack),
         }
+        // An ACK after which the sender sent nothing still hands over its sample.
+        self.rate_flush(now);
     }
 
     /// A timer fired: the delayed send of `overhead` (ns-2 `timeout_nonrtx`, which sends what
-    /// the window allows), then the retransmission timer (ns-2 `RenoTcpAgent::timeout` then
-    /// `TcpAgent::timeout`). Each is ignored unless armed and due.
+    /// the window allows), the pacing timer (what pacing held back may go), then the
+    /// retransmission timer (ns-2 `RenoTcpAgent::timeout` then `TcpAgent::timeout`). Each is
+    /// ignored unless armed and due.
     pub fn on_timeout(&mut self, now: Time) {
         if self.delsnd_deadline.is_some_and(|d| d <= now) {
             self.delsnd_deadline = None;
             self.send_much_forced(now, self.cfg.max_burst, true);
+        }
+        if self.pace_deadline.is_some_and(|d| d <= now) {
+            self.pace_deadline = None;
+            self.send_much(now, self.cfg.max_burst);
         }
         self.on_rtx_timeout(now);
     }
@@ -275,12 +299,13 @@ impl TcpSender {
         self.out.pop_front()
     }
 
-    /// The earliest armed timer: the retransmission timer or the delayed send of `overhead`.
+    /// The earliest armed timer: the retransmission timer, the delayed send of `overhead`, or
+    /// the pacing timer.
     pub fn poll_timeout(&self) -> Option<Time> {
-        match (self.rtx_deadline, self.delsnd_deadline) {
+        [self.delsnd_deadline, self.pace_deadline].into_iter().fold(self.rtx_deadline, |d, x| match (d, x) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
-        }
+        })
     }
 
     /// A finite transfer is fully acknowledged (ns-2 calls `finish` at this point).
@@ -413,9 +438,14 @@ impl TcpSender {
     /// delayed send, when it fires, is forced and sends all the window allows. While it is
     /// pending, unforced calls send nothing.
     fn send_much_forced(&mut self, now: Time, maxburst: u32, force: bool) {
+        // The ACK being processed (if any) hands its rate sample to the algorithm now: after
+        // loss recovery has seen the ACK, before anything is sent (Linux's order).
+        self.rate_flush(now);
         if !force && self.delsnd_deadline.is_some() {
             return;
         }
+        // Re-armed below if pacing still holds a segment back.
+        self.pace_deadline = None;
         if self.cfg.variant == TcpVariant::Sack {
             let open = if self.fastrecov {
                 self.pipe < self.cwnd as i64
@@ -426,7 +456,9 @@ impl TcpSender {
                 self.delsnd_deadline = Some(now + Dur(self.rng.below(self.cfg.overhead.0)));
                 return;
             }
-            return self.send_much_sack(now, maxburst);
+            self.send_much_sack(now, maxburst);
+            self.rate_check_app_limited();
+            return;
         }
         let mut win = self.win();
         let mut n = 0u32;
@@ -436,6 +468,9 @@ impl TcpSender {
                 self.delsnd_deadline = Some(now + Dur(self.rng.below(self.cfg.overhead.0)));
                 return;
             }
+            if self.pacing_holds(now) {
+                break;
+            }
             self.output(now, self.t_seqno);
             n += 1;
             self.t_seqno += 1;
@@ -444,6 +479,18 @@ impl TcpSender {
                 break;
             }
         }
+        self.rate_check_app_limited();
+    }
+
+    /// draft-cardwell-iccrg-bbr-congestion-control-00 §4.2.1: a paced segment may not leave
+    /// before the previous one's release plus its size over the pacing rate; if it would, arm the
+    /// pacing timer for that time. (Never true without a pacing rate: `pace_next` stays 0.)
+    pub(super) fn pacing_holds(&mut self, now: Time) -> bool {
+        if self.pace_next > now && self.cc.pacing_rate().is_some() {
+            self.pace_deadline = Some(self.pace_next);
+            return true;
+        }
+        false
     }
 
     /// ns-2 `send_one()`: RFC 3042 limited transmit on the first duplicate ACKs, allowing
@@ -485,6 +532,15 @@ impl TcpSender {
         let ece = self.cfg.ecn && seqno == 0;
         // ns-2: with nothing outstanding the timer is (re)started even if pending.
         let force_timer = self.highest_ack == self.maxseq;
+        // §4.2.1 of the BBR draft: next_send_time = release + size / pacing_rate. Forced sends
+        // (fast and partial-ACK retransmissions, limited transmit) are not held back, but they
+        // use up the pacing budget as every segment does.
+        if let Some(rate) = self.cc.pacing_rate() {
+            self.pace_next = self.pace_next.max(now) + rate.tx_time(size);
+        }
+        if self.rate.is_some() {
+            self.rate_on_send(now, seqno, force_timer);
+        }
         self.out.push_back(TcpSegment { seq: seqno.max(0) as u64, size, ect, cwr, ece, syn, retransmit, sent_at: now });
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += size.0;
@@ -549,6 +605,14 @@ impl TcpSender {
         };
         let mut w = Window { cwnd: self.cwnd, ssthresh: self.ssthresh };
         self.cc.on_ack(now, &acked, &mut w);
+        self.cwnd = w.cwnd;
+        self.ssthresh = w.ssthresh;
+    }
+
+    /// Fast recovery ended: the algorithm may restore its window (BBR does).
+    pub(super) fn recovery_end(&mut self, now: Time) {
+        let mut w = Window { cwnd: self.cwnd, ssthresh: self.ssthresh };
+        self.cc.on_recovery_end(now, &mut w);
         self.cwnd = w.cwnd;
         self.ssthresh = w.ssthresh;
     }

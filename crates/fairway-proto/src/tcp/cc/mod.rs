@@ -8,6 +8,9 @@
 //! "Where a new thing goes").
 
 pub mod aimd;
+pub mod bbr;
+#[cfg(test)]
+mod bbr_tests;
 pub mod cubic;
 pub mod cubic_ns3;
 #[cfg(test)]
@@ -31,6 +34,7 @@ pub struct Algorithm {
 pub const ALGORITHMS: &[Algorithm] = &[
     Algorithm { name: "reno", flavors: &[], build: |c| Box::new(aimd::Aimd::new(c)) },
     Algorithm { name: "cubic", flavors: &["rfc9438", "ns3"], build: cubic_flavor },
+    Algorithm { name: "bbr", flavors: &[], build: |c| Box::new(bbr::Bbr::new(c)) },
 ];
 
 /// CUBIC as RFC 9438 specifies it, or as ns-3.37 runs it.
@@ -61,6 +65,47 @@ pub struct Acked {
     pub srtt: Option<Dur>,
     /// Packets still outstanding after it.
     pub in_flight: u64,
+}
+
+/// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation-00 §3.1.3, the `rs` its
+/// §3.3 fills in), which the sender builds on every ACK that newly delivered packets when its
+/// algorithm asks for them ([`CongestionControl::wants_rate_samples`]). Packets, as everywhere
+/// in this sender.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RateSample {
+    /// Packets this ACK newly delivered: cumulatively acknowledged and not SACKed before, newly
+    /// SACKed, or (without SACK) one per duplicate ACK, as Linux counts them
+    /// (`rs->acked_sacked`).
+    pub newly_delivered: u64,
+    /// C.delivered after this ACK: packets delivered since the start.
+    pub total_delivered: u64,
+    /// rs.prior_delivered: P.delivered of the packet the sample was taken from (the most
+    /// recently sent of those this ACK delivered); `None` when no packet could be told apart
+    /// (a duplicate ACK without SACK).
+    pub prior_delivered: Option<u64>,
+    /// rs.delivered: packets delivered over the sample's interval.
+    pub delivered: u64,
+    /// rs.interval = max(send_elapsed, ack_elapsed); `None` when the sample is not valid (no
+    /// packet, or an interval below the minimum RTT, §3.3).
+    pub interval: Option<Dur>,
+    /// rs.is_app_limited: the packet was sent while the application had nothing more (§3.4).
+    pub is_app_limited: bool,
+    /// The RTT of the most recently sent packet this ACK delivered that was never retransmitted
+    /// (draft-cardwell-iccrg-bbr-congestion-control-00 §4.1.2.1: the newest, not the oldest).
+    pub rtt: Option<Dur>,
+    /// Packets in flight before this ACK and after it, as the sender estimates them: outstanding
+    /// less those SACKed (or duplicate-acknowledged) above the cumulative ACK; in SACK recovery
+    /// the sender's `pipe`.
+    pub prior_in_flight: u64,
+    pub in_flight: u64,
+}
+
+impl RateSample {
+    /// rs.delivery_rate = rs.delivered / rs.interval, packets per second (§3.3), for a valid
+    /// sample.
+    pub fn delivery_rate(&self) -> Option<f64> {
+        self.interval.filter(|i| !i.is_zero()).map(|i| self.delivered as f64 / i.as_secs_f64())
+    }
 }
 
 /// A congestion event the sender responds to.
@@ -120,10 +165,33 @@ pub trait CongestionControl: std::fmt::Debug + Send + BoxClone {
     fn on_congestion(&mut self, now: Time, event: Congestion, at: &AtCongestion, w: &mut Window);
 
     /// The rate to pace segments at, for algorithms that pace (`None`: send as the window
-    /// allows).
+    /// allows). The sender releases a segment no earlier than the previous release plus that
+    /// segment's size over this rate.
     fn pacing_rate(&self) -> Option<Rate> {
         None
     }
+
+    /// Whether the sender should keep the per-packet state of delivery-rate estimation and call
+    /// [`on_delivery`](Self::on_delivery). Asked once, when the sender is built; ns-2's AIMD
+    /// family says no and pays nothing for it.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+
+    /// An ACK that newly delivered packets, in or out of recovery, after the sender's loss
+    /// recovery has processed it and before it sends: the rate sample it gave. Called only when
+    /// [`wants_rate_samples`](Self::wants_rate_samples) says so.
+    fn on_delivery(&mut self, _now: Time, _rs: &RateSample, _w: &mut Window) {}
+
+    /// While true, the sender counts what it sends as application-limited
+    /// (draft-cheng-iccrg-delivery-rate-estimation §3.4's C.app_limited), so that the samples
+    /// those packets give are marked: BBR's ProbeRTT uses it to ignore its own low rates.
+    fn marks_app_limited(&self) -> bool {
+        false
+    }
+
+    /// Fast recovery ended (NewReno's full ACK, Reno's first new ACK, the SACK sender's exit).
+    fn on_recovery_end(&mut self, _now: Time, _w: &mut Window) {}
 
     /// Its own state for `--trace agents`, beyond the window: (name, value) pairs.
     fn trace(&self) -> Vec<(&'static str, f64)> {
