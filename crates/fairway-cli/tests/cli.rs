@@ -406,6 +406,10 @@ fn replications_give_means_and_confidence_intervals() {
     assert!((col("throughput_bps") - mean).abs() < 1e-6 * mean);
     assert!((col("throughput_bps_ci95") - 4.303 * sd / 3f64.sqrt()).abs() < 1e-3 * sd);
     assert!(csv.lines().any(|l| l.starts_with("class,tcp,tcp,3,")));
+    // The run's row: Jain's index over the flows, in [1/n, 1], with its interval.
+    let run: Vec<&str> = csv.lines().find(|l| l.starts_with("run,all,,3,")).unwrap().split(',').collect();
+    let j: f64 = run[head.iter().position(|h| *h == "jain_index_flows").unwrap()].parse().unwrap();
+    assert!(j > 0.0 && j <= 1.0, "{j}");
     // One point, no setting to draw against: the page draws each flow's mean and interval.
     let page = fs::read_to_string(out.join("report.html")).unwrap();
     assert!(page.contains("plot-throughput_bps-per-flow.svg"), "the page has each flow's mean");
@@ -436,7 +440,7 @@ fn a_sweep_with_replications_gives_each_point_its_interval() {
     let reps = fs::read_to_string(out.join("replications.csv")).unwrap();
     let rhead: Vec<&str> = reps.lines().next().unwrap().split(',').collect();
     assert_eq!(&rhead[..6], ["flow.cbr.rate", "flow.cbr.rate_bps", "kind", "name", "class", "reps"]);
-    assert_eq!(reps.lines().count(), 1 + 3 * (3 + 2), "three points, three flows and two classes each");
+    assert_eq!(reps.lines().count(), 1 + 3 * (3 + 2 + 1), "three points, three flows, two classes and the run each");
     let row: Vec<&str> = reps.lines().find(|l| l.starts_with("1Mb,1000000,flow,tcp0,")).unwrap().split(',').collect();
     let mean: f64 = row[6].parse().unwrap();
     assert_eq!(row[5], "2");

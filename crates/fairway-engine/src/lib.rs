@@ -25,7 +25,7 @@ use fairway_core::{Dur, Time};
 
 // The scenario model, the endpoint driver and the result types are fairway-model's, shared with
 // the live side; the engine names them by these paths.
-use fairway_model::{apps, datagram, protocol, results, scenario};
+use fairway_model::{apps, datagram, fairness, protocol, results, scenario};
 // TCP's agents are fairway-proto's, as every protocol's endpoints are.
 use fairway_proto::tcp;
 
@@ -193,6 +193,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
 
     let mut flows = Vec::with_capacity(sc.flows.len());
     let mut to_deliver_of = Vec::with_capacity(sc.flows.len());
+    let mut bottlenecks = Vec::with_capacity(sc.flows.len());
     for (i, f) in sc.flows.iter().enumerate() {
         let all = sim.flow_counters(i);
         if let Err(e) = all.check(in_net[i].0, in_net[i].1) {
@@ -230,6 +231,13 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
             p
         });
         let base_rtt_s = fwd.as_ref().zip(rev.as_ref()).map(|(a, b)| delays(a) + delays(b));
+        // The slowest link of the data path, the first of equals (fairness.rs's bottleneck).
+        bottlenecks.push(fwd.as_ref().and_then(|r| r.iter().copied().min_by_key(|&l| sc.links[l].rate.0)));
+        let state = sim.driver(i).map(|d| d.state());
+        let mean_rtt_s = match state {
+            Some(s) => s.srtt.map(|d| d.as_secs_f64()),
+            None => (tcp.rtt_samples > 0).then(|| tcp.rtt_sum_ns as f64 / tcp.rtt_samples as f64 / 1e9),
+        };
         flows.push(FlowSummary {
             sent_pkts: c.data_sent,
             sent_bytes: c.data_sent_bytes,
@@ -265,6 +273,8 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
                 _ => None,
             },
             base_rtt_s,
+            mean_rtt_s,
+            loss_event_rate: state.and_then(|s| s.loss_event_rate),
             protocol: match (&f.app, sim.driver(i)) {
                 (AppSpec::Datagram(d), Some(drv)) => {
                     d.spec.report(drv, &protocol::ReportContext { start: start.max(from), stop, end })
@@ -308,7 +318,8 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         return Err(SimError::Conservation(problems.join("\n")));
     }
 
-    let classes = class_summaries(sc, &flows, &to_deliver_of, from.as_secs_f64());
+    let mut classes = class_summaries(sc, &flows, &to_deliver_of, from.as_secs_f64());
+    let (jain_index_flows, jain_index_classes) = fairness::annotate(&mut flows, &bottlenecks, &mut classes);
 
     let shown: Vec<LinkSummary> = links
         .iter()
@@ -329,6 +340,8 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         links_omitted: (links.len() - shown.len()) as u64,
         links: shown,
         classes,
+        jain_index_flows,
+        jain_index_classes,
         wireless: wireless_summary(sim),
         mode: None,
     };

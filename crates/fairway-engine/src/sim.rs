@@ -1411,6 +1411,8 @@ fn add_stats(a: &mut TcpSenderStats, b: &TcpSenderStats) {
     a.ecn_reductions += b.ecn_reductions;
     a.acks_received += b.acks_received;
     a.acks_ignored += b.acks_ignored;
+    a.rtt_samples += b.rtt_samples;
+    a.rtt_sum_ns += b.rtt_sum_ns;
 }
 
 /// Keeps one heap entry per timer: a new entry only when the deadline moves earlier (or the

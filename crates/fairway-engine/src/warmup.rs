@@ -77,6 +77,8 @@ pub(crate) fn tcp_since(now: &TcpSenderStats, then: &TcpSenderStats) -> TcpSende
         ecn_reductions: now.ecn_reductions - then.ecn_reductions,
         acks_received: now.acks_received - then.acks_received,
         acks_ignored: now.acks_ignored - then.acks_ignored,
+        rtt_samples: now.rtt_samples - then.rtt_samples,
+        rtt_sum_ns: now.rtt_sum_ns - then.rtt_sum_ns,
     }
 }
 

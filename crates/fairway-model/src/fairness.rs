@@ -6,6 +6,7 @@
 use fairway_proto::tfrc::equation;
 
 use crate::metrics::jain;
+use crate::results::{ClassSummary, FlowSummary};
 
 /// What the measures need of one flow.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -96,6 +97,41 @@ pub fn equation_ratio(f: &FlowView) -> Option<f64> {
 pub fn class_mean(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
     let v: Vec<f64> = values.flatten().collect();
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// Fills the flows' and classes' ratios from the flows' summaries and each flow's bottleneck
+/// (`bottlenecks[i]`, the slowest link of flow i's data path); returns Jain's index over the flows
+/// and over the classes.
+pub fn annotate(
+    flows: &mut [FlowSummary],
+    bottlenecks: &[Option<usize>],
+    classes: &mut [ClassSummary],
+) -> (Option<f64>, Option<f64>) {
+    let views: Vec<FlowView> = flows
+        .iter()
+        .zip(bottlenecks)
+        .map(|(f, &b)| FlowView {
+            class: f.class,
+            tcp: f.class == "tcp",
+            throughput_bps: f.throughput_bps,
+            bottleneck: b,
+            base_rtt_s: f.base_rtt_s,
+            mean_rtt_s: f.mean_rtt_s,
+            loss: f.loss_event_rate.or(f.plr),
+            packet_bytes: (f.sent_pkts > 0).then(|| f.sent_bytes as f64 / f.sent_pkts as f64),
+        })
+        .collect();
+    let ratios: Vec<(Option<f64>, Option<f64>)> =
+        (0..views.len()).map(|i| (tcp_friendliness(&views, i), equation_ratio(&views[i]))).collect();
+    for (f, r) in flows.iter_mut().zip(&ratios) {
+        (f.tcp_friendliness, f.equation_ratio) = *r;
+    }
+    for c in classes.iter_mut() {
+        let of = || flows.iter().zip(&ratios).filter(|(f, _)| f.class == c.class).map(|(_, r)| *r);
+        c.tcp_friendliness = class_mean(of().map(|r| r.0));
+        c.equation_ratio = class_mean(of().map(|r| r.1));
+    }
+    (jain_over_flows(&views), jain_over_classes(&views))
 }
 
 #[cfg(test)]

@@ -51,6 +51,12 @@ pub struct Summary {
     pub links_omitted: u64,
     /// Per traffic class ("tcp", "udp"): the sums the ns-2 comparison uses.
     pub classes: Vec<ClassSummary>,
+    /// Jain's index over every flow's throughput, and over the classes' mean per-flow
+    /// throughputs (null with fewer than two classes): fairness.rs.
+    #[serde(default)]
+    pub jain_index_flows: Option<f64>,
+    #[serde(default)]
+    pub jain_index_classes: Option<f64>,
     /// The wireless nodes' MAC and link-layer counters, when the scenario has wireless nodes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wireless: Option<WirelessSummary>,
@@ -149,6 +155,21 @@ pub struct FlowSummary {
     /// acknowledgements or feedback cross back, no serialisation or queueing counted (null
     /// across a wireless network).
     pub base_rtt_s: Option<f64>,
+    /// Its own RTT measurement: a TCP sender's mean over its samples, a datagram protocol's
+    /// smoothed RTT at the end (null for a flow that measures none).
+    #[serde(default)]
+    pub mean_rtt_s: Option<f64>,
+    /// The loss event rate the flow's protocol computed, where it computes one (TFRC, CCID3).
+    #[serde(default)]
+    pub loss_event_rate: Option<f64>,
+    /// Its throughput over the mean of the TCP flows (itself excluded) that share its
+    /// bottleneck with a base RTT within 10% of its own, and over the rate RFC 5348 §3.1's
+    /// equation gives for its `mean_rtt_s` and loss (its loss event rate, else its `plr`): null
+    /// where there is nothing to compare with (fairness.rs; docs/scenarios.md, "Fairness").
+    #[serde(default)]
+    pub tcp_friendliness: Option<f64>,
+    #[serde(default)]
+    pub equation_ratio: Option<f64>,
     /// What the flow's datagram protocol reports of itself, under its name: "mapp" (kadhum2015's
     /// media scaling), "iftp" (elaarag2002), ... (see each module of `protocols`).
     #[serde(flatten)]
@@ -196,6 +217,10 @@ impl FlowSummary {
             completion_s: None,
             path,
             base_rtt_s: None,
+            mean_rtt_s: None,
+            loss_event_rate: None,
+            tcp_friendliness: None,
+            equation_ratio: None,
             protocol: None,
         }
     }
@@ -316,6 +341,11 @@ pub struct ClassSummary {
     /// Jain's fairness index of its flows' throughputs, (sum x)^2 / (n sum x^2) (RFC 5166
     /// §2.3): 1 when all are equal, 1/n when one takes all.
     pub jain_index: Option<f64>,
+    /// The means of its flows' `tcp_friendliness` and `equation_ratio`, where they have them.
+    #[serde(default)]
+    pub tcp_friendliness: Option<f64>,
+    #[serde(default)]
+    pub equation_ratio: Option<f64>,
 }
 
 /// What a quantity a protocol reports of its flows is, as the outputs name it (a media
@@ -652,6 +682,8 @@ pub fn class_summaries(sc: &Scenario, flows: &[FlowSummary], to_deliver: &[u64],
                 plr: (recv + dropped > 0).then(|| dropped as f64 / (recv + dropped) as f64),
                 mean_delay_s: (recv > 0).then(|| delay_sum / recv as f64),
                 jain_index: metrics::jain(&rates),
+                tcp_friendliness: None,
+                equation_ratio: None,
             }
         })
         .collect()

@@ -79,3 +79,26 @@ fn no_congestion_control_starves_a_flow_through_losses() {
         }
     }
 }
+
+/// The fairness measures (fairway-model's fairness.rs) in a run's summary: flows with the same
+/// bottleneck and round trip are each other's peers, and the ratios are the throughputs' ratios.
+#[test]
+fn the_summary_carries_tcp_friendliness_and_jain_over_flows() {
+    let s = dumbbell("newreno", "", 3, 30, 20);
+    let f = &s.flows;
+    // Each flow against the other two (same bottleneck, same base RTT).
+    for (i, fi) in f.iter().enumerate() {
+        let others: Vec<f64> = f.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, x)| x.throughput_bps).collect();
+        let want = fi.throughput_bps / (others.iter().sum::<f64>() / others.len() as f64);
+        assert!((fi.tcp_friendliness.unwrap() - want).abs() < 1e-12, "{}", fi.name);
+        // The sender's mean RTT: at least the propagation round trip, at most it plus a full
+        // 30-packet queue at 10 Mb/s (25 ms) and the ticks of ns-2's 10 ms RTT clock.
+        let (rtt, base) = (fi.mean_rtt_s.unwrap(), fi.base_rtt_s.unwrap());
+        assert!(rtt >= base - 0.010 && rtt <= base + 0.025 + 0.020, "{rtt} {base}");
+        assert!(fi.equation_ratio.is_some());
+    }
+    let x: Vec<f64> = f.iter().map(|x| x.throughput_bps).collect();
+    let jain = x.iter().sum::<f64>().powi(2) / (3.0 * x.iter().map(|v| v * v).sum::<f64>());
+    assert!((s.jain_index_flows.unwrap() - jain).abs() < 1e-12);
+    assert_eq!(s.jain_index_classes, None, "one class");
+}

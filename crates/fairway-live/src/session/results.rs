@@ -125,7 +125,12 @@ pub struct LiveRun<'a> {
 /// The run as the simulator's result: what the results folder is written from.
 pub fn run_result(sc: &Scenario, bottleneck: usize, run: LiveRun) -> RunResult {
     let to_deliver: Vec<u64> = run.flows.iter().map(|f| f.sent_pkts).collect();
-    let classes = fairway_model::results::class_summaries(sc, &run.flows, &to_deliver, 0.0);
+    let mut classes = fairway_model::results::class_summaries(sc, &run.flows, &to_deliver, 0.0);
+    let mut flows = run.flows;
+    // The bottleneck the live run emulates is every flow's.
+    let bottlenecks = vec![Some(bottleneck); flows.len()];
+    let (jain_index_flows, jain_index_classes) =
+        fairway_model::fairness::annotate(&mut flows, &bottlenecks, &mut classes);
     let rows = run
         .samples
         .iter()
@@ -143,10 +148,12 @@ pub fn run_result(sc: &Scenario, bottleneck: usize, run: LiveRun) -> RunResult {
             complete: run.complete,
             scenario_duration_s: None,
             events: 0,
-            flows: run.flows,
+            flows,
             links: run.links.clone(),
             links_omitted: 0,
             classes,
+            jain_index_flows,
+            jain_index_classes,
             wireless: None,
         },
         all_links: run.links,

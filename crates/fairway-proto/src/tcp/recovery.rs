@@ -53,6 +53,8 @@ impl TcpSender {
             self.rtt_active = false;
             self.rtt.sample(now, self.rtt_ts);
             let sample = now - self.rtt_ts;
+            self.stats.rtt_samples += 1;
+            self.stats.rtt_sum_ns += sample.0;
             self.last_sample = Some(sample);
             self.min_rtt = Some(self.min_rtt.map_or(sample, |m| m.min(sample)));
         }

@@ -51,6 +51,9 @@ pub struct TcpSenderStats {
     pub acks_received: u64,
     /// ACKs ignored because they acknowledge data never sent.
     pub acks_ignored: u64,
+    /// RTT samples taken (one timed segment per round trip, Karn's rule) and their sum, ns.
+    pub rtt_samples: u64,
+    pub rtt_sum_ns: u64,
 }
 
 /// A TCP Reno or NewReno sender: ns-2's one-way `Agent/TCP/Reno` / `Agent/TCP/Newreno`.

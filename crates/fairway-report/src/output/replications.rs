@@ -12,7 +12,7 @@ use crate::stats::Estimate;
 type Figure<T> = (&'static str, fn(&T) -> Option<f64>);
 
 /// A flow's figures.
-const FLOW_FIGURES: [Figure<FlowSummary>; 8] = [
+const FLOW_FIGURES: [Figure<FlowSummary>; 10] = [
     ("throughput_bps", |f| Some(f.throughput_bps)),
     ("goodput_bps", |f| Some(f.goodput_bps)),
     ("pdr", |f| f.pdr),
@@ -21,21 +21,29 @@ const FLOW_FIGURES: [Figure<FlowSummary>; 8] = [
     ("jitter_s", |f| f.jitter_s),
     ("dropped_pkts", |f| Some(f.dropped_pkts as f64)),
     ("retransmits_pkts", |f| Some(f.retransmits_pkts as f64)),
+    ("tcp_friendliness", |f| f.tcp_friendliness),
+    ("equation_ratio", |f| f.equation_ratio),
 ];
 
 /// A class's figures.
-const CLASS_FIGURES: [Figure<ClassSummary>; 5] = [
+const CLASS_FIGURES: [Figure<ClassSummary>; 7] = [
     ("throughput_bps", |c| Some(c.throughput_bps)),
     ("pdr", |c| c.pdr),
     ("plr", |c| c.plr),
     ("mean_delay_s", |c| c.mean_delay_s),
     ("jain_index", |c| c.jain_index),
+    ("tcp_friendliness", |c| c.tcp_friendliness),
+    ("equation_ratio", |c| c.equation_ratio),
 ];
+
+/// The whole run's figures (a row of kind `run`, name `all`).
+const RUN_FIGURES: [Figure<Summary>; 2] =
+    [("jain_index_flows", |s| s.jain_index_flows), ("jain_index_classes", |s| s.jain_index_classes)];
 
 /// The figures' names, flows' then those only classes have.
 fn figures() -> Vec<&'static str> {
     let mut names: Vec<&str> = FLOW_FIGURES.iter().map(|f| f.0).collect();
-    for (n, _) in CLASS_FIGURES {
+    for n in CLASS_FIGURES.iter().map(|f| f.0).chain(RUN_FIGURES.iter().map(|f| f.0)) {
         if !names.contains(&n) {
             names.push(n);
         }
@@ -116,6 +124,14 @@ fn rows(s: &mut String, lead: &str, runs: &[&Summary]) {
         }
         s.push('\n');
     }
+    let _ = write!(s, "{lead}run,all,,{}", runs.len());
+    for n in &names {
+        match RUN_FIGURES.iter().find(|x| x.0 == *n) {
+            Some((_, get)) => push(s, &Estimate::of(runs.iter().filter_map(|r| get(r)))),
+            None => s.push_str(",,"),
+        }
+    }
+    s.push('\n');
 }
 
 /// The printed table: each flow's throughput, delivery ratio and delay as mean ± 95% half-width.

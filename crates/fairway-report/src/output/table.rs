@@ -49,6 +49,7 @@ pub fn sections(res: &RunResult) -> Vec<Section> {
             ("goodput Mb/s", 12),
             ("delay ms", 9),
             ("jitter ms", 9),
+            ("vs TCP", 7),
         ],
         rows: vec![],
     };
@@ -75,9 +76,18 @@ pub fn sections(res: &RunResult) -> Vec<Section> {
             mbps(good),
             ms(mean(|x| x.mean_delay_s)),
             ms(mean(|x| x.jitter_s)),
+            // Throughput over that of the TCP flows alike in bottleneck and round trip.
+            mean(|x| x.tcp_friendliness).map_or("-".to_string(), |r| format!("{r:.2}")),
         ]);
     }
     out.push(flows);
+    if s.jain_index_flows.is_some() {
+        let show = |v: Option<f64>| v.map_or("-".to_string(), |j| format!("{j:.3}"));
+        out.push(Section {
+            columns: vec![("fairness", 18), ("Jain flows", 10), ("Jain classes", 12)],
+            rows: vec![vec!["all flows".to_string(), show(s.jain_index_flows), show(s.jain_index_classes)]],
+        });
+    }
     if let Some(w) = &s.wireless {
         let mut nodes = Section {
             columns: vec![
