@@ -393,14 +393,12 @@ fn every_protocol_runs_on_sockets() {
         // its sender's and decoded, and the sender's end of flow arrived. Loopback loses
         // nothing, but a receiver kept off its core while a greedy sender (CCID2, unpaced, on
         // a path of microseconds) fills its socket loses what does not fit there, and the
-        // kernel counts those: every datagram sent arrived or was dropped at the receiving
-        // socket (which may also have dropped up to three copies of the end of flow).
+        // kernel counts those: every data datagram sent arrived or was dropped at the receiving
+        // socket. The socket's count also takes in the sender's other datagrams it dropped (up
+        // to three copies of the end of flow, DCCP's Acks), so it may exceed the data lost.
         let live = &s["live"];
         let (sent, got, host) = (u(&fl["sent_pkts"]), u(&fl["recv_distinct_pkts"]), u(&live["host_drops_pkts"]));
-        assert!(
-            got > 50 && (sent..=sent + 3).contains(&(got + host)),
-            "{n}: {got} + {host} dropped at the host, of {sent}"
-        );
+        assert!(got > 50 && got <= sent && got + host >= sent, "{n}: {got} + {host} dropped at the host, of {sent}");
         assert_eq!((u(&live["refused_pkts"]), u(&live["stranger_pkts"])), (0, 0), "{n}: {live}");
         assert_eq!(live["sender_totals_received"], true, "{n}: {live}");
     }
