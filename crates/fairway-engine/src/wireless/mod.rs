@@ -3,17 +3,19 @@
 //! runs them (docs/architecture.md, "Simulation semantics").
 
 pub mod aodv;
+pub(crate) mod event_loop;
 pub mod ifq;
 pub mod mac;
 pub mod mobility;
+pub(crate) mod net;
 pub mod propagation;
 pub mod timer;
 
 use fairway_core::{Dur, NodeId};
 
-pub use crate::sim::NetStats;
 pub use mac::{MacParams, MacStats};
 pub use mobility::{MobilitySpec, SetDest, Speed};
+pub use net::NetStats;
 pub use propagation::{Model, Radio};
 
 /// How a wireless node finds the next hop to a destination.
