@@ -9,7 +9,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use fairway_aqm::{Class, PacketMeta, QueueDiscipline, Verdict};
-use fairway_core::{Bytes, Dur, FlowId, PacketRef, Rng, Time};
+use fairway_core::{Bytes, Dur, FlowId, NodeId, PacketRef, Rng, Time};
 
 use fairway_proto::{AgentState, Arrival};
 
@@ -29,9 +29,8 @@ use crate::tcp::{SackBlocks, TcpAck, TcpSegment, TcpSender, TcpSenderStats, TcpS
 use crate::warmup::{Baseline, FlowBase, LinkBase};
 use crate::SimError;
 
-#[path = "wireless/net.rs"]
-mod air;
-use air::{Air, AIR};
+use crate::wireless::event_loop::{AirEv, EventLoop};
+use crate::wireless::net::Air;
 
 /// Traced state changes handed to the sink at once, at most: a bin's worth of them could be
 /// millions with thousands of flows.
@@ -39,6 +38,9 @@ const AGENT_BATCH: usize = 1 << 16;
 
 /// Marks the end of a route in the flat route table.
 const END_OF_ROUTE: u32 = u32::MAX;
+
+/// A route entry that crosses the wireless network to the scenario node in its low bits.
+const AIR: u32 = 1 << 30;
 
 /// In an arrival event's next hop, marks the last hop; the other bits are then the packet's
 /// flow (see [`Ev::Arrive`]). Links and flows number fewer than 2^31.
@@ -75,26 +77,16 @@ enum Ev {
     BinEnd(u32),
     /// Traced state changes have gathered a batch ([`AGENT_BATCH`]): hand them to the sink.
     Flush,
-    /// A wireless node's MAC timer: (node, timer kind, generation).
-    MacTimer(u32, u32, u32),
-    /// The first bit of a transmission reaches a wireless node: (node, transmission).
-    AirRx(u32, u32),
-    /// Every receiver is through with a transmission.
-    AirFree(u32),
-    /// A packet reaches a wireless node's interface queue: (node, payload, MAC destination).
-    LlDown(u32, u32, u32),
-    /// A packet reaches a wireless node's routing agent: (node, payload).
-    LlUp(u32, u32),
-    /// A wireless routing agent's delayed send reaches its link layer: (node, payload, next hop).
-    RtrOut(u32, u32, u32),
-    /// An AODV agent's timer: (node, kind, destination).
-    AodvTimer(u32, u32, u32),
-    /// A wireless node's next move: (node, 0) for random waypoint, (command, 1) for the
-    /// scenario's list of moves.
-    Move(u32, u32),
+    /// One of the wireless stack's events, packed in three words ([`AirEv::pack`]), for
+    /// [`Air::handle`].
+    Air(u32, u32, u32),
     /// The warm-up is over: the counters as they stand are the summary's zero.
     Measure,
 }
+
+// Kept to 16 bytes, the size the event queue's entries are laid out for (a wireless event
+// travels as three words, [`AirEv::pack`]).
+const _: () = assert!(std::mem::size_of::<Ev>() == 16);
 
 /// A timer slot: at most one live heap entry per agent timer.
 #[derive(Debug, Default, Clone, Copy)]
@@ -401,7 +393,9 @@ impl<'a> Sim<'a> {
             self.q.push(Time::ZERO, Ev::QueueSample);
         }
         self.q.push((Time::ZERO + self.bin).min(self.end), Ev::BinEnd(0));
-        self.air_start();
+        if self.air.is_some() {
+            self.air_start();
+        }
         // The run covers [0, end): like ns-2's `$ns at $end "finish"`, scheduled before the
         // run, nothing else happens at `end` itself but the last samples.
         while let Some(t) = self.q.peek_time() {
@@ -589,14 +583,7 @@ impl<'a> Sim<'a> {
                 self.take_baseline();
             }
             Ev::BinEnd(k) => self.bin_end(k as usize),
-            Ev::MacTimer(n, kind, gen) => self.mac_timer(n, kind, gen),
-            Ev::AirRx(n, tx) => self.air_rx(n, tx),
-            Ev::AirFree(tx) => self.air_free(tx),
-            Ev::LlDown(n, payload, ra) => self.ll_down(n, payload, ra),
-            Ev::LlUp(n, p) => self.ll_up(n, p),
-            Ev::RtrOut(n, p, nh) => self.rtr_out(n, p, nh),
-            Ev::AodvTimer(n, kind, dst) => self.aodv_timer(n, kind, dst),
-            Ev::Move(a, kind) => self.air_move(a, kind),
+            Ev::Air(kind_node, a, b) => self.air_event(kind_node, a, b),
         }
     }
 
@@ -892,6 +879,64 @@ impl<'a> Sim<'a> {
     /// A packet enters the first link of its route.
     fn release(&mut self, p: PacketRef) {
         self.enter(p);
+    }
+
+    // ---- the wireless network (wireless/net.rs) ---------------------------------------
+    //
+    // The stack is lent out of `self.air` while it works, so that it can reach the loop through
+    // `EventLoop`; it is back before anything of the loop's own runs (a packet that leaves the
+    // wireless network goes on only then, and may bring another one in: a sink's reply). The
+    // dispatch has one arm for all the stack's events, and calls out of line: inlined, the
+    // stack's work bloated the dispatch, which every wired event goes through, and slowed wired
+    // runs.
+
+    /// AODV and the nodes' moves start, before the first event.
+    #[inline(never)]
+    fn air_start(&mut self) {
+        let mut air = self.air.take().expect("a wireless scenario");
+        air.start(self);
+        self.air = Some(air);
+    }
+
+    /// Packet `p` starts a route across the wireless network, at its source.
+    #[inline(never)]
+    fn air_originate(&mut self, p: PacketRef) {
+        let pkt = self.arena.get(p);
+        let f = &self.sc.flows[pkt.flow as usize];
+        let from = if pkt.kind.is_data() { f.from } else { f.to };
+        let mut air = self.air.take().expect("a wireless scenario");
+        air.originate(self, p, from);
+        self.air = Some(air);
+    }
+
+    /// One of the stack's events, in the words [`AirEv::pack`] put it in.
+    #[inline(never)]
+    fn air_event(&mut self, kind_node: u32, a: u32, b: u32) {
+        let mut air = self.air.take().expect("a wireless scenario");
+        let out = air.handle(self, AirEv::unpack([kind_node, a, b]));
+        self.air = Some(air);
+        if let Some(p) = out {
+            self.leave_air(p);
+        }
+    }
+
+    /// Packet `p` has crossed the wireless network: to its agent, or on to its next link.
+    #[inline(never)]
+    fn leave_air(&mut self, p: PacketRef) {
+        let pkt = self.arena.get_mut(p);
+        pkt.hop += 1;
+        match self.routes[(pkt.route + pkt.hop) as usize] {
+            END_OF_ROUTE => {
+                let pkt = *self.arena.get(p);
+                self.arena.free(p);
+                self.deliver(pkt);
+            }
+            next => self.link_arrival(next as usize, p),
+        }
+    }
+
+    pub(crate) fn air_ref(&self) -> Option<&Air> {
+        self.air.as_deref()
     }
 
     fn bin_index(&self, t: Time) -> usize {
@@ -1398,6 +1443,34 @@ impl<'a> Sim<'a> {
 
     pub(crate) fn end(&self) -> Time {
         self.end
+    }
+}
+
+/// What the wireless stack reaches of the loop (wireless/event_loop.rs).
+impl EventLoop for Sim<'_> {
+    fn now(&self) -> Time {
+        self.now
+    }
+
+    // Inlined: where the event's variant is known, packing it comes down to its fields' stores.
+    #[inline]
+    fn schedule(&mut self, at: Time, ev: AirEv) {
+        let [kind_node, a, b] = ev.pack();
+        self.q.push(at, Ev::Air(kind_node, a, b));
+    }
+
+    fn packet(&self, p: PacketRef) -> &Packet {
+        self.arena.get(p)
+    }
+
+    /// The scenario node its route's entry across the wireless network names.
+    fn destination(&self, p: PacketRef) -> NodeId {
+        let pkt = self.arena.get(p);
+        NodeId(self.routes[(pkt.route + pkt.hop) as usize] & !AIR)
+    }
+
+    fn drop_packet(&mut self, p: PacketRef) {
+        Sim::drop_packet(self, p);
     }
 }
 

@@ -3,9 +3,11 @@
 //! runs them (docs/architecture.md, "Simulation semantics").
 
 pub mod aodv;
+pub(crate) mod event_loop;
 pub mod ifq;
 pub mod mac;
 pub mod mobility;
+pub(crate) mod net;
 pub mod timer;
 
 pub use fairway_model::wireless::{

@@ -1,6 +1,14 @@
 //! Wireless nodes in the event loop: the shared channel (who hears a frame, at what power,
 //! after what propagation delay), the link layer with its delay and ARP, and routing, around
-//! each node's MAC (mac.rs). A child of `sim`, whose loop it extends.
+//! each node's MAC (mac.rs).
+//!
+//! [`Air`] owns all of it. The event loop (sim.rs) calls four entry points: [`Air::new`],
+//! [`Air::start`] once before the run, [`Air::originate`] when a flow packet starts a route
+//! across the wireless network, and [`Air::handle`] for each of the stack's own events
+//! ([`AirEv`]). What the stack needs of the loop goes through [`EventLoop`] (event_loop.rs). A
+//! flow packet that reaches the node where it leaves the wireless network is handed back as
+//! [`Air::handle`]'s result, for the loop to take on along its wired route or to its sink once
+//! the stack is done with the event.
 //!
 //! A flow packet keeps one arena slot from its source to its sink: the node that holds it
 //! (in ARP, the interface queue or the MAC) owns it, and a receiver that decodes a data frame
@@ -10,17 +18,15 @@
 
 use fairway_core::{Dur, NodeId, PacketRef, Rng, Time};
 
-use super::{Ev, Sim, END_OF_ROUTE};
 use crate::fasthash::FastMap;
 use crate::packet::PktKind;
-use crate::wireless::aodv::{self, Aodv, DropWhy};
+use crate::wireless::aodv::{self, Aodv, DropWhy, TimerWhat};
+use crate::wireless::event_loop::{AirEv, EventLoop, MAX_NODES};
 use crate::wireless::ifq::IfqItem;
 use crate::wireless::mac::{Frame, Mac, MacOut, MacStats, Outcome, TimerKind, BROADCAST};
 use crate::wireless::mobility::{MobilitySpec, Mover};
 use crate::wireless::{propagation, NetStats, Radio, Routing, WirelessSpec};
 
-/// A route entry that crosses the wireless network to the scenario node in its low bits.
-pub(super) const AIR: u32 = 1 << 30;
 /// A payload that is a control message (its slab index in the low bits), not a flow packet.
 const CTRL: u32 = 1 << 31;
 /// The payload of a frame whose packet its receiver has already taken.
@@ -91,8 +97,9 @@ pub(crate) struct Air {
 }
 
 impl Air {
-    pub(super) fn new(spec: &WirelessSpec, n_nodes: usize, seed: u64, names: &[String]) -> Air {
+    pub(crate) fn new(spec: &WirelessSpec, n_nodes: usize, seed: u64, names: &[String]) -> Air {
         let n = spec.nodes.len();
+        assert!(n < MAX_NODES, "2^28 wireless nodes");
         let mut index = vec![u32::MAX; n_nodes];
         // Random waypoint places the nodes the scenario did not, uniformly in its area (setdest).
         let start: Vec<(f64, f64)> = spec
@@ -177,7 +184,7 @@ impl Air {
     }
 
     /// Whether scenario node `n` is a wireless node.
-    pub(super) fn has(&self, n: NodeId) -> bool {
+    pub(crate) fn has(&self, n: NodeId) -> bool {
         self.index.get(n.index()).is_some_and(|&i| i != u32::MAX)
     }
 
@@ -219,94 +226,93 @@ impl Air {
     }
 }
 
-// The entry points from the event loop are kept out of line (`inline(never)`): inlined, they
-// bloated the loop's dispatch and slowed wired runs by 8%.
-impl Sim<'_> {
-    fn air(&mut self) -> &mut Air {
-        self.air.as_deref_mut().expect("a wireless scenario")
-    }
-
-    /// A flow packet enters the wireless network at its source (or the end of a wired part).
-    #[inline(never)]
-    pub(super) fn air_originate(&mut self, p: PacketRef) {
-        let pkt = *self.arena.get(p);
-        let f = &self.sc.flows[pkt.flow as usize];
-        let here = if pkt.kind.is_data() { f.from } else { f.to };
-        let dst_node = self.routes[(pkt.route + pkt.hop) as usize] & !AIR;
-        let air = self.air();
-        let n = air.index[here.index()];
-        let dst = air.index[dst_node as usize];
-        *air.forwards(p) = 0;
-        self.air_route(n, p.0, dst, true);
-    }
-
-    /// AODV starts on every node at time 0 (ns-2's `$ragent start`).
-    #[inline(never)]
-    pub(super) fn air_start(&mut self) {
-        let now = self.now;
-        let Some(air) = self.air.as_deref_mut() else { return };
-        match &air.mobility {
+// The entry points, then what they do. The event loop calls these out of line (sim.rs).
+impl Air {
+    /// Before the run: the nodes' first moves, and AODV on every node (ns-2's `$ragent start`).
+    pub(crate) fn start(&mut self, cx: &mut impl EventLoop) {
+        let now = cx.now();
+        match &self.mobility {
             Some(MobilitySpec::RandomWaypoint { pause, .. }) => {
-                for n in 0..air.movers.len() {
-                    let at = air.movers[n].first(*pause);
-                    self.q.push(at, Ev::Move(n as u32, 0));
+                for n in 0..self.movers.len() {
+                    let at = self.movers[n].first(*pause);
+                    cx.schedule(at, AirEv::Waypoint { node: n as u32 });
                 }
             }
             Some(MobilitySpec::Moves { moves, .. }) => {
                 if let Some(m) = moves.first() {
-                    self.q.push(m.at, Ev::Move(0, 1));
+                    cx.schedule(m.at, AirEv::Command { index: 0 });
                 }
             }
             None => {}
         }
-        let Some(air) = self.air.as_deref_mut() else { return };
-        for n in 0..air.aodv.len() as u32 {
-            let air = self.air.as_deref_mut().expect("wireless");
-            let mut out = std::mem::take(&mut air.aodv_out);
-            air.aodv[n as usize].start(now, &mut out);
-            self.aodv_outs(n, out);
+        for n in 0..self.aodv.len() as u32 {
+            let mut out = std::mem::take(&mut self.aodv_out);
+            self.aodv[n as usize].start(now, &mut out);
+            self.aodv_outs(cx, n, out);
         }
+    }
+
+    /// Flow packet `p` enters the wireless network at scenario node `from`, its source.
+    pub(crate) fn originate(&mut self, cx: &mut impl EventLoop, p: PacketRef, from: NodeId) {
+        let n = self.index[from.index()];
+        let dst = self.index[cx.destination(p).index()];
+        *self.forwards(p) = 0;
+        self.route(cx, n, p.0, dst, true);
+    }
+
+    /// Handles one of the stack's events. Returns the flow packet that reached the node where
+    /// it leaves the wireless network, if one did: the loop takes it on from there.
+    #[inline]
+    pub(crate) fn handle(&mut self, cx: &mut impl EventLoop, ev: AirEv) -> Option<PacketRef> {
+        match ev {
+            AirEv::MacTimer { node, timer, gen } => self.mac_timer(cx, node, timer, gen),
+            AirEv::Rx { node, tx } => self.rx(cx, node, tx),
+            AirEv::Free { tx } => self.free_tx(tx),
+            AirEv::LlDown { node, payload, ra } => self.ll_down(cx, node, payload, ra),
+            AirEv::LlUp { node, payload } => return self.ll_up(cx, node, payload),
+            AirEv::RtrOut { node, payload, next } => self.arp_resolve(cx, node, next, payload),
+            AirEv::AodvTimer { node, what } => self.aodv_timer(cx, node, what),
+            AirEv::Waypoint { node } => self.waypoint(cx, node),
+            AirEv::Command { index } => self.command(cx, index),
+        }
+        None
     }
 
     /// The routing agent of node `n` sends flow packet `payload` towards wireless node `dst`;
     /// `originated`: it starts here.
-    fn air_route(&mut self, n: u32, payload: u32, dst: u32, originated: bool) {
-        let now = self.now;
-        let air = self.air.as_deref_mut().expect("wireless");
-        let nh = match air.routing {
+    fn route(&mut self, cx: &mut impl EventLoop, n: u32, payload: u32, dst: u32, originated: bool) {
+        let nh = match self.routing {
             Routing::Direct => Some(dst),
-            Routing::Static => air.next_hop[n as usize][dst as usize],
+            Routing::Static => self.next_hop[n as usize][dst as usize],
             Routing::Aodv => {
-                let mut out = std::mem::take(&mut air.aodv_out);
-                air.aodv[n as usize].route_data(now, payload, dst, originated, &mut out);
-                self.aodv_outs(n, out);
+                let mut out = std::mem::take(&mut self.aodv_out);
+                self.aodv[n as usize].route_data(cx.now(), payload, dst, originated, &mut out);
+                self.aodv_outs(cx, n, out);
                 return;
             }
         };
         match nh {
-            Some(nh) => self.arp_resolve(n, nh, payload),
+            Some(nh) => self.arp_resolve(cx, n, nh, payload),
             None => {
-                self.air().stats[n as usize].no_route_drops += 1;
-                self.drop_payload(payload);
+                self.stats[n as usize].no_route_drops += 1;
+                self.drop_payload(cx, payload);
             }
         }
     }
 
     /// The link layer: the neighbour's MAC address is known (after ARP, ns-2 ARPTable::
     /// arpresolve), or the packet waits for it.
-    fn arp_resolve(&mut self, n: u32, nh: u32, payload: u32) {
-        let now = self.now;
-        let air = self.air();
+    fn arp_resolve(&mut self, cx: &mut impl EventLoop, n: u32, nh: u32, payload: u32) {
+        let now = cx.now();
+        let down = AirEv::LlDown { node: n, payload, ra: nh };
         // Broadcasts need no ARP.
-        if !air.arp_on || nh == BROADCAST {
-            let at = now + air.ll_delay;
-            self.q.push(at, Ev::LlDown(n, payload, nh));
+        if !self.arp_on || nh == BROADCAST {
+            cx.schedule(now + self.ll_delay, down);
             return;
         }
-        let e = air.arp[n as usize].entry(nh).or_default();
+        let e = self.arp[n as usize].entry(nh).or_default();
         if e.up {
-            let at = now + air.ll_delay;
-            self.q.push(at, Ev::LlDown(n, payload, nh));
+            cx.schedule(now + self.ll_delay, down);
             return;
         }
         if e.requests >= ARP_MAX_REQUESTS {
@@ -314,304 +320,262 @@ impl Sim<'_> {
             let old = e.hold.take();
             // ns-2 hands both to the routing agent's failure callback, if the packet has one.
             if let Some(h) = old {
-                self.xmit_failed(n, h, nh, true);
+                self.xmit_failed(cx, n, h, nh, true);
             }
-            self.xmit_failed(n, payload, nh, true);
+            self.xmit_failed(cx, n, payload, nh, true);
             return;
         }
         e.requests += 1;
         let old = e.hold.replace(payload);
         if old.is_some() {
-            air.stats[n as usize].arp_drops += 1;
+            self.stats[n as usize].arp_drops += 1;
         }
-        let req = air.new_ctrl(Ctrl::ArpRequest { from: n, target: nh });
-        self.q.push(now + ARP_DELAY, Ev::LlDown(n, req, BROADCAST));
+        let req = self.new_ctrl(Ctrl::ArpRequest { from: n, target: nh });
+        cx.schedule(now + ARP_DELAY, AirEv::LlDown { node: n, payload: req, ra: BROADCAST });
         if let Some(h) = old {
-            self.drop_payload(h);
+            self.drop_payload(cx, h);
         }
     }
 
     /// An ARP message reaches node `n` (ns-2 ARPTable::arpinput).
-    fn arp_input(&mut self, n: u32, msg: Ctrl) {
-        let now = self.now;
+    fn arp_input(&mut self, cx: &mut impl EventLoop, n: u32, msg: Ctrl) {
+        let now = cx.now();
         let from = match msg {
             Ctrl::ArpRequest { from, .. } | Ctrl::ArpReply { from } => from,
             Ctrl::Aodv(_) => return,
         };
-        let air = self.air();
-        let e = air.arp[n as usize].entry(from).or_default();
+        let e = self.arp[n as usize].entry(from).or_default();
         e.up = true;
         if let Some(h) = e.hold.take() {
-            self.q.push(now + ARP_DELAY, Ev::LlDown(n, h, from));
+            cx.schedule(now + ARP_DELAY, AirEv::LlDown { node: n, payload: h, ra: from });
         }
         if let Ctrl::ArpRequest { target, .. } = msg {
             if target == n {
-                let reply = self.air().new_ctrl(Ctrl::ArpReply { from: n });
-                self.q.push(now + ARP_DELAY, Ev::LlDown(n, reply, from));
+                let reply = self.new_ctrl(Ctrl::ArpReply { from: n });
+                cx.schedule(now + ARP_DELAY, AirEv::LlDown { node: n, payload: reply, ra: from });
             }
         }
     }
 
     /// A packet reaches node `n`'s interface queue.
-    #[inline(never)]
-    pub(super) fn ll_down(&mut self, n: u32, payload: u32, ra: u32) {
-        let air = self.air.as_deref_mut().expect("wireless");
+    fn ll_down(&mut self, cx: &mut impl EventLoop, n: u32, payload: u32, ra: u32) {
         let (size, priority) = if payload & CTRL != 0 {
-            match &air.ctrl[(payload & !CTRL) as usize] {
+            match &self.ctrl[(payload & !CTRL) as usize] {
                 // PriQueue serves routing packets first.
                 Some(Ctrl::Aodv(p)) => (p.size(), true),
                 _ => (ARP_SIZE, false),
             }
         } else {
-            let pkt = self.arena.get(PacketRef(payload));
+            let pkt = cx.packet(PacketRef(payload));
             // TCP's sizes include its IP header already (ns-2's AODV adds none to them).
             let ip = match pkt.kind {
                 PktKind::TcpData | PktKind::TcpAck => 0,
-                PktKind::Datagram | PktKind::Feedback => air.routing.ip_header(),
+                PktKind::Datagram | PktKind::Feedback => self.routing.ip_header(),
             };
             (pkt.size + ip, false)
         };
-        let now = self.now;
-        let mut out = std::mem::take(&mut air.out);
-        air.macs[n as usize].enqueue(now, IfqItem { payload, ra, size, priority }, &mut out);
-        self.mac_outs(n, out);
+        let mut out = std::mem::take(&mut self.out);
+        self.macs[n as usize].enqueue(cx.now(), IfqItem { payload, ra, size, priority }, &mut out);
+        self.mac_outs(cx, n, out);
     }
 
-    /// A delayed send of the routing agent reaches the link layer.
-    #[inline(never)]
-    pub(super) fn rtr_out(&mut self, n: u32, payload: u32, nh: u32) {
-        self.arp_resolve(n, nh, payload);
-    }
-
-    #[inline(never)]
-    pub(super) fn aodv_timer(&mut self, n: u32, kind: u32, dst: u32) {
-        let what = match kind {
-            0 => aodv::TimerWhat::Purge,
-            1 => aodv::TimerWhat::BcastIds,
-            _ => aodv::TimerWhat::Repair(dst),
-        };
-        let now = self.now;
-        let air = self.air.as_deref_mut().expect("wireless");
-        let mut out = std::mem::take(&mut air.aodv_out);
-        air.aodv[n as usize].timer(now, what, &mut out);
-        self.aodv_outs(n, out);
+    fn aodv_timer(&mut self, cx: &mut impl EventLoop, n: u32, what: TimerWhat) {
+        let mut out = std::mem::take(&mut self.aodv_out);
+        self.aodv[n as usize].timer(cx.now(), what, &mut out);
+        self.aodv_outs(cx, n, out);
     }
 
     /// Does what node `n`'s AODV agent asked for.
-    fn aodv_outs(&mut self, n: u32, mut out: Vec<aodv::Out>) {
-        let now = self.now;
+    fn aodv_outs(&mut self, cx: &mut impl EventLoop, n: u32, mut out: Vec<aodv::Out>) {
+        let now = cx.now();
         for o in out.drain(..) {
             match o {
                 aodv::Out::Send { pkt, next, delay } => {
-                    let payload = self.air().new_ctrl(Ctrl::Aodv(pkt));
-                    self.send_after(n, payload, next, delay);
+                    let payload = self.new_ctrl(Ctrl::Aodv(pkt));
+                    self.send_after(cx, n, payload, next, delay);
                 }
-                aodv::Out::Forward { pkt, next, delay } => self.send_after(n, pkt, next, delay),
+                aodv::Out::Forward { pkt, next, delay } => self.send_after(cx, n, pkt, next, delay),
                 aodv::Out::Drop { pkt, why } => {
-                    let s = &mut self.air().stats[n as usize];
+                    let s = &mut self.stats[n as usize];
                     match why {
                         DropWhy::NoRoute => s.no_route_drops += 1,
                         DropWhy::LinkBroke => s.link_broke_drops += 1,
                         DropWhy::Queue => s.route_queue_drops += 1,
                     }
-                    self.drop_payload(pkt);
+                    self.drop_payload(cx, pkt);
                 }
                 aodv::Out::FlushQueue { next } => {
-                    let gone = self.air().macs[n as usize].queue_mut().remove_for(next);
+                    let gone = self.macs[n as usize].queue_mut().remove_for(next);
                     for it in gone {
                         if it.payload & CTRL == 0 {
-                            self.air().stats[n as usize].link_broke_drops += 1;
+                            self.stats[n as usize].link_broke_drops += 1;
                         }
-                        self.drop_payload(it.payload);
+                        self.drop_payload(cx, it.payload);
                     }
                 }
-                aodv::Out::Timer { at, what } => {
-                    let (kind, dst) = match what {
-                        aodv::TimerWhat::Purge => (0, 0),
-                        aodv::TimerWhat::BcastIds => (1, 0),
-                        aodv::TimerWhat::Repair(d) => (2, d),
-                    };
-                    self.q.push(at.max(now), Ev::AodvTimer(n, kind, dst));
-                }
+                aodv::Out::Timer { at, what } => cx.schedule(at.max(now), AirEv::AodvTimer { node: n, what }),
             }
         }
-        if let Some(air) = self.air.as_deref_mut() {
-            if air.aodv_out.capacity() < out.capacity() {
-                air.aodv_out = out;
-            }
+        // Hand the buffer back for the next call.
+        if self.aodv_out.capacity() < out.capacity() {
+            self.aodv_out = out;
         }
     }
 
     /// The routing agent hands `payload` to the link layer for `next`, now or after `delay`.
-    fn send_after(&mut self, n: u32, payload: u32, next: u32, delay: Dur) {
+    fn send_after(&mut self, cx: &mut impl EventLoop, n: u32, payload: u32, next: u32, delay: Dur) {
         if delay.is_zero() {
-            self.arp_resolve(n, next, payload);
+            self.arp_resolve(cx, n, next, payload);
         } else {
-            self.q.push(self.now + delay, Ev::RtrOut(n, payload, next));
+            cx.schedule(cx.now() + delay, AirEv::RtrOut { node: n, payload, next });
         }
     }
 
     /// The link layer could not deliver `payload` to neighbour `nh` (the MAC's retry limit, or
     /// ARP unanswered): AODV mends its routes; otherwise the packet is dropped.
-    fn xmit_failed(&mut self, n: u32, payload: u32, nh: u32, arp: bool) {
-        let now = self.now;
-        let air = self.air.as_deref_mut().expect("wireless");
+    fn xmit_failed(&mut self, cx: &mut impl EventLoop, n: u32, payload: u32, nh: u32, arp: bool) {
         if arp {
-            air.stats[n as usize].arp_drops += 1;
+            self.stats[n as usize].arp_drops += 1;
         }
         // Only data packets carry AODV's failure callback (ns-2 sets it in rt_resolve).
         let data = payload & CTRL == 0;
-        if air.routing != Routing::Aodv || !data || nh == BROADCAST {
-            self.drop_payload(payload);
+        if self.routing != Routing::Aodv || !data || nh == BROADCAST {
+            self.drop_payload(cx, payload);
             return;
         }
         let (dst, fwd, pkt) = if payload == GHOST {
-            let (d, f) = air.handed[n as usize];
+            let (d, f) = self.handed[n as usize];
             (d, f, None)
         } else {
             let p = PacketRef(payload);
-            let dst_node = self.routes[(self.arena.get(p).route + self.arena.get(p).hop) as usize] & !AIR;
-            let air = self.air.as_deref_mut().expect("wireless");
-            (air.index[dst_node as usize], *air.forwards(p), Some(payload))
+            (self.index[cx.destination(p).index()], *self.forwards(p), Some(payload))
         };
-        let air = self.air.as_deref_mut().expect("wireless");
-        let mut out = std::mem::take(&mut air.aodv_out);
-        air.aodv[n as usize].link_failed(now, pkt, dst, fwd as u32, nh, &mut out);
-        self.aodv_outs(n, out);
+        let mut out = std::mem::take(&mut self.aodv_out);
+        self.aodv[n as usize].link_failed(cx.now(), pkt, dst, fwd as u32, nh, &mut out);
+        self.aodv_outs(cx, n, out);
     }
 
-    #[inline(never)]
-    pub(super) fn mac_timer(&mut self, n: u32, kind: u32, gen: u32) {
-        let Some(kind) = TimerKind::from_u8(kind as u8) else { return };
-        let now = self.now;
-        let air = self.air.as_deref_mut().expect("wireless");
-        let mut out = std::mem::take(&mut air.out);
-        air.macs[n as usize].on_timer(now, kind, gen, &mut out);
-        self.mac_outs(n, out);
+    // `mac_timer` and `rx` are most of the stack's events (a MAC timer; a frame's first bit at
+    // each node in carrier-sense range): inlined into `handle`, they save a call each.
+    #[inline]
+    fn mac_timer(&mut self, cx: &mut impl EventLoop, n: u32, kind: TimerKind, gen: u32) {
+        let mut out = std::mem::take(&mut self.out);
+        self.macs[n as usize].on_timer(cx.now(), kind, gen, &mut out);
+        self.mac_outs(cx, n, out);
     }
 
     /// The first bit of transmission `tx` reaches node `n`.
-    #[inline(never)]
-    pub(super) fn air_rx(&mut self, n: u32, tx: u32) {
-        let now = self.now;
-        let air = self.air.as_deref_mut().expect("wireless");
-        let t = air.txs[tx as usize].as_ref().expect("a transmission on the air");
-        let power = air.rx_power[tx as usize * air.movers.len() + n as usize];
-        let decodable = power >= air.radio.rx_threshold;
+    #[inline]
+    fn rx(&mut self, cx: &mut impl EventLoop, n: u32, tx: u32) {
+        let t = self.txs[tx as usize].as_ref().expect("a transmission on the air");
+        let power = self.rx_power[tx as usize * self.movers.len() + n as usize];
+        let decodable = power >= self.radio.rx_threshold;
         let frame = t.frame;
-        let mut out = std::mem::take(&mut air.out);
-        air.macs[n as usize].rx_start(now, frame, power, decodable, &mut out);
-        self.mac_outs(n, out);
+        let mut out = std::mem::take(&mut self.out);
+        self.macs[n as usize].rx_start(cx.now(), frame, power, decodable, &mut out);
+        self.mac_outs(cx, n, out);
     }
 
-    #[inline(never)]
-    pub(super) fn air_free(&mut self, tx: u32) {
-        let air = self.air();
-        air.txs[tx as usize] = None;
-        air.tx_free.push(tx);
+    fn free_tx(&mut self, tx: u32) {
+        self.txs[tx as usize] = None;
+        self.tx_free.push(tx);
     }
 
     /// Does what node `n`'s MAC asked for.
-    fn mac_outs(&mut self, n: u32, mut out: Vec<MacOut>) {
+    fn mac_outs(&mut self, cx: &mut impl EventLoop, n: u32, mut out: Vec<MacOut>) {
         for o in out.drain(..) {
             match o {
-                MacOut::Arm { timer, at, gen } => self.q.push(at, Ev::MacTimer(n, timer as u32, gen)),
-                MacOut::Transmit(f) => self.air_transmit(n, f),
-                MacOut::Up(f) => self.air_up(n, f),
+                MacOut::Arm { timer, at, gen } => cx.schedule(at, AirEv::MacTimer { node: n, timer, gen }),
+                MacOut::Transmit(f) => self.transmit(cx, n, f),
+                MacOut::Up(f) => self.up(cx, n, f),
                 MacOut::Done { payload, outcome, ra } => match outcome {
                     Outcome::Sent => {
                         if payload == GHOST {
                         } else if payload & CTRL != 0 {
-                            self.air().free_ctrl(payload);
+                            self.free_ctrl(payload);
                         } else {
                             // Acknowledged, yet its receiver never took it: only a wrapped
                             // sequence number mistaken for a duplicate does this.
-                            self.drop_payload(payload);
+                            self.drop_payload(cx, payload);
                         }
                     }
-                    Outcome::RetryLimit => self.xmit_failed(n, payload, ra, false),
-                    Outcome::QueueFull => self.drop_payload(payload),
+                    Outcome::RetryLimit => self.xmit_failed(cx, n, payload, ra, false),
+                    Outcome::QueueFull => self.drop_payload(cx, payload),
                 },
             }
         }
         // Hand the buffer back for the next call.
-        if let Some(air) = self.air.as_deref_mut() {
-            if air.out.capacity() < out.capacity() {
-                air.out = out;
-            }
+        if self.out.capacity() < out.capacity() {
+            self.out = out;
         }
     }
 
     /// Node `n` puts `f` on the air: every node that senses it gets its first bit after the
     /// propagation delay (ns-2 WirelessChannel::sendUp; below the carrier-sense threshold a
     /// node never notices it).
-    fn air_transmit(&mut self, n: u32, mut f: Frame) {
-        let now = self.now;
-        let air = self.air.as_deref_mut().expect("wireless");
+    fn transmit(&mut self, cx: &mut impl EventLoop, n: u32, mut f: Frame) {
+        let now = cx.now();
         let msg = (f.payload & CTRL != 0 && f.payload != GHOST)
-            .then(|| air.ctrl[(f.payload & !CTRL) as usize].clone())
+            .then(|| self.ctrl[(f.payload & !CTRL) as usize].clone())
             .flatten();
-        let slot = match air.tx_free.pop() {
+        let slot = match self.tx_free.pop() {
             Some(i) => i,
             None => {
-                air.txs.push(None);
-                air.txs.len() as u32 - 1
+                self.txs.push(None);
+                self.txs.len() as u32 - 1
             }
         };
         f.tx = slot;
-        let (x, y) = air.position(n as usize, now);
-        air.txs[slot as usize] = Some(AirTx { frame: f, msg });
-        let nodes = air.movers.len();
+        let (x, y) = self.position(n as usize, now);
+        self.txs[slot as usize] = Some(AirTx { frame: f, msg });
+        let nodes = self.movers.len();
         let base = slot as usize * nodes;
-        if air.rx_power.len() < base + nodes {
-            air.rx_power.resize(base + nodes, 0.0);
+        if self.rx_power.len() < base + nodes {
+            self.rx_power.resize(base + nodes, 0.0);
         }
         let mut last = Dur::ZERO;
         for r in 0..nodes as u32 {
             if r == n {
                 continue;
             }
-            let (rx, ry) = air.position(r as usize, now);
+            let (rx, ry) = self.position(r as usize, now);
             let d2 = (rx - x) * (rx - x) + (ry - y) * (ry - y);
-            if d2 > air.sense2 {
+            if d2 > self.sense2 {
                 continue;
             }
             let d = d2.sqrt();
-            let power = air.radio.received_power(d);
-            if power < air.radio.cs_threshold {
+            let power = self.radio.received_power(d);
+            if power < self.radio.cs_threshold {
                 continue;
             }
-            air.rx_power[base + r as usize] = power;
+            self.rx_power[base + r as usize] = power;
             let delay = propagation::delay(d);
             last = last.max(delay);
-            self.q.push(now + delay, Ev::AirRx(r, slot));
+            cx.schedule(now + delay, AirEv::Rx { node: r, tx: slot });
         }
         // Kept until every receiver is through with it: a nanosecond after the last one's
         // reception ends.
-        self.q.push(now + last + f.txtime + Dur(1), Ev::AirFree(slot));
+        cx.schedule(now + last + f.txtime + Dur(1), AirEv::Free { tx: slot });
     }
 
     /// Node `n`'s MAC received a data frame for it (or a broadcast).
-    fn air_up(&mut self, n: u32, f: Frame) {
-        let now = self.now;
+    fn up(&mut self, cx: &mut impl EventLoop, n: u32, f: Frame) {
+        let now = cx.now();
         if f.payload & CTRL != 0 && f.payload != GHOST {
-            let msg = self.air().txs[f.tx as usize].as_ref().and_then(|t| t.msg.clone());
+            let msg = self.txs[f.tx as usize].as_ref().and_then(|t| t.msg.clone());
             match msg {
                 Some(Ctrl::Aodv(p)) => {
                     // Up through the link layer to the routing agent.
-                    let air = self.air();
-                    let id = air.new_ctrl(Ctrl::Aodv(p));
-                    let at = now + air.ll_delay;
-                    self.q.push(at, Ev::LlUp(n, id));
+                    let id = self.new_ctrl(Ctrl::Aodv(p));
+                    cx.schedule(now + self.ll_delay, AirEv::LlUp { node: n, payload: id });
                 }
-                Some(arp) => self.arp_input(n, arp),
+                Some(arp) => self.arp_input(cx, n, arp),
                 None => {}
             }
             return;
         }
-        let air = self.air();
         // The packet moves to this node, unless an earlier copy of the frame brought it.
-        let sender = &mut air.macs[f.ta as usize];
+        let sender = &mut self.macs[f.ta as usize];
         let current = sender.pending().is_some_and(|p| p.payload == f.payload && p.seqno == f.seqno);
         if f.payload == GHOST || !current {
             return;
@@ -619,105 +583,84 @@ impl Sim<'_> {
         sender.hand_over(f.payload, GHOST);
         // What a link failure at the sender needs to know once the packet is gone.
         let p = PacketRef(f.payload);
-        let fwd = air.forwards(p);
+        let fwd = self.forwards(p);
         *fwd = fwd.saturating_add(1);
         let fwd = *fwd;
-        let dst_node = self.routes[(self.arena.get(p).route + self.arena.get(p).hop) as usize] & !AIR;
-        let air = self.air.as_deref_mut().expect("wireless");
-        air.handed[f.ta as usize] = (air.index[dst_node as usize], fwd - 1);
-        air.stats[n as usize].received += 1;
-        let at = now + air.ll_delay;
-        self.q.push(at, Ev::LlUp(n, f.payload));
+        self.handed[f.ta as usize] = (self.index[cx.destination(p).index()], fwd - 1);
+        self.stats[n as usize].received += 1;
+        cx.schedule(now + self.ll_delay, AirEv::LlUp { node: n, payload: f.payload });
     }
 
-    /// A flow packet reaches node `n`'s routing agent: its destination, or a hop on the way.
-    #[inline(never)]
-    pub(super) fn ll_up(&mut self, n: u32, payload: u32) {
+    /// A packet reaches node `n`'s routing agent: a control message, or a flow packet at its
+    /// destination (returned: it leaves the wireless network) or at a hop on the way.
+    fn ll_up(&mut self, cx: &mut impl EventLoop, n: u32, payload: u32) -> Option<PacketRef> {
         if payload & CTRL != 0 {
-            let now = self.now;
-            let air = self.air.as_deref_mut().expect("wireless");
             let i = (payload & !CTRL) as usize;
-            let msg = air.ctrl[i].take();
-            air.free_ctrl(payload);
+            let msg = self.ctrl[i].take();
+            self.free_ctrl(payload);
             if let Some(Ctrl::Aodv(p)) = msg {
-                let mut out = std::mem::take(&mut air.aodv_out);
-                air.aodv[n as usize].recv(now, p, &mut out);
-                self.aodv_outs(n, out);
+                let mut out = std::mem::take(&mut self.aodv_out);
+                self.aodv[n as usize].recv(cx.now(), p, &mut out);
+                self.aodv_outs(cx, n, out);
             }
-            return;
+            return None;
         }
         let p = PacketRef(payload);
-        let pkt = *self.arena.get(p);
-        let dst_node = self.routes[(pkt.route + pkt.hop) as usize] & !AIR;
-        let air = self.air();
-        if air.nodes[n as usize].0 != dst_node {
-            let dst = air.index[dst_node as usize];
-            // The hop limit (ns-2: TTL from NETWORK_DIAMETER, less one at each forwarder).
-            if air.routing == Routing::Aodv && *air.forwards(p) >= aodv::NETWORK_DIAMETER {
-                air.stats[n as usize].ttl_drops += 1;
-                self.drop_payload(payload);
-                return;
-            }
-            self.air_route(n, payload, dst, false);
-            return;
+        let dst_node = cx.destination(p);
+        if self.nodes[n as usize] == dst_node {
+            return Some(p);
         }
-        // Out of the wireless network: to the agent, or on to the next link.
-        let pkt = self.arena.get_mut(p);
-        pkt.hop += 1;
-        match self.routes[(pkt.route + pkt.hop) as usize] {
-            END_OF_ROUTE => {
-                let pkt = *self.arena.get(p);
-                self.arena.free(p);
-                self.deliver(pkt);
-            }
-            next => self.link_arrival(next as usize, p),
+        let dst = self.index[dst_node.index()];
+        // The hop limit (ns-2: TTL from NETWORK_DIAMETER, less one at each forwarder).
+        if self.routing == Routing::Aodv && *self.forwards(p) >= aodv::NETWORK_DIAMETER {
+            self.stats[n as usize].ttl_drops += 1;
+            self.drop_payload(cx, payload);
+            return None;
+        }
+        self.route(cx, n, payload, dst, false);
+        None
+    }
+
+    /// Random waypoint: node `n`'s pause or move ends; it heads for its next waypoint or
+    /// pauses there.
+    fn waypoint(&mut self, cx: &mut impl EventLoop, n: u32) {
+        let now = cx.now();
+        if let Some(MobilitySpec::RandomWaypoint { width, height, speed, pause }) = &self.mobility {
+            let i = n as usize;
+            let end = self.movers[i].next(now, *width, *height, *speed, *pause);
+            let (x, y) = self.position(i, now);
+            self.paths[i].push((now, x, y));
+            cx.schedule(end, AirEv::Waypoint { node: n });
         }
     }
 
-    /// A node's pause or move ends (random waypoint, `kind` 0, node `a`), or movement command
-    /// `a` of the scenario's list is due (`kind` 1).
-    #[inline(never)]
-    pub(super) fn air_move(&mut self, a: u32, kind: u32) {
-        let now = self.now;
-        let air = self.air.as_deref_mut().expect("wireless");
+    /// Command `index` of the scenario's list of moves is due.
+    fn command(&mut self, cx: &mut impl EventLoop, index: u32) {
+        let now = cx.now();
         // Borrowed, not cloned: a movement file's list is read one command at a time.
-        match &air.mobility {
-            Some(MobilitySpec::RandomWaypoint { width, height, speed, pause }) if kind == 0 => {
-                let n = a as usize;
-                let end = air.movers[n].next(now, *width, *height, *speed, *pause);
-                let (x, y) = air.position(n, now);
-                air.paths[n].push((now, x, y));
-                self.q.push(end, Ev::Move(a, 0));
+        if let Some(MobilitySpec::Moves { width, height, moves }) = &self.mobility {
+            let m = moves[index as usize];
+            // ns-2's set_destination ignores a destination on or beyond the edges.
+            if m.node < self.movers.len() && m.x > 0.0 && m.x < *width && m.y > 0.0 && m.y < *height {
+                let (x, y) = self.position(m.node, now);
+                self.paths[m.node].push((now, x, y));
+                self.movers[m.node].motion.head_for(now, m.x, m.y, m.speed);
             }
-            Some(MobilitySpec::Moves { width, height, moves }) if kind == 1 => {
-                let m = moves[a as usize];
-                // ns-2's set_destination ignores a destination on or beyond the edges.
-                if m.node < air.movers.len() && m.x > 0.0 && m.x < *width && m.y > 0.0 && m.y < *height {
-                    let (x, y) = air.position(m.node, now);
-                    air.paths[m.node].push((now, x, y));
-                    air.movers[m.node].motion.head_for(now, m.x, m.y, m.speed);
-                }
-                if let Some(next) = moves.get(a as usize + 1) {
-                    self.q.push(next.at, Ev::Move(a + 1, 1));
-                }
+            if let Some(next) = moves.get(index as usize + 1) {
+                cx.schedule(next.at, AirEv::Command { index: index + 1 });
             }
-            _ => {}
         }
     }
 
     /// Drops what a wireless node could not send on.
-    fn drop_payload(&mut self, payload: u32) {
+    fn drop_payload(&mut self, cx: &mut impl EventLoop, payload: u32) {
         if payload == GHOST {
             return;
         }
         if payload & CTRL != 0 {
-            self.air().free_ctrl(payload);
+            self.free_ctrl(payload);
         } else {
-            self.drop_packet(PacketRef(payload));
+            cx.drop_packet(PacketRef(payload));
         }
-    }
-
-    pub(crate) fn air_ref(&self) -> Option<&Air> {
-        self.air.as_deref()
     }
 }
