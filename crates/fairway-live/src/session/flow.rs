@@ -370,7 +370,7 @@ pub fn recv(
     };
     let start = f.start_with(sc.seed);
     let stop = f.stop.unwrap_or(Time::ZERO + sc.duration).min(Time::ZERO + sc.duration);
-    let flow = summary(&sc, f, &counts, start, stop);
+    let flow = summary(sc, f, &counts, start, stop);
     println!(
         "received {} of {} datagrams ({} distinct); {:.0} b/s, mean one-way delay {}",
         flow.recv_pkts,
