@@ -57,28 +57,47 @@ pub fn jain_over_flows(flows: &[FlowView]) -> Option<f64> {
     jain(&flows.iter().map(|f| f.throughput_bps).collect::<Vec<_>>())
 }
 
-/// Flow `i`'s throughput over the mean throughput of the TCP flows other than itself that share
+/// Each flow's throughput over the mean throughput of the TCP flows other than itself that share
 /// its bottleneck and whose base round trip is within [`RTT_LIKE`] of its own; `None` where there
-/// are none (or its bottleneck or round trip is unknown).
-pub fn tcp_friendliness(flows: &[FlowView], i: usize) -> Option<f64> {
-    let me = flows.get(i)?;
-    let (b, rtt) = (me.bottleneck?, me.base_rtt_s?);
-    let peers: Vec<f64> = flows
-        .iter()
-        .enumerate()
-        .filter(|(j, f)| {
-            *j != i
-                && f.tcp
-                && f.bottleneck == Some(b)
-                && f.base_rtt_s.is_some_and(|r| (r - rtt).abs() <= RTT_LIKE * rtt)
-        })
-        .map(|(_, f)| f.throughput_bps)
-        .collect();
-    if peers.is_empty() {
-        return None;
+/// are none (or its bottleneck or round trip is unknown). O(n log n): the TCP flows of each
+/// bottleneck sorted by round trip, with running sums of their throughputs.
+pub fn tcp_friendliness(flows: &[FlowView]) -> Vec<Option<f64>> {
+    // Per bottleneck: (base RTT, throughput) of its TCP flows by RTT, and the running sums.
+    let mut groups: std::collections::HashMap<usize, (Vec<(f64, f64)>, Vec<f64>)> = Default::default();
+    for f in flows.iter().filter(|f| f.tcp) {
+        if let (Some(b), Some(r)) = (f.bottleneck, f.base_rtt_s) {
+            groups.entry(b).or_default().0.push((r, f.throughput_bps));
+        }
     }
-    let mean = peers.iter().sum::<f64>() / peers.len() as f64;
-    (mean > 0.0).then(|| me.throughput_bps / mean)
+    for (v, sums) in groups.values_mut() {
+        v.sort_by(|a, b| a.0.total_cmp(&b.0));
+        sums.push(0.0);
+        for &(_, x) in v.iter() {
+            sums.push(sums.last().unwrap() + x);
+        }
+    }
+    flows
+        .iter()
+        .map(|me| {
+            let (b, rtt) = (me.bottleneck?, me.base_rtt_s?);
+            let (v, sums) = groups.get(&b)?;
+            let near = RTT_LIKE * rtt;
+            // |r - rtt| <= near, as two bounds on the sorted round trips.
+            let lo = v.partition_point(|e| rtt - e.0 > near);
+            let hi = v.partition_point(|e| e.0 - rtt <= near);
+            let (mut sum, mut n) = (sums[hi] - sums[lo], hi.saturating_sub(lo));
+            if me.tcp {
+                // Itself is among them: not its own peer.
+                sum -= me.throughput_bps;
+                n -= 1;
+            }
+            if n == 0 {
+                return None;
+            }
+            let mean = sum / n as f64;
+            (mean > 0.0).then(|| me.throughput_bps / mean)
+        })
+        .collect()
 }
 
 /// Flow `i`'s throughput over the rate of RFC 5348 §3.1's equation for its own mean RTT, loss and
@@ -121,8 +140,9 @@ pub fn annotate(
             packet_bytes: (f.sent_pkts > 0).then(|| f.sent_bytes as f64 / f.sent_pkts as f64),
         })
         .collect();
+    let friendly = tcp_friendliness(&views);
     let ratios: Vec<(Option<f64>, Option<f64>)> =
-        (0..views.len()).map(|i| (tcp_friendliness(&views, i), equation_ratio(&views[i]))).collect();
+        views.iter().zip(friendly).map(|(v, t)| (t, equation_ratio(v))).collect();
     for (f, r) in flows.iter_mut().zip(&ratios) {
         (f.tcp_friendliness, f.equation_ratio) = *r;
     }
@@ -176,11 +196,13 @@ mod tests {
             FlowView { bottleneck: Some(1), ..flow("tcp", true, 9e6, 0.100) },
         ];
         // Peers of the UDP flow: 1 and 3 Mb/s, mean 2: ratio 1.
-        assert_eq!(tcp_friendliness(&v, 0), Some(1.0));
+        assert_eq!(tcp_friendliness(&v)[0], Some(1.0));
         // A TCP flow is compared with the others, not itself: flow 1 against flow 2 only.
-        assert_eq!(tcp_friendliness(&v, 1), Some(1.0 / 3.0));
+        assert_eq!(tcp_friendliness(&v)[1], Some(1.0 / 3.0));
+        // Flow 4 is alone on its bottleneck.
+        assert_eq!(tcp_friendliness(&v)[4], None);
         v[0].base_rtt_s = Some(0.5);
-        assert_eq!(tcp_friendliness(&v, 0), None);
+        assert_eq!(tcp_friendliness(&v)[0], None);
     }
 
     #[test]
