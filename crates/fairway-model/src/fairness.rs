@@ -27,7 +27,7 @@ pub struct FlowView<'a> {
     pub packet_bytes: Option<f64>,
 }
 
-/// Two round trips are alike within this fraction of the flow's own (issue 34 item 5).
+/// Two round trips are alike within this fraction of the flow's own (docs/scenarios.md, "Fairness").
 pub const RTT_LIKE: f64 = 0.10;
 
 /// Jain's index over the classes: of each class's mean per-flow throughput, so that a class of
