@@ -157,6 +157,21 @@ fn tcp_summary(mut s: FlowSummary, t: &TcpRun, mss: u64, wire: u64, active_s: f6
     s
 }
 
+/// The Linux congestion controls the TCP flows run, each once, in flow order ("reno, cubic").
+fn linux_ccs(flows: &[Planned]) -> String {
+    let mut names: Vec<&str> = vec![];
+    for t in flows.iter().filter_map(|p| p.f.tcp()) {
+        if let Some(c) = TcpSettings::linux_cc(t.sender.cc).filter(|c| !names.contains(c)) {
+            names.push(c);
+        }
+    }
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
 fn sysctl(netns: &str, setting: &str) -> Result<(), Failure> {
     let ok = Command::new("ip").args(["netns", "exec", netns, "sysctl", "-q", "-w", setting]).status();
     match ok {
@@ -220,10 +235,15 @@ pub fn testbed(
     let mut pair = emulated::namespaces(name)?;
     let (na, nb) = (pair.a.netns.clone(), pair.b.netns.clone());
     let (aa, ab) = (pair.a.addr, pair.b.addr);
+    // SACK is a namespace's setting, not a socket's: on if any TCP flow asks for it.
+    let sack = flows.iter().any(|p| p.f.tcp().is_some_and(|t| t.sink.sack));
+    if sack && flows.iter().any(|p| p.f.tcp().is_some_and(|t| !t.sink.sack)) {
+        eprintln!("warning: some TCP flows have SACK and some not; on Linux all have it (a namespace's setting)");
+    }
     for ns in [&na, &nb] {
-        // ns-2's TCP: no timestamps (40-byte headers), no SACK.
+        // ns-2's TCP: no timestamps (40-byte headers); SACK as the scenario says.
         sysctl(ns, "net.ipv4.tcp_timestamps=0")?;
-        sysctl(ns, "net.ipv4.tcp_sack=0")?;
+        sysctl(ns, if sack { "net.ipv4.tcp_sack=1" } else { "net.ipv4.tcp_sack=0" })?;
     }
     let ns_of = |s: Side| if s == Side::A { (&na, aa, &nb, ab) } else { (&nb, ab, &na, aa) };
 
@@ -240,9 +260,13 @@ pub fn testbed(
             }
             _ => {
                 let tcp = p.f.tcp().expect("a TCP flow");
+                let cc = TcpSettings::linux_cc(tcp.sender.cc).ok_or_else(|| {
+                    Failure::Input(format!("flow {}: cc {} has no Linux counterpart", p.f.name, tcp.sender.cc))
+                })?;
                 let settings = TcpSettings {
                     mss: tcp.sender.packet_size.0 as u32,
                     window: Some(tcp.sender.window * tcp.sender.packet_size.0 as u32),
+                    cc,
                 };
                 let (_, _, dst_ns, dst) = ns_of(p.side);
                 let at = SocketAddr::V4(SocketAddrV4::new(dst, port));
@@ -497,8 +521,11 @@ pub fn testbed(
         ),
         (
             "live".to_string(),
-            "TCP flows on Linux's TCP (reno, no timestamps or SACK); datagram flows on fairway's endpoints over UDP"
-                .to_string(),
+            format!(
+                "TCP flows on Linux's TCP ({}, no timestamps, SACK {}); datagram flows on fairway's endpoints over UDP",
+                linux_ccs(&flows),
+                if sack { "on" } else { "off" }
+            ),
         ),
         ("fairway".to_string(), BUILD.to_string()),
     ];

@@ -206,3 +206,25 @@ fn web_sessions_run_live_as_the_simulator_schedules_them() {
     assert!(n(lw, "recv_pkts") > 0);
     let _ = fs::remove_dir_all(&out);
 }
+
+/// Linux's own cubic and bbr in the testbed: each TCP flow's socket gets its scenario's `cc`
+/// (TCP_CONGESTION) and the namespaces SACK when the scenario asks for it; the page says which.
+#[test]
+fn tcp_flows_run_linux_s_congestion_control_of_their_cc() {
+    if !netns::can_run() {
+        return;
+    }
+    let (out, _) = testbed("scenarios/validation/testbed-cc.toml", "10s", "tc");
+    let page = fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        page.contains("Linux&#39;s TCP (cubic, bbr, no timestamps, SACK on)")
+            || page.contains("Linux's TCP (cubic, bbr, no timestamps, SACK on)"),
+        "the page names them"
+    );
+    let live = json(&out.join("live/summary.json"));
+    // Neither is starved: each above a fifth of an equal share of 10 Mb/s.
+    for f in live["flows"].as_array().unwrap() {
+        assert!(f["throughput_bps"].as_f64().unwrap() > 1e6, "{f}");
+    }
+    let _ = fs::remove_dir_all(&out);
+}

@@ -18,6 +18,23 @@ pub struct TcpSettings {
     /// The most the receiver advertises, bytes (the scenario's window x the segment); `None`:
     /// Linux's own.
     pub window: Option<u32>,
+    /// Linux's congestion control for the sender (TCP_CONGESTION): "reno" (Linux's NewReno, for
+    /// ns-2's AIMD senders), "cubic" or "bbr".
+    pub cc: &'static str,
+}
+
+impl TcpSettings {
+    /// The Linux congestion control for a scenario's `cc` (its algorithm's name in
+    /// fairway-proto's `tcp::cc::ALGORITHMS`): ns-2's AIMD ("reno") is Linux's reno, CUBIC and
+    /// BBR v1 are Linux's cubic and bbr.
+    pub fn linux_cc(cc: &str) -> Option<&'static str> {
+        match cc {
+            "reno" => Some("reno"),
+            "cubic" => Some("cubic"),
+            "bbr" => Some("bbr"),
+            _ => None,
+        }
+    }
 }
 
 fn setsockopt<T>(fd: RawFd, level: libc::c_int, name: libc::c_int, v: &T) -> io::Result<()> {
@@ -41,7 +58,7 @@ pub fn listen(addr: SocketAddr, s: TcpSettings) -> io::Result<TcpListener> {
     Ok(l)
 }
 
-/// Connects to `to` with Reno congestion control and segments of `s.mss` (in the calling
+/// Connects to `to` with the congestion control `s.cc` and segments of `s.mss` (in the calling
 /// thread's namespace).
 pub fn connect(to: SocketAddr, s: TcpSettings, timeout: Duration) -> io::Result<TcpStream> {
     // SAFETY: a plain socket(2) call; the descriptor is owned by the TcpStream made from it.
@@ -51,13 +68,20 @@ pub fn connect(to: SocketAddr, s: TcpSettings, timeout: Duration) -> io::Result<
     }
     // SAFETY: `fd` is a new socket nobody else owns.
     let sock = unsafe { TcpStream::from_raw_fd(fd) };
-    // ns-2's Reno and NewReno are loss-based AIMD; Linux's "reno" is its NewReno.
-    let cc = b"reno\0";
+    let cc = s.cc.as_bytes();
     // SAFETY: TCP_CONGESTION reads a name of the given length.
-    if unsafe { libc::setsockopt(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, cc.as_ptr() as *const libc::c_void, 4) }
-        < 0
+    if unsafe {
+        libc::setsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_CONGESTION,
+            cc.as_ptr() as *const libc::c_void,
+            cc.len() as u32,
+        )
+    } < 0
     {
-        return Err(io::Error::last_os_error());
+        let e = io::Error::last_os_error();
+        return Err(io::Error::new(e.kind(), format!("TCP_CONGESTION {}: {e}", s.cc)));
     }
     setsockopt(fd, libc::IPPROTO_TCP, libc::TCP_MAXSEG, &(s.mss as libc::c_int))?;
     setsockopt(fd, libc::IPPROTO_TCP, libc::TCP_NODELAY, &(1 as libc::c_int))?;
