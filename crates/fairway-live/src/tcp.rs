@@ -24,16 +24,9 @@ pub struct TcpSettings {
 }
 
 impl TcpSettings {
-    /// The Linux congestion control for a scenario's `cc` (its algorithm's name in
-    /// fairway-proto's `tcp::cc::ALGORITHMS`): ns-2's AIMD ("reno") is Linux's reno, CUBIC and
-    /// BBR v1 are Linux's cubic and bbr.
+    /// The Linux congestion control for a scenario's `cc`, as its registration names it.
     pub fn linux_cc(cc: &str) -> Option<&'static str> {
-        match cc {
-            "reno" => Some("reno"),
-            "cubic" => Some("cubic"),
-            "bbr" => Some("bbr"),
-            _ => None,
-        }
+        fairway_proto::tcp::cc::algorithm(cc)?.linux
     }
 }
 

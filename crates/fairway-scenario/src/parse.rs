@@ -913,9 +913,8 @@ fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
         let f = v.string()?;
         let a = cc::algorithm(s.sender.cc).expect("a TCP sender's cc is registered");
         let Some(known) = a.flavors.iter().find(|x| **x == f) else {
-            let shown = if s.sender.cc == "reno" { s.sender.variant.name() } else { s.sender.cc };
             return Err(v.error(match a.flavors {
-                [] => format!("cc `{shown}` has no flavours"),
+                [] => format!("cc `{}` has no flavours", s.sender.name()),
                 all => format!("unknown flavor `{f}` of cc `{}`: expected {}", s.sender.cc, all.join(", ")),
             }));
         };

@@ -192,13 +192,23 @@ impl Default for TcpConfig {
             overhead_seed: 0,
             newreno_impatient: true,
             partial_window_deflation: true,
-            cc: "reno",
+            cc: cc::DEFAULT,
             cc_flavor: "",
         }
     }
 }
 
 impl TcpConfig {
+    /// The sender's name in a summary: ns-2's sender by its own (`newreno`, `sack`, ...) with
+    /// ns-2's AIMD window, another congestion control by its name (`cubic`).
+    pub fn name(&self) -> &'static str {
+        if self.cc == cc::DEFAULT {
+            self.variant.name()
+        } else {
+            self.cc
+        }
+    }
+
     /// ns-2 defaults with the given variant.
     pub fn new(variant: TcpVariant) -> TcpConfig {
         TcpConfig { variant, ..TcpConfig::default() }

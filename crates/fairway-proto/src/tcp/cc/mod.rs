@@ -28,14 +28,20 @@ pub struct Algorithm {
     pub flavors: &'static [&'static str],
     /// Builds it for a sender, in the flavour `TcpConfig::cc_flavor` names.
     pub build: fn(&TcpConfig) -> Box<dyn CongestionControl>,
+    /// The same algorithm in Linux (its TCP_CONGESTION name), for the testbed's live runs.
+    pub linux: Option<&'static str>,
 }
 
 /// Every algorithm, one line each.
 pub const ALGORITHMS: &[Algorithm] = &[
-    Algorithm { name: "reno", flavors: &[], build: |c| Box::new(aimd::Aimd::new(c)) },
-    Algorithm { name: "cubic", flavors: &["rfc9438", "ns3"], build: cubic_flavor },
-    Algorithm { name: "bbr", flavors: &[], build: |c| Box::new(bbr::Bbr::new(c)) },
+    Algorithm { name: "reno", flavors: &[], build: |c| Box::new(aimd::Aimd::new(c)), linux: Some("reno") },
+    Algorithm { name: "cubic", flavors: &["rfc9438", "ns3"], build: cubic_flavor, linux: Some("cubic") },
+    Algorithm { name: "bbr", flavors: &[], build: |c| Box::new(bbr::Bbr::new(c)), linux: Some("bbr") },
 ];
+
+/// The default, the first registered: ns-2's AIMD window, which ns-2's Tahoe, Reno and NewReno
+/// senders run (Linux's reno is its NewReno).
+pub const DEFAULT: &str = ALGORITHMS[0].name;
 
 /// CUBIC as RFC 9438 specifies it, or as ns-3.37 runs it.
 fn cubic_flavor(c: &TcpConfig) -> Box<dyn CongestionControl> {
