@@ -22,7 +22,7 @@ use fairway_live::tcp::{self, TcpCounts, TcpReceived, TcpSettings};
 use fairway_live::web::{self, WebCounts};
 use fairway_live::{emulate, in_netns, Link, LinkConfig, Monitor, Sampler};
 use fairway_model::apps::WebSessions;
-use fairway_model::datagram::FlowDriver;
+use fairway_model::driver::FlowDriver;
 use fairway_model::protocol::{Build, ReportContext};
 use fairway_model::results::{FlowSummary, SeriesLog};
 use fairway_model::scenario::{AppSpec, FlowSpec, LinkSpec, Scenario};
@@ -287,7 +287,7 @@ pub fn testbed(
         let rp = in_netns(dst_ns, || Port::bind(to)).map_err(other)?.map_err(other)?;
         let start = p.f.start_with(sc.seed);
         let stop = p.f.stop.unwrap_or(Time::ZERO + sc.duration).min(Time::ZERO + sc.duration);
-        let (snd, rcv) = drv.ends();
+        let (snd, rcv) = drv.ends().expect("a datagram flow has its two ends");
         // Both ends are this process's: a fresh key binds them, as `fairway key` would.
         let key = fairway_live::Key::fresh().map_err(other)?;
         live_ends.push(LiveEnd::new(snd, sp, *i as u32, Role::Sender { to, start, stop }, key.clone()));

@@ -25,9 +25,7 @@ use fairway_core::{Dur, Time};
 
 // The scenario model, the endpoint driver and the result types are fairway-model's, shared with
 // the live side; the engine names them by these paths.
-use fairway_model::{apps, datagram, fairness, protocol, results, scenario};
-// TCP's agents are fairway-proto's, as every protocol's endpoints are.
-use fairway_proto::tcp;
+use fairway_model::{driver, fairness, protocol, results, scenario};
 
 pub use fairway_model::results::{class_names, class_summaries};
 
@@ -207,7 +205,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         // What the measured part had to deliver: what it sent, and what was on its way then.
         let to_deliver = c.data_sent + fb.map_or(0, |b| b.inflight);
         to_deliver_of.push(to_deliver);
-        let refused = sim.malformed(i);
+        let refused = sim.driver(i).malformed();
         if refused > 0 {
             return Err(SimError::Wire(f.name.clone(), refused));
         }
@@ -215,14 +213,8 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         let start = sim.start_of(i);
         let active = stop.saturating_since(start.max(from)).as_secs_f64();
         let per_s = |bytes: u64| if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 };
-        let tcp = sim.tcp_stats(i).unwrap_or_default();
-        let tcp = fb.map_or(tcp, |b| warmup::tcp_since(&tcp, &b.tcp));
-        let web = sim.web_stats(i).map(|w| {
-            let (s0, c0, t0) = fb.map_or((0, 0, Dur::ZERO), |b| b.web);
-            let done = w.completed - c0;
-            let mean = (done > 0).then(|| Dur((w.completion_time_sum.0 - t0.0) / done));
-            (w.started - s0, done, mean)
-        });
+        let all_tc = sim.transport_counters(i);
+        let tc = fb.map_or(all_tc, |b| all_tc.since(&b.transport));
         let (fwd, rev) = sim.routes_of(i);
         let delays = |r: &[usize]| r.iter().map(|&l| sc.links[l].delay.as_secs_f64()).sum::<f64>();
         let path = fwd.as_ref().map_or(vec![], |r| {
@@ -233,10 +225,10 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         let base_rtt_s = fwd.as_ref().zip(rev.as_ref()).map(|(a, b)| delays(a) + delays(b));
         // The slowest link of the data path, the first of equals (fairness.rs's bottleneck).
         bottlenecks.push(fwd.as_ref().and_then(|r| r.iter().copied().min_by_key(|&l| sc.links[l].rate.0)));
-        let state = sim.driver(i).map(|d| d.state());
+        let state = sim.driver(i).summary_state();
         let mean_rtt_s = match state {
             Some(s) => s.srtt.map(|d| d.as_secs_f64()),
-            None => (tcp.rtt_samples > 0).then(|| tcp.rtt_sum_ns as f64 / tcp.rtt_samples as f64 / 1e9),
+            None => (tc.rtt_samples > 0).then(|| tc.rtt_sum_ns as f64 / tc.rtt_samples as f64 / 1e9),
         };
         flows.push(FlowSummary {
             sent_pkts: c.data_sent,
@@ -261,23 +253,24 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
             }),
             acks_sent_pkts: c.acks_sent,
             acks_dropped_pkts: c.acks_dropped,
-            retransmits_pkts: tcp.retransmits,
-            timeouts: tcp.timeouts,
-            fast_retransmits: tcp.fast_retransmits,
-            ecn_reductions: tcp.ecn_reductions,
-            sessions_started: web.map_or(0, |w| w.0),
-            sessions_completed: web.map_or(0, |w| w.1),
-            mean_session_s: web.and_then(|w| w.2).map(|d| d.as_secs_f64()),
+            retransmits_pkts: tc.retransmits,
+            timeouts: tc.timeouts,
+            fast_retransmits: tc.fast_retransmits,
+            ecn_reductions: tc.ecn_reductions,
+            sessions_started: tc.sessions_started,
+            sessions_completed: tc.sessions_completed,
+            mean_session_s: (tc.sessions_completed > 0)
+                .then(|| Dur(tc.session_time_sum.0 / tc.sessions_completed).as_secs_f64()),
             completion_s: match f.app {
-                AppSpec::Transfer { .. } => sim.done_at(i).map(|t| t.as_secs_f64()),
+                AppSpec::Transfer { .. } => sim.driver(i).done_at().map(|t| t.as_secs_f64()),
                 _ => None,
             },
             base_rtt_s,
             mean_rtt_s,
             loss_event_rate: state.and_then(|s| s.loss_event_rate),
-            protocol: match (&f.app, sim.driver(i)) {
-                (AppSpec::Datagram(d), Some(drv)) => {
-                    d.spec.report(drv, &protocol::ReportContext { start: start.max(from), stop, end })
+            protocol: match &f.app {
+                AppSpec::Datagram(d) => {
+                    d.spec.report(sim.driver(i), &protocol::ReportContext { start: start.max(from), stop, end })
                 }
                 _ => None,
             },
@@ -346,7 +339,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         mode: None,
     };
     let series_logs = (0..sc.flows.len())
-        .filter_map(|i| Some((i, sim.driver(i)?.logs())))
+        .map(|i| (i, sim.driver(i).logs()))
         .flat_map(|(flow, logs)| {
             logs.into_iter().map(move |(s, log)| SeriesLog {
                 flow,

@@ -89,11 +89,11 @@ impl FlowCounters {
 #[derive(Debug, Clone)]
 #[repr(C)]
 pub struct FlowMonitor {
-    /// The bin the counters are in.
-    bin: u32,
     pub c: FlowCounters,
     /// The delays of the current bin's arrivals, summed.
     bin_delay_sum_s: f64,
+    /// The bin the counters are in.
+    bin: u32,
     /// The counters when the current bin began.
     at_bin_start: BinBase,
     /// The counts of bin `bin`, as far as it was closed.
@@ -367,14 +367,16 @@ mod tests {
         assert_eq!(m.emit(2).sent_pkts, 0);
     }
 
-    /// The layout `FlowMonitor` and the simulator's per-flow state rely on: the counters right
-    /// after the bin number, the sender's side (and the drops) first.
+    /// The layout `FlowMonitor` and the simulator's per-flow state rely on: the counters first,
+    /// the sender's side (and the drops) first among them, then the bin's delay sum and the bin
+    /// number.
     #[test]
     fn the_senders_counters_come_first() {
         use std::mem::offset_of;
-        assert_eq!(offset_of!(FlowMonitor, c), 8);
+        assert_eq!(offset_of!(FlowMonitor, c), 0);
         assert_eq!(offset_of!(FlowCounters, acks_dropped), 32);
-        assert_eq!(offset_of!(FlowMonitor, bin_delay_sum_s), 8 + std::mem::size_of::<FlowCounters>());
+        assert_eq!(offset_of!(FlowMonitor, bin_delay_sum_s), std::mem::size_of::<FlowCounters>());
+        assert_eq!(offset_of!(FlowMonitor, bin), std::mem::size_of::<FlowCounters>() + 8);
     }
 
     #[test]

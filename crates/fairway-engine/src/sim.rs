@@ -8,24 +8,22 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use fairway_aqm::{Class, PacketMeta, QueueDiscipline, Verdict};
+use fairway_aqm::{PacketMeta, QueueDiscipline, Verdict};
 use fairway_core::{Bytes, Dur, FlowId, NodeId, PacketRef, Rng, Time};
 
-use fairway_proto::{AgentState, Arrival};
+use fairway_proto::AgentState;
 
-use crate::apps::WebSessions;
-pub(crate) use crate::datagram::Side;
-use crate::datagram::{FlowDriver, Outgoing};
+pub(crate) use crate::driver::Side;
+use crate::driver::{FlowDriver, Header, Io, Outgoing, TimerId, TransportCounters};
 use crate::events::EventQueue;
 use crate::link::{InFlight, LinkEnd, LinkState, BEHIND_FROM};
 use crate::monitor::{FlowCounters, FlowMonitor, LinkCheck};
-use crate::packet::{Arena, Packet, PktKind};
+use crate::packet::{Arena, Packet};
 use crate::packet_trace::{PacketOp, PacketTraceSpec, PacketTracer};
 use crate::prefetch::{prefetch, prefetch_lines};
 use crate::results::{AgentRow, BinRow, QueueRow, SeriesSink};
 use crate::routing::Router;
-use crate::scenario::{AppSpec, Scenario};
-use crate::tcp::{SackBlocks, TcpAck, TcpSegment, TcpSender, TcpSenderStats, TcpSink};
+use crate::scenario::Scenario;
 use crate::warmup::{Baseline, FlowBase, LinkBase};
 use crate::SimError;
 
@@ -56,7 +54,8 @@ enum Ev {
     /// thousands of flows, these were cache misses the arrival waited for). It costs nothing in
     /// size: an event is padded to 16 bytes anyway.
     Arrive(u32, u32, u32),
-    /// An agent's timer, valid only while `gen` matches (re-armed timers leave stale entries).
+    /// A flow's timer (its driver's [`TimerId`], valid only while `gen` matches: re-armed
+    /// timers leave stale entries, which the driver ignores).
     Timer {
         flow: u32,
         conn: u32,
@@ -71,7 +70,6 @@ enum Ev {
     TxDone(u32, u32),
     FlowStart(u32),
     FlowStop(u32),
-    WebSession(u32),
     #[default]
     QueueSample,
     BinEnd(u32),
@@ -88,58 +86,6 @@ enum Ev {
 // travels as three words, [`AirEv::pack`]).
 const _: () = assert!(std::mem::size_of::<Ev>() == 16);
 
-/// A timer slot: at most one live heap entry per agent timer.
-#[derive(Debug, Default, Clone, Copy)]
-struct TimerSlot {
-    armed: Option<Time>,
-    gen: u32,
-}
-
-struct TcpConn {
-    snd: TcpSender,
-    sink: TcpSink,
-    timers: [TimerSlot; 2],
-    started: Time,
-    /// The SACK blocks of ACKs on their way, by the token their packet carries in `seq` (0:
-    /// none), until the ACK arrives or is dropped.
-    sacks: Vec<SackBlocks>,
-    free_sacks: Vec<u32>,
-}
-
-impl TcpConn {
-    /// A token for `b` (0 for no blocks).
-    fn put_sack(&mut self, b: SackBlocks) -> u64 {
-        if b.is_empty() {
-            return 0;
-        }
-        match self.free_sacks.pop() {
-            Some(i) => {
-                self.sacks[i as usize] = b;
-                i as u64 + 1
-            }
-            None => {
-                self.sacks.push(b);
-                self.sacks.len() as u64
-            }
-        }
-    }
-
-    /// The blocks of token `t`, which is then free.
-    fn take_sack(&mut self, t: u64) -> SackBlocks {
-        if t == 0 {
-            return SackBlocks::default();
-        }
-        self.free_sacks.push(t as u32 - 1);
-        std::mem::take(&mut self.sacks[t as usize - 1])
-    }
-}
-
-/// A datagram protocol's flow (CBR, MApp, IFTP): its endpoints and a timer slot per end.
-struct DatagramRt {
-    drv: Box<dyn FlowDriver>,
-    timers: [TimerSlot; 2],
-}
-
 /// A flow's `send_jitter`: the delay's bound, its stream, and when the last packet left (so
 /// that none overtakes another).
 struct SendJitter {
@@ -148,56 +94,17 @@ struct SendJitter {
     last: Time,
 }
 
-enum AppRt {
-    Tcp {
-        /// Connections opened so far (the first is [`FlowRt::conn0`]).
-        opened: u32,
-        /// The connections after the first (web sessions), in order; `None` once finished.
-        more: Vec<Option<Box<TcpConn>>>,
-        web: Option<WebSessions>,
-        /// Stats of connections already finished (web sessions).
-        closed: TcpSenderStats,
-        /// The flow's stream for per-connection draws (the tick phase).
-        rng: Rng,
-        done_at: Option<Time>,
-    },
-    Datagram(DatagramRt),
-}
-
 /// A flow's state. `repr(C)` keeps the order, for runs with tens of thousands of flows, where
-/// each cache line of a flow is a miss: the routes, the first connection and the sender's
-/// counters fill the first line (all an acknowledgement and the segments it releases touch),
-/// the receiver's counters the next two.
+/// each cache line of a flow is a miss: the routes, the driver and the sender's counters fill
+/// the first line (all an acknowledgement and the segments it releases touch), the receiver's
+/// counters the next two.
 #[repr(C, align(64))]
 struct FlowRt {
     fwd: u32,
     rev: u32,
-    /// A TCP flow's first connection (its only one unless it is a web flow), here rather than in
-    /// [`AppRt::Tcp`], with the counters, since every segment and acknowledgement needs it.
-    conn0: Option<Box<TcpConn>>,
+    /// Its endpoints, whatever their protocol.
+    drv: Box<dyn FlowDriver>,
     mon: FlowMonitor,
-    app: AppRt,
-}
-
-impl FlowRt {
-    fn conn_mut(&mut self, ci: usize) -> Option<&mut TcpConn> {
-        if ci == 0 {
-            return self.conn0.as_deref_mut();
-        }
-        match &mut self.app {
-            AppRt::Tcp { more, .. } => more.get_mut(ci - 1).and_then(|c| c.as_deref_mut()),
-            AppRt::Datagram(_) => None,
-        }
-    }
-
-    /// The open connections of a TCP flow.
-    fn conns(&self) -> impl Iterator<Item = &TcpConn> {
-        let more = match &self.app {
-            AppRt::Tcp { more, .. } => &more[..],
-            _ => &[],
-        };
-        self.conn0.as_deref().into_iter().chain(more.iter().flatten().map(|c| &**c))
-    }
 }
 
 pub struct Sim<'a> {
@@ -222,9 +129,8 @@ pub struct Sim<'a> {
     samples: Vec<(usize, QueueRow)>,
     /// Bins whose rows went to the sink.
     bins_emitted: usize,
-    scratch_segs: Vec<crate::tcp::TcpSegment>,
-    scratch_acks: Vec<(TcpAck, u64)>,
-    scratch_out: Vec<Outgoing>,
+    /// What a driver's call hands back, kept between calls for its buffers.
+    scratch_io: Io,
     /// Per flow, its `send_jitter` if it has one; empty when no flow has (then a data packet
     /// goes straight to its first link).
     jitter: Vec<Option<SendJitter>>,
@@ -293,32 +199,9 @@ impl<'a> Sim<'a> {
             let fwd = route(f.from, f.to)?;
             let rev = route(f.to, f.from).unwrap_or(u32::MAX);
             let fi = flows.len() as u32;
-            let bad = |e: String| SimError::App(f.name.clone(), e);
-            let datagram =
-                |drv: Box<dyn FlowDriver>| AppRt::Datagram(DatagramRt { drv, timers: [TimerSlot::default(); 2] });
-            let app = match &f.app {
-                AppSpec::Datagram(d) => {
-                    let b = crate::protocol::Build { flow: fi, name: &f.name, seed, wire: sc.wire };
-                    datagram(d.spec.build(&b).map_err(bad)?)
-                }
-                AppSpec::Web { interarrival, mean_size, shape, .. } => AppRt::Tcp {
-                    opened: 0,
-                    more: vec![],
-                    web: Some(WebSessions::new(*interarrival, *mean_size, *shape, WebSessions::stream(seed, &f.name))),
-                    closed: TcpSenderStats::default(),
-                    rng: Rng::stream(seed, &format!("tcp:{}", f.name)),
-                    done_at: None,
-                },
-                AppSpec::Ftp { .. } | AppSpec::Transfer { .. } => AppRt::Tcp {
-                    opened: 0,
-                    more: vec![],
-                    web: None,
-                    closed: TcpSenderStats::default(),
-                    rng: Rng::stream(seed, &format!("tcp:{}", f.name)),
-                    done_at: None,
-                },
-            };
-            flows.push(FlowRt { fwd, rev, conn0: None, mon: FlowMonitor::new(), app });
+            let b = crate::protocol::Build { flow: fi, name: &f.name, seed, wire: sc.wire };
+            let drv = f.app.driver(&b).map_err(|e| SimError::App(f.name.clone(), e))?;
+            flows.push(FlowRt { fwd, rev, drv, mon: FlowMonitor::new() });
         }
         let starts = sc.flows.iter().map(|f| f.start_with(seed)).collect();
         let jitter = if sc.flows.iter().any(|f| !f.send_jitter.is_zero()) {
@@ -352,9 +235,7 @@ impl<'a> Sim<'a> {
             bin_ready: None,
             samples: Vec::with_capacity(sc.monitor.links.len()),
             bins_emitted: 0,
-            scratch_segs: vec![],
-            scratch_acks: vec![],
-            scratch_out: vec![],
+            scratch_io: Io::default(),
             jitter,
             behind_from: BEHIND_FROM,
             queued_seq: vec![],
@@ -433,7 +314,7 @@ impl<'a> Sim<'a> {
                         prefetch_lines(link, 2);
                     }
                 } else if let Some(f) = self.flows.get((next & !LAST_HOP) as usize) {
-                    // The flow's routes, counters and first connection (see `FlowRt`).
+                    // The flow's routes, driver and counters (see `FlowRt`).
                     prefetch_lines(f, 3);
                 }
             }
@@ -563,7 +444,7 @@ impl<'a> Sim<'a> {
     fn dispatch(&mut self, ev: Ev) {
         match ev {
             Ev::Arrive(l, p, next) => self.arrive(l as usize, PacketRef(p), next),
-            Ev::Timer { flow, conn, side, gen } => self.timer(flow as usize, conn as usize, side, gen),
+            Ev::Timer { flow, conn, side, gen } => self.timer(flow as usize, TimerId { conn, side }, gen),
             Ev::Release(p) => self.release(PacketRef(p)),
             Ev::TxDone(l, gen) => {
                 let link = &mut self.links[l as usize];
@@ -574,7 +455,6 @@ impl<'a> Sim<'a> {
             }
             Ev::FlowStart(f) => self.flow_start(f as usize),
             Ev::FlowStop(f) => self.flow_stop(f as usize),
-            Ev::WebSession(f) => self.web_session(f as usize),
             Ev::QueueSample => self.queue_sample(),
             // Not an event of the simulation: the run's count leaves it out.
             Ev::Flush => self.events -= 1,
@@ -594,13 +474,7 @@ impl<'a> Sim<'a> {
         let now = self.now;
         let pkt = self.arena.get(p);
         let size = Bytes(pkt.size as u64);
-        // chung-dcbt §2: a router tells TCP from UDP by the protocol field, and tagged UDP by the
-        // ToS bit.
-        let class = match pkt.kind {
-            PktKind::TcpData | PktKind::TcpAck => Class::Tcp,
-            PktKind::Datagram | PktKind::Feedback if pkt.tagged => Class::Tagged,
-            PktKind::Datagram | PktKind::Feedback => Class::Untagged,
-        };
+        let class = pkt.kind.queue_class(pkt.tagged);
         let meta = PacketMeta { size, ecn_capable: pkt.ect, flow: FlowId(pkt.flow), class };
         let link = &mut self.links[l];
         if link.general {
@@ -805,14 +679,7 @@ impl<'a> Sim<'a> {
         } else {
             f.mon.c.acks_dropped += 1;
         }
-        if let AppRt::Datagram(d) = &mut f.app {
-            let from = if pkt.kind.is_data() { Side::Sender } else { Side::Sink };
-            d.drv.forget(from, pkt.seq);
-        } else if pkt.kind == PktKind::TcpAck && pkt.seq != 0 {
-            if let Some(c) = f.conn_mut(pkt.conn as usize) {
-                c.take_sack(pkt.seq);
-            }
-        }
+        f.drv.forget(&header(&pkt));
     }
 
     /// Puts a new packet on the first link of its route.
@@ -947,320 +814,78 @@ impl<'a> Sim<'a> {
 
     fn deliver(&mut self, pkt: Packet) {
         let now = self.now;
-        let b = self.bin_index(now);
         let fi = pkt.flow as usize;
-        match pkt.kind {
-            PktKind::Datagram | PktKind::Feedback => {
-                let f = &mut self.flows[fi];
-                let to = if pkt.kind == PktKind::Datagram {
-                    f.mon.arrival(b, &pkt, now, true);
-                    Side::Sink
-                } else {
-                    f.mon.c.acks_recv += 1;
-                    Side::Sender
-                };
-                let arrival = Arrival { ce: pkt.ce, size: Bytes(pkt.size as u64), payload: Bytes(pkt.payload as u64) };
-                self.with_datagram(fi, to, |d, out| d.deliver(now, to, pkt.seq, arrival, out));
-            }
-            PktKind::TcpData => {
-                let f = &mut self.flows[fi];
-                let seg = TcpSegment {
-                    seq: pkt.seq,
-                    size: Bytes(pkt.size as u64),
-                    ect: pkt.ect,
-                    cwr: pkt.cwr,
-                    ece: pkt.ece,
-                    syn: pkt.syn,
-                    retransmit: false,
-                    sent_at: pkt.sent_at,
-                };
-                let new = match f.conn_mut(pkt.conn as usize) {
-                    Some(c) => c.sink.on_segment(now, &seg, pkt.ce),
-                    // The session finished; a late duplicate still counts as an arrival.
-                    None => false,
-                };
-                f.mon.arrival(b, &pkt, now, new);
-                self.drain_sink(fi, pkt.conn as usize);
-            }
-            PktKind::TcpAck => {
-                let f = &mut self.flows[fi];
-                f.mon.c.acks_recv += 1;
-                if let Some(c) = f.conn_mut(pkt.conn as usize) {
-                    let sack = c.take_sack(pkt.seq);
-                    c.snd.on_ack(
-                        now,
-                        &TcpAck {
-                            ackno: pkt.ack,
-                            ece: pkt.ece,
-                            ts_echo: pkt.sent_at,
-                            size: Bytes(pkt.size as u64),
-                            sack,
-                        },
-                    );
-                    self.drain_sender(fi, pkt.conn as usize);
-                }
-            }
+        if !pkt.kind.is_data() {
+            self.flows[fi].mon.c.acks_recv += 1;
+        }
+        let new = self.call(fi, |d, io| d.deliver(now, &header(&pkt), io));
+        if pkt.kind.is_data() {
+            let b = self.bin_index(now);
+            self.flows[fi].mon.arrival(b, &pkt, now, new);
         }
     }
 
-    // ---- TCP connections ----------------------------------------------------------------
-
-    fn open_conn(&mut self, fi: usize, packets: Option<u64>) {
-        let Some(spec) = self.sc.flows[fi].tcp() else { return };
-        let mut cfg = spec.sender.clone();
-        // ns-2 starts each agent's tick clock at a random phase (boot_time_); draw it from the
-        // flow's own stream so connections do not share tick boundaries.
-        let AppRt::Tcp { rng, .. } = &mut self.flows[fi].app else { return };
-        cfg.tick_phase = Dur::from_nanos(rng.below(cfg.tick.0.max(1)));
-        if !cfg.overhead.is_zero() {
-            // The connection's own stream for its `overhead` delays (drawn only when used, so
-            // that runs without it keep their bytes).
-            cfg.overhead_seed = rng.next_u64();
-        }
-        let mut snd = TcpSender::new(cfg);
-        let sink = TcpSink::new(spec.sink.clone());
-        snd.send(self.now, packets);
-        let conn = Box::new(TcpConn {
-            snd,
-            sink,
-            timers: [TimerSlot::default(); 2],
-            started: self.now,
-            sacks: vec![],
-            free_sacks: vec![],
-        });
-        let f = &mut self.flows[fi];
-        let AppRt::Tcp { opened, more, .. } = &mut f.app else { return };
-        let ci = *opened as usize;
-        *opened += 1;
-        if ci == 0 {
-            f.conn0 = Some(conn);
-        } else {
-            more.push(Some(conn));
-        }
-        self.drain_sender(fi, ci);
-    }
-
-    fn conn(&mut self, fi: usize, ci: usize) -> Option<&mut TcpConn> {
-        self.flows[fi].conn_mut(ci)
-    }
-
-    /// Sends what the sender allows, re-arms its timer, and closes a finished transfer.
-    fn drain_sender(&mut self, fi: usize, ci: usize) {
+    /// Calls flow `fi`'s driver, then acts on what it handed back, in order: the wake-ups it
+    /// asked for, the packets (data through the flow's `send_jitter`, the rest at once), the
+    /// traced state.
+    fn call<T>(&mut self, fi: usize, f: impl FnOnce(&mut dyn FlowDriver, &mut Io) -> T) -> T {
         let now = self.now;
-        let traced = self.traced(fi);
-        let mut segs = std::mem::take(&mut self.scratch_segs);
-        let Some(c) = self.conn(fi, ci) else { return };
-        while let Some(s) = c.snd.poll_transmit(now) {
-            segs.push(s);
+        let mut io = std::mem::take(&mut self.scratch_io);
+        io.traced = self.traced(fi);
+        let r = f(&mut *self.flows[fi].drv, &mut io);
+        for i in 0..io.wakes.len() {
+            let w = io.wakes[i];
+            self.q.push(w.at, Ev::Timer { flow: fi as u32, conn: w.timer.conn, side: w.timer.side, gen: w.gen });
         }
-        let deadline = c.snd.poll_timeout();
-        let done = c.snd.is_done();
-        let state = traced.then(|| c.snd.state());
-        // From the connection, already in cache, rather than from the scenario's flow, which at
-        // thousands of flows is not.
-        let payload = c.snd.config().packet_size.0 as u32;
-        let arm = arm_timer(&mut c.timers[0], deadline);
-        if let Some((at, gen)) = arm {
-            self.q.push(at, Ev::Timer { flow: fi as u32, conn: ci as u32, side: Side::Sender, gen });
-        }
-        let route = self.flows[fi].fwd;
+        io.wakes.clear();
         let b = self.bin_index(now);
-        for s in segs.drain(..) {
-            self.flows[fi].mon.sent(b, s.size.0);
-            let payload = if s.syn { 0 } else { payload };
-            self.inject_data(Packet {
-                seq: s.seq,
-                ect: s.ect,
-                ece: s.ece,
-                cwr: s.cwr,
-                syn: s.syn,
-                ..Packet::new(fi, ci, PktKind::TcpData, s.size.0 as u32, payload, route, now)
-            });
-        }
-        self.scratch_segs = segs;
-        if let Some(s) = state {
-            self.trace_state(fi, ci, s);
-        }
-        if done {
-            self.close_conn(fi, ci);
-        }
-    }
-
-    fn drain_sink(&mut self, fi: usize, ci: usize) {
-        let now = self.now;
-        let mut acks = std::mem::take(&mut self.scratch_acks);
-        let Some(c) = self.conn(fi, ci) else { return };
-        while let Some(a) = c.sink.poll_transmit(now) {
-            // The SACK blocks wait in the connection; the packet carries their token.
-            let token = c.put_sack(a.sack);
-            acks.push((a, token));
-        }
-        let deadline = c.sink.poll_timeout();
-        let arm = arm_timer(&mut c.timers[1], deadline);
-        if let Some((at, gen)) = arm {
-            self.q.push(at, Ev::Timer { flow: fi as u32, conn: ci as u32, side: Side::Sink, gen });
-        }
-        let route = self.flows[fi].rev;
-        for (a, token) in acks.drain(..) {
-            self.flows[fi].mon.c.acks_sent += 1;
-            self.inject(Packet {
-                ack: a.ackno,
-                ece: a.ece,
-                seq: token,
-                ..Packet::new(fi, ci, PktKind::TcpAck, a.size.0 as u32, 0, route, a.ts_echo)
-            });
-        }
-        self.scratch_acks = acks;
-    }
-
-    /// Calls the datagram flow `fi` (a call that ends by draining end `side`), then re-arms that
-    /// end's timer and sends what it handed over: data through the flow's `send_jitter`,
-    /// feedback at once.
-    fn with_datagram(
-        &mut self,
-        fi: usize,
-        side: Side,
-        call: impl FnOnce(&mut dyn FlowDriver, &mut Vec<Outgoing>) -> Option<Time>,
-    ) {
-        let now = self.now;
-        let traced = side == Side::Sender && self.traced(fi);
-        let AppRt::Datagram(d) = &mut self.flows[fi].app else { return };
-        let mut out = std::mem::take(&mut self.scratch_out);
-        let deadline = call(&mut *d.drv, &mut out);
-        let state = traced.then(|| d.drv.state());
-        if let Some((at, gen)) = arm_timer(&mut d.timers[side as usize], deadline) {
-            self.q.push(at, Ev::Timer { flow: fi as u32, conn: 0, side, gen });
-        }
-        let b = self.bin_index(now);
-        for Outgoing { size, payload, ect, tagged, token } in out.drain(..) {
+        for i in 0..io.out.len() {
+            let Outgoing { conn, kind, size, payload, seq, ack, sent_at, ect, ece, cwr, syn, tagged } = io.out[i];
+            let pkt = |route| Packet {
+                seq,
+                ack,
+                ect,
+                ece,
+                cwr,
+                syn,
+                tagged,
+                ..Packet::new(fi, conn as usize, kind, size, payload, route, sent_at)
+            };
             let f = &mut self.flows[fi];
-            match side {
-                Side::Sender => {
-                    f.mon.sent(b, size as u64);
-                    let route = f.fwd;
-                    self.inject_data(Packet {
-                        seq: token,
-                        ect,
-                        tagged,
-                        ..Packet::new(fi, 0, PktKind::Datagram, size, payload, route, now)
-                    });
-                }
-                Side::Sink => {
-                    f.mon.c.acks_sent += 1;
-                    let route = f.rev;
-                    self.inject(Packet {
-                        seq: token,
-                        ect,
-                        tagged,
-                        ..Packet::new(fi, 0, PktKind::Feedback, size, payload, route, now)
-                    });
-                }
+            if kind.is_data() {
+                f.mon.sent(b, size as u64);
+                let route = f.fwd;
+                self.inject_data(pkt(route));
+            } else {
+                f.mon.c.acks_sent += 1;
+                let route = f.rev;
+                self.inject(pkt(route));
             }
         }
-        self.scratch_out = out;
-        if let Some(s) = state {
-            self.trace_state(fi, 0, s);
+        io.out.clear();
+        for i in 0..io.states.len() {
+            let (conn, s) = io.states[i];
+            self.trace_state(fi, conn as usize, s);
         }
+        io.states.clear();
+        self.scratch_io = io;
+        r
     }
 
-    fn close_conn(&mut self, fi: usize, ci: usize) {
+    fn timer(&mut self, fi: usize, timer: TimerId, gen: u32) {
         let now = self.now;
-        let f = &mut self.flows[fi];
-        let AppRt::Tcp { more, web, closed, done_at, .. } = &mut f.app else { return };
-        let slot = if ci == 0 { Some(&mut f.conn0) } else { more.get_mut(ci - 1) };
-        let Some(c) = slot.and_then(|c| c.take()) else { return };
-        add_stats(closed, &c.snd.stats());
-        match web {
-            Some(w) => w.completed(now - c.started),
-            None => *done_at = Some(now),
-        }
-    }
-
-    fn timer(&mut self, fi: usize, ci: usize, side: Side, gen: u32) {
-        let now = self.now;
-        if let AppRt::Datagram(d) = &mut self.flows[fi].app {
-            let slot = &mut d.timers[side as usize];
-            if slot.gen != gen || slot.armed.is_none() {
-                return; // superseded
-            }
-            slot.armed = None;
-            self.with_datagram(fi, side, |d, out| d.timeout(now, side, out));
-            return;
-        }
-        let Some(c) = self.conn(fi, ci) else { return };
-        let slot = &mut c.timers[side as usize];
-        if slot.gen != gen || slot.armed.is_none() {
-            return; // superseded
-        }
-        slot.armed = None;
-        match side {
-            Side::Sender => {
-                if c.snd.poll_timeout().is_some_and(|d| d <= now) {
-                    c.snd.on_timeout(now);
-                }
-                self.drain_sender(fi, ci);
-            }
-            Side::Sink => {
-                if c.sink.poll_timeout().is_some_and(|d| d <= now) {
-                    c.sink.on_timeout(now);
-                }
-                self.drain_sink(fi, ci);
-            }
-        }
+        self.call(fi, |d, io| d.timeout(now, timer, gen, io));
     }
 
     // ---- applications -------------------------------------------------------------------
 
     fn flow_start(&mut self, fi: usize) {
-        match &self.sc.flows[fi].app {
-            AppSpec::Ftp { .. } => self.open_conn(fi, None),
-            AppSpec::Transfer { tcp, size } => {
-                let pkts = size.0.div_ceil(tcp.sender.packet_size.0).max(1);
-                self.open_conn(fi, Some(pkts));
-            }
-            AppSpec::Web { .. } => {
-                if let AppRt::Tcp { web: Some(w), .. } = &mut self.flows[fi].app {
-                    w.running = true;
-                    let next = self.now + w.next_gap();
-                    self.q.push(next, Ev::WebSession(fi as u32));
-                }
-            }
-            AppSpec::Datagram(_) => {
-                let now = self.now;
-                self.with_datagram(fi, Side::Sender, |d, out| d.start(now, out));
-            }
-        }
+        let now = self.now;
+        self.call(fi, |d, io| d.start(now, io));
     }
 
     fn flow_stop(&mut self, fi: usize) {
-        let now = self.now;
-        let f = &mut self.flows[fi];
-        match &mut f.app {
-            AppRt::Datagram(d) => d.drv.stop(now),
-            AppRt::Tcp { more, web, .. } => {
-                if let Some(w) = web {
-                    w.running = false;
-                }
-                // The application stops offering data; what was handed to TCP is still sent.
-                for c in f.conn0.iter_mut().chain(more.iter_mut().flatten()) {
-                    c.snd.stop(now);
-                }
-            }
-        }
-    }
-
-    fn web_session(&mut self, fi: usize) {
-        let AppRt::Tcp { web: Some(w), .. } = &mut self.flows[fi].app else { return };
-        if !w.running {
-            return;
-        }
-        let bytes = w.next_size();
-        let gap = w.next_gap();
-        w.started += 1;
-        self.q.push(self.now + gap, Ev::WebSession(fi as u32));
-        let Some(pkt_size) = self.sc.flows[fi].tcp().map(|t| t.sender.packet_size.0) else { return };
-        let pkts = bytes.0.div_ceil(pkt_size).max(1);
-        self.open_conn(fi, Some(pkts));
+        self.flows[fi].drv.stop(self.now);
     }
 
     // ---- monitoring ---------------------------------------------------------------------
@@ -1299,8 +924,7 @@ impl<'a> Sim<'a> {
         let flows = (0..self.flows.len())
             .map(|i| FlowBase {
                 counters: self.flows[i].mon.c.clone(),
-                tcp: self.tcp_stats(i).unwrap_or_default(),
-                web: self.web_stats(i).map_or((0, 0, Dur::ZERO), |w| (w.started, w.completed, w.completion_time_sum)),
+                transport: self.flows[i].drv.counters(),
                 inflight: in_net[i].0,
             })
             .collect();
@@ -1326,23 +950,14 @@ impl<'a> Sim<'a> {
         self.baseline = Some(Box::new(Baseline { at: now, flows, links }));
     }
 
-    /// Bin `k` has ended: every flow's row, with the TCP window and the series its protocol
+    /// Bin `k` has ended: every flow's row, with its window and the series its protocol
     /// reports as they are now, is ready for the sink.
     fn bin_end(&mut self, k: usize) {
         self.bin_rows.clear();
         for f in &mut self.flows {
             let mut row = f.mon.emit(k);
-            if let AppRt::Tcp { web: None, .. } = &f.app {
-                row.cwnd_pkts = match &f.conn0 {
-                    Some(c) => c.snd.cwnd() as f32,
-                    None => f32::NAN,
-                };
-            } else {
-                row.cwnd_pkts = f32::NAN;
-                if let AppRt::Datagram(d) = &f.app {
-                    row.series = d.drv.sample();
-                }
-            }
+            row.cwnd_pkts = f.drv.window().map_or(f32::NAN, |w| w as f32);
+            row.series = f.drv.sample();
             self.bin_rows.push(row);
         }
         let t0 = Time::ZERO + self.bin.saturating_mul(k as u64);
@@ -1375,46 +990,14 @@ impl<'a> Sim<'a> {
         &self.flows[fi].mon.c
     }
 
-    /// The flow's per-bin rows, taken: the run must have ended.
-    /// TCP sender statistics summed over the flow's connections, open and closed.
-    pub(crate) fn tcp_stats(&self, fi: usize) -> Option<TcpSenderStats> {
-        let f = &self.flows[fi];
-        let AppRt::Tcp { closed, .. } = &f.app else { return None };
-        let mut s = *closed;
-        for c in f.conns() {
-            add_stats(&mut s, &c.snd.stats());
-        }
-        Some(s)
+    /// Flow `fi`'s driver: its endpoints.
+    pub(crate) fn driver(&self, fi: usize) -> &dyn FlowDriver {
+        &*self.flows[fi].drv
     }
 
-    pub(crate) fn web_stats(&self, fi: usize) -> Option<&WebSessions> {
-        match &self.flows[fi].app {
-            AppRt::Tcp { web: Some(w), .. } => Some(w),
-            _ => None,
-        }
-    }
-
-    /// A datagram flow's endpoints (`None` for TCP flows).
-    pub(crate) fn driver(&self, fi: usize) -> Option<&dyn FlowDriver> {
-        match &self.flows[fi].app {
-            AppRt::Datagram(d) => Some(&*d.drv),
-            AppRt::Tcp { .. } => None,
-        }
-    }
-
-    /// Wire mode: datagrams of flow `fi` that their receiving end refused.
-    pub(crate) fn malformed(&self, fi: usize) -> u64 {
-        match &self.flows[fi].app {
-            AppRt::Datagram(d) => d.drv.malformed(),
-            AppRt::Tcp { .. } => 0,
-        }
-    }
-
-    pub(crate) fn done_at(&self, fi: usize) -> Option<Time> {
-        match &self.flows[fi].app {
-            AppRt::Tcp { done_at, .. } => *done_at,
-            AppRt::Datagram(_) => None,
-        }
+    /// What flow `fi`'s transport counted so far.
+    pub(crate) fn transport_counters(&self, fi: usize) -> TransportCounters {
+        self.flows[fi].drv.counters()
     }
 
     pub(crate) fn link_check(&self, l: usize) -> LinkCheck {
@@ -1474,31 +1057,21 @@ impl EventLoop for Sim<'_> {
     }
 }
 
-fn add_stats(a: &mut TcpSenderStats, b: &TcpSenderStats) {
-    a.segments_sent += b.segments_sent;
-    a.bytes_sent += b.bytes_sent;
-    a.retransmits += b.retransmits;
-    a.timeouts += b.timeouts;
-    a.fast_retransmits += b.fast_retransmits;
-    a.partial_ack_retransmits += b.partial_ack_retransmits;
-    a.ecn_reductions += b.ecn_reductions;
-    a.acks_received += b.acks_received;
-    a.acks_ignored += b.acks_ignored;
-    a.rtt_samples += b.rtt_samples;
-    a.rtt_sum_ns += b.rtt_sum_ns;
-}
-
-/// Keeps one heap entry per timer: a new entry only when the deadline moves earlier (or the
-/// timer was idle). A later deadline is picked up when the earlier entry fires.
-fn arm_timer(slot: &mut TimerSlot, deadline: Option<Time>) -> Option<(Time, u32)> {
-    let d = deadline?;
-    match slot.armed {
-        Some(a) if a <= d => None,
-        _ => {
-            slot.gen = slot.gen.wrapping_add(1);
-            slot.armed = Some(d);
-            Some((d, slot.gen))
-        }
+/// The header packet `pkt` was sent with, as its driver reads it.
+fn header(pkt: &Packet) -> Header {
+    Header {
+        conn: pkt.conn,
+        kind: pkt.kind,
+        size: pkt.size,
+        payload: pkt.payload,
+        seq: pkt.seq,
+        ack: pkt.ack,
+        sent_at: pkt.sent_at,
+        ect: pkt.ect,
+        ce: pkt.ce,
+        ece: pkt.ece,
+        cwr: pkt.cwr,
+        syn: pkt.syn,
     }
 }
 
@@ -1507,9 +1080,9 @@ mod tests {
     use super::*;
     use std::mem::{offset_of, size_of};
 
-    /// The layout `FlowRt`'s comment describes: the routes, the first connection and the
-    /// sender's counters (`FlowMonitor` puts them first, after its bin number) in the first
-    /// cache line; the receiver's counters and the bin's delay sum within the next two.
+    /// The layout `FlowRt`'s comment describes: the routes, the driver and the sender's
+    /// counters (`FlowMonitor` puts them first) in the first cache line; the receiver's
+    /// counters, the bin's delay sum and the bin number within the next two.
     /// An arrival carries its next link at no cost in size (see [`Ev::Arrive`]): the timer
     /// event is as big.
     #[test]
@@ -1520,12 +1093,12 @@ mod tests {
     #[test]
     fn a_flows_hot_fields_fit_three_cache_lines() {
         assert_eq!(std::mem::align_of::<FlowRt>(), 64);
-        assert!(offset_of!(FlowRt, conn0) + size_of::<Option<Box<TcpConn>>>() <= offset_of!(FlowRt, mon));
+        assert!(offset_of!(FlowRt, drv) + size_of::<Box<dyn FlowDriver>>() <= offset_of!(FlowRt, mon));
         let counters = offset_of!(FlowRt, mon) + offset_of!(FlowMonitor, c);
         let senders_end = counters + offset_of!(FlowCounters, acks_dropped) + size_of::<u64>();
         assert!(senders_end <= 64, "the sender's counters end at byte {senders_end}");
-        // The bin's delay sum follows the counters (monitor.rs checks that).
-        let receivers_end = counters + size_of::<FlowCounters>() + size_of::<f64>();
+        // The bin's delay sum and the bin number follow the counters (monitor.rs checks that).
+        let receivers_end = counters + size_of::<FlowCounters>() + size_of::<f64>() + size_of::<u32>();
         assert!(receivers_end <= 3 * 64, "the receiver's counters end at byte {receivers_end}");
     }
 }

@@ -6,8 +6,8 @@
 use fairway_aqm::QueueStats;
 use fairway_core::{Dur, Time};
 
+use crate::driver::TransportCounters;
 use crate::monitor::FlowCounters;
-use crate::tcp::TcpSenderStats;
 
 /// Every flow's and link's counters at the end of the warm-up.
 #[derive(Debug, Clone)]
@@ -20,9 +20,7 @@ pub(crate) struct Baseline {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FlowBase {
     pub counters: FlowCounters,
-    pub tcp: TcpSenderStats,
-    /// Web sessions started and completed, and the completed ones' summed durations.
-    pub web: (u64, u64, Dur),
+    pub transport: TransportCounters,
     /// Data packets in the network then: the measured part has these to deliver as well as the
     /// ones it sends.
     pub inflight: u64,
@@ -63,22 +61,6 @@ pub(crate) fn counters_since(now: &FlowCounters, then: &FlowCounters) -> FlowCou
         jitter_sum_s: now.jitter_sum_s - then.jitter_sum_s,
         jitter_n: now.jitter_n - then.jitter_n,
         last_delay_s: now.last_delay_s,
-    }
-}
-
-pub(crate) fn tcp_since(now: &TcpSenderStats, then: &TcpSenderStats) -> TcpSenderStats {
-    TcpSenderStats {
-        segments_sent: now.segments_sent - then.segments_sent,
-        bytes_sent: now.bytes_sent - then.bytes_sent,
-        retransmits: now.retransmits - then.retransmits,
-        timeouts: now.timeouts - then.timeouts,
-        fast_retransmits: now.fast_retransmits - then.fast_retransmits,
-        partial_ack_retransmits: now.partial_ack_retransmits - then.partial_ack_retransmits,
-        ecn_reductions: now.ecn_reductions - then.ecn_reductions,
-        acks_received: now.acks_received - then.acks_received,
-        acks_ignored: now.acks_ignored - then.acks_ignored,
-        rtt_samples: now.rtt_samples - then.rtt_samples,
-        rtt_sum_ns: now.rtt_sum_ns - then.rtt_sum_ns,
     }
 }
 

@@ -1,6 +1,5 @@
 //! A datagram protocol's flow in the simulator: its two [`Endpoint`]s and the messages in flight
-//! between them, behind one object-safe door ([`FlowDriver`]) that the run loop uses for every
-//! such protocol alike.
+//! between them, behind the run loop's door to every flow ([`FlowDriver`]).
 //!
 //! A packet on a link carries a token (in its `seq`) for what its endpoint handed over, which
 //! waits here until the packet arrives or is dropped: in struct mode the typed message, in wire
@@ -13,57 +12,9 @@ use std::any::Any;
 use fairway_core::{Bytes, Time};
 use fairway_proto::{AgentState, Arrival, Endpoint, Transmit, WireEnd};
 
+use crate::driver::{FlowDriver, Header, Io, Outgoing, Side, TimerId, TimerSlot};
+use crate::packet_trace::PktKind;
 use crate::results::{BinSeries, SeriesInfo, MAX_SERIES};
-
-/// Which end of a flow: the source (data) or the sink (feedback, acknowledgements).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    Sender,
-    Sink,
-}
-
-/// A datagram an endpoint handed over, for the run loop to put on the wire.
-#[derive(Debug, Clone, Copy)]
-pub struct Outgoing {
-    pub size: u32,
-    pub payload: u32,
-    pub ect: bool,
-    /// Tagged as multimedia (the ToS bit CBT classifies on).
-    pub tagged: bool,
-    /// Names the message until the packet arrives or is dropped.
-    pub token: u64,
-}
-
-/// What the run loop needs of a datagram flow. Each call that can make an end send ends by
-/// draining it, as the contract asks: what it sends goes into `out`, and the call returns when
-/// that end next wants its timer.
-pub trait FlowDriver {
-    /// The application starts (the sender's [`Endpoint::start`]); drains the sender.
-    fn start(&mut self, now: Time, out: &mut Vec<Outgoing>) -> Option<Time>;
-    /// The application stops: the sender sends nothing more.
-    fn stop(&mut self, now: Time);
-    /// The packet with `token` reached the end `to` (data the sink, feedback the sender);
-    /// drains that end.
-    fn deliver(&mut self, now: Time, to: Side, token: u64, arrival: Arrival, out: &mut Vec<Outgoing>) -> Option<Time>;
-    /// The packet with `token`, sent by `from`, was dropped: its message goes.
-    fn forget(&mut self, from: Side, token: u64);
-    /// The timer of `side` fired: the endpoint's timeout runs if it is due; drains that end.
-    fn timeout(&mut self, now: Time, side: Side, out: &mut Vec<Outgoing>) -> Option<Time>;
-    /// The series its protocol reports ([`DatagramFlow::with_series`]), as they are now, for a
-    /// bin's row; `None` (and no allocation) for a protocol that reports none.
-    fn sample(&self) -> Option<Box<BinSeries>>;
-    /// The change log of each series its protocol logs: (which, [(when it took effect, value)]).
-    fn logs(&self) -> Vec<(&'static SeriesInfo, Vec<(Time, f64)>)>;
-    /// Wire mode: datagrams the receiving end refused (its own peer's bytes: a fairway bug).
-    fn malformed(&self) -> u64;
-    /// The sender's congestion control now, for traces.
-    fn state(&self) -> AgentState;
-    /// For the results: the concrete flow, to read its endpoints' statistics.
-    fn as_any(&self) -> &dyn Any;
-    /// Its two ends (sender, receiver) for a driver that carries their bytes itself (live
-    /// mode); the run loop above is then not used.
-    fn ends(&mut self) -> (&mut dyn WireEnd, &mut dyn WireEnd);
-}
 
 /// Messages in flight, by token; a slot is reused once its packet arrives or is dropped.
 struct Slab<M> {
@@ -139,6 +90,8 @@ pub struct DatagramFlow<S: Endpoint + 'static, R: Endpoint + 'static> {
     /// Byte buffers of delivered datagrams, for the next ones (wire mode).
     spare: Vec<Vec<u8>>,
     malformed: u64,
+    /// The sender's and the receiver's timers.
+    timers: [TimerSlot; 2],
 }
 
 impl<S, R> DatagramFlow<S, R>
@@ -148,7 +101,17 @@ where
 {
     /// A flow in struct mode, or in wire mode if `wire`.
     pub fn new(snd: S, rcv: R, wire: bool) -> Self {
-        DatagramFlow { snd, rcv, series: &[], fwd: Slab::new(), rev: Slab::new(), wire, spare: vec![], malformed: 0 }
+        DatagramFlow {
+            snd,
+            rcv,
+            series: &[],
+            fwd: Slab::new(),
+            rev: Slab::new(),
+            wire,
+            spare: vec![],
+            malformed: 0,
+            timers: [TimerSlot::default(); 2],
+        }
     }
 
     /// A flow that reports `series` (at most [`MAX_SERIES`]): each sampled into every bin, and
@@ -196,20 +159,16 @@ where
     S: Endpoint + 'static,
     R: Endpoint<In = S::Out, Out = S::In> + 'static,
 {
-    fn drain(&mut self, now: Time, side: Side, out: &mut Vec<Outgoing>) -> Option<Time> {
-        let packet = |size: Bytes, payload: Bytes, ect, tagged, token| Outgoing {
-            size: size.0 as u32,
-            payload: payload.0 as u32,
-            ect,
-            tagged,
-            token,
-        };
-        match side {
+    /// Drains end `side` into `io`: its wake-up first, then what it sends, then (the sender's,
+    /// if traced) its state.
+    fn drain(&mut self, now: Time, side: Side, io: &mut Io) {
+        let deadline = match side {
             Side::Sender => {
                 while let Some(t) = self.snd.poll_transmit(now) {
                     let (size, payload, ect, tagged) = (t.size, t.payload, t.ect, t.tagged);
                     let token = self.fwd.put(carry(&self.snd, t, self.wire, &mut self.spare));
-                    out.push(packet(size, payload, ect, tagged, token));
+                    let o = Outgoing::new(PktKind::Datagram, size.0 as u32, payload.0 as u32, token, now);
+                    io.out.push(Outgoing { ect, tagged, ..o });
                 }
                 self.snd.poll_timeout()
             }
@@ -217,10 +176,15 @@ where
                 while let Some(t) = self.rcv.poll_transmit(now) {
                     let (size, payload, ect, tagged) = (t.size, t.payload, t.ect, t.tagged);
                     let token = self.rev.put(carry(&self.rcv, t, self.wire, &mut self.spare));
-                    out.push(packet(size, payload, ect, tagged, token));
+                    let o = Outgoing::new(PktKind::Feedback, size.0 as u32, payload.0 as u32, token, now);
+                    io.out.push(Outgoing { ect, tagged, ..o });
                 }
                 self.rcv.poll_timeout()
             }
+        };
+        io.arm(&mut self.timers[side as usize], TimerId { conn: 0, side }, deadline);
+        if side == Side::Sender && io.traced {
+            io.states.push((0, self.snd.state()));
         }
     }
 }
@@ -230,40 +194,48 @@ where
     S: Endpoint + 'static,
     R: Endpoint<In = S::Out, Out = S::In> + 'static,
 {
-    fn start(&mut self, now: Time, out: &mut Vec<Outgoing>) -> Option<Time> {
+    fn start(&mut self, now: Time, io: &mut Io) {
         self.snd.start(now);
-        self.drain(now, Side::Sender, out)
+        self.drain(now, Side::Sender, io);
     }
 
     fn stop(&mut self, now: Time) {
         self.snd.stop(now);
     }
 
-    fn deliver(&mut self, now: Time, to: Side, token: u64, arrival: Arrival, out: &mut Vec<Outgoing>) -> Option<Time> {
+    fn deliver(&mut self, now: Time, pkt: &Header, io: &mut Io) -> bool {
+        let arrival = Arrival { ce: pkt.ce, size: Bytes(pkt.size as u64), payload: Bytes(pkt.payload as u64) };
+        let to = if pkt.kind.is_data() { Side::Sink } else { Side::Sender };
         match to {
             Side::Sink => {
-                if let Some(c) = self.fwd.take(token) {
+                if let Some(c) = self.fwd.take(pkt.seq) {
                     take_in(&mut self.rcv, now, c, arrival, &mut self.spare, &mut self.malformed);
                 }
             }
             Side::Sender => {
-                if let Some(c) = self.rev.take(token) {
+                if let Some(c) = self.rev.take(pkt.seq) {
                     take_in(&mut self.snd, now, c, arrival, &mut self.spare, &mut self.malformed);
                 }
             }
         }
-        self.drain(now, to, out)
+        self.drain(now, to, io);
+        true
     }
 
-    fn forget(&mut self, from: Side, token: u64) {
-        let bytes = match from {
-            Side::Sender => self.fwd.take(token).and_then(Carried::into_bytes),
-            Side::Sink => self.rev.take(token).and_then(Carried::into_bytes),
+    fn forget(&mut self, pkt: &Header) {
+        let bytes = if pkt.kind.is_data() {
+            self.fwd.take(pkt.seq).and_then(Carried::into_bytes)
+        } else {
+            self.rev.take(pkt.seq).and_then(Carried::into_bytes)
         };
         self.spare.extend(bytes);
     }
 
-    fn timeout(&mut self, now: Time, side: Side, out: &mut Vec<Outgoing>) -> Option<Time> {
+    fn timeout(&mut self, now: Time, timer: TimerId, gen: u32, io: &mut Io) {
+        let side = timer.side;
+        if !self.timers[side as usize].fire(gen) {
+            return; // superseded
+        }
         match side {
             Side::Sender => {
                 if self.snd.poll_timeout().is_some_and(|d| d <= now) {
@@ -276,7 +248,7 @@ where
                 }
             }
         }
-        self.drain(now, side, out)
+        self.drain(now, side, io);
     }
 
     fn sample(&self) -> Option<Box<BinSeries>> {
@@ -306,8 +278,8 @@ where
         self
     }
 
-    fn ends(&mut self) -> (&mut dyn WireEnd, &mut dyn WireEnd) {
-        (&mut self.snd, &mut self.rcv)
+    fn ends(&mut self) -> Option<(&mut dyn WireEnd, &mut dyn WireEnd)> {
+        Some((&mut self.snd, &mut self.rcv))
     }
 }
 
@@ -329,29 +301,60 @@ mod tests {
         };
         let snd = UdpSender::new(0, Box::new(Cbr::new(cfg, Rng::from_seed(1))));
         let mut f = DatagramFlow::new(snd, UdpReceiver::new(0), false);
-        let mut out = vec![];
-        assert_eq!(f.start(Time::ZERO, &mut out), Some(Time(1_000_000)));
-        f.timeout(Time(1_000_000), Side::Sender, &mut out);
+        let mut io = Io::default();
+        f.start(Time::ZERO, &mut io);
+        let w = io.wakes.pop().expect("the sender's timer");
+        assert!(io.wakes.is_empty());
+        assert_eq!((w.at, w.timer), (Time(1_000_000), TimerId { conn: 0, side: Side::Sender }));
+        f.timeout(w.at, w.timer, w.gen, &mut io);
         assert_eq!(
-            out.iter().map(|o| (o.size, o.payload, o.token)).collect::<Vec<_>>(),
-            [(100, 100, 0), (100, 100, 1)]
+            io.out.iter().map(|o| (o.kind, o.size, o.payload, o.seq)).collect::<Vec<_>>(),
+            [(PktKind::Datagram, 100, 100, 0), (PktKind::Datagram, 100, 100, 1)]
         );
-        f.forget(Side::Sender, 0);
-        let mut none = vec![];
-        f.deliver(Time(2_000_000), Side::Sink, 1, Arrival::default(), &mut none);
+        // A wake-up that came again (superseded) does nothing.
+        let sent = io.out.len();
+        f.timeout(w.at, w.timer, w.gen, &mut io);
+        assert_eq!(io.out.len(), sent);
+        let (p0, p1) = (io.out[0].header(), io.out[1].header());
+        f.forget(&p0);
+        let mut none = Io::default();
+        assert!(f.deliver(Time(2_000_000), &p1, &mut none));
         // A token delivered or forgotten names nothing any more.
-        f.deliver(Time(2_000_000), Side::Sink, 0, Arrival::default(), &mut none);
-        f.deliver(Time(2_000_000), Side::Sink, 1, Arrival::default(), &mut none);
-        assert!(none.is_empty(), "a UDP receiver sends nothing");
+        f.deliver(Time(2_000_000), &p0, &mut none);
+        f.deliver(Time(2_000_000), &p1, &mut none);
+        assert!(none.out.is_empty(), "a UDP receiver sends nothing");
         let s = f.rcv.stats();
         assert_eq!((s.received, s.skipped, s.highest_seq), (1, 1, Some(1)));
         // Both slots are free again: the next two messages reuse them.
-        out.clear();
-        f.timeout(Time(2_000_000), Side::Sender, &mut out);
-        f.timeout(Time(3_000_000), Side::Sender, &mut out);
-        let mut tokens: Vec<u64> = out.iter().map(|o| o.token).collect();
+        let mut next = *io.wakes.last().expect("re-armed");
+        let mut io = Io::default();
+        for _ in 0..2 {
+            f.timeout(next.at, next.timer, next.gen, &mut io);
+            next = io.wakes.pop().expect("re-armed");
+        }
+        let mut tokens: Vec<u64> = io.out.iter().map(|o| o.seq).collect();
         tokens.sort();
         assert_eq!(tokens, [0, 1]);
+    }
+
+    #[test]
+    fn a_traced_sender_hands_its_state_back_and_a_sink_does_not() {
+        let cfg = CbrConfig {
+            packet_size: Bytes(100),
+            interval: Dur::from_millis(1),
+            jitter: false,
+            max_packets: None,
+            frame_interval: None,
+        };
+        let snd = UdpSender::new(0, Box::new(Cbr::new(cfg, Rng::from_seed(1))));
+        let mut f = DatagramFlow::new(snd, UdpReceiver::new(0), false);
+        let mut io = Io { traced: true, ..Io::default() };
+        f.start(Time::ZERO, &mut io);
+        assert_eq!(io.states, [(0, AgentState::default())]);
+        let p = io.out[0].header();
+        let mut io = Io { traced: true, ..Io::default() };
+        f.deliver(Time(1), &p, &mut io);
+        assert!(io.states.is_empty());
     }
 
     #[test]
@@ -371,7 +374,7 @@ mod tests {
         };
         let snd = || UdpSender::new(0, Box::new(Cbr::new(cfg.clone(), Rng::from_seed(1))));
         let mut f = DatagramFlow::new(snd(), UdpReceiver::new(0), false).with_series(&[SENT]);
-        f.start(Time::ZERO, &mut vec![]);
+        f.start(Time::ZERO, &mut Io::default());
         let row = f.sample().unwrap();
         assert_eq!((row.get("sent"), row.get("other")), (Some(1.0), None));
         assert_eq!(f.logs(), [(&SENT.info, vec![(Time::ZERO, 0.0), (Time(1), 1.0)])]);

@@ -23,6 +23,17 @@ impl PktKind {
     pub fn is_data(self) -> bool {
         matches!(self, PktKind::TcpData | PktKind::Datagram)
     }
+
+    /// The class a class-based queue puts it in: chung-dcbt §2's router tells TCP from UDP by
+    /// the protocol field, and tagged UDP by the ToS bit.
+    pub fn queue_class(self, tagged: bool) -> fairway_aqm::Class {
+        use fairway_aqm::Class;
+        match self {
+            PktKind::TcpData | PktKind::TcpAck => Class::Tcp,
+            PktKind::Datagram | PktKind::Feedback if tagged => Class::Tagged,
+            PktKind::Datagram | PktKind::Feedback => Class::Untagged,
+        }
+    }
 }
 
 /// What happened to a packet at a link (ns-2's trace event letters).

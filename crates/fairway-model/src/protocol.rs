@@ -9,7 +9,7 @@ use std::sync::Arc;
 use fairway_core::{Bytes, Time};
 use serde::Serialize;
 
-use crate::datagram::FlowDriver;
+use crate::driver::FlowDriver;
 
 /// What a flow's endpoints are built from.
 pub struct Build<'a> {

@@ -9,6 +9,8 @@ use std::sync::Arc;
 use fairway_core::{Bytes, Dur, NodeId, Rate, Time};
 
 pub use crate::protocol::DatagramSpec;
+use crate::stream::StreamApp;
+use crate::tcp_flow::TcpFlow;
 pub use fairway_proto::iftp::{BackoffReset, IftpConfig};
 pub use fairway_proto::mapp::{MappConfig, Pacing, ScaleTable};
 pub use fairway_proto::source::CbrConfig;
@@ -143,6 +145,19 @@ impl AppSpec {
     /// Settings that depend on the route: each flow of a `count` group is parsed on its own.
     pub fn per_route(&self) -> bool {
         matches!(self, AppSpec::Datagram(d) if d.spec.per_route())
+    }
+
+    /// The flow's driver: its endpoints, ready to start.
+    pub fn driver(&self, b: &crate::protocol::Build) -> Result<Box<dyn crate::driver::FlowDriver>, String> {
+        match self {
+            AppSpec::Datagram(d) => d.spec.build(b),
+            AppSpec::Ftp { tcp } => Ok(Box::new(TcpFlow::new(tcp.clone(), StreamApp::Ftp, b))),
+            AppSpec::Transfer { tcp, size } => Ok(Box::new(TcpFlow::new(tcp.clone(), StreamApp::Transfer(*size), b))),
+            AppSpec::Web { tcp, interarrival, mean_size, shape } => {
+                let app = StreamApp::Web { interarrival: *interarrival, mean_size: *mean_size, shape: *shape };
+                Ok(Box::new(TcpFlow::new(tcp.clone(), app, b)))
+            }
+        }
     }
 
     /// The configuration of a datagram app, if it is a `T`.

@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use fairway_core::{Bytes, Dur, Rng, Time};
 use fairway_engine::{run, run_into, RunOptions, RunResult, Scenario};
-use fairway_model::datagram::{DatagramFlow, FlowDriver, Series};
+use fairway_model::datagram::{DatagramFlow, Series};
+use fairway_model::driver::FlowDriver;
 use fairway_model::protocol::{Build, DatagramSpec, Load};
 use fairway_model::results::SeriesInfo;
 use fairway_model::scenario::{AppSpec, DatagramApp};

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 
 use fairway_core::{Dur, Time};
-use fairway_model::datagram::FlowDriver;
+use fairway_model::driver::FlowDriver;
 use fairway_model::protocol::Build;
 use fairway_model::results::FlowSummary;
 use fairway_model::scenario::{AppSpec, FlowSpec, Scenario};
@@ -128,7 +128,7 @@ pub fn send(
     );
     let clock = Clock::new();
     let counts = {
-        let (snd, _) = drv.ends();
+        let (snd, _) = drv.ends().expect("a datagram flow (see `flow`) has its two ends");
         let mut e = [LiveEnd::new(snd, port, i as u32, Role::Sender { to, start, stop }, key)];
         // Past its stop, a sender only sends its end of flow; this is a bound, not a wait.
         let until = stop + Dur(ends::END_GAP.0 * (ends::END_COPIES as u64 + 1));
@@ -361,7 +361,7 @@ pub fn recv(
     println!("receiving {} on {at}", f.name);
     let clock = Clock::new();
     let (counts, peer) = {
-        let (_, rcv) = drv.ends();
+        let (_, rcv) = drv.ends().expect("a datagram flow (see `flow`) has its two ends");
         let e = LiveEnd::new(rcv, port, i as u32, Role::Receiver, key);
         let mut e = [if hide_losses { e.hiding_losses() } else { e }];
         ends::run(&mut e, &clock, limit.map(|d| Time::ZERO + d), ses.stop, None)

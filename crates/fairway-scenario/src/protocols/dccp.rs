@@ -17,7 +17,8 @@ use super::sources::{parse_source, SourceSpec, SOURCE_KEYS};
 use super::tfrc::{parse_rate_keys, RATE_KEYS};
 use super::{Build, DatagramSpec, FlowContext, Load, ProtocolReport, Registration, ReportContext};
 use crate::reader::{Res, Tbl};
-use fairway_model::datagram::{DatagramFlow, FlowDriver};
+use fairway_model::datagram::DatagramFlow;
+use fairway_model::driver::FlowDriver;
 
 const APPS: &[&str] = &["ftp", "cbr", "voip", "video"];
 pub(crate) const CCID2: Registration =

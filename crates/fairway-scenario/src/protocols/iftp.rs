@@ -10,7 +10,8 @@ use serde::Serialize;
 
 use super::{packet_size, Build, DatagramSpec, FlowContext, Load, ProtocolReport, Registration, ReportContext};
 use crate::reader::{Res, Tbl};
-use fairway_model::datagram::{DatagramFlow, FlowDriver};
+use fairway_model::datagram::DatagramFlow;
+use fairway_model::driver::FlowDriver;
 
 pub(crate) const REGISTRATION: Registration =
     Registration { transport: "iftp", apps: &["iftp"], keys: &[IFTP_KEYS], series: &[], parse };

@@ -17,7 +17,8 @@ use super::{
     CLASS_KEYS,
 };
 use crate::reader::{Res, Tbl};
-use fairway_model::datagram::{DatagramFlow, FlowDriver, Series};
+use fairway_model::datagram::{DatagramFlow, Series};
+use fairway_model::driver::FlowDriver;
 use fairway_model::results::SeriesInfo;
 
 pub(crate) const REGISTRATION: Registration =

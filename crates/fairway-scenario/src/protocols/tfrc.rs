@@ -14,7 +14,8 @@ use serde::Serialize;
 use super::sources::{parse_source, SourceSpec, SOURCE_KEYS};
 use super::{packet_size, Build, DatagramSpec, FlowContext, Load, ProtocolReport, Registration, ReportContext};
 use crate::reader::{Res, Tbl};
-use fairway_model::datagram::{DatagramFlow, FlowDriver};
+use fairway_model::datagram::DatagramFlow;
+use fairway_model::driver::FlowDriver;
 
 const APPS: &[&str] = &["ftp", "cbr", "voip", "video"];
 

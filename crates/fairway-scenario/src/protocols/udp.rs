@@ -9,7 +9,8 @@ use fairway_proto::udp::{UdpReceiver, UdpSender};
 use super::sources::{parse_source, SourceSpec, SOURCE_KEYS};
 use super::{parse_class, Build, DatagramSpec, FlowContext, Load, Registration, CLASS_KEYS};
 use crate::reader::{Res, Tbl};
-use fairway_model::datagram::{DatagramFlow, FlowDriver};
+use fairway_model::datagram::DatagramFlow;
+use fairway_model::driver::FlowDriver;
 
 pub(crate) const REGISTRATION: Registration = Registration {
     transport: "udp",
