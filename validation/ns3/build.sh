@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the ns-3 twin(s) against Debian's ns-3 3.37 (apt-get install ns3 libns3-dev).
 #
-#   validation/ns3/build.sh            -> validation/ns3/build/dumbbell-mid, build/aqm
+#   validation/ns3/build.sh            -> validation/ns3/build/dumbbell-mid, build/aqm, build/tcp
 #   validation/ns3/build.sh aqm        -> only build/aqm
 #   BUILD_DIR=/tmp/x validation/ns3/build.sh
 #   CXX=clang++ CXXFLAGS="-O3" validation/ns3/build.sh
@@ -41,7 +41,7 @@ fi
 mkdir -p "$out"
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(dumbbell-mid aqm)
+    targets=(dumbbell-mid aqm tcp)
 fi
 for t in "${targets[@]}"; do
     if [ ! -e "$here/$t.cc" ]; then

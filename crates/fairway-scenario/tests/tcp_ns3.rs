@@ -1,0 +1,294 @@
+//! ns-3.37's own TCP as the referee of fairway's: NewReno and CUBIC (ns-3's TcpCubic, fairway's
+//! `flavor = "ns3"`) with ns-3's DEFAULT TcpSocketBase settings (SACK with RFC 6675 recovery and
+//! PRR, timestamps, IW10, delayed ACKs, MinRto 1 s, 1 ms clock granularity), 2, 4 and 8 flows
+//! with base round trips from about 20 to 100 ms, each starting at random in [0, 1 s), through a
+//! 10 Mb/s DropTail of about a BDP or a CoDel (issue 34, item 6). Each
+//! scenarios/validation/tcp-ns3-*.toml names its twin (`# ns-3 twin: validation/ns3/build/tcp
+//! ...`, validation/ns3/tcp.cc); both run seeds 1-5, and over them the mean of the sum of the
+//! flows' goodputs (from the 5 s warm-up on) must agree within 5%, each flow's mean goodput within
+//! 15%, and the bottleneck's mean wait before serialisation within 15%. (ns-3's own per-flow
+//! standard deviation across its seeds is 1-40% in these runs, up to 144% for CUBIC through CoDel.)
+//!
+//! The ns-3 side: the twin's runs are kept in validation/ns3/tcp-reference.json, each with the
+//! command that made it (validation/ns3/tcp-reference.py writes it). With Debian's ns-3 installed
+//! (headers in /usr/include/ns3) the test builds the twin, runs it, and requires the stored runs to
+//! be what it gives; without ns-3 it compares with the stored runs and says so, unless
+//! FAIRWAY_REQUIRE_NS3 is set (CI sets it), when it fails.
+//!
+//! fairway has no `options = "ns3"` yet: the scenarios set the TCP keys closest to ns-3's
+//! defaults that exist (ns-2's Sack1 recovery, no timestamps). NewReno through CoDel passes with
+//! them; the cases that fail are ignored, each naming what it lacks, and validation/ns3/README.md
+//! ("tcp") has every case's numbers (`-- --include-ignored --nocapture` prints them).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use fairway_engine::{run, RunOptions};
+use fairway_scenario::parse_scenario_file;
+use serde_json::Value;
+
+#[path = "../../fairway-cli/tests/referee/mod.rs"]
+mod referee;
+
+const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
+const SUM_TOLERANCE: f64 = 0.05;
+const FLOW_TOLERANCE: f64 = 0.15;
+const WAIT_TOLERANCE: f64 = 0.15;
+const TWIN_PREFIX: &str = "# ns-3 twin: ";
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The twin's binary, built once (None: ns-3 is not installed).
+fn twin_binary() -> Option<PathBuf> {
+    static BIN: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let missing = (!Path::new("/usr/include/ns3/core-module.h").exists())
+            .then(|| "ns-3's headers are missing (apt-get install ns3 libns3-dev)".to_string());
+        if !referee::available("ns-3", "FAIRWAY_REQUIRE_NS3", missing) {
+            return None;
+        }
+        let dir = repo().join("target/ns3");
+        let st = Command::new("bash")
+            .arg(repo().join("validation/ns3/build.sh"))
+            .arg("tcp")
+            .env("BUILD_DIR", &dir)
+            .output()
+            .expect("run validation/ns3/build.sh");
+        assert!(st.status.success(), "building the ns-3 twin failed:\n{}", String::from_utf8_lossy(&st.stderr));
+        Some(dir.join("tcp"))
+    })
+    .clone()
+}
+
+/// One run of either tool: each flow's goodput from the end of the warm-up, and the
+/// bottleneck's mean wait.
+#[derive(Debug, Clone, PartialEq)]
+struct Run {
+    goodput_bps: Vec<f64>,
+    wait_s: f64,
+}
+
+/// The twin's command, from the scenario's header (`validation/ns3/build/tcp --tcp=...`).
+fn twin_command(toml: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(toml).unwrap();
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix(TWIN_PREFIX))
+        .unwrap_or_else(|| panic!("{} names no `{TWIN_PREFIX}validation/ns3/build/tcp ...` line", toml.display()));
+    line.split_whitespace().map(str::to_string).collect()
+}
+
+/// The command a stored run records: the twin's, its seed, and a placeholder for the output.
+fn recorded_command(cmd: &[String], seed: u64) -> String {
+    format!("{} --seed={seed} --out=OUT.json", cmd.join(" "))
+}
+
+fn reference() -> &'static Value {
+    static REF: OnceLock<Value> = OnceLock::new();
+    REF.get_or_init(|| {
+        let path = repo().join("validation/ns3/tcp-reference.json");
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+            .unwrap()
+    })
+}
+
+fn stored(case: &str, cmd: &[String]) -> Vec<Run> {
+    let runs = reference()["cases"][case].as_array().unwrap_or_else(|| {
+        panic!("validation/ns3/tcp-reference.json has no {case}: run validation/ns3/tcp-reference.py")
+    });
+    SEEDS
+        .iter()
+        .map(|&seed| {
+            let r = runs
+                .iter()
+                .find(|r| r["seed"].as_u64() == Some(seed))
+                .unwrap_or_else(|| panic!("validation/ns3/tcp-reference.json has no seed {seed} of {case}"));
+            assert_eq!(
+                r["command"].as_str().unwrap(),
+                recorded_command(cmd, seed),
+                "{case}: the stored run was made by another command than the scenario's twin: run \
+                 validation/ns3/tcp-reference.py"
+            );
+            Run {
+                goodput_bps: r["goodput_bps"].as_array().unwrap().iter().map(|g| g.as_f64().unwrap()).collect(),
+                wait_s: r["mean_sojourn_s"].as_f64().unwrap(),
+            }
+        })
+        .collect()
+}
+
+fn ns3_live(bin: &Path, cmd: &[String], seed: u64) -> Run {
+    let out =
+        std::env::temp_dir().join(format!("fairway-ns3-tcp-{}-{seed}-{}.json", cmd[1..].join("_"), std::process::id()));
+    let st = Command::new(bin)
+        .args(&cmd[1..])
+        .arg(format!("--seed={seed}"))
+        .arg(format!("--out={}", out.display()))
+        .output()
+        .expect("run the ns-3 twin");
+    assert!(st.status.success(), "the ns-3 twin failed: {}", String::from_utf8_lossy(&st.stderr));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&out);
+    Run {
+        goodput_bps: v["flows"].as_array().unwrap().iter().map(|f| f["goodput_bps"].as_f64().unwrap()).collect(),
+        wait_s: v["links"][0]["mean_sojourn_s"].as_f64().unwrap(),
+    }
+}
+
+/// ns-3's runs of a case: live when ns-3 is here (and then the stored ones must be the same),
+/// else the stored ones.
+fn ns3(case: &str, cmd: &[String]) -> Vec<Run> {
+    let kept = stored(case, cmd);
+    let Some(bin) = twin_binary() else {
+        eprintln!("{case}: ns-3's runs from validation/ns3/tcp-reference.json");
+        return kept;
+    };
+    let live: Vec<Run> = SEEDS.iter().map(|&s| ns3_live(&bin, cmd, s)).collect();
+    let same = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-12);
+    for (seed, (l, k)) in SEEDS.iter().zip(live.iter().zip(&kept)) {
+        let ok = l.goodput_bps.len() == k.goodput_bps.len()
+            && l.goodput_bps.iter().zip(&k.goodput_bps).all(|(a, b)| same(*a, *b))
+            && same(l.wait_s, k.wait_s);
+        assert!(
+            ok,
+            "{case}, seed {seed}: ns-3 gives {l:?}, validation/ns3/tcp-reference.json holds {k:?}: run \
+             validation/ns3/tcp-reference.py"
+        );
+    }
+    live
+}
+
+fn fairway(toml: &Path, seed: u64) -> Run {
+    let sc = parse_scenario_file(toml).unwrap_or_else(|e| panic!("{e}"));
+    let res = run(&sc, &RunOptions { seed: Some(seed), ..Default::default() }, &mut |_| {}).unwrap();
+    let s = &res.summary;
+    let link = s.links.iter().find(|l| l.name == "r1->r2").unwrap();
+    Run { goodput_bps: s.flows.iter().map(|f| f.goodput_bps).collect(), wait_s: link.mean_sojourn_s.unwrap_or(0.0) }
+}
+
+fn mean(xs: impl Iterator<Item = f64>) -> f64 {
+    let v: Vec<f64> = xs.collect();
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+fn sd(xs: impl Iterator<Item = f64>) -> f64 {
+    let v: Vec<f64> = xs.collect();
+    let m = v.iter().sum::<f64>() / v.len() as f64;
+    (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
+}
+
+fn compare(case: &str) {
+    let toml = repo().join("scenarios/validation").join(format!("{case}.toml"));
+    let cmd = twin_command(&toml);
+    let n3 = ns3(case, &cmd);
+    let fw: Vec<Run> = SEEDS.iter().map(|&s| fairway(&toml, s)).collect();
+    let flows = n3[0].goodput_bps.len();
+    assert_eq!(fw[0].goodput_bps.len(), flows, "{case}: fairway runs {} flows, ns-3 {flows}", fw[0].goodput_bps.len());
+
+    let mut report = String::new();
+    let mut failures = vec![];
+    let mut check = |what: String, f: f64, n: f64, spread: f64, tol: f64| {
+        let d = f / n - 1.0;
+        let ok = d.abs() <= tol;
+        report += &format!(
+            "  {what:<10} fairway {f:>12.1}  ns-3 {n:>12.1} (seeds' sd {:>4.1}%)  {:+6.1}%  {}\n",
+            spread * 100.0,
+            d * 100.0,
+            if ok { "ok" } else { "OUTSIDE" }
+        );
+        if !ok {
+            failures.push(format!("{what} {:+.1}% (band {:.0}%)", d * 100.0, tol * 100.0));
+        }
+    };
+    let sums = |rs: &[Run]| rs.iter().map(|r| r.goodput_bps.iter().sum::<f64>()).collect::<Vec<_>>();
+    let (fs, ns) = (sums(&fw), sums(&n3));
+    check(
+        "sum b/s".into(),
+        mean(fs.iter().copied()),
+        mean(ns.iter().copied()),
+        sd(ns.iter().copied()) / mean(ns.iter().copied()),
+        SUM_TOLERANCE,
+    );
+    for i in 0..flows {
+        let n = mean(n3.iter().map(|r| r.goodput_bps[i]));
+        check(
+            format!("tcp{i} b/s"),
+            mean(fw.iter().map(|r| r.goodput_bps[i])),
+            n,
+            sd(n3.iter().map(|r| r.goodput_bps[i])) / n,
+            FLOW_TOLERANCE,
+        );
+    }
+    let nw = mean(n3.iter().map(|r| r.wait_s));
+    check(
+        "wait us".into(),
+        mean(fw.iter().map(|r| r.wait_s)) * 1e6,
+        nw * 1e6,
+        sd(n3.iter().map(|r| r.wait_s)) / nw,
+        WAIT_TOLERANCE,
+    );
+    eprintln!("{case}, means over seeds {SEEDS:?}:\n{report}");
+    assert!(failures.is_empty(), "{case}: {} (the table above)", failures.join(", "));
+}
+
+macro_rules! case {
+    ($(#[$attr:meta])* $test:ident, $case:literal) => {
+        $(#[$attr])*
+        #[test]
+        fn $test() {
+            compare($case);
+        }
+    };
+}
+
+case!(newreno_codel_2, "tcp-ns3-newreno-codel-2");
+case!(newreno_codel_4, "tcp-ns3-newreno-codel-4");
+case!(newreno_codel_8, "tcp-ns3-newreno-codel-8");
+case!(
+    #[ignore = "per-flow shares through DropTail (+24%, -52%): fairway's Sack1 sender holds a phase regime ns-3's does not; recheck with options = \"ns3\" (validation/ns3/README.md, tcp)"]
+    newreno_droptail_2,
+    "tcp-ns3-newreno-droptail-2"
+);
+case!(
+    #[ignore = "per-flow shares through DropTail (-26%, +135%, -22%): phase regimes; recheck with options = \"ns3\", and ns-3's own seeds 6-10 miss 1-5 by up to 15% (validation/ns3/README.md, tcp)"]
+    newreno_droptail_4,
+    "tcp-ns3-newreno-droptail-4"
+);
+case!(
+    #[ignore = "one flow's share through DropTail (+17%): within ns-3's own spread (seeds 6-10 miss 1-5 by up to 21%); needs options = \"ns3\" and more seeds (validation/ns3/README.md, tcp)"]
+    newreno_droptail_8,
+    "tcp-ns3-newreno-droptail-8"
+);
+case!(
+    #[ignore = "fairway's flows time out where ns-3's do not (sum -19%, wait x7): needs options = \"ns3\" (RFC 6675 recovery with PRR, timestamps) and HyStart in flavor ns3 (validation/ns3/README.md, tcp)"]
+    cubic_codel_2,
+    "tcp-ns3-cubic-codel-2"
+);
+case!(
+    #[ignore = "ns-3's TcpCubic collapses into timeouts through CoDel (its seeds 6-10 miss 1-5 by 72% in the wait): needs options = \"ns3\", HyStart, and many more seeds (validation/ns3/README.md, tcp)"]
+    cubic_codel_4,
+    "tcp-ns3-cubic-codel-4"
+);
+case!(
+    #[ignore = "ns-3's TcpCubic collapses into timeouts through CoDel (queue 240 ms, per-flow sd up to 144%): needs options = \"ns3\", HyStart, and many more seeds (validation/ns3/README.md, tcp)"]
+    cubic_codel_8,
+    "tcp-ns3-cubic-codel-8"
+);
+case!(
+    #[ignore = "per-flow shares through DropTail (+68%, -59%): needs options = \"ns3\" and HyStart in flavor ns3 (validation/ns3/README.md, tcp)"]
+    cubic_droptail_2,
+    "tcp-ns3-cubic-droptail-2"
+);
+case!(
+    #[ignore = "per-flow shares through DropTail (-43%, -33%, +88%): needs options = \"ns3\" and HyStart in flavor ns3; ns-3's own seeds 6-10 miss 1-5 by up to 22% (validation/ns3/README.md, tcp)"]
+    cubic_droptail_4,
+    "tcp-ns3-cubic-droptail-4"
+);
+case!(
+    #[ignore = "per-flow shares through DropTail (five flows 22-47% off): needs options = \"ns3\" and HyStart in flavor ns3; ns-3's own seeds 6-10 miss 1-5 by up to 27% (validation/ns3/README.md, tcp)"]
+    cubic_droptail_8,
+    "tcp-ns3-cubic-droptail-8"
+);
