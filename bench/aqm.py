@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""fairway's queue disciplines beside their peers: wall time, peak memory and delivered
-throughput on the mid dumbbell (100 NewReno FTP + 10 CBR of 5 Mb/s through 100 Mb/s, 20 s).
+"""fairway's queue disciplines and CUBIC beside their peers: wall time, peak memory and delivered
+throughput on the mid dumbbell (100 FTP + 10 CBR of 5 Mb/s through 100 Mb/s, 20 s).
 
     python3 bench/aqm.py [--reps N] [--seed S] [--out bench/results-aqm.md]
 
@@ -8,6 +8,8 @@ throughput on the mid dumbbell (100 NewReno FTP + 10 CBR of 5 Mb/s through 100 M
                 the same dumbbell (validation/dumbbell.tcl; ns-2 has no D-CBT)
   fq-codel-mid  scenarios/bench/fq-codel-mid.toml (FQ-CoDel) beside ns-3 3.37's FqCoDelQueueDisc
                 (validation/ns3/aqm.cc, built by validation/ns3/build.sh when missing)
+  cubic-mid     scenarios/bench/cubic-mid.toml (100 CUBIC flows as ns-3.37's TcpCubic runs them,
+                DropTail) beside ns-3 3.37 running TcpCubic on the same dumbbell (aqm.cc --tcp=cubic)
 
 Each file names its twin's command in its header. The tools run interleaved (fairway, the peer,
 fairway, ...) with the same seed; medians of the repetitions. Measures with bench/bench.py's
@@ -122,7 +124,7 @@ def main():
             notes.append("`ns` is not on PATH (apt-get install ns2): ns-2 not run")
         if ns3 is None:
             notes.append("the ns-3 twin could not be built (apt-get install ns3 libns3-dev): ns-3 not run")
-        for name, peer in (("dcbt-mid", "ns-2"), ("fq-codel-mid", "ns-3")):
+        for name, peer in (("dcbt-mid", "ns-2"), ("fq-codel-mid", "ns-3"), ("cubic-mid", "ns-3")):
             toml = os.path.join(ROOT, "scenarios", "bench", f"{name}.toml")
             words = twin_line(toml, "ns validation/" if peer == "ns-2" else "validation/ns3/build/aqm")
             fw, pe = [], []
@@ -139,14 +141,14 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
-    L = ["# Queue disciplines beside their peers (bench/aqm.py)", "",
+    L = ["# Queue disciplines and CUBIC beside their peers (bench/aqm.py)", "",
          f"{mach['date']}; {mach['cpu']}, {mach['cores']} cores, {mach['mem']}; load average "
          f"{mach['load']} at the end; {a.reps} runs of each tool, interleaved, seed {a.seed}; medians.", "",
          "| scenario | tool | discipline | wall s | CPU s | peak MB | TCP Mb/s | UDP Mb/s | drops | peer / fairway wall |",
          "|---|---|---|---|---|---|---|---|---|---|"]
     for name, peer, fw, pe, cmd in rows:
-        disc = "D-CBT" if name.startswith("dcbt") else "FQ-CoDel"
-        peer_disc = "RED" if peer == "ns-2" else "FQ-CoDel"
+        disc = {"dcbt-mid": "D-CBT", "fq-codel-mid": "FQ-CoDel", "cubic-mid": "DropTail, CUBIC"}[name]
+        peer_disc = "RED" if peer == "ns-2" else disc
         for tool, s, d in (("fairway", fw, disc), (peer, pe, peer_disc)):
             if s is None:
                 L.append(f"| {name} | {tool} | {d} | - | - | - | - | - | - | |")
