@@ -28,6 +28,10 @@
 //! The engine calls `poll_transmit` until `None` after every input, then schedules a wake-up at
 //! `poll_timeout()`. A stale wake-up (the timer moved) is ignored by `on_timeout`.
 //!
+//! Beyond ns-2, each off unless a scenario asks (docs/semantics.md, "TCP's modern options"):
+//! RFC 7323 timestamps (an RTT sample per ACK), Linux's RTO, RFC 6675 recovery with RFC 6937
+//! PRR (rfc6675.rs), and option sets gathering one stack's defaults (options.rs).
+//!
 //! Checked against ns-2 2.35 (`/usr/bin/ns`): replaying the ACK arrival times of ns-2 runs
 //! (Reno and NewReno, TCPSink and DelAck, DropTail and RED/ECN, finite and unlimited, link
 //! outages up to the 60 s RTO cap) into [`TcpSender`] reproduces every packet ns-2's agent sent,

@@ -193,6 +193,10 @@ impl Rfc6675 {
     /// unless IsLost, and once more if retransmitted (at or below HighRxt). Also returns the
     /// highest packet held lost, -1 if none.
     pub(super) fn set_pipe(&self, maxseq: i64, dupthresh: u64) -> (i64, i64) {
+        if self.board.n_sacked == 0 && self.lost_to.is_none() && self.high_rxt < self.board.base {
+            // Nothing SACKed, nothing lost, nothing retransmitted outstanding: all of it.
+            return ((maxseq + 1 - self.board.base).max(0), -1);
+        }
         let mut pipe = 0i64;
         let mut above = 0u64;
         let mut edge = -1;
@@ -221,16 +225,19 @@ impl Rfc6675 {
     /// (1) only after a timeout (§5.1).
     pub(super) fn next_seg(&self, maxseq: i64, dupthresh: u64, new_data: Option<i64>) -> Option<(i64, Rule)> {
         let b = &self.board;
-        // The smallest unSACKed packet above HighRxt (rules (1.a) and (3)).
+        if !self.in_recovery && self.lost_to.is_none() {
+            // Outside recovery, and not after a timeout: new data only.
+            return new_data.map(|s| (s, Rule::New));
+        }
+        // The smallest unSACKed packet above HighRxt (rules (1.a) and (3)). IsLost falls as the
+        // sequence number rises, so if it is not lost, no later one is.
         let s2 = ((self.high_rxt + 1).max(b.base)..=maxseq).find(|&s| !b.is_sacked(s));
         // (1.b): below the highest SACKed packet.
         let below = s2.filter(|&s| s < b.high_sacked);
-        if self.in_recovery || self.lost_to.is_some() {
-            // (1.c) IsLost; after a timeout everything up to RecoveryPoint is (§5.1).
-            let by_timeout = s2.filter(|&s| self.lost_to.is_some_and(|p| s <= p));
-            if let Some(s) = by_timeout.or(below.filter(|&s| b.is_lost(s, dupthresh))) {
-                return Some((s, Rule::Lost));
-            }
+        // (1.c) IsLost; after a timeout everything up to RecoveryPoint is (§5.1).
+        let by_timeout = s2.filter(|&s| self.lost_to.is_some_and(|p| s <= p));
+        if let Some(s) = by_timeout.or(below.filter(|&s| b.is_lost(s, dupthresh))) {
+            return Some((s, Rule::Lost));
         }
         if let Some(s) = new_data {
             return Some((s, Rule::New));

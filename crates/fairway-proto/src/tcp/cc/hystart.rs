@@ -88,7 +88,7 @@ impl HyStartPlusPlus {
             self.current_round_min = Some(self.current_round_min.map_or(rtt, |m| m.min(rtt)));
             self.samples += 1;
         }
-        let n = acked.packets.max(1).min(L) as f64;
+        let n = acked.packets.clamp(1, L) as f64;
         let enough = self.samples >= N_RTT_SAMPLE;
         match (self.css_baseline, self.current_round_min, self.last_round_min) {
             (None, Some(cur), Some(last)) if enough => {
