@@ -905,8 +905,9 @@ fn tcp_choice(t: &Tbl, from_transport: TcpVariant, set: &OptionSet) -> Res<TcpVa
             }
             (false, _) => {}
         }
-    } else if set.sack && variant != TcpVariant::Tahoe {
-        // The option set's SACK, which Tahoe's sender does without.
+    } else if set.sack && variant != TcpVariant::Tahoe && !named {
+        // The option set's SACK, which Tahoe's sender does without, and which does not turn an
+        // ns-2 sender named by `transport` into another.
         variant = TcpVariant::Sack;
     }
     // RFC 6675 recovery needs SACK blocks: asking for it asks for SACK.
@@ -952,7 +953,10 @@ fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
     // The option set's defaults (ns-2's are TcpSpec's own), then the keys given.
     s.sender = TcpConfig { variant, cc: s.sender.cc, cc_flavor: s.sender.cc_flavor, ..set.sender.clone() };
     s.sink = SinkConfig { sack: s.sink.sack, ..set.sink.clone() };
-    if variant != TcpVariant::Sack {
+    // ns-2's senders named by `transport` keep ns-2's recovery (Sack1 for "sack") unless the
+    // scenario asks for RFC 6675's.
+    let named = t.get("transport").is_some_and(|v| v.string().is_ok_and(|s| s != "tcp"));
+    if variant != TcpVariant::Sack || named {
         s.sender.sack_recovery = SackRecovery::Ns2;
         s.sender.prr = None;
     }
@@ -968,7 +972,6 @@ fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
     } else if let Some((name, flavor)) = set.cc {
         // Only a sender that runs a congestion control of its choosing: ns-2's named senders
         // (transport = "reno", ...) keep ns-2's window.
-        let named = t.get("transport").is_some_and(|v| v.string().is_ok_and(|s| s != "tcp"));
         if !named {
             s.sender.cc = name;
             s.sender.cc_flavor = flavor;
@@ -998,6 +1001,8 @@ fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
         let r = recovery_name(&v)?;
         if variant == TcpVariant::Sack {
             s.sender.sack_recovery = r;
+            // PRR as the set has it, unless `prr` says otherwise below; none in ns-2's Sack1.
+            s.sender.prr = if r == SackRecovery::Rfc6675 { set.sender.prr } else { None };
         }
     }
     if let Some(v) = t.get("prr") {

@@ -999,8 +999,16 @@ fn tcp_option_sets_give_every_key_a_default_that_keys_override() {
     assert_eq!((n.sender.min_rto, n.sender.tick), (Dur::from_secs(1), Dur::from_millis(1)));
     assert_eq!((n.sink.delayed_ack, n.sender.prr), (Some(Dur::from_millis(200)), Some(PrrBound::Ssrb)));
     assert_eq!((n.sender.cc, n.sender.cc_flavor), ("cubic", "ns3"));
-    // ns-2's senders by their transport names keep ns-2's window under any set.
-    assert_eq!(tcp("options = \"linux\"\ntransport = \"reno\"").sender.cc, "reno");
+    // ns-2's senders by their transport names stay ns-2's senders (window and recovery) under
+    // any set, with the set's other values.
+    let r = tcp("options = \"linux\"\ntransport = \"reno\"");
+    assert_eq!((r.sender.cc, r.sender.variant, r.sink.sack), ("reno", TcpVariant::Reno, false));
+    assert!(r.sender.timestamps);
+    let r = tcp("options = \"linux\"\ntransport = \"sack\"");
+    assert_eq!((r.sender.variant, r.sender.sack_recovery, r.sender.prr), (TcpVariant::Sack, SackRecovery::Ns2, None));
+    let r = tcp("options = \"linux\"\ntransport = \"sack\"\nrecovery = \"rfc6675\"");
+    assert_eq!((r.sender.sack_recovery, r.sender.prr), (SackRecovery::Rfc6675, Some(PrrBound::Linux)));
+    assert_eq!(tcp("options = \"linux\"\nrecovery = \"ns2\"").sender.prr, None);
     // The modern keys alone, over ns-2's defaults.
     let t = tcp("recovery = \"rfc6675\"\nprr = true\ntimestamps = true");
     assert_eq!((t.sender.variant, t.sink.sack, t.sender.prr), (TcpVariant::Sack, true, Some(PrrBound::Ssrb)));
