@@ -980,7 +980,10 @@ fn tcp_option_sets_give_every_key_a_default_that_keys_override() {
     assert_eq!((l.sender.sack_recovery, l.sender.prr), (SackRecovery::Rfc6675, Some(PrrBound::Linux)));
     assert!(l.sender.timestamps);
     assert_eq!((l.sender.packet_size, l.sender.header_size, l.sink.ack_size), (Bytes(1448), Bytes(52), Bytes(52)));
-    assert_eq!((l.sender.window_init, l.sender.min_rto, l.sender.rto_style), (10, Dur::from_millis(200), RtoStyle::Linux));
+    assert_eq!(
+        (l.sender.window_init, l.sender.min_rto, l.sender.rto_style),
+        (10, Dur::from_millis(200), RtoStyle::Linux)
+    );
     assert_eq!(l.sink.delayed_ack, Some(Dur::from_millis(40)));
     assert_eq!((l.sender.cc, l.sender.cc_flavor), ("cubic", "linux"));
     // Keys given override the set: another cc, no SACK (NewReno's recovery), no timestamps (the

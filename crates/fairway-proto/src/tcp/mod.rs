@@ -39,13 +39,13 @@
 
 pub mod cc;
 #[cfg(test)]
+mod modern_tests;
+#[cfg(test)]
 mod net_tests;
 pub mod options;
 mod rate;
 mod recovery;
 mod rfc6675;
-#[cfg(test)]
-mod modern_tests;
 mod rtt;
 mod sack;
 mod scoreboard;
@@ -174,7 +174,7 @@ pub struct TcpConfig {
     /// RFC 7323 timestamps: every ACK that acknowledges new data gives an RTT sample, now less
     /// the TSval it echoes (the segment's `sent_at`, which the sink echoes by RFC 7323 §4.3's
     /// rules), instead of ns-2's one timed segment per round trip (false). Karn's rule is not
-    /// needed then (RFC 7323 §4.1): a retransmission carries its own TSval.
+    /// needed then (RFC 7323 §4): a retransmission carries its own TSval.
     pub timestamps: bool,
     /// How the retransmission timeout is computed from the estimator (ns-2's by default).
     pub rto_style: RtoStyle,
@@ -223,7 +223,7 @@ impl SackRecovery {
     }
 }
 
-/// RFC 6937 §3.1's reduction bound: how far PRR may send beyond the proportional share once
+/// RFC 6937 §3's reduction bound: how far PRR may send beyond the proportional share once
 /// `pipe` has fallen to ssthresh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PrrBound {

@@ -34,7 +34,7 @@ fn timestamps_give_one_rtt_sample_per_ack_of_new_data() {
     s.on_ack(later, &TcpAck { ts_echo: round[1].sent_at, ..ack(2) });
     assert_eq!(s.stats().rtt_samples, 3);
     assert_eq!(s.last_sample, Some(Dur::from_millis(130)));
-    // A duplicate ACK acknowledges nothing new: no sample (RFC 7323 §4.1).
+    // A duplicate ACK acknowledges nothing new: no sample (RFC 7323 §4).
     s.on_ack(later + Dur::from_millis(1), &TcpAck { ts_echo: round[1].sent_at, ..ack(2) });
     assert_eq!(s.stats().rtt_samples, 3);
     // Without timestamps the same ACKs give ns-2's one timed segment per round trip.
@@ -79,9 +79,14 @@ fn the_sink_echoes_the_earliest_unacknowledged_tsval_and_the_one_that_fills_a_ho
 #[test]
 fn linux_rto_adds_the_minimum_to_srtt_where_rfc6298_floors_the_whole() {
     let est = |style| {
-        let mut e =
-            RttEstimator::new(Dur::from_millis(1), Dur::ZERO, Dur::from_millis(200), Dur::from_secs(120), Dur::from_secs(1))
-                .with_style(style);
+        let mut e = RttEstimator::new(
+            Dur::from_millis(1),
+            Dur::ZERO,
+            Dur::from_millis(200),
+            Dur::from_secs(120),
+            Dur::from_secs(1),
+        )
+        .with_style(style);
         // A steady 100 ms: RTTVAR decays towards 0.
         for i in 0..200u64 {
             e.sample(t(1000 + i * 100), t(900 + i * 100));
@@ -193,7 +198,7 @@ fn the_board_forgets_what_the_cumulative_ack_covers() {
 
 #[test]
 fn prr_sends_ssthresh_over_recoverfs_of_what_is_delivered() {
-    // RFC 6937 §3.1 with §5's first example's numbers: RecoverFS 20, ssthresh 10, one packet
+    // RFC 6937 §3 with the numbers of §3.1's first example: RecoverFS 20, ssthresh 10, one packet
     // delivered per ACK and pipe above ssthresh: sndcnt = ceil(k * 10 / 20) - prr_out, one
     // packet every other ACK, starting with the first (the fast retransmit).
     let mut out = 0u64;
@@ -249,7 +254,7 @@ fn single_loss(prr: Option<PrrBound>) -> (Vec<usize>, TcpSender) {
 fn prr_spreads_recovery_over_the_acks_where_rfc6675_alone_waits() {
     // PRR-SSRB: the third duplicate ACK enters recovery (ssthresh 10 from FlightSize 20) and
     // sends the retransmission; then one packet per two ACKs while pipe > ssthresh (RFC 6937
-    // §5: 20 packets outstanding, RecoverFS 20).
+    // §3.1: 20 packets outstanding, RecoverFS 20).
     let (per_ack, mut s) = single_loss(Some(PrrBound::Ssrb));
     assert_eq!(&per_ack[..2], &[0, 0]);
     assert_eq!(&per_ack[2..12], &[1, 0, 1, 0, 1, 0, 1, 0, 1, 0]);
@@ -296,4 +301,35 @@ fn after_a_timeout_only_what_the_receiver_lacks_is_resent() {
     let sent = seqs(&drain(&mut s, rto + Dur::from_millis(100)));
     assert_eq!(sent[0], 5);
     assert!(sent.iter().all(|&q| q == 5 || q >= 10), "{sent:?}");
+}
+
+#[test]
+fn linux_like_delayed_acks_ack_every_second_segment_or_after_40_ms() {
+    // `delayed_ack = "40ms"`: ns-2's DelAck sink with Linux's TCP_DELACK_MIN.
+    let seg = |seq: u64| TcpSegment {
+        seq,
+        size: fairway_core::Bytes(1500),
+        ect: false,
+        cwr: false,
+        ece: false,
+        syn: false,
+        retransmit: false,
+        sent_at: Time::ZERO,
+    };
+    let mut k = TcpSink::new(SinkConfig { delayed_ack: Some(Dur::from_millis(40)), ..SinkConfig::default() });
+    k.on_segment(t(0), &seg(0), false);
+    assert_eq!(k.poll_transmit(t(0)).map(|a| a.ackno), Some(0));
+    // Two in order: one ACK at the second.
+    k.on_segment(t(10), &seg(1), false);
+    assert!(k.poll_transmit(t(10)).is_none());
+    k.on_segment(t(11), &seg(2), false);
+    assert_eq!(k.poll_transmit(t(11)).map(|a| a.ackno), Some(2));
+    // A lone one: after 40 ms.
+    k.on_segment(t(20), &seg(3), false);
+    assert_eq!(k.poll_timeout(), Some(t(60)));
+    k.on_timeout(t(60));
+    assert_eq!(k.poll_transmit(t(60)).map(|a| a.ackno), Some(3));
+    // Out of order: at once (RFC 5681 §4.2).
+    k.on_segment(t(70), &seg(5), false);
+    assert_eq!(k.poll_transmit(t(70)).map(|a| a.ackno), Some(3));
 }

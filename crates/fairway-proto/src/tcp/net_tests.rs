@@ -337,13 +337,7 @@ fn sack_blocks_report_the_newest_range_first_and_repeat_older_ones() {
 }
 
 fn rfc6675(prr: Option<PrrBound>, timestamps: bool) -> TcpConfig {
-    TcpConfig {
-        variant: TcpVariant::Sack,
-        sack_recovery: SackRecovery::Rfc6675,
-        prr,
-        timestamps,
-        ..big_window()
-    }
+    TcpConfig { variant: TcpVariant::Sack, sack_recovery: SackRecovery::Rfc6675, prr, timestamps, ..big_window() }
 }
 
 #[test]
@@ -365,7 +359,7 @@ fn rfc6675_recovers_many_losses_in_one_window_and_prr_ends_at_ssthresh() {
             let fr = net.log.iter().position(|l| l.fast_retransmit).unwrap();
             let resent: Vec<u64> = net.log[fr..].iter().flat_map(|l| l.retransmitted.clone()).collect();
             assert_eq!(resent, drops.to_vec(), "{what}");
-            // The ACK that ends recovery: with PRR cwnd is then ssthresh (RFC 6937 §3.1);
+            // The ACK that ends recovery: with PRR cwnd is then ssthresh (RFC 6937 §3);
             // without, what the congestion control's cut left (ns-2's AIMD: half the window,
             // unrounded, over a whole-packet ssthresh).
             let end = net.log.windows(2).find(|w| w[0].in_recovery_before && !w[1].in_recovery_before).unwrap();
@@ -390,7 +384,8 @@ fn rfc6675_survives_losses_of_retransmissions_and_of_everything_in_flight() {
     // RFC 6675 (and PRR) keeping the scoreboard across timeouts: every packet arrives once.
     let drops = [0, 1, 5, 17, 18, 19, 60, 61, 62, 63, 150, 299, 300];
     for prr in [None, Some(PrrBound::Ssrb), Some(PrrBound::Linux)] {
-        for sink in [sack_sink(), SinkConfig { sack: true, delayed_ack: Some(Dur::from_millis(40)), ..SinkConfig::default() }]
+        for sink in
+            [sack_sink(), SinkConfig { sack: true, delayed_ack: Some(Dur::from_millis(40)), ..SinkConfig::default() }]
         {
             let cfg = TcpConfig { window: 30, ..rfc6675(prr, true) };
             let mut net = Net::new(cfg, sink.clone(), &drops);

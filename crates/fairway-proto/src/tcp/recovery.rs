@@ -52,7 +52,7 @@ impl TcpSender {
         self.newtimer(now, ack.ackno);
     }
 
-    /// RFC 7323 §4.1 (RTTM): with timestamps every ACK that acknowledges new data gives a
+    /// RFC 7323 §4 (RTTM): with timestamps every ACK that acknowledges new data gives a
     /// sample, now less the TSval it echoes (the sink echoes by §4.3's rules: with delayed ACKs
     /// the earliest unacknowledged segment's, after a hole the segment that filled it). A
     /// retransmission carries a TSval of its own, so Karn's rule is not needed. The caller
@@ -246,7 +246,7 @@ impl TcpSender {
             self.t_seqno = ack.ackno + 1;
         }
         if self.cfg.timestamps {
-            // RFC 7323 §4.1: the echoed TSval tells which transmission this ACK answers.
+            // RFC 7323 §4: the echoed TSval tells which transmission this ACK answers.
             self.ts_sample(now, ack);
         } else if self.rtt_active && ack.ackno >= self.rtt_seq {
             // ns-2: no sample (the ACK may be for a retransmission), but end the backoff.

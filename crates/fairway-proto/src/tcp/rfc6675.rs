@@ -27,7 +27,7 @@
 //!   it): every packet up to RecoveryPoint that is not SACKed counts as lost, so the sender
 //!   resends those in order from one packet of window (RFC 5681 §3.1's loss window), skipping
 //!   what the receiver holds, instead of going back N.
-//! - PRR (RFC 6937 §3.1): at the start RecoverFS = snd.nxt - snd.una, prr_delivered = prr_out =
+//! - PRR (RFC 6937 §3): at the start RecoverFS = snd.nxt - snd.una, prr_delivered = prr_out =
 //!   0; on every ACK in recovery, DeliveredData (the change in snd.una plus the change in the
 //!   SACKed count) adds to prr_delivered, and cwnd = pipe + sndcnt, with sndcnt the proportional
 //!   share `ceil(prr_delivered * ssthresh / RecoverFS) - prr_out` while pipe > ssthresh, and the
@@ -161,7 +161,7 @@ pub(super) struct Rfc6675 {
     lt_sent: i64,
     /// The highest packet IsLost() held lost at the last SetPipe (for PRR's "no new loss").
     lost_edge: i64,
-    /// RFC 6937 §3.1's prr_delivered, prr_out and RecoverFS, packets.
+    /// RFC 6937 §3's prr_delivered, prr_out and RecoverFS, packets.
     pub(super) prr_delivered: u64,
     pub(super) prr_out: u64,
     pub(super) recover_fs: u64,
@@ -259,7 +259,7 @@ impl Rfc6675 {
     }
 }
 
-/// RFC 6937 §3.1: how many packets PRR lets this ACK send (`sndcnt`; cwnd = pipe + sndcnt).
+/// RFC 6937 §3: how many packets PRR lets this ACK send (`sndcnt`; cwnd = pipe + sndcnt).
 /// `delivered` is this ACK's DeliveredData, already added to `prr_delivered`; `safe`: it moved
 /// the cumulative point and revealed no new loss (for [`PrrBound::Linux`]).
 #[allow(clippy::too_many_arguments)]
@@ -275,23 +275,23 @@ pub(super) fn prr_sndcnt(
 ) -> i64 {
     let (pd, po) = (prr_delivered as i64, prr_out as i64);
     let sndcnt = if pipe as f64 > ssthresh {
-        // RFC 6937 §3.1, proportional rate reduction.
+        // RFC 6937 §3, proportional rate reduction.
         (pd as f64 * ssthresh / recover_fs.max(1) as f64).ceil() as i64 - po
     } else {
         let limit = match bound {
-            // RFC 6937 §3.1, PRR-CRB: packet conservation.
+            // RFC 6937 §3, PRR-CRB: packet conservation.
             PrrBound::Crb => pd - po,
-            // RFC 6937 §3.1, PRR-SSRB: at most one packet beyond what this ACK delivered.
+            // RFC 6937 §3, PRR-SSRB: at most one packet beyond what this ACK delivered.
             PrrBound::Ssrb => (pd - po).max(delivered as i64) + 1,
-            // RFC 9937 §6 (and Linux): CRB's bound raised to DeliveredData, SSRB's extra packet
+            // RFC 9937 (and Linux): CRB's bound raised to DeliveredData, SSRB's extra packet
             // only on a safe ACK.
             PrrBound::Linux => (pd - po).max(delivered as i64) + safe as i64,
         };
-        // RFC 6937 §3.1: catch up towards ssthresh, as far as the bound permits.
+        // RFC 6937 §3: catch up towards ssthresh, as far as the bound permits.
         ((ssthresh - pipe as f64).floor() as i64).min(limit)
     };
     match bound {
-        // RFC 9937 §6 (Linux likewise): the fast retransmit goes out whatever the bound says.
+        // RFC 9937 (Linux likewise): the fast retransmit goes out whatever the bound says.
         PrrBound::Linux if po == 0 => sndcnt.max(1),
         _ => sndcnt,
     }
@@ -306,7 +306,7 @@ impl TcpSender {
         let advanced = ack.ackno > old;
         // §5: every ACK updates the scoreboard.
         let u = r.board.update(ack.ackno.max(old), &ack.sack, self.maxseq);
-        // RFC 6937 §3.1: DeliveredData = change in snd.una + change in SACKed.
+        // RFC 6937 §3: DeliveredData = change in snd.una + change in SACKed.
         let delivered = ((ack.ackno - old).max(0) as u64 + u.newly_sacked).saturating_sub(u.was_sacked);
         // §2 (e): a duplicate ACK SACKs something not SACKed before, with data outstanding.
         let dup = ack.ackno == old && u.newly_sacked > 0 && self.maxseq > old;
@@ -322,7 +322,7 @@ impl TcpSender {
                 r.in_recovery = false;
                 self.fastrecov = false;
                 if self.cfg.prr.is_some() {
-                    // RFC 6937 §3.1: at the end of recovery, cwnd = ssthresh.
+                    // RFC 6937 §3: at the end of recovery, cwnd = ssthresh.
                     self.cwnd = self.ssthresh;
                 }
                 self.last_action = CwndAction::Exited;
@@ -332,7 +332,7 @@ impl TcpSender {
             } else {
                 if advanced {
                     // A partial ACK: RFC 6298 §5.3 restarts the timer; with timestamps it
-                    // gives an RTT sample (RFC 7323 §4.1).
+                    // gives an RTT sample (RFC 7323 §4).
                     self.last_sample = None;
                     self.newack(now, ack);
                 }
@@ -391,7 +391,7 @@ impl TcpSender {
             self.congestion_from(now, Congestion::Loss, flight.min(self.windowd()));
         }
         self.stats.fast_retransmits += 1;
-        // RFC 6937 §3.1: at the beginning of recovery.
+        // RFC 6937 §3: at the beginning of recovery.
         r.recover_fs = self.outstanding();
         r.prr_delivered = 0;
         r.prr_out = 0;
@@ -409,12 +409,13 @@ impl TcpSender {
         }
     }
 
-    /// (B.2) SetPipe and, with PRR, this ACK's window (RFC 6937 §3.1).
+    /// (B.2) SetPipe and, with PRR, this ACK's window (RFC 6937 §3).
     fn recovery_ack(&mut self, r: &mut Rfc6675, delivered: u64, advanced: bool) {
         let nd = self.numdupacks() as u64;
         let (pipe, edge) = r.set_pipe(self.maxseq, nd);
         // A loss is new if IsLost now reaches an unSACKed packet it did not before.
-        let newly_lost = edge > r.lost_edge && (r.lost_edge.max(r.board.base - 1) + 1..=edge).any(|s| !r.board.is_sacked(s));
+        let newly_lost =
+            edge > r.lost_edge && (r.lost_edge.max(r.board.base - 1) + 1..=edge).any(|s| !r.board.is_sacked(s));
         r.lost_edge = edge;
         self.pipe = pipe;
         let Some(bound) = self.cfg.prr else { return };
@@ -444,8 +445,8 @@ impl TcpSender {
                 break;
             }
             let wnd = self.cfg.window as i64;
-            let new_data =
-                (self.t_seqno < self.curseq && self.t_seqno <= self.highest_ack.saturating_add(wnd)).then_some(self.t_seqno);
+            let new_data = (self.t_seqno < self.curseq && self.t_seqno <= self.highest_ack.saturating_add(wnd))
+                .then_some(self.t_seqno);
             let Some((s, rule)) = r.next_seg(self.maxseq, nd, new_data) else { break };
             if rule == Rule::New && !(force || self.cfg.overhead.is_zero()) {
                 // ns-2 `overhead_`: new data waits a random time (send_much_forced).

@@ -72,7 +72,7 @@ impl TcpSender {
                 self.newtimer(now, seqno);
                 self.rtt.reset_backoff();
                 if self.cfg.timestamps {
-                    // RFC 7323 §4.1: a sample from every ACK of new data.
+                    // RFC 7323 §4: a sample from every ACK of new data.
                     self.ts_sample(now, ack);
                 }
             } else if !self.sack_timeout {

@@ -11,8 +11,8 @@ use fairway_core::{Bytes, Dur, Rng, Time};
 
 use super::cc::{Acked, AtCongestion, Congestion, CongestionControl, Window};
 use super::rate::RateSampler;
-use super::rtt::RttEstimator;
 use super::rfc6675::Rfc6675;
+use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{SackRecovery, TcpAck, TcpConfig, TcpSegment, TcpVariant};
 

@@ -14,9 +14,9 @@ mod bbr_tests;
 pub mod cubic;
 pub mod cubic_linux;
 pub mod cubic_ns3;
-pub mod hystart;
 #[cfg(test)]
 mod cubic_tests;
+pub mod hystart;
 
 use fairway_core::{Dur, Rate, Time};
 
@@ -65,7 +65,7 @@ pub struct Acked {
     /// Packets it newly acknowledged (at least 1). ns-2's AIMD family opens the window per ACK
     /// whatever this is; byte-counting algorithms (RFC 3465, RFC 9438) use it.
     pub packets: u64,
-    /// The RTT sample it gave: with timestamps one per ACK (RFC 7323 §4.1), otherwise only if it
+    /// The RTT sample it gave: with timestamps one per ACK (RFC 7323 §4), otherwise only if it
     /// covered the timed packet (one per round trip, ns-2's way).
     pub rtt: Option<Dur>,
     /// The smallest RTT sample so far.
