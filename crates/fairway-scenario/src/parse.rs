@@ -10,6 +10,8 @@ use fairway_engine::fasthash::FastMap;
 use fairway_engine::routing::Router;
 use fairway_model::scenario::*;
 use fairway_proto::tcp::cc;
+use fairway_proto::tcp::options::{option_set, OptionSet, OPTION_SETS};
+use fairway_proto::tcp::{PrrBound, RtoStyle, SackRecovery, SinkConfig, TcpConfig};
 
 use crate::protocols::{self, packet_size, window_pkts, MAX_PACKET};
 use crate::queues::parse_queue;
@@ -52,6 +54,12 @@ const TCP_KEYS: &[&str] = &[
     "cc",
     "flavor",
     "sack",
+    "options",
+    "timestamps",
+    "recovery",
+    "prr",
+    "rto",
+    "hystart",
 ];
 /// The apps TCP carries.
 const TCP_APPS: &[&str] = &["ftp", "transfer", "web"];
@@ -859,7 +867,7 @@ fn finish_app(t: &Tbl, groups: &[&[&str]]) -> Res<()> {
 /// `sack`); `cc` names ns-2's senders (their recovery with AIMD) or a congestion control of
 /// `tcp::cc::ALGORITHMS` (with NewReno's recovery); `sack = true` recovers from SACK blocks
 /// (ns-2's Sack1).
-fn tcp_choice(t: &Tbl, from_transport: TcpVariant) -> Res<TcpVariant> {
+fn tcp_choice(t: &Tbl, from_transport: TcpVariant, set: &OptionSet) -> Res<TcpVariant> {
     let mut variant = from_transport;
     let named = t.get("transport").is_some_and(|v| v.string().is_ok_and(|s| s != "tcp"));
     if let Some(v) = t.get("cc") {
@@ -897,16 +905,76 @@ fn tcp_choice(t: &Tbl, from_transport: TcpVariant) -> Res<TcpVariant> {
             }
             (false, _) => {}
         }
+    } else if set.sack && variant != TcpVariant::Tahoe && !named {
+        // The option set's SACK, which Tahoe's sender does without, and which does not turn an
+        // ns-2 sender named by `transport` into another.
+        variant = TcpVariant::Sack;
+    }
+    // RFC 6675 recovery needs SACK blocks: asking for it asks for SACK.
+    if let Some(v) = t.get("recovery") {
+        if recovery_name(&v)? == SackRecovery::Rfc6675 && variant != TcpVariant::Sack {
+            if variant == TcpVariant::Tahoe {
+                return Err(v.error("Tahoe has no SACK, which RFC 6675 recovery needs"));
+            }
+            if t.get("sack").is_some() {
+                return Err(v.error("RFC 6675 recovery needs SACK: sack = false contradicts it"));
+            }
+            variant = TcpVariant::Sack;
+        }
     }
     Ok(variant)
 }
 
+/// A TCP flow's `options`: the option set whose defaults its other keys override.
+fn tcp_options(t: &Tbl) -> Res<OptionSet> {
+    let Some(v) = t.get("options") else {
+        return Ok(option_set(OPTION_SETS[0]).expect("the default option set exists"));
+    };
+    let name = v.string()?;
+    option_set(&name).ok_or_else(|| v.error(format!("unknown options `{name}`: expected {}", OPTION_SETS.join(", "))))
+}
+
+/// `recovery = "ns2" | "rfc6675"`.
+fn recovery_name(v: &Val) -> Res<SackRecovery> {
+    let name = v.string()?;
+    [SackRecovery::Ns2, SackRecovery::Rfc6675].into_iter().find(|r| r.name() == name).ok_or_else(|| {
+        v.error(format!(
+            "unknown recovery `{name}`: expected {}, {}",
+            SackRecovery::Ns2.name(),
+            SackRecovery::Rfc6675.name()
+        ))
+    })
+}
+
 fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
-    let mut s = TcpSpec::ns2_default(tcp_choice(t, variant)?);
+    let set = tcp_options(t)?;
+    let variant = tcp_choice(t, variant, &set)?;
+    let mut s = TcpSpec::ns2_default(variant);
+    // The option set's defaults (ns-2's are TcpSpec's own), then the keys given.
+    s.sender = TcpConfig { variant, cc: s.sender.cc, cc_flavor: s.sender.cc_flavor, ..set.sender.clone() };
+    s.sink = SinkConfig { sack: s.sink.sack, ..set.sink.clone() };
+    // ns-2's senders named by `transport` keep ns-2's recovery (Sack1 for "sack") unless the
+    // scenario asks for RFC 6675's.
+    let named = t.get("transport").is_some_and(|v| v.string().is_ok_and(|s| s != "tcp"));
+    if variant != TcpVariant::Sack || named {
+        s.sender.sack_recovery = SackRecovery::Ns2;
+        s.sender.prr = None;
+    }
     if let Some(v) = t.get("cc") {
         let name = v.string()?;
         if let Some(a) = cc::ALGORITHMS.iter().find(|a| a.name == name && TcpVariant::parse(a.name).is_none()) {
             s.sender.cc = a.name;
+            // The option set's flavour of its own algorithm (linux: Linux's CUBIC).
+            if let Some((_, flavor)) = set.cc.filter(|(n, _)| *n == a.name) {
+                s.sender.cc_flavor = flavor;
+            }
+        }
+    } else if let Some((name, flavor)) = set.cc {
+        // Only a sender that runs a congestion control of its choosing: ns-2's named senders
+        // (transport = "reno", ...) keep ns-2's window.
+        if !named {
+            s.sender.cc = name;
+            s.sender.cc_flavor = flavor;
         }
     }
     if let Some(v) = t.get("flavor") {
@@ -922,6 +990,59 @@ fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
     }
     if let Some(v) = t.get("packet_size") {
         s.sender.packet_size = packet_size(&v)?;
+    }
+    if let Some(v) = t.get("timestamps") {
+        s.sender.timestamps = v.bool()?;
+    }
+    // RFC 7323 §3: the option's 12 bytes on every segment, unless the sizes are given.
+    s.sender.header_size = set.header_size(s.sender.timestamps);
+    s.sink.ack_size = set.ack_size(s.sender.timestamps);
+    if let Some(v) = t.get("recovery") {
+        let r = recovery_name(&v)?;
+        if variant == TcpVariant::Sack {
+            s.sender.sack_recovery = r;
+            // PRR as the set has it, unless `prr` says otherwise below; none in ns-2's Sack1.
+            s.sender.prr = if r == SackRecovery::Rfc6675 { set.sender.prr } else { None };
+        }
+    }
+    if let Some(v) = t.get("prr") {
+        let bound = if v.is_str() {
+            let name = v.string()?;
+            let Some(b) = PrrBound::ALL.into_iter().find(|b| b.name() == name) else {
+                let all: Vec<&str> = PrrBound::ALL.iter().map(|b| b.name()).collect();
+                return Err(v.error(format!("unknown prr `{name}`: expected true, false, {}", all.join(", "))));
+            };
+            Some(b)
+        } else if v.bool()? {
+            // `true`: the option set's bound, RFC 6937's PRR-SSRB where it has none.
+            Some(set.sender.prr.unwrap_or(PrrBound::Ssrb))
+        } else {
+            None
+        };
+        if bound.is_some() && s.sender.sack_recovery != SackRecovery::Rfc6675 {
+            return Err(v.error("PRR runs in RFC 6675 recovery: give recovery = \"rfc6675\" with it"));
+        }
+        s.sender.prr = bound;
+    }
+    if let Some(v) = t.get("rto") {
+        let name = v.string()?;
+        s.sender.rto_style = match name.as_str() {
+            "rfc6298" => RtoStyle::Rfc6298,
+            "linux" => RtoStyle::Linux,
+            _ => return Err(v.error(format!("unknown rto `{name}`: expected rfc6298, linux"))),
+        };
+    }
+    if let Some(v) = t.get("hystart") {
+        let on = v.bool()?;
+        let algorithm = cc::algorithm(s.sender.cc).expect("a TCP sender's cc is registered");
+        if on && !(algorithm.build)(&s.sender).has_hystart() {
+            return Err(v.error(format!(
+                "cc `{}`{} has no HyStart",
+                s.sender.name(),
+                if s.sender.cc_flavor.is_empty() { String::new() } else { format!(" flavor `{}`", s.sender.cc_flavor) }
+            )));
+        }
+        s.sender.hystart = Some(on);
     }
     if let Some(v) = t.get("header_size") {
         let h = v.bytes()?;

@@ -953,9 +953,95 @@ fn a_congestion_controls_flavour_is_one_it_has() {
         AppSpec::Ftp { tcp } => assert_eq!((tcp.sender.cc, tcp.sender.cc_flavor), ("cubic", "ns3")),
         a => panic!("{a:?}"),
     }
-    let e = with("window = 15", "window = 15\ncc = \"cubic\"\nflavor = \"linux\"").unwrap_err();
+    let e = with("window = 15", "window = 15\ncc = \"cubic\"\nflavor = \"bsd\"").unwrap_err();
     assert_eq!(e.field, "flow[0].flavor");
-    assert!(e.message.contains("unknown flavor `linux` of cc `cubic`: expected rfc9438, ns3"), "{e}");
+    assert!(e.message.contains("unknown flavor `bsd` of cc `cubic`: expected rfc9438, ns3, linux"), "{e}");
     let e = with("window = 15", "window = 15\nflavor = \"ns3\"").unwrap_err();
     assert!(e.message.contains("cc `newreno` has no flavours"), "{e}");
+}
+
+#[test]
+fn tcp_option_sets_give_every_key_a_default_that_keys_override() {
+    let tcp = |to: &str| -> TcpSpec {
+        let sc = with("window = 15", to).unwrap_or_else(|e| panic!("{to}: {e}"));
+        match &sc.flows[0].app {
+            AppSpec::Ftp { tcp } => tcp.clone(),
+            a => panic!("{a:?}"),
+        }
+    };
+    use fairway_proto::tcp::{PrrBound, RtoStyle, SackRecovery};
+    // ns2, the default: exactly what no `options` gives.
+    assert_eq!(tcp("options = \"ns2\""), tcp("window = 20"));
+    assert_eq!(tcp("options = \"ns2\"").sender.header_size, Bytes(40));
+    // linux: SACK with RFC 6675 recovery and PRR, timestamps (12 more header bytes), IW10,
+    // delayed ACKs, a 200 ms minimum RTO added to srtt, and Linux's CUBIC.
+    let l = tcp("options = \"linux\"");
+    assert_eq!((l.sender.variant, l.sink.sack), (TcpVariant::Sack, true));
+    assert_eq!((l.sender.sack_recovery, l.sender.prr), (SackRecovery::Rfc6675, Some(PrrBound::Linux)));
+    assert!(l.sender.timestamps);
+    assert_eq!((l.sender.packet_size, l.sender.header_size, l.sink.ack_size), (Bytes(1448), Bytes(52), Bytes(52)));
+    assert_eq!(
+        (l.sender.window_init, l.sender.min_rto, l.sender.rto_style),
+        (10, Dur::from_millis(200), RtoStyle::Linux)
+    );
+    assert_eq!(l.sink.delayed_ack, Some(Dur::from_millis(40)));
+    assert_eq!((l.sender.cc, l.sender.cc_flavor), ("cubic", "linux"));
+    // Keys given override the set: another cc, no SACK (NewReno's recovery), no timestamps (the
+    // header shrinks with them), an explicit header.
+    let l = tcp("options = \"linux\"\ncc = \"bbr\"\nsack = false\ntimestamps = false");
+    assert_eq!((l.sender.cc, l.sender.variant, l.sender.prr), ("bbr", TcpVariant::NewReno, None));
+    assert_eq!((l.sender.header_size, l.sender.window_init), (Bytes(40), 10));
+    assert_eq!(tcp("options = \"linux\"\nheader_size = \"60B\"").sender.header_size, Bytes(60));
+    assert_eq!(tcp("options = \"linux\"\ncc = \"cubic\"").sender.cc_flavor, "linux");
+    assert_eq!(tcp("options = \"linux\"\nprr = \"crb\"").sender.prr, Some(PrrBound::Crb));
+    // Tahoe has no SACK: the set's SACK is dropped, not an error.
+    assert_eq!(tcp("options = \"linux\"\ncc = \"tahoe\"").sender.variant, TcpVariant::Tahoe);
+    // ns3: ns-3.37's attribute defaults.
+    let n = tcp("options = \"ns3\"");
+    assert_eq!((n.sender.packet_size, n.sender.window, n.sender.window_init), (Bytes(536), 244, 10));
+    assert_eq!((n.sender.min_rto, n.sender.tick), (Dur::from_secs(1), Dur::from_millis(1)));
+    assert_eq!((n.sink.delayed_ack, n.sender.prr), (Some(Dur::from_millis(200)), Some(PrrBound::Ssrb)));
+    assert_eq!((n.sender.cc, n.sender.cc_flavor), ("cubic", "ns3"));
+    // ns-2's senders by their transport names stay ns-2's senders (window and recovery) under
+    // any set, with the set's other values.
+    let r = tcp("options = \"linux\"\ntransport = \"reno\"");
+    assert_eq!((r.sender.cc, r.sender.variant, r.sink.sack), ("reno", TcpVariant::Reno, false));
+    assert!(r.sender.timestamps);
+    let r = tcp("options = \"linux\"\ntransport = \"sack\"");
+    assert_eq!((r.sender.variant, r.sender.sack_recovery, r.sender.prr), (TcpVariant::Sack, SackRecovery::Ns2, None));
+    let r = tcp("options = \"linux\"\ntransport = \"sack\"\nrecovery = \"rfc6675\"");
+    assert_eq!((r.sender.sack_recovery, r.sender.prr), (SackRecovery::Rfc6675, Some(PrrBound::Linux)));
+    assert_eq!(tcp("options = \"linux\"\nrecovery = \"ns2\"").sender.prr, None);
+    // The modern keys alone, over ns-2's defaults.
+    let t = tcp("recovery = \"rfc6675\"\nprr = true\ntimestamps = true");
+    assert_eq!((t.sender.variant, t.sink.sack, t.sender.prr), (TcpVariant::Sack, true, Some(PrrBound::Ssrb)));
+    assert_eq!((t.sender.header_size, t.sink.ack_size), (Bytes(52), Bytes(52)));
+    assert_eq!(tcp("cc = \"cubic\"\nhystart = true").sender.hystart, Some(true));
+}
+
+#[test]
+fn wrong_tcp_options_are_located_errors_that_list_the_accepted_ones() {
+    let err = |to: &str| with("window = 15", to).unwrap_err();
+    let e = err("options = \"bsd\"");
+    assert_eq!(e.field, "flow[0].options");
+    assert!(e.message.contains("unknown options `bsd`: expected ns2, linux, ns3"), "{e}");
+    let e = err("recovery = \"fack\"");
+    assert_eq!(e.field, "flow[0].recovery");
+    assert!(e.message.contains("expected ns2, rfc6675"), "{e}");
+    let e = err("prr = true");
+    assert_eq!(e.field, "flow[0].prr");
+    assert!(e.message.contains("recovery = \"rfc6675\""), "{e}");
+    let e = err("recovery = \"rfc6675\"\nprr = \"fast\"");
+    assert!(e.message.contains("unknown prr `fast`: expected true, false, ssrb, crb, linux"), "{e}");
+    let e = err("recovery = \"rfc6675\"\nsack = false");
+    assert_eq!(e.field, "flow[0].recovery");
+    let e = err("cc = \"tahoe\"\nrecovery = \"rfc6675\"");
+    assert!(e.message.contains("Tahoe"), "{e}");
+    let e = err("hystart = true");
+    assert_eq!(e.field, "flow[0].hystart");
+    assert!(e.message.contains("cc `newreno` has no HyStart"), "{e}");
+    let e = err("cc = \"cubic\"\nflavor = \"ns3\"\nhystart = true");
+    assert!(e.message.contains("flavor `ns3` has no HyStart"), "{e}");
+    let e = err("rto = \"bsd\"");
+    assert!(e.message.contains("expected rfc6298, linux"), "{e}");
 }

@@ -28,6 +28,10 @@
 //! The engine calls `poll_transmit` until `None` after every input, then schedules a wake-up at
 //! `poll_timeout()`. A stale wake-up (the timer moved) is ignored by `on_timeout`.
 //!
+//! Beyond ns-2, each off unless a scenario asks (docs/semantics.md, "TCP's modern options"):
+//! RFC 7323 timestamps (an RTT sample per ACK), Linux's RTO, RFC 6675 recovery with RFC 6937
+//! PRR (rfc6675.rs), and option sets gathering one stack's defaults (options.rs).
+//!
 //! Checked against ns-2 2.35 (`/usr/bin/ns`): replaying the ACK arrival times of ns-2 runs
 //! (Reno and NewReno, TCPSink and DelAck, DropTail and RED/ECN, finite and unlimited, link
 //! outages up to the 60 s RTO cap) into [`TcpSender`] reproduces every packet ns-2's agent sent,
@@ -35,9 +39,13 @@
 
 pub mod cc;
 #[cfg(test)]
+mod modern_tests;
+#[cfg(test)]
 mod net_tests;
+pub mod options;
 mod rate;
 mod recovery;
+mod rfc6675;
 mod rtt;
 mod sack;
 mod scoreboard;
@@ -163,6 +171,86 @@ pub struct TcpConfig {
     pub cc: &'static str,
     /// Its flavour, one of the algorithm's `flavors` ("": its default).
     pub cc_flavor: &'static str,
+    /// RFC 7323 timestamps: every ACK that acknowledges new data gives an RTT sample, now less
+    /// the TSval it echoes (the segment's `sent_at`, which the sink echoes by RFC 7323 §4.3's
+    /// rules), instead of ns-2's one timed segment per round trip (false). Karn's rule is not
+    /// needed then (RFC 7323 §4): a retransmission carries its own TSval.
+    pub timestamps: bool,
+    /// How the retransmission timeout is computed from the estimator (ns-2's by default).
+    pub rto_style: RtoStyle,
+    /// The loss recovery of the SACK sender ([`TcpVariant::Sack`]): ns-2's Sack1 (default) or
+    /// RFC 6675's.
+    pub sack_recovery: SackRecovery,
+    /// RFC 6937 Proportional Rate Reduction in RFC 6675 recovery, with its reduction bound;
+    /// `None` sends as RFC 6675 §5 (C) alone allows (cwnd = ssthresh from the start).
+    pub prr: Option<PrrBound>,
+    /// A slow-start exit heuristic, for an algorithm that has one: HyStart++ (RFC 9406) in
+    /// RFC 9438's CUBIC (off by default), Linux's HyStart in Linux's (on by default). `None`:
+    /// the algorithm's default.
+    pub hystart: Option<bool>,
+}
+
+/// How the retransmission timeout follows from the smoothed RTT and its variation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RtoStyle {
+    /// RFC 6298 §2.3-2.4 as ns-2 computes it: `max(SRTT + 4 RTTVAR, min_rto)`.
+    #[default]
+    Rfc6298,
+    /// Linux: the minimum RTO bounds the variation term instead of the whole,
+    /// `SRTT + max(4 RTTVAR, min_rto)` (tcp_input.c's `tcp_rtt_estimator` keeps its `rttvar` at
+    /// least `tcp_rto_min`, 200 ms), so the RTO is never below one smoothed RTT plus 200 ms.
+    Linux,
+}
+
+/// The SACK sender's loss recovery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SackRecovery {
+    /// ns-2's `Agent/TCP/Sack1` (sack.rs).
+    #[default]
+    Ns2,
+    /// RFC 6675's conservative SACK-based recovery (rfc6675.rs): IsLost with DupThresh,
+    /// NextSeg's rules 1-4, SetPipe, RecoveryPoint, and after a timeout the scoreboard kept.
+    Rfc6675,
+}
+
+impl SackRecovery {
+    /// Its name in a scenario's `recovery`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            SackRecovery::Ns2 => "ns2",
+            SackRecovery::Rfc6675 => "rfc6675",
+        }
+    }
+}
+
+/// RFC 6937 §3's reduction bound: how far PRR may send beyond the proportional share once
+/// `pipe` has fallen to ssthresh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrrBound {
+    /// PRR-SSRB, slow-start reduction bound: `max(prr_delivered - prr_out, DeliveredData) + 1`
+    /// (RFC 6937's recommendation; ns-3.37's `TcpPrrRecovery` default).
+    Ssrb,
+    /// PRR-CRB, conservative reduction bound: `prr_delivered - prr_out` (strict packet
+    /// conservation).
+    Crb,
+    /// As Linux (since 4.2, `tcp_cwnd_reduction`) and RFC 9937, RFC 6937's successor, bound it:
+    /// `max(prr_delivered - prr_out, DeliveredData)`, plus one on a "safe" ACK (one that
+    /// advances the cumulative point and reveals no new loss); and at least the one
+    /// retransmission while nothing has been sent in recovery.
+    Linux,
+}
+
+impl PrrBound {
+    /// Its name in a scenario's `prr`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            PrrBound::Ssrb => "ssrb",
+            PrrBound::Crb => "crb",
+            PrrBound::Linux => "linux",
+        }
+    }
+
+    pub const ALL: [PrrBound; 3] = [PrrBound::Ssrb, PrrBound::Crb, PrrBound::Linux];
 }
 
 impl Default for TcpConfig {
@@ -194,6 +282,11 @@ impl Default for TcpConfig {
             partial_window_deflation: true,
             cc: cc::DEFAULT,
             cc_flavor: "",
+            timestamps: false,
+            rto_style: RtoStyle::Rfc6298,
+            sack_recovery: SackRecovery::Ns2,
+            prr: None,
+            hystart: None,
         }
     }
 }

@@ -335,3 +335,101 @@ fn sack_blocks_report_the_newest_range_first_and_repeat_older_ones() {
     assert_eq!(a.ackno, 5);
     assert_eq!(a.sack.iter().collect::<Vec<_>>(), vec![(9, 10), (7, 8)]);
 }
+
+fn rfc6675(prr: Option<PrrBound>, timestamps: bool) -> TcpConfig {
+    TcpConfig { variant: TcpVariant::Sack, sack_recovery: SackRecovery::Rfc6675, prr, timestamps, ..big_window() }
+}
+
+#[test]
+fn rfc6675_recovers_many_losses_in_one_window_and_prr_ends_at_ssthresh() {
+    // The four losses of sack_recovers_many_losses_in_one_window_without_a_timeout: RFC 6675
+    // finds each lost once three packets above it are SACKed and resends each once, with or
+    // without PRR, in one recovery.
+    let drops = [40, 43, 47, 52];
+    for prr in [None, Some(PrrBound::Ssrb), Some(PrrBound::Crb), Some(PrrBound::Linux)] {
+        for timestamps in [false, true] {
+            let mut net = Net::new(rfc6675(prr, timestamps), sack_sink(), &drops);
+            net.sender.send(Time::ZERO, Some(120));
+            net.run(t(60_000));
+            let what = format!("prr {prr:?} timestamps {timestamps}");
+            assert!(net.sender.is_done(), "{what}");
+            assert_eq!(net.sink.delivered_in_order(), 121, "{what}");
+            let st = net.sender.stats();
+            assert_eq!((st.fast_retransmits, st.timeouts), (1, 0), "{what}: {st:?}");
+            let fr = net.log.iter().position(|l| l.fast_retransmit).unwrap();
+            let resent: Vec<u64> = net.log[fr..].iter().flat_map(|l| l.retransmitted.clone()).collect();
+            assert_eq!(resent, drops.to_vec(), "{what}");
+            // The ACK that ends recovery: with PRR cwnd is then ssthresh (RFC 6937 §3);
+            // without, what the congestion control's cut left (ns-2's AIMD: half the window,
+            // unrounded, over a whole-packet ssthresh).
+            let end = net.log.windows(2).find(|w| w[0].in_recovery_before && !w[1].in_recovery_before).unwrap();
+            if prr.is_some() {
+                assert_eq!(end[0].cwnd_after, end[0].ssthresh_after, "{what}: {:?}", end[0]);
+            }
+            assert!(end[0].highest_ack_after >= 52, "{what}");
+            // With timestamps every ACK of new data is an RTT sample, not one per round trip.
+            let acks_new = net.log.iter().filter(|l| l.new_ack).count() as u64;
+            if timestamps {
+                assert_eq!(st.rtt_samples, acks_new, "{what}");
+            } else {
+                assert!(st.rtt_samples < acks_new / 4, "{what}: {st:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn rfc6675_survives_losses_of_retransmissions_and_of_everything_in_flight() {
+    // The losses of sack_survives_losses_of_retransmissions_and_of_everything_in_flight, with
+    // RFC 6675 (and PRR) keeping the scoreboard across timeouts: every packet arrives once.
+    let drops = [0, 1, 5, 17, 18, 19, 60, 61, 62, 63, 150, 299, 300];
+    for prr in [None, Some(PrrBound::Ssrb), Some(PrrBound::Linux)] {
+        for sink in
+            [sack_sink(), SinkConfig { sack: true, delayed_ack: Some(Dur::from_millis(40)), ..SinkConfig::default() }]
+        {
+            let cfg = TcpConfig { window: 30, ..rfc6675(prr, true) };
+            let mut net = Net::new(cfg, sink.clone(), &drops);
+            net.sender.send(Time::ZERO, Some(300));
+            net.run(t(600_000));
+            let what = format!("prr {prr:?} delack={:?}", sink.delayed_ack);
+            assert!(net.sender.is_done(), "{what}: {:?}", net.sender.stats());
+            assert_eq!(net.sink.delivered_in_order(), 301, "{what}");
+            assert_eq!(net.delivered_new, 301, "{what}");
+            let st = net.sender.stats();
+            assert_eq!(st.segments_sent, 301 + st.retransmits, "{what}");
+        }
+    }
+}
+
+#[test]
+fn linux_cubic_hystart_leaves_slow_start_before_the_queue_overflows() {
+    // One flow, 10 Mb/s (1040-byte packets 0.83 ms apart), 100 ms base RTT, 80 packets of queue.
+    // In slow start each ACK releases two packets, so a round's queue grows by one per ACK. The
+    // round that starts at cwnd 64 brings 64 ACKs 0.83 ms apart: Linux's HyStart sees that train
+    // outlast half the minimum RTT (about 50 ms) after 61 of them and sets ssthresh = cwnd, about
+    // 64 + 61 = 125, with the queue near 61 packets, under the limit. Without HyStart the round
+    // at 128 overflows the queue.
+    let run = |hystart: bool| {
+        let cfg = TcpConfig {
+            cc: "cubic",
+            cc_flavor: "linux",
+            hystart: Some(hystart),
+            timestamps: true,
+            window: 1000,
+            ..TcpConfig::default()
+        };
+        let mut net = Net::new(cfg, SinkConfig::default(), &[]);
+        net.queue_limit = Some(80);
+        net.sender.send(Time::ZERO, Some(1000));
+        net.run(t(60_000));
+        assert!(net.sender.is_done());
+        let exit = net.log.iter().find(|l| l.ssthresh_after < 1000.0).map(|l| l.cwnd_before);
+        (net.dropped, exit)
+    };
+    let (dropped, exit) = run(true);
+    assert_eq!(dropped, 0);
+    let exit = exit.expect("HyStart ended slow start");
+    assert!((120.0..=130.0).contains(&exit), "{exit}");
+    let (dropped, _) = run(false);
+    assert!(dropped > 0);
+}

@@ -43,22 +43,41 @@ impl TcpSender {
         if self.t_seqno < ack.ackno + 1 {
             self.t_seqno = ack.ackno + 1;
         }
-        if self.rtt_active && ack.ackno >= self.rtt_seq {
-            // RFC 6298 §5.7 / Karn: a valid sample ends the backoff, unless ECN keeps cwnd
-            // at one (ns-2 ecn_backoff_).
-            if !self.ect || !self.ecn_backoff || !ack.ece {
-                self.rtt.reset_backoff();
-                self.ecn_backoff = false;
-            }
+        if self.cfg.timestamps {
+            self.ts_sample(now, ack);
+        } else if self.rtt_active && ack.ackno >= self.rtt_seq {
             self.rtt_active = false;
-            self.rtt.sample(now, self.rtt_ts);
-            let sample = now - self.rtt_ts;
-            self.stats.rtt_samples += 1;
-            self.stats.rtt_sum_ns += sample.0;
-            self.last_sample = Some(sample);
-            self.min_rtt = Some(self.min_rtt.map_or(sample, |m| m.min(sample)));
+            self.rtt_sample(now, ack, self.rtt_ts);
         }
         self.newtimer(now, ack.ackno);
+    }
+
+    /// RFC 7323 §4 (RTTM): with timestamps every ACK that acknowledges new data gives a
+    /// sample, now less the TSval it echoes (the sink echoes by §4.3's rules: with delayed ACKs
+    /// the earliest unacknowledged segment's, after a hole the segment that filled it). A
+    /// retransmission carries a TSval of its own, so Karn's rule is not needed. The caller
+    /// makes sure the ACK acknowledges new data.
+    pub(super) fn ts_sample(&mut self, now: Time, ack: &TcpAck) {
+        if ack.ts_echo <= now {
+            self.rtt_sample(now, ack, ack.ts_echo);
+        }
+    }
+
+    /// An RTT sample for a segment sent at `sent`: the estimator (RFC 6298 §2), the counters, and
+    /// what the congestion control is told.
+    fn rtt_sample(&mut self, now: Time, ack: &TcpAck, sent: Time) {
+        // RFC 6298 §5.7 / Karn: a valid sample ends the backoff, unless ECN keeps cwnd at one
+        // (ns-2 ecn_backoff_).
+        if !self.ect || !self.ecn_backoff || !ack.ece {
+            self.rtt.reset_backoff();
+            self.ecn_backoff = false;
+        }
+        self.rtt.sample(now, sent);
+        let sample = now - sent;
+        self.stats.rtt_samples += 1;
+        self.stats.rtt_sum_ns += sample.0;
+        self.last_sample = Some(sample);
+        self.min_rtt = Some(self.min_rtt.map_or(sample, |m| m.min(sample)));
     }
 
     /// ns-2 `recv_newack_helper()`.
@@ -226,7 +245,10 @@ impl TcpSender {
         if self.t_seqno < ack.ackno + 1 {
             self.t_seqno = ack.ackno + 1;
         }
-        if self.rtt_active && ack.ackno >= self.rtt_seq {
+        if self.cfg.timestamps {
+            // RFC 7323 §4: the echoed TSval tells which transmission this ACK answers.
+            self.ts_sample(now, ack);
+        } else if self.rtt_active && ack.ackno >= self.rtt_seq {
             // ns-2: no sample (the ACK may be for a retransmission), but end the backoff.
             self.rtt_active = false;
             self.rtt.reset_backoff();

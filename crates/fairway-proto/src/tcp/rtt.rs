@@ -12,6 +12,8 @@
 
 use fairway_core::{Dur, Time};
 
+use super::RtoStyle;
+
 /// ns-2 `T_SRTT_BITS`: srtt is stored times 8.
 const T_SRTT_BITS: u32 = 3;
 /// ns-2 `T_RTTVAR_BITS`: rttvar is stored times 4.
@@ -41,6 +43,8 @@ pub(crate) struct RttEstimator {
     backoff: u64,
     /// Last sample, in ticks (ns-2 `t_rtt_`).
     last_ticks: i64,
+    /// How the RTO follows from srtt and rttvar.
+    style: RtoStyle,
 }
 
 impl RttEstimator {
@@ -58,7 +62,14 @@ impl RttEstimator {
             rtxcur: initial_rto,
             backoff: 1,
             last_ticks: 0,
+            style: RtoStyle::Rfc6298,
         }
+    }
+
+    /// The same with the RTO computed in `style`.
+    pub(crate) fn with_style(mut self, style: RtoStyle) -> Self {
+        self.style = style;
+        self
     }
 
     fn ticks(&self, t: Time) -> u64 {
@@ -88,9 +99,21 @@ impl RttEstimator {
             self.t_srtt = rtt << T_SRTT_BITS;
             self.t_rttvar = rtt << (T_RTTVAR_BITS - 1);
         }
-        // RFC 6298 §2.3: RTO <- SRTT + 4 RTTVAR, truncated to whole ticks (ns-2).
-        let ticks = ((self.t_rttvar << (RTTVAR_EXP + T_SRTT_BITS - T_RTTVAR_BITS)) + self.t_srtt) >> T_SRTT_BITS;
-        self.rtxcur = Dur((ticks.max(0) as u64).saturating_mul(self.tick));
+        self.rtxcur = match self.style {
+            RtoStyle::Rfc6298 => {
+                // RFC 6298 §2.3: RTO <- SRTT + 4 RTTVAR, truncated to whole ticks (ns-2).
+                let ticks =
+                    ((self.t_rttvar << (RTTVAR_EXP + T_SRTT_BITS - T_RTTVAR_BITS)) + self.t_srtt) >> T_SRTT_BITS;
+                Dur((ticks.max(0) as u64).saturating_mul(self.tick))
+            }
+            RtoStyle::Linux => {
+                // Linux: SRTT + max(4 RTTVAR, min RTO): the minimum bounds the variation term
+                // (t_rttvar holds 4 RTTVAR in ticks).
+                let srtt = Dur(((self.t_srtt >> T_SRTT_BITS).max(0) as u64).saturating_mul(self.tick));
+                let var = Dur((self.t_rttvar.max(0) as u64).saturating_mul(self.tick));
+                srtt + var.max(self.min_rto)
+            }
+        };
     }
 
     /// ns-2 `rtt_timeout()`: the RTO to arm the timer with, backoff included.

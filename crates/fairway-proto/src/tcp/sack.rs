@@ -71,6 +71,10 @@ impl TcpSender {
                 self.pipe -= 1;
                 self.newtimer(now, seqno);
                 self.rtt.reset_backoff();
+                if self.cfg.timestamps {
+                    // RFC 7323 §4: a sample from every ACK of new data.
+                    self.ts_sample(now, ack);
+                }
             } else if !self.sack_timeout {
                 self.scoreboard.update(self.highest_ack, &ack.sack);
                 if self.scoreboard.changed() && self.dupacks > 0 {

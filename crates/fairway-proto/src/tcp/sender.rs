@@ -11,9 +11,10 @@ use fairway_core::{Bytes, Dur, Rng, Time};
 
 use super::cc::{Acked, AtCongestion, Congestion, CongestionControl, Window};
 use super::rate::RateSampler;
+use super::rfc6675::Rfc6675;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::{TcpAck, TcpConfig, TcpSegment, TcpVariant};
+use super::{SackRecovery, TcpAck, TcpConfig, TcpSegment, TcpVariant};
 
 /// "Unlimited" application data (ns-2 uses `TCP_MAXSEQ` = 2^30 for `send -1`; this is larger
 /// so a long run never reaches it).
@@ -98,6 +99,8 @@ pub struct TcpSender {
     pub(super) pipe: i64,
     pub(super) sack_timeout: bool,
     pub(super) scoreboard: Scoreboard,
+    /// RFC 6675 recovery's state (rfc6675.rs), for a SACK sender that runs it.
+    pub(super) r6675: Option<Box<Rfc6675>>,
     pub(super) rtt: RttEstimator,
     /// One segment per RTT is timed (`rtt_active_`, `rtt_seq_`, `rtt_ts_`).
     pub(super) rtt_active: bool,
@@ -111,7 +114,7 @@ pub struct TcpSender {
     /// random `overhead`.
     pub(super) delsnd_deadline: Option<Time>,
     /// Draws the `overhead` delays; untouched when `overhead` is 0.
-    rng: Rng,
+    pub(super) rng: Rng,
     /// Delivery-rate estimation (rate.rs), only for an algorithm that asks for it.
     pub(super) rate: Option<Box<RateSampler>>,
     /// Pacing, for an algorithm with a pacing rate: the earliest time the next segment may
@@ -137,7 +140,10 @@ impl TcpSender {
 
     /// The same with congestion control `cc`.
     pub fn with_cc(cfg: TcpConfig, cc: Box<dyn CongestionControl>) -> TcpSender {
-        let rtt = RttEstimator::new(cfg.tick, cfg.tick_phase, cfg.min_rto, cfg.max_rto, cfg.initial_rto);
+        let rtt = RttEstimator::new(cfg.tick, cfg.tick_phase, cfg.min_rto, cfg.max_rto, cfg.initial_rto)
+            .with_style(cfg.rto_style);
+        let r6675 = (cfg.variant == TcpVariant::Sack && cfg.sack_recovery == SackRecovery::Rfc6675)
+            .then(|| Box::new(Rfc6675::new()));
         let ssthresh = cfg.initial_ssthresh.unwrap_or(cfg.window) as f64;
         let cwnd = if cfg.syn && cfg.delay_growth { 1.0 } else { cfg.window_init as f64 };
         let rng = Rng::from_seed(cfg.overhead_seed);
@@ -162,9 +168,11 @@ impl TcpSender {
             ecn_backoff: false,
             firstpartial: false,
             fastrecov: false,
-            pipe: -1,
+            // ns-2's Sack1 starts it at -1 (unused outside recovery); RFC 6675's sends by it.
+            pipe: if r6675.is_some() { 0 } else { -1 },
             sack_timeout: false,
             scoreboard: Scoreboard::new(),
+            r6675,
             rtt,
             rtt_active: false,
             rtt_seq: -1,
@@ -225,6 +233,7 @@ impl TcpSender {
             TcpVariant::Tahoe => self.recv_tahoe(now, ack),
             TcpVariant::Reno => self.recv_reno(now, ack),
             TcpVariant::NewReno => self.recv_newreno(now, ack),
+            TcpVariant::Sack if self.r6675.is_some() => self.recv_6675(now, ack),
             TcpVariant::Sack => self.recv_sack(now, ack),
         }
         // An ACK after which the sender sent nothing still hands over its sample.
@@ -253,7 +262,11 @@ impl TcpSender {
             _ => return,
         }
         self.rtx_deadline = None;
-        if self.cfg.variant == TcpVariant::Sack {
+        let rfc6675 = self.r6675.is_some();
+        let t_seqno = self.t_seqno;
+        if rfc6675 {
+            self.on_timeout_6675();
+        } else if self.cfg.variant == TcpVariant::Sack {
             self.sack_on_timeout();
         }
         // tcp-reno.cc timeout(): leave fast recovery. ns-2's Tahoe (tcp.cc timeout()) keeps its
@@ -287,6 +300,11 @@ impl TcpSender {
         // RFC 6298 §5.5-5.6: back off and restart the timer; go back N (ns-2 `t_seqno_ =
         // highest_ack_ + 1`, resend from the first unacknowledged packet).
         self.reset_rtx_timer(now, false, !idle);
+        if rfc6675 {
+            // RFC 6675 §5.1 (rfc6675.rs): no going back N; what the scoreboard holds lost is
+            // resent first.
+            self.after_timeout_6675(t_seqno);
+        }
         self.last_action = CwndAction::Timeout;
         self.send_much(now, self.cfg.max_burst);
         if idle && self.highest_ack == self.maxseq && self.out.is_empty() {
@@ -449,6 +467,11 @@ impl TcpSender {
         }
         // Re-armed below if pacing still holds a segment back.
         self.pace_deadline = None;
+        if self.r6675.is_some() {
+            self.send_much_6675(now, maxburst, force);
+            self.rate_check_app_limited();
+            return;
+        }
         if self.cfg.variant == TcpVariant::Sack {
             let open = if self.fastrecov {
                 self.pipe < self.cwnd as i64
@@ -605,6 +628,8 @@ impl TcpSender {
             min_rtt: self.min_rtt,
             srtt: self.rtt.srtt(),
             in_flight: self.outstanding(),
+            highest_ack: self.highest_ack,
+            snd_nxt: self.maxseq + 1,
         };
         let mut w = Window { cwnd: self.cwnd, ssthresh: self.ssthresh };
         self.cc.on_ack(now, &acked, &mut w);
@@ -624,8 +649,13 @@ impl TcpSender {
     /// after a timeout or a restart the window is one packet (RFC 5681 §3.1's loss window).
     /// Every call changes the window, so the next packet carries CWR.
     pub(super) fn congestion(&mut self, now: Time, event: Congestion) {
+        self.congestion_from(now, event, self.windowd());
+    }
+
+    /// The same, from a window of `window` packets (RFC 6675 recovery's FlightSize).
+    pub(super) fn congestion_from(&mut self, now: Time, event: Congestion, window: f64) {
         let at = AtCongestion {
-            window: self.windowd(),
+            window,
             in_flight: self.outstanding(),
             after_timeout: self.last_action == CwndAction::Timeout,
         };

@@ -28,16 +28,14 @@
 //!   tcp_slow_start (RFC 3465 byte counting without its limit L), up to ssthresh; the rest of
 //!   the ACK counts in congestion avoidance.
 //!
-//! Not done in this version: HyStart++ (RFC 9406, which §4.10 recommends): it needs several RTT
-//! samples per round (N_RTT_SAMPLE = 8, RFC 9406 §4.2) and this sender times one segment per RTT
-//! as ns-2 does, so it waits for per-ACK samples; Reno's slow start runs instead (§4.10 allows
-//! it). Not done either: §4.2's exclusion of application-limited periods from t (the sender, as
+//! HyStart++ (RFC 9406, which §4.10 recommends) runs in the first slow start with `hystart =
+//! true` (hystart.rs; it needs the per-ACK RTT samples of `timestamps`); otherwise Reno's slow
+//! start (§4.10 allows it). Not done: §4.2's exclusion of application-limited periods from t (the sender, as
 //! ns-2's, grows cwnd while the receiver window limits it; an idle period ends in a restart,
 //! which starts a new epoch), and §4.9's undo of spurious cuts (a MAY).
 //!
-//! Flavours. Only [`Flavor::Rfc9438`] is implemented. What the others would change, as read in
-//! the sources (not implemented, since matching them needs their integer arithmetic and HyStart
-//! too):
+//! Flavours: this file is RFC 9438's; Linux's is cubic_linux.rs (its differences listed there),
+//! ns-3.37's cubic_ns3.rs. What they change, as read in the sources:
 //! - Linux's net/ipv4/tcp_cubic.c: beta 717/1024 and C = 410/1024 (`bic_scale` 41 x 10); cwnd
 //!   and W_max (`last_max_cwnd`) in whole packets, ssthresh = max(cwnd * 717 / 1024, 2) from cwnd;
 //!   the target at t + the minimum RTT (`delay_min`); growth by a counter, one packet per
@@ -59,6 +57,7 @@
 
 use fairway_core::{Dur, Time};
 
+use super::hystart::HyStartPlusPlus;
 use super::{Acked, AtCongestion, Congestion, CongestionControl, Window};
 use crate::tcp::TcpConfig;
 
@@ -105,6 +104,8 @@ pub struct Cubic {
     /// The current stage; `None` from a cut or restart until the next ACK in congestion
     /// avoidance.
     epoch: Option<Epoch>,
+    /// HyStart++ (RFC 9406, hystart.rs) in the first slow start, when the scenario asks.
+    hystart: Option<HyStartPlusPlus>,
 }
 
 impl Cubic {
@@ -114,7 +115,15 @@ impl Cubic {
     }
 
     pub fn with_flavor(cfg: &TcpConfig, flavor: Flavor) -> Cubic {
-        Cubic { flavor, fast_convergence: true, max_cwnd: cfg.max_cwnd, w_max: None, cwnd_prior: None, epoch: None }
+        Cubic {
+            flavor,
+            fast_convergence: true,
+            max_cwnd: cfg.max_cwnd,
+            w_max: None,
+            cwnd_prior: None,
+            epoch: None,
+            hystart: (cfg.hystart == Some(true)).then(HyStartPlusPlus::new),
+        }
     }
 
     /// With fast convergence (§4.7) on or off.
@@ -232,7 +241,13 @@ impl CongestionControl for Cubic {
 
     fn on_ack(&mut self, now: Time, acked: &Acked, w: &mut Window) {
         let mut segs = acked.packets.max(1) as f64;
-        if w.in_slow_start() {
+        if let Some(h) = self.hystart.as_mut().filter(|h| h.active() && w.in_slow_start()) {
+            // RFC 9438 §4.10: HyStart++ (RFC 9406 §4.2) decides slow start's growth, up to
+            // ssthresh; the rest of the ACK is not carried into congestion avoidance.
+            let grow = h.on_ack(acked, w);
+            w.cwnd += grow.min((w.ssthresh - w.cwnd).max(0.0));
+            segs = 0.0;
+        } else if w.in_slow_start() {
             // RFC 9438 §4.10, RFC 5681 §3.1: slow start, +1 per segment acked, up to ssthresh.
             let used = segs.min(w.ssthresh - w.cwnd);
             w.cwnd += used;
@@ -249,6 +264,10 @@ impl CongestionControl for Cubic {
     fn on_congestion(&mut self, _now: Time, event: Congestion, at: &AtCongestion, w: &mut Window) {
         // The next ACK in congestion avoidance starts a new epoch (K, cwnd_epoch, W_est).
         self.epoch = None;
+        if let Some(h) = self.hystart.as_mut() {
+            // RFC 9406 §4.2: a loss or ECN-Echo ends HyStart++ (so does a timeout here).
+            h.on_congestion();
+        }
         if event == Congestion::Restart {
             // No cut: the sender restarts from one packet and slow start runs to ssthresh.
             return;
@@ -276,6 +295,10 @@ impl CongestionControl for Cubic {
             Congestion::Ecn => w.cwnd = ssthresh.max(1.0),
             Congestion::Timeout | Congestion::Restart => {}
         }
+    }
+
+    fn has_hystart(&self) -> bool {
+        true
     }
 
     fn trace(&self) -> Vec<(&'static str, f64)> {

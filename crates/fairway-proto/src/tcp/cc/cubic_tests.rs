@@ -17,7 +17,7 @@ fn secs(s: f64) -> Time {
 /// An ACK of `packets` segments on a path whose smoothed (and smallest) RTT is `rtt_ms`.
 fn acked(packets: u64, rtt_ms: u64) -> Acked {
     let r = Some(Dur::from_millis(rtt_ms));
-    Acked { packets, rtt: None, min_rtt: r, srtt: r, in_flight: 0 }
+    Acked { packets, rtt: None, min_rtt: r, srtt: r, ..Acked::default() }
 }
 
 /// A congestion event while sending with `window` packets.

@@ -12,9 +12,11 @@ pub mod bbr;
 #[cfg(test)]
 mod bbr_tests;
 pub mod cubic;
+pub mod cubic_linux;
 pub mod cubic_ns3;
 #[cfg(test)]
 mod cubic_tests;
+pub mod hystart;
 
 use fairway_core::{Dur, Rate, Time};
 
@@ -35,7 +37,7 @@ pub struct Algorithm {
 /// Every algorithm, one line each.
 pub const ALGORITHMS: &[Algorithm] = &[
     Algorithm { name: "reno", flavors: &[], build: |c| Box::new(aimd::Aimd::new(c)), linux: Some("reno") },
-    Algorithm { name: "cubic", flavors: &["rfc9438", "ns3"], build: cubic_flavor, linux: Some("cubic") },
+    Algorithm { name: "cubic", flavors: &["rfc9438", "ns3", "linux"], build: cubic_flavor, linux: Some("cubic") },
     Algorithm { name: "bbr", flavors: &[], build: |c| Box::new(bbr::Bbr::new(c)), linux: Some("bbr") },
 ];
 
@@ -43,10 +45,11 @@ pub const ALGORITHMS: &[Algorithm] = &[
 /// senders run (Linux's reno is its NewReno).
 pub const DEFAULT: &str = ALGORITHMS[0].name;
 
-/// CUBIC as RFC 9438 specifies it, or as ns-3.37 runs it.
+/// CUBIC as RFC 9438 specifies it, or as ns-3.37 or Linux run it.
 fn cubic_flavor(c: &TcpConfig) -> Box<dyn CongestionControl> {
     match c.cc_flavor {
         "ns3" => Box::new(cubic_ns3::CubicNs3::new(c)),
+        "linux" => Box::new(cubic_linux::CubicLinux::new(c)),
         _ => Box::new(cubic::Cubic::new(c)),
     }
 }
@@ -62,7 +65,8 @@ pub struct Acked {
     /// Packets it newly acknowledged (at least 1). ns-2's AIMD family opens the window per ACK
     /// whatever this is; byte-counting algorithms (RFC 3465, RFC 9438) use it.
     pub packets: u64,
-    /// The RTT sample it gave, if it covered the timed packet.
+    /// The RTT sample it gave: with timestamps one per ACK (RFC 7323 §4), otherwise only if it
+    /// covered the timed packet (one per round trip, ns-2's way).
     pub rtt: Option<Dur>,
     /// The smallest RTT sample so far.
     pub min_rtt: Option<Dur>,
@@ -71,6 +75,11 @@ pub struct Acked {
     pub srtt: Option<Dur>,
     /// Packets still outstanding after it.
     pub in_flight: u64,
+    /// The cumulative ACK after it (the last packet received in order) and the next new packet
+    /// the sender will send (SND.NXT): a slow-start round ends when the cumulative ACK passes
+    /// what was SND.NXT when the round began (RFC 9406 §4.2's windowEnd).
+    pub highest_ack: i64,
+    pub snd_nxt: i64,
 }
 
 /// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation-00 §3.1.3, the `rs` its
@@ -198,6 +207,12 @@ pub trait CongestionControl: std::fmt::Debug + Send + BoxClone {
 
     /// Fast recovery ended (NewReno's full ACK, Reno's first new ACK, the SACK sender's exit).
     fn on_recovery_end(&mut self, _now: Time, _w: &mut Window) {}
+
+    /// Whether it has a slow-start exit heuristic that [`TcpConfig::hystart`] turns on or off
+    /// (the scenario reader refuses `hystart = true` otherwise).
+    fn has_hystart(&self) -> bool {
+        false
+    }
 
     /// Its own state for `--trace agents`, beyond the window: (name, value) pairs.
     fn trace(&self) -> Vec<(&'static str, f64)> {
