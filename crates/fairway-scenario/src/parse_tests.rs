@@ -855,6 +855,22 @@ fn windows_beyond_a_million_packets_are_refused() {
     assert_eq!(e.field, "flow[0].initial_cwnd", "{e}");
 }
 
+/// A CCID2 flow's `cc` names the window's congestion control: one that needs no delivery-rate
+/// samples (docs/semantics.md, "DCCP with CCID2").
+#[test]
+fn a_ccid2_flow_names_its_windows_congestion_control() {
+    let tcp = "app = \"ftp\"\nfrom = \"a\"\nto = \"b\"\nwindow = 15";
+    let ccid2 = |cc: &str| format!("app = \"ftp\"\ntransport = \"ccid2\"\nfrom = \"a\"\nto = \"b\"\ncc = \"{cc}\"");
+    for cc in ["tcplike", "cubic", "reno"] {
+        assert!(with(tcp, &ccid2(cc)).is_ok(), "{cc}");
+    }
+    for cc in ["bbr", "newreno", "vegas"] {
+        let e = with(tcp, &ccid2(cc)).unwrap_err();
+        assert_eq!(e.field, "flow[0].cc", "{e}");
+        assert!(e.message.contains("for ccid2: expected reno, cubic, tcplike"), "{e}");
+    }
+}
+
 /// Sizes that would wrap a 32-bit packet field, and a monitored link listed twice (which
 /// multiplied queue.csv), are located errors (issue 32).
 #[test]

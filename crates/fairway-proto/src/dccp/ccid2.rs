@@ -2,6 +2,13 @@
 //! of packets in flight, losses inferred from the receiver's Ack Vectors, one reduction per
 //! congestion event, timeouts as TCP's, and the Ack Ratio that keeps the acknowledgements
 //! themselves congestion-controlled. No retransmission: a lost packet is only counted.
+//!
+//! How the window grows and is cut is a TCP congestion control's (tcp/cc, by default
+//! tcp/cc/tcplike.rs, RFC 4341 §5's window counted in packets acknowledged): this file tells it
+//! what each acknowledgement credits and when a congestion event or a timeout happens, and keeps
+//! what is CCID2's own: the pipe and the record of what was sent, loss inference from Ack
+//! Vectors, the Ack Ratio and the slow-start limit it sets, the floor under ssthresh and the
+//! timer.
 
 use std::collections::VecDeque;
 
@@ -10,6 +17,8 @@ use fairway_core::{Dur, Time};
 use super::packet::{AckState, AckVector};
 use super::Flavor;
 use crate::endpoint::AgentState;
+use crate::tcp::cc::{self, Acked, AtCongestion, Congestion, CongestionControl, Window};
+use crate::tcp::TcpConfig;
 
 /// CCID2's settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,6 +42,10 @@ pub struct Ccid2Config {
     pub ack_ratio: u32,
     /// Change the Ack Ratio as RFC 4341 §6.1.2 says; off, it stays where it started.
     pub ack_ratio_control: bool,
+    /// The window's congestion control, by its name in `tcp::cc::ALGORITHMS` ("tcplike": RFC
+    /// 4341 §5's), and its flavour ("": its default).
+    pub cc: &'static str,
+    pub cc_flavor: &'static str,
 }
 
 impl Default for Ccid2Config {
@@ -47,6 +60,8 @@ impl Default for Ccid2Config {
             max_rto: Dur::from_secs(64),
             ack_ratio: 2,
             ack_ratio_control: true,
+            cc: "tcplike",
+            cc_flavor: "",
         }
     }
 }
@@ -108,20 +123,24 @@ pub struct Ccid2Stats {
 #[derive(Debug, Clone)]
 pub struct Ccid2 {
     cfg: Ccid2Config,
-    cwnd: u32,
-    ssthresh: u32,
+    /// cwnd and ssthresh, packets, which `cc` changes.
+    w: Window,
+    cc: Box<dyn CongestionControl>,
     pipe: u32,
     /// The sender's packets from `base` on, by sequence number.
     sent: VecDeque<Sent>,
     base: u64,
-    /// Newly acknowledged packets not yet turned into window growth.
+    /// Newly acknowledged packets in slow start not yet credited to the window (§5: one per
+    /// two).
     ss_count: u32,
-    ca_count: u32,
     /// Losses and marks of packets up to here belong to the congestion event already answered.
     recover_to: Option<u64>,
     srtt: Option<f64>,
     rttvar: f64,
     rto: f64,
+    /// The RTT sample the acknowledgement being processed gave, and the smallest so far.
+    sample: Option<Dur>,
+    min_rtt: Option<Dur>,
     /// The packet timed for the RTT (one per window, §5).
     timed: Option<u64>,
     rto_at: Option<Time>,
@@ -140,19 +159,20 @@ impl Ccid2 {
     pub fn new(cfg: Ccid2Config) -> Ccid2 {
         let rto = cfg.initial_rto.as_secs_f64();
         Ccid2 {
-            cwnd: cfg.initial_cwnd.max(1),
-            ssthresh: cfg.initial_ssthresh,
+            w: Window { cwnd: f64::from(cfg.initial_cwnd.max(1)), ssthresh: f64::from(cfg.initial_ssthresh) },
+            cc: Ccid2::congestion_control(&cfg),
             ack_ratio: cfg.ack_ratio.max(1),
             cfg,
             pipe: 0,
             sent: VecDeque::new(),
             base: 0,
             ss_count: 0,
-            ca_count: 0,
             recover_to: None,
             srtt: None,
             rttvar: 0.0,
             rto,
+            sample: None,
+            min_rtt: None,
             timed: None,
             rto_at: None,
             ack_ratio_pending: false,
@@ -164,16 +184,36 @@ impl Ccid2 {
         }
     }
 
-    /// A data packet may go (§5: pipe < cwnd).
+    /// The congestion control `cfg.cc` names, built with CCID2's window settings (RFC 4341's
+    /// for a name not registered).
+    fn congestion_control(cfg: &Ccid2Config) -> Box<dyn CongestionControl> {
+        let tcp = TcpConfig {
+            window_init: cfg.initial_cwnd,
+            initial_ssthresh: Some(cfg.initial_ssthresh),
+            dupack_thresh: cfg.numdupack,
+            min_rto: cfg.min_rto,
+            max_rto: cfg.max_rto,
+            initial_rto: cfg.initial_rto,
+            cc: cfg.cc,
+            cc_flavor: cfg.cc_flavor,
+            ..TcpConfig::default()
+        };
+        match cc::algorithm(cfg.cc) {
+            Some(a) => (a.build)(&tcp),
+            None => Box::new(cc::tcplike::TcpLike::new(&tcp)),
+        }
+    }
+
+    /// A data packet may go (§5: pipe < cwnd, in whole packets).
     pub fn can_send(&self) -> bool {
-        self.pipe < self.cwnd
+        self.pipe < self.cwnd()
     }
 
     /// The window, threshold and timer's terms, for traces.
     pub fn state(&self) -> AgentState {
         AgentState {
-            cwnd_pkts: Some(self.cwnd as f64),
-            ssthresh_pkts: Some(self.ssthresh as f64),
+            cwnd_pkts: Some(self.w.cwnd),
+            ssthresh_pkts: Some(self.w.ssthresh),
             srtt: self.srtt.map(Dur::from_secs_f64),
             rttvar: self.srtt.map(|_| Dur::from_secs_f64(self.rttvar)),
             rto: Some(Dur::from_secs_f64(self.rto)),
@@ -181,8 +221,9 @@ impl Ccid2 {
         }
     }
 
+    /// The window in whole packets (a window algorithm's fraction does not let a packet go).
     pub fn cwnd(&self) -> u32 {
-        self.cwnd
+        self.w.cwnd as u32
     }
 
     pub fn ack_ratio(&self) -> u32 {
@@ -262,7 +303,8 @@ impl Ccid2 {
         let mut newly = 0u32;
         let mut acked_data = 0u32;
         let mut acked_new = false;
-        let mut event = false;
+        let mut marked = false;
+        self.sample = None;
         let mut apply = |this: &mut Ccid2, seq: u64, state: AckState| {
             let rec = &mut this.sent[(seq - this.base) as usize];
             if state == AckState::NotReceived || rec.fate == Fate::Acked {
@@ -282,12 +324,12 @@ impl Ccid2 {
             }
             if this.timed == Some(seq) {
                 this.timed = None;
-                this.rtt_sample((now - at).as_secs_f64());
+                this.rtt_sample(now - at);
             }
             if state == AckState::ReceivedMarked && data {
                 // §5: an ECN mark is a congestion event, as a loss is.
                 this.stats.marked += 1;
-                event |= this.new_event(seq);
+                marked |= this.new_event(seq);
             }
         };
         match vector {
@@ -301,17 +343,22 @@ impl Ccid2 {
             }
             None => apply(self, ack, AckState::Received),
         }
-        event |= self.detect_losses();
+        let lost = self.detect_losses();
+        let event = match (lost, marked) {
+            (true, _) => Some(Congestion::Loss),
+            (false, true) => Some(Congestion::Ecn),
+            (false, false) => None,
+        };
         self.ack_ratio_window(acked_data);
-        match self.cfg.flavor {
+        match (self.cfg.flavor, event) {
             // RFC 4341 grows on acknowledgements that bring no congestion event.
-            Flavor::Rfc4341 if event => self.congestion(),
-            Flavor::Rfc4341 => self.grow(newly),
+            (Flavor::Rfc4341, Some(e)) => self.congestion(now, e),
+            (Flavor::Rfc4341, None) => self.grow(now, newly),
             // ns-2 grows on every one, then halves the grown window.
-            Flavor::Ns2 => {
-                self.grow(newly);
-                if event {
-                    self.congestion();
+            (Flavor::Ns2, _) => {
+                self.grow(now, newly);
+                if let Some(e) = event {
+                    self.congestion(now, e);
                 }
             }
         }
@@ -359,29 +406,38 @@ impl Ccid2 {
         self.recover_to.is_none_or(|r| seq > r)
     }
 
-    /// A congestion event: §5 halves cwnd (rounding down, at least 1), then sets ssthresh to it
-    /// (at least 2; ns-2 at least 1). Losses of what was sent until now belong to it.
-    fn congestion(&mut self) {
-        self.cwnd = (self.cwnd / 2).max(1);
-        self.ssthresh = match self.cfg.flavor {
-            Flavor::Rfc4341 => self.cwnd.max(2),
-            Flavor::Ns2 => self.cwnd,
-        };
+    /// A congestion event: the window's algorithm cuts (§5: cwnd halved, rounding down, at
+    /// least 1, and ssthresh set to it), with ssthresh at least 2 (ns-2 at least 1). Losses of
+    /// what was sent until now belong to it.
+    fn congestion(&mut self, now: Time, event: Congestion) {
+        let at = AtCongestion { window: self.w.cwnd, in_flight: u64::from(self.pipe), after_timeout: false };
+        self.cc.on_congestion(now, event, &at, &mut self.w);
+        self.w.ssthresh = self.w.ssthresh.max(self.ssthresh_floor());
         self.recover_to = self.last_sent();
         self.ss_count = 0;
-        self.ca_count = 0;
         self.stats.congestion_events += 1;
         self.clamp_ack_ratio();
     }
 
-    /// §5: in slow start one packet per two acknowledged unmarked data packets, at most Ack
-    /// Ratio / 2 per acknowledgement; in congestion avoidance one per window.
-    fn grow(&mut self, newly: u32) {
+    /// The least ssthresh after a cut: RFC 4341 §5 keeps TCP's 2 (RFC 5681 eq. (4)); ns-2 only
+    /// keeps cwnd at 1 or more.
+    fn ssthresh_floor(&self) -> f64 {
+        match self.cfg.flavor {
+            Flavor::Rfc4341 => 2.0,
+            Flavor::Ns2 => 1.0,
+        }
+    }
+
+    /// `newly` data packets acknowledged: what they credit the window's algorithm with. §5: in
+    /// slow start one packet per two acknowledged unmarked data packets, at most Ack Ratio / 2
+    /// per acknowledgement; in congestion avoidance every one (the algorithm adds one packet
+    /// per window of them).
+    fn grow(&mut self, now: Time, newly: u32) {
         if newly == 0 {
             return;
         }
-        if self.cwnd < self.ssthresh {
-            let inc = match self.cfg.flavor {
+        let credited = if self.w.in_slow_start() {
+            match self.cfg.flavor {
                 Flavor::Rfc4341 => {
                     self.ss_count += newly;
                     let inc = (self.ss_count / 2).min((self.ack_ratio / 2).max(1));
@@ -390,19 +446,28 @@ impl Ccid2 {
                 }
                 // ns-2: one per packet, at most Ack Ratio per acknowledgement.
                 Flavor::Ns2 => newly.min(self.ack_ratio),
-            };
-            self.cwnd = (self.cwnd + inc).min(self.ssthresh.max(self.cwnd));
-        } else {
-            self.ca_count += newly;
-            if self.ca_count >= self.cwnd {
-                self.ca_count -= self.cwnd;
-                self.cwnd += 1;
             }
+        } else {
+            newly
+        };
+        if credited == 0 {
+            return;
         }
+        let acked = Acked {
+            packets: u64::from(credited),
+            rtt: self.sample,
+            min_rtt: self.min_rtt,
+            srtt: self.srtt.map(Dur::from_secs_f64),
+            in_flight: u64::from(self.pipe),
+        };
+        self.cc.on_ack(now, &acked, &mut self.w);
     }
 
     /// RFC 6298 §2 with RFC 4341 §5's floor: alpha 1/8, beta 1/4, K = 4.
-    fn rtt_sample(&mut self, r: f64) {
+    fn rtt_sample(&mut self, sample: Dur) {
+        self.sample = Some(sample);
+        self.min_rtt = Some(self.min_rtt.map_or(sample, |m| m.min(sample)));
+        let r = sample.as_secs_f64();
         match self.srtt {
             None => {
                 self.srtt = Some(r);
@@ -425,23 +490,22 @@ impl Ccid2 {
             _ => return,
         }
         self.stats.timeouts += 1;
+        // §5: ssthresh = cwnd / 2 (the algorithm's cut, at least 2; ns-2 at least 1), cwnd = 1.
+        let at = AtCongestion { window: self.w.cwnd, in_flight: u64::from(self.pipe), after_timeout: false };
+        self.cc.on_congestion(now, Congestion::Timeout, &at, &mut self.w);
+        self.w.ssthresh = self.w.ssthresh.max(self.ssthresh_floor());
+        self.w.cwnd = 1.0;
         for s in self.sent.iter_mut() {
             if s.fate == Fate::InFlight {
                 s.fate = Fate::Lost;
             }
         }
         self.pipe = 0;
-        self.ssthresh = match self.cfg.flavor {
-            Flavor::Rfc4341 => (self.cwnd / 2).max(2),
-            Flavor::Ns2 => (self.cwnd / 2).max(1),
-        };
-        self.cwnd = 1;
         if self.cfg.flavor == Flavor::Ns2 && self.cfg.ack_ratio_control {
             // ns-2 sets the Ack Ratio to 1 at a timeout (then keeps it within §6.1.2's bounds).
             self.set_ack_ratio(1);
         }
         self.ss_count = 0;
-        self.ca_count = 0;
         self.recover_to = self.last_sent();
         self.timed = None;
         // RFC 6298 §5.5: back off.
@@ -457,7 +521,8 @@ impl Ccid2 {
             return;
         }
         self.acked_in_window += acked;
-        if self.acked_in_window < self.cwnd {
+        let cwnd = self.cwnd();
+        if self.acked_in_window < cwnd {
             return;
         }
         self.acked_in_window = 0;
@@ -467,7 +532,7 @@ impl Ccid2 {
             self.clean_windows = 0;
         } else if r > 1 {
             self.clean_windows += 1;
-            let needed = (f64::from(self.cwnd) / f64::from(r * r - r)).max(1.0);
+            let needed = (f64::from(cwnd) / f64::from(r * r - r)).max(1.0);
             if f64::from(self.clean_windows) >= needed {
                 self.set_ack_ratio(r - 1);
                 self.clean_windows = 0;
@@ -492,8 +557,9 @@ impl Ccid2 {
             return;
         }
         let before = self.ack_ratio;
-        let max = self.cwnd.div_ceil(2).max(2);
-        let min = if self.cwnd >= 4 { 2 } else { 1 };
+        let cwnd = self.cwnd();
+        let max = cwnd.div_ceil(2).max(2);
+        let min = if cwnd >= 4 { 2 } else { 1 };
         self.ack_ratio = self.ack_ratio.clamp(min, max);
         if self.ack_ratio != before {
             self.ack_ratio_pending = true;
@@ -502,8 +568,8 @@ impl Ccid2 {
 
     pub fn stats(&self) -> Ccid2Stats {
         Ccid2Stats {
-            cwnd: self.cwnd,
-            ssthresh: self.ssthresh,
+            cwnd: self.cwnd(),
+            ssthresh: self.w.ssthresh as u32,
             pipe: self.pipe,
             ack_ratio: self.ack_ratio,
             srtt: self.srtt.map(Dur::from_secs_f64),
@@ -633,6 +699,44 @@ mod tests {
         c.on_ack(ms(20), 13, Some(&vector(0, 13, &[4, 10])));
         assert_eq!(c.stats().congestion_events, 2);
         assert_eq!(c.cwnd(), 2);
+    }
+
+    #[test]
+    fn the_window_grows_and_is_cut_by_the_congestion_control_it_names() {
+        // Ten packets in congestion avoidance, the first lost: RFC 4341 §5's window halves 10
+        // to 5; CUBIC's (RFC 9438 §4.6) cuts it to 7; ns-2's TCP window halves it too.
+        for (cc, cwnd) in [("tcplike", 5), ("cubic", 7), ("reno", 5)] {
+            let mut c = Ccid2::new(Ccid2Config {
+                initial_cwnd: 10,
+                initial_ssthresh: 10,
+                ack_ratio_control: false,
+                cc,
+                ..Default::default()
+            });
+            for s in 0..10 {
+                c.on_send(ms(0), s, true);
+            }
+            c.on_ack(ms(10), 3, Some(&vector(0, 3, &[0])));
+            assert_eq!((c.stats().congestion_events, c.cwnd()), (1, cwnd), "{cc}");
+        }
+    }
+
+    #[test]
+    fn the_floor_under_ssthresh_is_the_flavours() {
+        // A halving of a one-packet window: RFC 4341 keeps ssthresh at 2, ns-2 lets it be 1.
+        for (cfg, ssthresh) in [(Ccid2Config::default(), 2), (Ccid2Config::ns2(), 1)] {
+            let mut c =
+                Ccid2::new(Ccid2Config { initial_cwnd: 1, initial_ssthresh: 1, ack_ratio_control: false, ..cfg });
+            c.on_send(ms(0), 0, true);
+            let at = c.timeout().unwrap();
+            c.on_timeout(at);
+            for s in 1..5 {
+                c.on_send(at, s, true);
+            }
+            c.on_ack(at + Dur::from_millis(10), 4, Some(&vector(1, 4, &[1])));
+            let st = c.stats();
+            assert_eq!((st.timeouts, st.congestion_events, st.cwnd, st.ssthresh), (1, 1, 1, ssthresh));
+        }
     }
 
     #[test]

@@ -176,6 +176,26 @@ fn ccid2_fills_a_bottleneck_and_halves_on_its_losses() {
     assert!(c.cwnd <= 46, "cwnd {} above pipe + buffer", c.cwnd);
 }
 
+#[test]
+fn ccid2_runs_cubic_as_its_window_and_still_fills_the_bottleneck() {
+    // The same path with CUBIC (RFC 9438) growing and cutting CCID2's window: a cut to 0.7 of
+    // at most 45 packets keeps more than the 25 that fill the link.
+    let mut cfg = DccpConfig::default();
+    cfg.ccid2.cc = "cubic";
+    let o = run(
+        cfg,
+        Path { rate: 10_000_000, delay: Dur(10 * MS), buffer: 20, liar: false },
+        Time(20_000 * MS),
+        Time(5_000 * MS),
+    );
+    let goodput = o.bytes_after as f64 * 8.0 / 15.0;
+    // At most 1000 of every 1036 bytes (a Data packet's headers) are payload: 9.65 Mb/s.
+    assert!(goodput > 0.95 * 9.58e6 && goodput <= 9.66e6, "goodput {goodput}");
+    let c = o.snd.ccid2;
+    assert!(c.congestion_events > 5 && c.timeouts == 0, "{c:?}");
+    assert!(c.cwnd <= 46, "cwnd {} above pipe + buffer", c.cwnd);
+}
+
 fn ccid3() -> DccpConfig {
     DccpConfig {
         ccid: Ccid::Three,

@@ -5,7 +5,8 @@
 //!
 //! - [`packet`]: packets as values (types, header fields, options); [`wire`]: their bytes.
 //! - [`ackvec`]: the server's record of what arrived, and the Ack Vectors made from it.
-//! - [`ccid2`]: CCID2's window, pipe, loss inference, timeouts and Ack Ratio control.
+//! - [`ccid2`]: CCID2's pipe, loss inference, timeouts and Ack Ratio control, with its window a
+//!   TCP congestion control's (tcp/cc, by default RFC 4341 §5's tcplike.rs).
 //! - [`ccid3`]: CCID3 on fairway's TFRC ends: window counters, feedback options, p from the
 //!   reported loss intervals.
 //! - [`DccpSender`], [`DccpReceiver`]: the client and server ends, each an

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use fairway_core::{Bytes, Rng};
 use fairway_proto::dccp::{Ccid, Ccid2Config, DccpConfig, DccpReceiver, DccpSender, Flavor};
+use fairway_proto::tcp::cc;
 use fairway_proto::Endpoint;
 use serde::Serialize;
 
@@ -46,6 +47,7 @@ const KEYS: &[&str] = &[
     "max_rto",
     "ack_delay",
     "send_buffer",
+    "cc",
 ];
 
 #[derive(Debug, Clone)]
@@ -144,8 +146,24 @@ fn parse(t: &Tbl, app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
     if let Some(v) = t.get("send_buffer") {
         cfg.send_buffer = v.int_in(1, i64::MAX)? as u64;
     }
+    if let Some(v) = t.get("cc") {
+        // The window's congestion control (docs/scenarios.md): RFC 4341 §5's by default.
+        let name = v.string()?;
+        let ccs = ccid2_ccs();
+        let Some(known) = ccs.iter().find(|a| **a == name) else {
+            return Err(v.error(format!("unknown cc `{name}` for ccid2: expected {}", ccs.join(", "))));
+        };
+        cfg.ccid2.cc = known;
+    }
     parse_connection_keys(t, &mut cfg)?;
     Ok(Arc::new(DccpSpec { cfg, app, source }))
+}
+
+/// The TCP congestion controls CCID2's window can run, in their default flavour: those that need
+/// no delivery-rate samples (CCID2 takes none, so BBR is not among them).
+fn ccid2_ccs() -> Vec<&'static str> {
+    let tcp = fairway_proto::tcp::TcpConfig::default();
+    cc::ALGORITHMS.iter().filter(|a| !(a.build)(&tcp).wants_rate_samples()).map(|a| a.name).collect()
 }
 
 /// `transport = "ccid3"`: RFC 4342's CCID3 on RFC 5348's TFRC, s the application's packet size.

@@ -17,6 +17,7 @@ pub mod cubic_ns3;
 #[cfg(test)]
 mod cubic_tests;
 pub mod hystart;
+pub mod tcplike;
 
 use fairway_core::{Dur, Rate, Time};
 
@@ -39,6 +40,7 @@ pub const ALGORITHMS: &[Algorithm] = &[
     Algorithm { name: "reno", flavors: &[], build: |c| Box::new(aimd::Aimd::new(c)), linux: Some("reno") },
     Algorithm { name: "cubic", flavors: &["rfc9438", "ns3", "linux"], build: cubic_flavor, linux: Some("cubic") },
     Algorithm { name: "bbr", flavors: &[], build: |c| Box::new(bbr::Bbr::new(c)), linux: Some("bbr") },
+    Algorithm { name: "tcplike", flavors: &[], build: |c| Box::new(tcplike::TcpLike::new(c)), linux: None },
 ];
 
 /// The default, the first registered: ns-2's AIMD window, which ns-2's Tahoe, Reno and NewReno
