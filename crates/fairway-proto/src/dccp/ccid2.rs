@@ -459,6 +459,11 @@ impl Ccid2 {
             min_rtt: self.min_rtt,
             srtt: self.srtt.map(Dur::from_secs_f64),
             in_flight: u64::from(self.pipe),
+            // DCCP acknowledges no cumulative point (RFC 4340 §11.4): the oldest packet still in
+            // the sent record stands for it, and the next to send for SND.NXT (what a
+            // slow-start exit's round boundary, RFC 9406 §4.2, reads).
+            highest_ack: self.base as i64 - 1,
+            snd_nxt: (self.base + self.sent.len() as u64) as i64,
         };
         self.cc.on_ack(now, &acked, &mut self.w);
     }
