@@ -240,9 +240,16 @@ pub fn testbed(
     if sack && flows.iter().any(|p| p.f.tcp().is_some_and(|t| !t.sink.sack)) {
         eprintln!("warning: some TCP flows have SACK and some not; on Linux all have it (a namespace's setting)");
     }
+    // Timestamps too (RFC 7323: 12 bytes of option in every segment): on if any TCP flow has them
+    // (`timestamps`, or `options = "linux"`), off as in ns-2's agents otherwise.
+    let timestamps = flows.iter().any(|p| p.f.tcp().is_some_and(|t| t.sender.timestamps));
+    if timestamps && flows.iter().any(|p| p.f.tcp().is_some_and(|t| !t.sender.timestamps)) {
+        eprintln!(
+            "warning: some TCP flows have timestamps and some not; on Linux all have them (a namespace's setting)"
+        );
+    }
     for ns in [&na, &nb] {
-        // ns-2's TCP: no timestamps (40-byte headers); SACK as the scenario says.
-        sysctl(ns, "net.ipv4.tcp_timestamps=0")?;
+        sysctl(ns, if timestamps { "net.ipv4.tcp_timestamps=1" } else { "net.ipv4.tcp_timestamps=0" })?;
         sysctl(ns, if sack { "net.ipv4.tcp_sack=1" } else { "net.ipv4.tcp_sack=0" })?;
     }
     let ns_of = |s: Side| if s == Side::A { (&na, aa, &nb, ab) } else { (&nb, ab, &na, aa) };
@@ -264,7 +271,7 @@ pub fn testbed(
                     Failure::Input(format!("flow {}: cc {} has no Linux counterpart", p.f.name, tcp.sender.cc))
                 })?;
                 let settings = TcpSettings {
-                    mss: tcp.sender.packet_size.0 as u32,
+                    mss: TcpSettings::mss_for(tcp.sender.packet_size.0 as u32, timestamps),
                     window: Some(tcp.sender.window * tcp.sender.packet_size.0 as u32),
                     cc,
                 };
@@ -522,8 +529,9 @@ pub fn testbed(
         (
             "live".to_string(),
             format!(
-                "TCP flows on Linux's TCP ({}, no timestamps, SACK {}); datagram flows on fairway's endpoints over UDP",
+                "TCP flows on Linux's TCP ({}, {}, SACK {}); datagram flows on fairway's endpoints over UDP",
                 linux_ccs(&flows),
+                if timestamps { "timestamps" } else { "no timestamps" },
                 if sack { "on" } else { "off" }
             ),
         ),

@@ -208,7 +208,8 @@ fn web_sessions_run_live_as_the_simulator_schedules_them() {
 }
 
 /// Linux's own cubic and bbr in the testbed: each TCP flow's socket gets its scenario's `cc`
-/// (TCP_CONGESTION) and the namespaces SACK when the scenario asks for it; the page says which.
+/// (TCP_CONGESTION) and the namespaces SACK and timestamps when the scenario asks for them
+/// (`options = "linux"` does); the page says which.
 #[test]
 fn tcp_flows_run_linux_s_congestion_control_of_their_cc() {
     if !netns::can_run() {
@@ -217,8 +218,8 @@ fn tcp_flows_run_linux_s_congestion_control_of_their_cc() {
     let (out, _) = testbed("scenarios/validation/testbed-cc.toml", "10s", "tc");
     let page = fs::read_to_string(out.join("report.html")).unwrap();
     assert!(
-        page.contains("Linux&#39;s TCP (cubic, bbr, no timestamps, SACK on)")
-            || page.contains("Linux's TCP (cubic, bbr, no timestamps, SACK on)"),
+        page.contains("Linux&#39;s TCP (cubic, bbr, timestamps, SACK on)")
+            || page.contains("Linux's TCP (cubic, bbr, timestamps, SACK on)"),
         "the page names them"
     );
     let live = json(&out.join("live/summary.json"));
@@ -227,4 +228,67 @@ fn tcp_flows_run_linux_s_congestion_control_of_their_cc() {
         assert!(f["throughput_bps"].as_f64().unwrap() > 1e6, "{f}");
     }
     let _ = fs::remove_dir_all(&out);
+}
+
+/// Linux's TCP against fairway's "as Linux would" (`options = "linux"`), issue 34 item 6: on a
+/// two-flow dumbbell of 10 Mb/s, each flow's throughput as the mean of three live runs within 15%
+/// of the simulated one. Prints each run's numbers.
+fn live_agrees_with_its_simulation(file: &str, tag: &str) {
+    if !netns::can_run() {
+        return;
+    }
+    const RUNS: usize = 3;
+    const BAND: f64 = 0.15;
+    let mut sim: Vec<(String, f64)> = vec![];
+    let mut live: Vec<Vec<f64>> = vec![];
+    for run in 0..RUNS {
+        let (out, _) = testbed(file, "20s", tag);
+        let flows = |d: &str| -> Vec<(String, f64)> {
+            json(&out.join(d).join("summary.json"))["flows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| (f["name"].as_str().unwrap().to_string(), f["throughput_bps"].as_f64().unwrap()))
+                .collect()
+        };
+        let (s, l) = (flows("simulated"), flows("live"));
+        if run == 0 {
+            sim = s.clone();
+            live = vec![vec![]; s.len()];
+        }
+        assert_eq!(s, sim, "the simulation is the same every run");
+        for (i, (_, b)) in l.iter().enumerate() {
+            live[i].push(*b);
+        }
+        eprintln!("{file} run {}: live {:?}", run + 1, l);
+        let _ = fs::remove_dir_all(&out);
+    }
+    let mut off = vec![];
+    for ((name, s), l) in sim.iter().zip(&live) {
+        let mean = l.iter().sum::<f64>() / l.len() as f64;
+        eprintln!("{name}: simulated {:.2} Mb/s, live mean {:.2} ({:+.1}%)", s / 1e6, mean / 1e6, (mean / s - 1.0) * 100.0);
+        if (mean - s).abs() > BAND * s {
+            off.push(format!("{name}: live {:.2} Mb/s against simulated {:.2}", mean / 1e6, s / 1e6));
+        }
+    }
+    assert!(off.is_empty(), "{file}: outside 15%: {}", off.join("; "));
+}
+
+/// 2026-11-27: simulated 5.15 / 5.03 Mb/s, live means 4.90 / 5.30 (-4.9%, +5.4%); with other
+/// builds running on the machine the later flow's live mean came to +14.7%.
+#[test]
+fn two_bbr_flows_live_agree_with_their_simulation() {
+    live_agrees_with_its_simulation("scenarios/validation/testbed-bbr.toml", "tbb");
+}
+
+#[test]
+#[ignore = "the later CUBIC flow: simulated 1.73 Mb/s, live 2.64, 2.97, 2.23 (mean +50.6%); the first 8.30 against 7.44, 7.12, 7.83 (-10.0%), 2026-11-27"]
+fn two_cubic_flows_live_agree_with_their_simulation() {
+    live_agrees_with_its_simulation("scenarios/validation/testbed-cubic.toml", "tbc");
+}
+
+#[test]
+#[ignore = "CUBIC beside BBR: simulated 2.55 / 7.49 Mb/s, live 2.88, 3.31, 3.03 / 7.38, 6.93, 7.21 (CUBIC +20.2%, BBR -4.2%), 2026-11-27: the simulated flows time out (8 and 5 RTOs, Linux none; Linux's RACK-TLP is not modelled)"]
+fn cubic_beside_bbr_live_agrees_with_its_simulation() {
+    live_agrees_with_its_simulation("scenarios/validation/testbed-cc.toml", "tbx");
 }

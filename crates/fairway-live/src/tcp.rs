@@ -12,8 +12,8 @@ use crate::sampler::Sampler;
 /// How a transfer's connection is set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TcpSettings {
-    /// Bytes of data in a full segment (the scenario's packet size less 40 bytes of IP and TCP
-    /// headers, with timestamps off).
+    /// The maximum segment size (TCP_MAXSEG): a full segment's data and the options it carries
+    /// (the timestamps' 12 bytes when they are on).
     pub mss: u32,
     /// The most the receiver advertises, bytes (the scenario's window x the segment); `None`:
     /// Linux's own.
@@ -27,6 +27,12 @@ impl TcpSettings {
     /// The Linux congestion control for a scenario's `cc`, as its registration names it.
     pub fn linux_cc(cc: &str) -> Option<&'static str> {
         fairway_proto::tcp::cc::algorithm(cc)?.linux
+    }
+
+    /// The MSS whose full segments carry `payload` bytes of data: Linux's segments carry the MSS
+    /// less the options in them, the timestamps' 12 bytes when they are on.
+    pub fn mss_for(payload: u32, timestamps: bool) -> u32 {
+        payload + if timestamps { fairway_proto::tcp::options::TIMESTAMPS_BYTES as u32 } else { 0 }
     }
 }
 
