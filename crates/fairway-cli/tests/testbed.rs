@@ -266,7 +266,12 @@ fn live_agrees_with_its_simulation(file: &str, tag: &str) {
     let mut off = vec![];
     for ((name, s), l) in sim.iter().zip(&live) {
         let mean = l.iter().sum::<f64>() / l.len() as f64;
-        eprintln!("{name}: simulated {:.2} Mb/s, live mean {:.2} ({:+.1}%)", s / 1e6, mean / 1e6, (mean / s - 1.0) * 100.0);
+        eprintln!(
+            "{name}: simulated {:.2} Mb/s, live mean {:.2} ({:+.1}%)",
+            s / 1e6,
+            mean / 1e6,
+            (mean / s - 1.0) * 100.0
+        );
         if (mean - s).abs() > BAND * s {
             off.push(format!("{name}: live {:.2} Mb/s against simulated {:.2}", mean / 1e6, s / 1e6));
         }
