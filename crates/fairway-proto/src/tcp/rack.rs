@@ -12,8 +12,9 @@
 //!   min_RTT / 4, no more than SRTT, zero before any reordering is seen once DupThresh packets
 //!   are SACKed or in recovery; without D-SACK the multiplier stays 1), and marks lost every
 //!   unacknowledged packet sent before the most recently delivered one by more than RACK.rtt +
-//!   reo_wnd (step 5), arming the reordering timer for the first that is not yet. A lost mark
-//!   on a retransmitted packet is a lost retransmission: it is resent again, with no timeout.
+//!   reo_wnd (step 5), arming the reordering timer for the latest deadline still ahead (the
+//!   RFC's max over the remaining times). A lost mark on a retransmitted packet is a lost
+//!   retransmission: it is resent again, with no timeout.
 //! - The recovery that uses the marks: a packet marked lost and not retransmitted since counts
 //!   nothing in pipe, one marked lost and retransmitted counts once, one retransmitted without
 //!   a mark (a probe) twice (Linux's packets_out - sacked_out - lost_out + retrans_out); fast
@@ -31,6 +32,9 @@
 //!   restarts the RTO (§7.3). One probe per episode (TLP.end_seq); an ACK beyond the episode
 //!   after a probe that was a retransmission means the probe repaired a loss, and the window
 //!   is cut once (§7.4); a pure duplicate ACK at or past it means nothing was lost.
+//! - Two choices follow Linux rather than the RFC's letter (docs/semantics.md): a retransmitted
+//!   packet's sample is refused only when shorter than min_RTT (see [`Rack::on_ack`]), and
+//!   resending SND.UNA restarts the RTO (rfc6675.rs, `send_much_6675`).
 
 use std::collections::VecDeque;
 
