@@ -60,6 +60,8 @@ const TCP_KEYS: &[&str] = &[
     "prr",
     "rto",
     "hystart",
+    "rack",
+    "tlp",
 ];
 /// The apps TCP carries.
 const TCP_APPS: &[&str] = &["ftp", "transfer", "web"];
@@ -1023,6 +1025,26 @@ fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
             return Err(v.error("PRR runs in RFC 6675 recovery: give recovery = \"rfc6675\" with it"));
         }
         s.sender.prr = bound;
+    }
+    // RACK-TLP (RFC 8985) as the set has it, in RFC 6675 recovery only.
+    if s.sender.sack_recovery != SackRecovery::Rfc6675 {
+        s.sender.rack = false;
+        s.sender.tlp = false;
+    }
+    if let Some(v) = t.get("rack") {
+        let on = v.bool()?;
+        if on && s.sender.sack_recovery != SackRecovery::Rfc6675 {
+            return Err(v.error("RACK runs in RFC 6675 recovery: give recovery = \"rfc6675\" with it"));
+        }
+        s.sender.rack = on;
+        s.sender.tlp = on;
+    }
+    if let Some(v) = t.get("tlp") {
+        let on = v.bool()?;
+        if on && !s.sender.rack {
+            return Err(v.error("TLP runs with RACK: give rack = true with it"));
+        }
+        s.sender.tlp = on;
     }
     if let Some(v) = t.get("rto") {
         let name = v.string()?;

@@ -1001,6 +1001,15 @@ fn tcp_option_sets_give_every_key_a_default_that_keys_override() {
         (10, Dur::from_millis(200), RtoStyle::Linux)
     );
     assert_eq!(l.sink.delayed_ack, Some(Dur::from_millis(40)));
+    // RACK-TLP (RFC 8985), on in Linux; off where RFC 6675 recovery is off, and in ns3.
+    assert!(l.sender.rack && l.sender.tlp);
+    assert!(!tcp("options = \"linux\"\nrecovery = \"ns2\"\ntransport = \"sack\"").sender.rack);
+    assert!(!tcp("options = \"linux\"\nsack = false").sender.rack);
+    let nt = tcp("options = \"linux\"\ntlp = false");
+    assert!(nt.sender.rack && !nt.sender.tlp);
+    assert!(!tcp("options = \"linux\"\nrack = false").sender.tlp);
+    assert!(!tcp("options = \"ns3\"").sender.rack);
+    assert!(tcp("recovery = \"rfc6675\"\nrack = true").sender.tlp);
     assert_eq!((l.sender.cc, l.sender.cc_flavor), ("cubic", "linux"));
     // Keys given override the set: another cc, no SACK (NewReno's recovery), no timestamps (the
     // header shrinks with them), an explicit header.
@@ -1047,6 +1056,12 @@ fn wrong_tcp_options_are_located_errors_that_list_the_accepted_ones() {
     let e = err("prr = true");
     assert_eq!(e.field, "flow[0].prr");
     assert!(e.message.contains("recovery = \"rfc6675\""), "{e}");
+    let e = err("rack = true");
+    assert_eq!(e.field, "flow[0].rack");
+    assert!(e.message.contains("recovery = \"rfc6675\""), "{e}");
+    let e = err("options = \"linux\"\nrack = false\ntlp = true");
+    assert_eq!(e.field, "flow[0].tlp");
+    assert!(e.message.contains("rack = true"), "{e}");
     let e = err("recovery = \"rfc6675\"\nprr = \"fast\"");
     assert!(e.message.contains("unknown prr `fast`: expected true, false, ssrb, crb, linux"), "{e}");
     let e = err("recovery = \"rfc6675\"\nsack = false");

@@ -30,7 +30,8 @@
 //!
 //! Beyond ns-2, each off unless a scenario asks (docs/semantics.md, "TCP's modern options"):
 //! RFC 7323 timestamps (an RTT sample per ACK), Linux's RTO, RFC 6675 recovery with RFC 6937
-//! PRR (rfc6675.rs), and option sets gathering one stack's defaults (options.rs).
+//! PRR (rfc6675.rs), RFC 8985 RACK-TLP (rack.rs), and option sets gathering one stack's defaults
+//! (options.rs).
 //!
 //! Checked against ns-2 2.35 (`/usr/bin/ns`): replaying the ACK arrival times of ns-2 runs
 //! (Reno and NewReno, TCPSink and DelAck, DropTail and RED/ECN, finite and unlimited, link
@@ -43,6 +44,9 @@ mod modern_tests;
 #[cfg(test)]
 mod net_tests;
 pub mod options;
+mod rack;
+#[cfg(test)]
+mod rack_tests;
 mod rate;
 mod recovery;
 mod rfc6675;
@@ -188,6 +192,12 @@ pub struct TcpConfig {
     /// RFC 9438's CUBIC (off by default), Linux's HyStart in Linux's (on by default). `None`:
     /// the algorithm's default.
     pub hystart: Option<bool>,
+    /// RFC 8985 RACK loss detection in RFC 6675 recovery (rack.rs): per-packet transmit
+    /// times, time-based loss marks (lost retransmissions included) and the reordering timer
+    /// in place of IsLost's DupThresh count (false).
+    pub rack: bool,
+    /// RFC 8985 §7 Tail Loss Probe, with `rack` (false).
+    pub tlp: bool,
 }
 
 /// How the retransmission timeout follows from the smoothed RTT and its variation.
@@ -287,6 +297,8 @@ impl Default for TcpConfig {
             sack_recovery: SackRecovery::Ns2,
             prr: None,
             hystart: None,
+            rack: false,
+            tlp: false,
         }
     }
 }

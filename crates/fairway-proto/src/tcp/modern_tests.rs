@@ -143,14 +143,14 @@ fn is_lost_needs_dupthresh_sacked_packets_above() {
 fn set_pipe_counts_unsacked_packets_not_lost_and_retransmissions_again() {
     let mut r = board(&[(2, 4), (5, 8)]);
     // 8 and 9 are in flight; 0, 1 and 4 are lost; 2, 3, 5, 6, 7 SACKed.
-    assert_eq!(r.set_pipe(9, 3).0, 2);
+    assert_eq!(r.set_pipe(9, 3, None).0, 2);
     // 0 and 1 retransmitted (HighRxt 1): each counts once more (SetPipe (b)).
     r.high_rxt = 1;
-    assert_eq!(r.set_pipe(9, 3).0, 4);
+    assert_eq!(r.set_pipe(9, 3, None).0, 4);
     // After a timeout every unSACKed packet up to RecoveryPoint is lost (§5.1).
     r.high_rxt = -1;
     r.lost_to = Some(9);
-    assert_eq!(r.set_pipe(9, 3).0, 0);
+    assert_eq!(r.set_pipe(9, 3, None).0, 0);
 }
 
 #[test]
@@ -159,27 +159,27 @@ fn next_seg_follows_rules_one_to_four() {
     r.in_recovery = true;
     r.recovery_point = 9;
     // (1): the first lost packet above HighRxt.
-    assert_eq!(r.next_seg(9, 3, Some(10)), Some((0, Rule::Lost)));
+    assert_eq!(r.next_seg(9, 3, Some(10), None), Some((0, Rule::Lost)));
     r.high_rxt = 0;
-    assert_eq!(r.next_seg(9, 3, Some(10)), Some((1, Rule::Lost)));
+    assert_eq!(r.next_seg(9, 3, Some(10), None), Some((1, Rule::Lost)));
     r.high_rxt = 1;
-    assert_eq!(r.next_seg(9, 3, Some(10)), Some((4, Rule::Lost)));
+    assert_eq!(r.next_seg(9, 3, Some(10), None), Some((4, Rule::Lost)));
     // (2): no lost packet left below the highest SACKed one: new data.
     r.high_rxt = 4;
-    assert_eq!(r.next_seg(9, 3, Some(10)), Some((10, Rule::New)));
+    assert_eq!(r.next_seg(9, 3, Some(10), None), Some((10, Rule::New)));
     // (4): no new data and nothing unSACKed below the highest SACKed packet: the rescue
     // retransmission of the highest unSACKed packet, once.
-    assert_eq!(r.next_seg(9, 3, None), Some((9, Rule::Rescue)));
+    assert_eq!(r.next_seg(9, 3, None, None), Some((9, Rule::Rescue)));
     r.rescue_rxt = Some(9);
-    assert_eq!(r.next_seg(9, 3, None), None);
+    assert_eq!(r.next_seg(9, 3, None, None), None);
     // (3): an unSACKed packet below the highest SACKed one that is not yet lost.
     let mut r = board(&[(3, 4)]);
     r.in_recovery = true;
-    assert_eq!(r.next_seg(9, 3, None), Some((0, Rule::Unsacked)));
+    assert_eq!(r.next_seg(9, 3, None, None), Some((0, Rule::Unsacked)));
     // Outside recovery only new data (and no rule 3 or 4).
     r.in_recovery = false;
-    assert_eq!(r.next_seg(9, 3, None), None);
-    assert_eq!(r.next_seg(9, 3, Some(10)), Some((10, Rule::New)));
+    assert_eq!(r.next_seg(9, 3, None, None), None);
+    assert_eq!(r.next_seg(9, 3, Some(10), None), Some((10, Rule::New)));
 }
 
 #[test]

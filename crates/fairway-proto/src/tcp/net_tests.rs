@@ -26,6 +26,8 @@ struct Net {
     delay: Dur,
     queue_limit: Option<usize>,
     drops: BTreeSet<u64>,
+    /// Sequence numbers whose first retransmission is lost too.
+    drops_rexmit: BTreeSet<u64>,
     link_free: Time,
     departures: Vec<Time>,
     segs: Vec<TcpSegment>,
@@ -61,6 +63,7 @@ impl Net {
             delay: Dur::from_millis(50),
             queue_limit: None,
             drops: drops.iter().copied().collect(),
+            drops_rexmit: BTreeSet::new(),
             link_free: Time::ZERO,
             departures: Vec::new(),
             segs: Vec::new(),
@@ -88,7 +91,8 @@ impl Net {
             }
             self.departures.retain(|&d| d > now);
             let queued = self.departures.len().saturating_sub(1);
-            if self.drops.remove(&seg.seq) || self.queue_limit.is_some_and(|q| queued >= q) {
+            let rexmit_lost = seg.retransmit && self.drops_rexmit.remove(&seg.seq);
+            if rexmit_lost || self.drops.remove(&seg.seq) || self.queue_limit.is_some_and(|q| queued >= q) {
                 self.dropped += 1;
                 continue;
             }
@@ -432,4 +436,96 @@ fn linux_cubic_hystart_leaves_slow_start_before_the_queue_overflows() {
     assert!((120.0..=130.0).contains(&exit), "{exit}");
     let (dropped, _) = run(false);
     assert!(dropped > 0);
+}
+
+// ---- RACK-TLP (RFC 8985) ---------------------------------------------------------------------
+
+fn rack(tlp: bool) -> TcpConfig {
+    TcpConfig { window: 1000, ..super::rack_tests::rack_cfg(tlp) }
+}
+
+#[test]
+fn rack_resends_a_lost_retransmission_without_a_timeout() {
+    // 40 and 43 lost, and 40's retransmission too. RACK finds the lost retransmission when a
+    // packet sent after it is delivered and its deadline passes; RFC 6675 alone has already
+    // moved HighRxt past it and waits for the RTO.
+    let run = |cfg: TcpConfig| {
+        let mut net = Net::new(cfg, sack_sink(), &[40, 43]);
+        net.drops_rexmit.insert(40);
+        net.sender.send(Time::ZERO, Some(200));
+        net.run(t(60_000));
+        assert!(net.sender.is_done());
+        assert_eq!(net.sink.delivered_in_order(), 201);
+        let resent40 = net.log.iter().flat_map(|l| l.retransmitted.iter()).filter(|&&s| s == 40).count();
+        (net.sender.stats(), resent40)
+    };
+    let (st, resent40) = run(rack(true));
+    assert_eq!((st.timeouts, resent40), (0, 2), "{st:?}");
+    assert_eq!(st.fast_retransmits, 1, "one recovery: {st:?}");
+    let (st, _) = run(rack(false));
+    assert_eq!(st.timeouts, 0, "RACK without TLP: {st:?}");
+    let (st, _) = run(TcpConfig { rack: false, tlp: false, ..rack(false) });
+    assert!(st.timeouts >= 1, "RFC 6675 without RACK: {st:?}");
+}
+
+#[test]
+fn a_tail_loss_probe_recovers_the_last_packet_without_a_timeout() {
+    // The last packet of a transfer is lost: no packet after it can be SACKed, so only the
+    // timer or a probe finds it. The probe (nothing new to send: the last packet again) is
+    // acknowledged with everything, and the transfer ends without an RTO.
+    let run = |cfg: TcpConfig| {
+        let mut net = Net::new(cfg, sack_sink(), &[60]);
+        net.sender.send(Time::ZERO, Some(60));
+        net.run(t(60_000));
+        assert!(net.sender.is_done());
+        assert_eq!(net.sink.delivered_in_order(), 61);
+        (net.sender.stats(), net.sender.tlp_probes(), net.log.last().map(|l| l.retransmitted.clone()))
+    };
+    let (st, (probes, _), _) = run(rack(true));
+    assert_eq!((st.timeouts, st.retransmits, probes), (0, 1, 1), "{st:?}");
+    let (st, (probes, _), _) = run(rack(false));
+    assert_eq!((st.timeouts, probes), (1, 0), "without TLP the RTO recovers it: {st:?}");
+}
+
+#[test]
+fn a_probe_that_repaired_a_loss_cuts_the_window_once_more_data_is_acknowledged() {
+    // RFC 8985 §7.4: the probe resent the lost last packet; when an ACK goes beyond the
+    // episode (new data sent later), the loss is counted and the window cut, as a loss.
+    let mut net = Net::new(rack(true), sack_sink(), &[60]);
+    net.sender.send(Time::ZERO, Some(60));
+    net.run(t(60_000));
+    assert_eq!(net.sender.tlp_probes(), (1, 0));
+    let cwnd = net.sender.cwnd();
+    let now = t(60_000);
+    net.sender.send(now, Some(5));
+    net.flush(now);
+    net.run(t(120_000));
+    assert!(net.sender.is_done());
+    assert_eq!(net.sender.tlp_probes(), (1, 1));
+    assert!(net.sender.ssthresh() < cwnd, "{} {}", net.sender.ssthresh(), cwnd);
+    assert_eq!(net.sender.stats().timeouts, 0);
+}
+
+#[test]
+fn rack_survives_losses_of_retransmissions_and_of_everything_in_flight() {
+    // rfc6675_survives_losses_of_retransmissions_and_of_everything_in_flight with RACK-TLP:
+    // every packet arrives, each once.
+    let drops = [0, 1, 5, 17, 18, 19, 60, 61, 62, 63, 150, 299, 300];
+    for tlp in [false, true] {
+        for sink in
+            [sack_sink(), SinkConfig { sack: true, delayed_ack: Some(Dur::from_millis(40)), ..SinkConfig::default() }]
+        {
+            let cfg = TcpConfig { window: 30, ..rack(tlp) };
+            let mut net = Net::new(cfg, sink.clone(), &drops);
+            for s in [5, 18, 61, 150] {
+                net.drops_rexmit.insert(s);
+            }
+            net.sender.send(Time::ZERO, Some(300));
+            net.run(t(600_000));
+            let what = format!("tlp {tlp} delack={:?}", sink.delayed_ack);
+            assert!(net.sender.is_done(), "{what}: {:?}", net.sender.stats());
+            assert_eq!(net.sink.delivered_in_order(), 301, "{what}");
+            assert_eq!(net.delivered_new, 301, "{what}");
+        }
+    }
 }

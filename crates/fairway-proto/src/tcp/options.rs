@@ -73,6 +73,9 @@ pub fn option_set(name: &str) -> Option<OptionSet> {
                 timestamps: true,
                 sack_recovery: SackRecovery::Rfc6675,
                 prr: Some(PrrBound::Linux),
+                // RFC 8985 RACK-TLP: net.ipv4.tcp_recovery 1 (RACK), tcp_early_retrans 3 (TLP).
+                rack: true,
+                tlp: true,
                 ..ns2
             },
             // Delayed ACKs: every second full-sized segment, or after TCP_DELACK_MIN (40 ms).
@@ -101,6 +104,8 @@ pub fn option_set(name: &str) -> Option<OptionSet> {
                 timestamps: true,
                 sack_recovery: SackRecovery::Rfc6675,
                 prr: Some(PrrBound::Ssrb),
+                // No RACK-TLP: ns-3.37's TcpSocketBase has neither RACK nor TLP (its loss
+                // detection is RFC 6675's DupThresh count).
                 ..ns2
             },
             sink: SinkConfig { delayed_ack: Some(Dur::from_millis(200)), ..SinkConfig::default() },

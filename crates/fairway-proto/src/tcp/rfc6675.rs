@@ -42,6 +42,7 @@ use std::collections::VecDeque;
 use fairway_core::{Dur, Time};
 
 use super::cc::Congestion;
+use super::rack::Rack;
 use super::sender::{CwndAction, TcpSender};
 use super::{PrrBound, SackBlocks, TcpAck};
 
@@ -118,6 +119,11 @@ impl Board {
     }
 
     /// Packets SACKed.
+    pub(super) fn n_sacked(&self) -> u64 {
+        self.n_sacked
+    }
+
+    /// Packets SACKed.
     #[cfg(test)]
     pub(super) fn sacked(&self) -> u64 {
         self.n_sacked
@@ -161,6 +167,8 @@ pub(super) struct Rfc6675 {
     lt_sent: i64,
     /// The highest packet IsLost() held lost at the last SetPipe (for PRR's "no new loss").
     lost_edge: i64,
+    /// Packets RACK marked lost on this ACK (rack.rs).
+    rack_marked: u64,
     /// RFC 6937 §3's prr_delivered, prr_out and RecoverFS, packets.
     pub(super) prr_delivered: u64,
     pub(super) prr_out: u64,
@@ -179,6 +187,7 @@ impl Rfc6675 {
             dupacks: 0,
             lt_sent: 0,
             lost_edge: -1,
+            rack_marked: 0,
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,
@@ -192,7 +201,20 @@ impl Rfc6675 {
     /// SetPipe() (RFC 6675 §4), for packets HighACK..=`maxseq`: each unSACKed packet counts once
     /// unless IsLost, and once more if retransmitted (at or below HighRxt). Also returns the
     /// highest packet held lost, -1 if none.
-    pub(super) fn set_pipe(&self, maxseq: i64, dupthresh: u64) -> (i64, i64) {
+    pub(super) fn set_pipe(&self, maxseq: i64, dupthresh: u64, rack: Option<&Rack>) -> (i64, i64) {
+        if let Some(k) = rack {
+            // RFC 8985 with RFC 6675 §4's SetPipe: RACK's marks say what is lost (rack.rs).
+            let (mut pipe, mut edge) = (0, -1);
+            for s in self.board.base..=maxseq {
+                if !self.board.is_sacked(s) {
+                    pipe += k.pipe_of(s);
+                    if k.needs_resend(s) {
+                        edge = s;
+                    }
+                }
+            }
+            return (pipe, edge);
+        }
         if self.board.n_sacked == 0 && self.lost_to.is_none() && self.high_rxt < self.board.base {
             // Nothing SACKed, nothing lost, nothing retransmitted outstanding: all of it.
             return ((maxseq + 1 - self.board.base).max(0), -1);
@@ -223,8 +245,22 @@ impl Rfc6675 {
     /// NextSeg() (RFC 6675 §4). `new_data`: the packet rule (2) would send, if the application
     /// and the receiver's window allow one. Rules (3) and (4) only in recovery; outside it, rule
     /// (1) only after a timeout (§5.1).
-    pub(super) fn next_seg(&self, maxseq: i64, dupthresh: u64, new_data: Option<i64>) -> Option<(i64, Rule)> {
+    pub(super) fn next_seg(
+        &self,
+        maxseq: i64,
+        dupthresh: u64,
+        new_data: Option<i64>,
+        rack: Option<&Rack>,
+    ) -> Option<(i64, Rule)> {
         let b = &self.board;
+        if let Some(k) = rack {
+            // RFC 8985: (1) the lowest packet RACK marked lost and not resent since (a lost
+            // retransmission included), then (2) new data; no rules (3) and (4) (rack.rs).
+            if let Some(s) = k.first_to_resend(b.base, maxseq, |s| b.is_sacked(s)) {
+                return Some((s, Rule::Lost));
+            }
+            return new_data.map(|s| (s, Rule::New));
+        }
         if !self.in_recovery && self.lost_to.is_none() {
             // Outside recovery, and not after a timeout: new data only.
             return new_data.map(|s| (s, Rule::New));
@@ -304,8 +340,28 @@ impl TcpSender {
         let nd = self.numdupacks() as u64;
         let old = self.highest_ack;
         let advanced = ack.ackno > old;
+        // RFC 8985 §6.2 step 1: RACK.min_RTT with this ACK's sample (RFC 7323 §4).
+        let min_rtt = match (advanced && self.cfg.timestamps && ack.ts_echo <= now, self.min_rtt) {
+            (true, Some(m)) => Some(m.min(now - ack.ts_echo)),
+            (true, None) => Some(now - ack.ts_echo),
+            (false, m) => m,
+        };
+        if let Some(k) = self.rack.as_deref_mut() {
+            // RFC 8985 §6.2 steps 2-3, from what this ACK newly delivers.
+            k.on_ack(now, ack, self.maxseq, min_rtt, |s| r.board.is_sacked(s));
+        }
         // §5: every ACK updates the scoreboard.
         let u = r.board.update(ack.ackno.max(old), &ack.sack, self.maxseq);
+        r.rack_marked = 0;
+        if let Some(k) = self.rack.as_deref_mut() {
+            k.advance(ack.ackno.max(old));
+            // RFC 8985 §6.2 step 4, then step 5 and the reordering timer.
+            let srtt = self.rtt.srtt();
+            k.update_reo_wnd(r.in_recovery || r.lost_to.is_some(), r.board.n_sacked(), nd, min_rtt, srtt);
+            let (marked, timer) = k.detect_loss(now, |s| r.board.is_sacked(s));
+            r.rack_marked = marked;
+            self.reo_deadline = timer;
+        }
         // RFC 6937 §3: DeliveredData = change in snd.una + change in SACKed.
         let delivered = ((ack.ackno - old).max(0) as u64 + u.newly_sacked).saturating_sub(u.was_sacked);
         // §2 (e): a duplicate ACK SACKs something not SACKed before, with data outstanding.
@@ -353,28 +409,44 @@ impl TcpSender {
                 // §5.1: no new recovery until HighACK passes the timeout's RecoveryPoint.
                 r.dupacks += 1;
                 self.dupacks = r.dupacks as i64;
-                // §5 (1), (2): DupThresh duplicates, or IsLost(HighACK).
-                if r.dupacks >= nd || r.board.is_lost(self.highest_ack + 1, nd) {
+                // §5 (1), (2): DupThresh duplicates, or IsLost(HighACK); with RACK, a packet
+                // RACK marked lost (RFC 8985 §6.2 step 5).
+                let lost = match self.rack.as_deref() {
+                    Some(k) => k.any_to_resend(|s| r.board.is_sacked(s)),
+                    None => r.dupacks >= nd || r.board.is_lost(self.highest_ack + 1, nd),
+                };
+                if lost {
                     self.enter_6675_recovery(now, &mut r, delivered);
                 } else {
                     // §5 (3.1): limited transmit; (3.2)-(3.3) happen when sending.
                     r.high_rxt = self.highest_ack;
                 }
             }
-            if !self.cfg.limited_transmit && !r.in_recovery && r.dupacks > 0 {
+            if !self.cfg.limited_transmit && !r.in_recovery && r.dupacks > 0 && self.rack.is_none() {
                 // Without limited transmit nothing new goes out on duplicate ACKs.
                 self.pipe = self.outstanding() as i64;
                 self.r6675 = Some(r);
                 return;
             }
         }
-        self.pipe = r.set_pipe(self.maxseq, nd).0;
+        if self.rack.is_some() {
+            // RFC 8985 §7.4: the ACK of a loss probe.
+            self.tlp_on_ack(now, ack, advanced, u.newly_sacked > 0, r.in_recovery || r.lost_to.is_some());
+            // RFC 8985 §6.2 step 5 marked a loss on an ACK that was not a duplicate, or after
+            // recovery ended: fast recovery begins (Linux's tcp_time_to_recover, lost_out > 0).
+            let k = self.rack.as_deref().expect("checked");
+            if !r.in_recovery && r.lost_to.is_none() && k.any_to_resend(|s| r.board.is_sacked(s)) {
+                self.enter_6675_recovery(now, &mut r, delivered);
+            }
+        }
+        self.pipe = r.set_pipe(self.maxseq, nd, self.rack.as_deref()).0;
         self.r6675 = Some(r);
         self.send_much(now, self.cfg.max_burst);
+        self.tlp_rearm(now, advanced);
     }
 
     /// §5 (4): enter loss recovery on the ACK that delivered `delivered` packets.
-    fn enter_6675_recovery(&mut self, now: Time, r: &mut Rfc6675, delivered: u64) {
+    pub(super) fn enter_6675_recovery(&mut self, now: Time, r: &mut Rfc6675, delivered: u64) {
         let una = self.highest_ack + 1;
         // (4.1)
         r.recovery_point = self.maxseq;
@@ -400,10 +472,20 @@ impl TcpSender {
         // PRR's window for this ACK, from the pipe before the retransmission.
         r.high_rxt = self.highest_ack;
         self.recovery_ack(r, delivered, false);
-        // (4.3): retransmit HighACK; HighRxt and RescueRxt become it.
-        self.output(now, una);
-        r.high_rxt = una;
-        r.rescue_rxt = Some(una);
+        // (4.3): retransmit HighACK; HighRxt and RescueRxt become it. With RACK, the lowest
+        // packet it marked lost (RFC 8985 §6.2 step 5), and the probe episode is over.
+        let first = match self.rack.as_deref_mut() {
+            Some(k) => {
+                k.tlp_end = None;
+                k.first_to_resend(una, self.maxseq, |s| r.board.is_sacked(s))
+            }
+            None => Some(una),
+        };
+        self.pto_deadline = None;
+        let Some(first) = first else { return };
+        self.output(now, first);
+        r.high_rxt = first;
+        r.rescue_rxt = Some(first);
         if self.cfg.prr.is_some() {
             r.prr_out += 1;
         }
@@ -412,10 +494,14 @@ impl TcpSender {
     /// (B.2) SetPipe and, with PRR, this ACK's window (RFC 6937 §3).
     fn recovery_ack(&mut self, r: &mut Rfc6675, delivered: u64, advanced: bool) {
         let nd = self.numdupacks() as u64;
-        let (pipe, edge) = r.set_pipe(self.maxseq, nd);
-        // A loss is new if IsLost now reaches an unSACKed packet it did not before.
-        let newly_lost =
-            edge > r.lost_edge && (r.lost_edge.max(r.board.base - 1) + 1..=edge).any(|s| !r.board.is_sacked(s));
+        let (pipe, edge) = r.set_pipe(self.maxseq, nd, self.rack.as_deref());
+        // A loss is new if IsLost now reaches an unSACKed packet it did not before; with RACK,
+        // if this ACK marked one.
+        let newly_lost = if self.rack.is_some() {
+            r.rack_marked > 0
+        } else {
+            edge > r.lost_edge && (r.lost_edge.max(r.board.base - 1) + 1..=edge).any(|s| !r.board.is_sacked(s))
+        };
         r.lost_edge = edge;
         self.pipe = pipe;
         let Some(bound) = self.cfg.prr else { return };
@@ -447,7 +533,7 @@ impl TcpSender {
             let wnd = self.cfg.window as i64;
             let new_data = (self.t_seqno < self.curseq && self.t_seqno <= self.highest_ack.saturating_add(wnd))
                 .then_some(self.t_seqno);
-            let Some((s, rule)) = r.next_seg(self.maxseq, nd, new_data) else { break };
+            let Some((s, rule)) = r.next_seg(self.maxseq, nd, new_data, self.rack.as_deref()) else { break };
             if rule == Rule::New && !(force || self.cfg.overhead.is_zero()) {
                 // ns-2 `overhead_`: new data waits a random time (send_much_forced).
                 self.delsnd_deadline = Some(now + Dur(self.rng.below(self.cfg.overhead.0)));
@@ -457,6 +543,12 @@ impl TcpSender {
                 break;
             }
             self.output(now, s);
+            if self.rack.is_some() && rule == Rule::Lost && s == self.highest_ack + 1 {
+                // With RACK, as Linux's tcp_xmit_retransmit_queue: resending SND.UNA restarts
+                // the RTO, so a lost retransmission of the head has a round trip for RACK to
+                // find it (RFC 8985 §6.2) before the timer fires.
+                self.set_rtx_timer(now);
+            }
             // (C.4)
             self.pipe += 1;
             if r.in_recovery && self.cfg.prr.is_some() {
@@ -484,7 +576,7 @@ impl TcpSender {
 
     /// §5.1, a retransmission timeout, before the common part: recovery ends, RecoveryPoint =
     /// HighData, and every unSACKed packet up to it counts as lost.
-    pub(super) fn on_timeout_6675(&mut self) {
+    pub(super) fn on_timeout_6675(&mut self, now: Time) {
         let Some(r) = self.r6675.as_deref_mut() else { return };
         r.in_recovery = false;
         self.fastrecov = false;
@@ -495,14 +587,32 @@ impl TcpSender {
         r.dupacks = 0;
         r.lt_sent = 0;
         self.dupacks = 0;
+        if let Some(k) = self.rack.as_deref_mut() {
+            // RFC 8985 §6.3: SND.UNA and what RACK's deadlines say are lost; no probe, no
+            // reordering timer (the timeout replaces both).
+            let b = &r.board;
+            k.mark_on_rto(now, |s| b.is_sacked(s));
+            self.reo_deadline = None;
+            self.pto_deadline = None;
+        }
     }
 
     /// After the common timeout handling: pipe anew (everything lost but what was SACKed), and
     /// no going back N: the lost packets are resent through NextSeg's rule (1).
-    pub(super) fn after_timeout_6675(&mut self, t_seqno: i64) {
+    pub(super) fn after_timeout_6675(&mut self, now: Time, t_seqno: i64) {
         let nd = self.numdupacks() as u64;
         let Some(r) = self.r6675.as_deref() else { return };
         self.t_seqno = t_seqno;
-        self.pipe = r.set_pipe(self.maxseq, nd).0;
+        self.pipe = r.set_pipe(self.maxseq, nd, self.rack.as_deref()).0;
+        // RFC 6298 §5.4 with RACK (RFC 8985 §6.3): the earliest unacknowledged packet goes now,
+        // whatever pipe says of the packets RACK does not yet hold lost.
+        let una = self.highest_ack + 1;
+        if self.rack.as_deref().is_some_and(|k| k.needs_resend(una)) && !r.board.is_sacked(una) {
+            self.output(now, una);
+            self.pipe += 1;
+            if let Some(r) = self.r6675.as_deref_mut() {
+                r.high_rxt = r.high_rxt.max(una);
+            }
+        }
     }
 }

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use fairway_core::{Bytes, Dur, Rng, Time};
 
 use super::cc::{Acked, AtCongestion, Congestion, CongestionControl, Window};
+use super::rack::Rack;
 use super::rate::RateSampler;
 use super::rfc6675::Rfc6675;
 use super::rtt::RttEstimator;
@@ -101,6 +102,12 @@ pub struct TcpSender {
     pub(super) scoreboard: Scoreboard,
     /// RFC 6675 recovery's state (rfc6675.rs), for a SACK sender that runs it.
     pub(super) r6675: Option<Box<Rfc6675>>,
+    /// RACK-TLP's state (rack.rs), for an RFC 6675 sender with `rack`; its reordering timer
+    /// and its probe timer (PTO); new data sent since the probe timer was last considered.
+    pub(super) rack: Option<Box<Rack>>,
+    pub(super) reo_deadline: Option<Time>,
+    pub(super) pto_deadline: Option<Time>,
+    pub(super) tlp_new_sent: bool,
     pub(super) rtt: RttEstimator,
     /// One segment per RTT is timed (`rtt_active_`, `rtt_seq_`, `rtt_ts_`).
     pub(super) rtt_active: bool,
@@ -144,6 +151,7 @@ impl TcpSender {
             .with_style(cfg.rto_style);
         let r6675 = (cfg.variant == TcpVariant::Sack && cfg.sack_recovery == SackRecovery::Rfc6675)
             .then(|| Box::new(Rfc6675::new()));
+        let rack = (r6675.is_some() && cfg.rack).then(|| Box::new(Rack::new()));
         let ssthresh = cfg.initial_ssthresh.unwrap_or(cfg.window) as f64;
         let cwnd = if cfg.syn && cfg.delay_growth { 1.0 } else { cfg.window_init as f64 };
         let rng = Rng::from_seed(cfg.overhead_seed);
@@ -173,6 +181,10 @@ impl TcpSender {
             sack_timeout: false,
             scoreboard: Scoreboard::new(),
             r6675,
+            rack,
+            reo_deadline: None,
+            pto_deadline: None,
+            tlp_new_sent: false,
             rtt,
             rtt_active: false,
             rtt_seq: -1,
@@ -202,6 +214,7 @@ impl TcpSender {
             }
         }
         self.send_much(now, self.cfg.max_burst);
+        self.tlp_rearm(now, false);
     }
 
     /// The application stops offering data (a flow's `stop` time): packets not yet sent are
@@ -253,7 +266,18 @@ impl TcpSender {
             self.pace_deadline = None;
             self.send_much(now, self.cfg.max_burst);
         }
+        if self.rack.is_some() {
+            if self.reo_deadline.is_some_and(|d| d <= now) {
+                self.reo_deadline = None;
+                self.rack_reo_timeout(now);
+            }
+            if self.pto_deadline.is_some_and(|d| d <= now) {
+                self.pto_deadline = None;
+                self.tlp_send_probe(now);
+            }
+        }
         self.on_rtx_timeout(now);
+        self.tlp_rearm(now, false);
     }
 
     fn on_rtx_timeout(&mut self, now: Time) {
@@ -265,7 +289,7 @@ impl TcpSender {
         let rfc6675 = self.r6675.is_some();
         let t_seqno = self.t_seqno;
         if rfc6675 {
-            self.on_timeout_6675();
+            self.on_timeout_6675(now);
         } else if self.cfg.variant == TcpVariant::Sack {
             self.sack_on_timeout();
         }
@@ -303,7 +327,7 @@ impl TcpSender {
         if rfc6675 {
             // RFC 6675 §5.1 (rfc6675.rs): no going back N; what the scoreboard holds lost is
             // resent first.
-            self.after_timeout_6675(t_seqno);
+            self.after_timeout_6675(now, t_seqno);
         }
         self.last_action = CwndAction::Timeout;
         self.send_much(now, self.cfg.max_burst);
@@ -320,13 +344,16 @@ impl TcpSender {
         self.out.pop_front()
     }
 
-    /// The earliest armed timer: the retransmission timer, the delayed send of `overhead`, or
-    /// the pacing timer.
+    /// The earliest armed timer: the retransmission timer, the delayed send of `overhead`, the
+    /// pacing timer, RACK's reordering timer or TLP's probe timer.
     pub fn poll_timeout(&self) -> Option<Time> {
-        [self.delsnd_deadline, self.pace_deadline].into_iter().fold(self.rtx_deadline, |d, x| match (d, x) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        })
+        [self.delsnd_deadline, self.pace_deadline, self.reo_deadline, self.pto_deadline].into_iter().fold(
+            self.rtx_deadline,
+            |d, x| match (d, x) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+        )
     }
 
     /// A finite transfer is fully acknowledged (ns-2 calls `finish` at this point).
@@ -566,6 +593,11 @@ impl TcpSender {
         }
         if self.rate.is_some() {
             self.rate_on_send(now, seqno, force_timer);
+        }
+        if let Some(k) = self.rack.as_deref_mut() {
+            // RFC 8985 §6.1: the packet's transmit time.
+            k.on_send(now, seqno);
+            self.tlp_new_sent |= seqno > self.maxseq;
         }
         self.out.push_back(TcpSegment { seq: seqno.max(0) as u64, size, ect, cwr, ece, syn, retransmit, sent_at: now });
         self.stats.segments_sent += 1;
