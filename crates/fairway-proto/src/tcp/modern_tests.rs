@@ -333,3 +333,41 @@ fn linux_like_delayed_acks_ack_every_second_segment_or_after_40_ms() {
     k.on_segment(t(70), &seg(5), false);
     assert_eq!(k.poll_transmit(t(70)).map(|a| a.ackno), Some(3));
 }
+
+#[test]
+fn after_a_timeout_slow_start_grows_by_what_an_ack_delivered_not_by_what_was_sacked_before() {
+    // 40 packets out, 0 lost, 1-39 SACKed; the retransmission of 0 is lost too, and the timer
+    // fires. The ACK of 0's next copy covers 0-39: it delivers one packet (39 were SACKed
+    // before), so a slow start that counts every packet acknowledged (CUBIC as ns-3.37 runs it,
+    // RFC 3465 without a limit) grows by one, as Linux's (tcp_ack's `delivered`) and ns-3's do,
+    // and does not leap by 40.
+    let cfg = TcpConfig {
+        variant: TcpVariant::Sack,
+        sack_recovery: SackRecovery::Rfc6675,
+        cc: "cubic",
+        cc_flavor: "ns3",
+        syn: false,
+        delay_growth: false,
+        window_init: 40,
+        window: 1000,
+        ..TcpConfig::default()
+    };
+    let mut s = TcpSender::new(cfg);
+    s.send(t(0), None);
+    assert_eq!(drain(&mut s, t(0)).len(), 40);
+    s.on_ack(t(100), &TcpAck { sack: blocks(&[(1, 40)]), ..ack(-1) });
+    assert_eq!(seqs(&drain(&mut s, t(100)))[0], 0);
+    let rto = s.poll_timeout().unwrap();
+    s.on_timeout(rto);
+    assert_eq!(s.cwnd(), 1.0);
+    assert_eq!(seqs(&drain(&mut s, rto)), vec![0]);
+    s.on_ack(rto + Dur::from_millis(100), &ack(39));
+    assert_eq!(s.cwnd(), 2.0, "one packet delivered: slow start adds one");
+    // The same ACK without the SACKs before it (nothing was SACKed: all 40 are new to the
+    // sender) grows the window by all 40.
+    let mut s = TcpSender::new(TcpConfig { window_init: 40, ..s.config().clone() });
+    s.send(t(0), None);
+    drain(&mut s, t(0));
+    s.on_ack(t(100), &ack(39));
+    assert_eq!(s.cwnd(), 80.0);
+}

@@ -83,6 +83,13 @@ impl TcpSender {
     /// ns-2 `recv_newack_helper()`.
     pub(super) fn recv_newack_helper(&mut self, now: Time, ack: &TcpAck) {
         let packets = (ack.ackno - self.highest_ack).max(1) as u64;
+        self.recv_newack_delivered(now, ack, packets);
+    }
+
+    /// The same for an ACK that delivered `packets`: what the congestion control's growth
+    /// counts (RFC 6675's sender: what the ACK newly delivered, not the packets it covers that
+    /// were SACKed before).
+    pub(super) fn recv_newack_delivered(&mut self, now: Time, ack: &TcpAck, packets: u64) {
         self.last_sample = None;
         self.newack(now, ack);
         // ns-2: an ACK carrying ECN-Echo does not open cwnd once the peer is known to echo.

@@ -397,7 +397,12 @@ impl TcpSender {
             }
         } else {
             if advanced {
-                self.recv_newack_helper(now, ack);
+                // The window grows by what the ACK delivered (RFC 6937 §3's DeliveredData, as
+                // Linux's and ns-3's senders count it), not by the packets it covers that were
+                // SACKed before: after a timeout the ACK of the first hole's retransmission may
+                // cover hundreds of them, and a slow start counting those would leap (a
+                // byte-counting one, RFC 3465, by all of them at once).
+                self.recv_newack_delivered(now, ack, delivered.max(1));
                 if self.highest_ack == 0 && self.cfg.delay_growth {
                     self.cwnd = self.initial_window();
                 }
