@@ -15,9 +15,11 @@
 //! - a timeout forgets W_max, the origin and the minimum RTT (`CubicReset` on CA_LOSS);
 //! - RTT samples in the first 10 ms of an epoch are ignored (`CubicDelta`).
 //!
-//! ns-3's HyStart (on by default there) is not modelled: runs compared with ns-3 turn it off
-//! (`ns3::TcpCubic::HyStart false`), as this sender has one RTT sample per round trip, not the
-//! eight per round HyStart's delay test needs.
+//! ns-3's HyStart (on by default there) is not modelled. validation/ns3/aqm.cc turns it off
+//! (`ns3::TcpCubic::HyStart false`) for the cubic-droptail and cubic-codel comparisons;
+//! validation/ns3/tcp.cc, the twin of ns-3's defaults, leaves it on, which is one of the
+//! differences its README names. With `timestamps` this sender now has the per-ACK RTT samples
+//! HyStart's delay test needs (eight per round), so it could be modelled.
 
 use fairway_core::{Dur, Time};
 
