@@ -57,6 +57,9 @@ pub trait StreamConn {
 /// How a stream transport opens a flow's connections.
 pub trait StreamTransport {
     type Conn: StreamConn;
+    /// Its name, which names each flow's random stream for its connections' draws
+    /// (`<name>:<flow>`).
+    const NAME: &'static str;
     /// A new connection, drawing what it draws (ns-2's random tick phase) from the flow's
     /// stream `rng`.
     fn open(&self, rng: &mut Rng) -> Self::Conn;
@@ -97,8 +100,7 @@ pub struct StreamFlow<T: StreamTransport> {
 
 impl<T: StreamTransport> StreamFlow<T> {
     /// Flow `b` running `app` over `transport`. Its random streams are named after the flow:
-    /// `tcp:<name>` for its connections' draws (the name it has always had), `web:<name>` for
-    /// its sessions.
+    /// `<transport>:<flow>` for its connections' draws, `web:<flow>` for its sessions.
     pub fn new(transport: T, app: StreamApp, b: &Build) -> StreamFlow<T> {
         let app = match app {
             StreamApp::Ftp => App::Ftp,
@@ -114,7 +116,7 @@ impl<T: StreamTransport> StreamFlow<T> {
             more: vec![],
             opened: 0,
             closed: TransportCounters::default(),
-            rng: Rng::stream(b.seed, &format!("tcp:{}", b.name)),
+            rng: Rng::stream(b.seed, &format!("{}:{}", T::NAME, b.name)),
             done_at: None,
         }
     }

@@ -88,6 +88,7 @@ impl TcpConn {
 /// Opens connections with the flow's TCP settings.
 impl StreamTransport for TcpSpec {
     type Conn = TcpConn;
+    const NAME: &'static str = "tcp";
 
     fn open(&self, rng: &mut Rng) -> TcpConn {
         let mut cfg = self.sender.clone();

@@ -28,34 +28,17 @@ use serde_json::Value;
 #[path = "../../fairway-cli/tests/referee/mod.rs"]
 mod referee;
 
+mod ns3_twin;
+use ns3_twin::repo;
+
 const WAIT_TOLERANCE: f64 = 0.10;
 const DROPS_TOLERANCE: f64 = 0.10;
 const THROUGHPUT_TOLERANCE: f64 = 0.05;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 /// The twin's binary, built once (None: ns-3 is not installed).
 fn twin_binary() -> Option<PathBuf> {
     static BIN: OnceLock<Option<PathBuf>> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let missing = (!Path::new("/usr/include/ns3/core-module.h").exists())
-            .then(|| "ns-3's headers are missing (apt-get install ns3 libns3-dev)".to_string());
-        if !referee::available("ns-3", "FAIRWAY_REQUIRE_NS3", missing) {
-            return None;
-        }
-        let dir = repo().join("target/ns3");
-        let st = Command::new("bash")
-            .arg(repo().join("validation/ns3/build.sh"))
-            .arg("aqm")
-            .env("BUILD_DIR", &dir)
-            .output()
-            .expect("run validation/ns3/build.sh");
-        assert!(st.status.success(), "building the ns-3 twin failed:\n{}", String::from_utf8_lossy(&st.stderr));
-        Some(dir.join("aqm"))
-    })
-    .clone()
+    BIN.get_or_init(|| ns3_twin::build("aqm")).clone()
 }
 
 /// What both tools report of one run.

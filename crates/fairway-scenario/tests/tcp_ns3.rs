@@ -34,36 +34,19 @@ use serde_json::Value;
 #[path = "../../fairway-cli/tests/referee/mod.rs"]
 mod referee;
 
+mod ns3_twin;
+use ns3_twin::repo;
+
 const SEEDS: [u64; 10] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 const SUM_TOLERANCE: f64 = 0.05;
 const FLOW_TOLERANCE: f64 = 0.15;
 const WAIT_TOLERANCE: f64 = 0.15;
 const TWIN_PREFIX: &str = "# ns-3 twin: ";
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 /// The twin's binary, built once (None: ns-3 is not installed).
 fn twin_binary() -> Option<PathBuf> {
     static BIN: OnceLock<Option<PathBuf>> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let missing = (!Path::new("/usr/include/ns3/core-module.h").exists())
-            .then(|| "ns-3's headers are missing (apt-get install ns3 libns3-dev)".to_string());
-        if !referee::available("ns-3", "FAIRWAY_REQUIRE_NS3", missing) {
-            return None;
-        }
-        let dir = repo().join("target/ns3");
-        let st = Command::new("bash")
-            .arg(repo().join("validation/ns3/build.sh"))
-            .arg("tcp")
-            .env("BUILD_DIR", &dir)
-            .output()
-            .expect("run validation/ns3/build.sh");
-        assert!(st.status.success(), "building the ns-3 twin failed:\n{}", String::from_utf8_lossy(&st.stderr));
-        Some(dir.join("tcp"))
-    })
-    .clone()
+    BIN.get_or_init(|| ns3_twin::build("tcp")).clone()
 }
 
 /// One run of either tool: each flow's goodput from the end of the warm-up, and the
