@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs the ns-3 twin of every scenarios/validation/tcp-ns3-*.toml (validation/ns3/tcp.cc, the
-command in the scenario's `# ns-3 twin:` line) with seeds 1-5 and writes what
+command in the scenario's `# ns-3 twin:` line) with seeds 1-40 (`--seeds`) and writes what
 crates/fairway-scenario/tests/tcp_ns3.rs compares fairway with when ns-3 is not installed:
 validation/ns3/tcp-reference.json. Each run's record holds the exact command that made it, each
 flow's goodput from the end of the warm-up, and the bottleneck's mean wait.
@@ -52,7 +52,7 @@ def run(cmd, seed):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--seeds", type=int, default=40)
     ap.add_argument("--out", default=os.path.join(HERE, "tcp-reference.json"))
     a = ap.parse_args()
     subprocess.run(["bash", os.path.join(HERE, "build.sh"), "tcp"], check=True)
@@ -64,7 +64,7 @@ def main():
         cases[name] = [run(cmd, s) for s in range(1, a.seeds + 1)]
         print(name, "done", flush=True)
     doc = {
-        "made_by": "python3 validation/ns3/tcp-reference.py" + (f" --seeds {a.seeds}" if a.seeds != 5 else ""),
+        "made_by": "python3 validation/ns3/tcp-reference.py" + (f" --seeds {a.seeds}" if a.seeds != 40 else ""),
         "ns3": ver or "3.37",
         "date": datetime.date.today().isoformat(),
         "cases": cases,

@@ -1071,8 +1071,8 @@ fn wrong_tcp_options_are_located_errors_that_list_the_accepted_ones() {
     let e = err("hystart = true");
     assert_eq!(e.field, "flow[0].hystart");
     assert!(e.message.contains("cc `newreno` has no HyStart"), "{e}");
-    let e = err("cc = \"cubic\"\nflavor = \"ns3\"\nhystart = true");
-    assert!(e.message.contains("flavor `ns3` has no HyStart"), "{e}");
+    let e = err("cc = \"bbr\"\nhystart = true");
+    assert!(e.message.contains("cc `bbr` has no HyStart"), "{e}");
     let e = err("rto = \"bsd\"");
     assert!(e.message.contains("expected rfc6298, linux"), "{e}");
 }

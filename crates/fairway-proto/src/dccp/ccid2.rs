@@ -410,7 +410,12 @@ impl Ccid2 {
     /// least 1, and ssthresh set to it), with ssthresh at least 2 (ns-2 at least 1). Losses of
     /// what was sent until now belong to it.
     fn congestion(&mut self, now: Time, event: Congestion) {
-        let at = AtCongestion { window: self.w.cwnd, in_flight: u64::from(self.pipe), after_timeout: false };
+        let at = AtCongestion {
+            window: self.w.cwnd,
+            in_flight: u64::from(self.pipe),
+            after_timeout: false,
+            snd_nxt: (self.base + self.sent.len() as u64) as i64,
+        };
         self.cc.on_congestion(now, event, &at, &mut self.w);
         self.w.ssthresh = self.w.ssthresh.max(self.ssthresh_floor());
         self.recover_to = self.last_sent();
@@ -496,7 +501,12 @@ impl Ccid2 {
         }
         self.stats.timeouts += 1;
         // §5: ssthresh = cwnd / 2 (the algorithm's cut, at least 2; ns-2 at least 1), cwnd = 1.
-        let at = AtCongestion { window: self.w.cwnd, in_flight: u64::from(self.pipe), after_timeout: false };
+        let at = AtCongestion {
+            window: self.w.cwnd,
+            in_flight: u64::from(self.pipe),
+            after_timeout: false,
+            snd_nxt: (self.base + self.sent.len() as u64) as i64,
+        };
         self.cc.on_congestion(now, Congestion::Timeout, &at, &mut self.w);
         self.w.ssthresh = self.w.ssthresh.max(self.ssthresh_floor());
         self.w.cwnd = 1.0;

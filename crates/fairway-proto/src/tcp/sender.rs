@@ -690,6 +690,7 @@ impl TcpSender {
             window,
             in_flight: self.outstanding(),
             after_timeout: self.last_action == CwndAction::Timeout,
+            snd_nxt: self.maxseq + 1,
         };
         let mut w = Window { cwnd: self.cwnd, ssthresh: self.ssthresh };
         self.cc.on_congestion(now, event, &at, &mut w);

@@ -513,7 +513,7 @@ fn loss_conserves_packets_for_a_round_and_restores_cwnd_on_exit() {
     d.w.cwnd = 100.0;
     // §4.2.3.4 upon entering fast recovery: cwnd = packets in flight + 1 delivered. With 80
     // outstanding at the third duplicate ACK: 80 - 3 duplicates' packets - 1 lost + 1 = 77.
-    let at = AtCongestion { window: 100.0, in_flight: 80, after_timeout: false };
+    let at = AtCongestion { window: 100.0, in_flight: 80, after_timeout: false, snd_nxt: 0 };
     d.b.on_congestion(ms(900), Congestion::Loss, &at, &mut d.w);
     assert_eq!((d.w.cwnd, d.w.ssthresh), (77.0, INFINITE_SSTHRESH));
     // Packet conservation: at least in flight + delivered on each ACK of the first round.
@@ -533,7 +533,7 @@ fn loss_conserves_packets_for_a_round_and_restores_cwnd_on_exit() {
     let mut d = in_probe_bw(3);
     d.ack(ms(890), 990.0, None, 60, false);
     d.w.cwnd = 100.0;
-    let at = AtCongestion { window: 100.0, in_flight: 60, after_timeout: false };
+    let at = AtCongestion { window: 100.0, in_flight: 60, after_timeout: false, snd_nxt: 0 };
     d.b.on_congestion(ms(900), Congestion::Timeout, &at, &mut d.w);
     d.w.cwnd = 1.0;
     for k in 1..60 {

@@ -13,13 +13,25 @@
 //!   fast convergence as RFC 9438 §4.7, truncated to whole segments;
 //! - slow start adds every segment acked without stopping at ssthresh;
 //! - a timeout forgets W_max, the origin and the minimum RTT (`CubicReset` on CA_LOSS);
-//! - RTT samples in the first 10 ms of an epoch are ignored (`CubicDelta`).
+//! - the minimum RTT (`m_delayMin`) is the smallest *smoothed* RTT since the last timeout: ns-3
+//!   hands its congestion control `m_lastRtt`, which TcpSocketBase::EstimateRtt sets to the
+//!   estimator's SRTT, not to the sample; samples in the first 10 ms of an epoch are ignored
+//!   (`CubicDelta`);
+//! - HyStart (`hystart`, on as in ns-3; Ha and Rhee 2008, ns-3's own reading of it), in slow
+//!   start once cwnd >= 16 (`HyStartLowWindow`), on the same smoothed RTT, before the window
+//!   grows on the ACK: per round (from the ACK that passes what was sent when the last round
+//!   began, `HystartReset`), an ACK train when ACKs come no more than 2 ms apart
+//!   (`HyStartAckDelta`) for longer than the minimum RTT (Linux: half of it); a delay increase
+//!   when the smallest of the round's first 8 values (`HyStartMinSamples`) exceeds the minimum
+//!   by clamp(minimum, 4 ms, 1 s) (`HystartDelayThresh`: the whole minimum, Linux an eighth).
+//!   Once either fires, ssthresh = cwnd and HyStart stays off until a timeout.
 //!
-//! ns-3's HyStart (on by default there) is not modelled. validation/ns3/aqm.cc turns it off
-//! (`ns3::TcpCubic::HyStart false`) for the cubic-droptail and cubic-codel comparisons;
-//! validation/ns3/tcp.cc, the twin of ns-3's defaults, leaves it on, which is one of the
-//! differences its README names. With `timestamps` this sender now has the per-ACK RTT samples
-//! HyStart's delay test needs (eight per round), so it could be modelled.
+//! Not modelled: ns-3 also runs HyStart's test on duplicate ACKs and partial ACKs in recovery
+//! (it calls `PktsAcked` there too) while cwnd <= ssthresh and HyStart has not fired. With the
+//! round left from the last slow start, its ACK train is long over, so only the delay test can
+//! fire, when that round's minimum was above twice the minimum RTT; it would set ssthresh to
+//! the recovery's cwnd, which the exit then takes. This sender's algorithm sees new ACKs outside
+//! recovery only.
 
 use fairway_core::{Dur, Time};
 
@@ -33,6 +45,27 @@ const BETA: f64 = 0.7;
 const CNT_CLAMP: u32 = 20;
 /// ns-3's `CubicDelta`: RTT samples this soon after an epoch starts are ignored.
 const CUBIC_DELTA: Dur = Dur::from_millis(10);
+/// ns-3's `HyStartLowWindow`, `HyStartMinSamples`, `HyStartAckDelta`, `HyStartDelayMin` and
+/// `HyStartDelayMax`.
+const HYSTART_LOW_WINDOW: f64 = 16.0;
+const HYSTART_MIN_SAMPLES: u32 = 8;
+const HYSTART_ACK_DELTA: Dur = Dur::from_millis(2);
+const HYSTART_DELAY_MIN: Dur = Dur::from_millis(4);
+const HYSTART_DELAY_MAX: Dur = Dur::from_millis(1000);
+
+/// HyStart's round (`HystartReset`'s variables).
+#[derive(Debug, Clone, Copy)]
+struct Round {
+    /// `m_roundStart` and `m_lastAck` (`None`: ns-3's `Time::Min()`, before the first round).
+    start: Option<Time>,
+    last_ack: Option<Time>,
+    /// `m_endSeq`: the last packet sent when the round began; the ACK that passes it starts
+    /// the next round.
+    end: i64,
+    /// `m_currRtt`: the smallest of the round's first samples, and `m_sampleCnt`.
+    curr_rtt: Option<Dur>,
+    samples: u32,
+}
 
 #[derive(Debug, Clone)]
 pub struct CubicNs3 {
@@ -49,6 +82,10 @@ pub struct CubicNs3 {
     delay_min: Option<Dur>,
     /// `m_epochStart`: `None` until the first ACK in congestion avoidance after a cut.
     epoch_start: Option<Time>,
+    /// `m_hystart`, `m_found` and the round.
+    hystart: bool,
+    found: bool,
+    round: Round,
 }
 
 impl CubicNs3 {
@@ -61,6 +98,42 @@ impl CubicNs3 {
             k: 0.0,
             delay_min: None,
             epoch_start: None,
+            hystart: cfg.hystart.unwrap_or(true),
+            found: false,
+            round: Round { start: None, last_ack: None, end: -1, curr_rtt: None, samples: 0 },
+        }
+    }
+
+    /// ns-3 `HystartReset`: a new round from now, until the ACK that passes packet `end`.
+    fn hystart_reset(&mut self, now: Time, end: i64) {
+        self.round = Round { start: Some(now), last_ack: Some(now), end, curr_rtt: None, samples: 0 };
+    }
+
+    /// ns-3 `HystartUpdate` with the smoothed RTT `delay`, the minimum `delay_min`.
+    fn hystart_update(&mut self, now: Time, delay: Dur, delay_min: Dur, w: &mut Window) {
+        if self.found {
+            return;
+        }
+        let r = &mut self.round;
+        // The ACK train: only ACKs within 2 ms of the train's last extend it.
+        if r.last_ack.is_some_and(|l| now - l <= HYSTART_ACK_DELTA) {
+            r.last_ack = Some(now);
+            if r.start.is_some_and(|s| now - s > delay_min) {
+                self.found = true;
+            }
+        }
+        // The delay test: the smallest of the round's first 8 values, then checked on each.
+        if r.samples < HYSTART_MIN_SAMPLES {
+            r.curr_rtt = Some(r.curr_rtt.map_or(delay, |c| c.min(delay)));
+            r.samples += 1;
+        } else {
+            let thresh = delay_min.clamp(HYSTART_DELAY_MIN, HYSTART_DELAY_MAX);
+            if r.curr_rtt.is_some_and(|c| c > delay_min + thresh) {
+                self.found = true;
+            }
+        }
+        if self.found {
+            w.ssthresh = w.cwnd;
         }
     }
 
@@ -94,16 +167,29 @@ impl CongestionControl for CubicNs3 {
         "cubic"
     }
 
+    fn has_hystart(&self) -> bool {
+        true
+    }
+
     fn on_ack(&mut self, now: Time, acked: &Acked, w: &mut Window) {
-        // ns-3 `PktsAcked`: the minimum RTT, skipping samples right after an epoch starts.
-        if let Some(rtt) = acked.rtt {
+        // ns-3 `PktsAcked`, before the window grows: the minimum smoothed RTT and HyStart,
+        // skipped right after an epoch starts.
+        if let Some(srtt) = acked.srtt {
             let fresh = self.epoch_start.is_some_and(|s| now - s < CUBIC_DELTA);
-            if !fresh && self.delay_min.is_none_or(|m| rtt < m) {
-                self.delay_min = Some(rtt);
+            if !fresh {
+                let min = self.delay_min.map_or(srtt, |m| m.min(srtt));
+                self.delay_min = Some(min);
+                if self.hystart && w.cwnd <= w.ssthresh && w.cwnd >= HYSTART_LOW_WINDOW {
+                    self.hystart_update(now, srtt, min, w);
+                }
             }
         }
         let mut segs = acked.packets.max(1) as u32;
         if w.in_slow_start() {
+            // ns-3 `IncreaseWindow`: a new HyStart round once the ACK passes the last.
+            if self.hystart && acked.highest_ack > self.round.end {
+                self.hystart_reset(now, acked.snd_nxt - 1);
+            }
             // Every segment acked, past ssthresh if the ACK covers that many.
             w.cwnd += segs as f64;
             segs = 0;
@@ -121,7 +207,7 @@ impl CongestionControl for CubicNs3 {
         }
     }
 
-    fn on_congestion(&mut self, _now: Time, event: Congestion, _at: &AtCongestion, w: &mut Window) {
+    fn on_congestion(&mut self, now: Time, event: Congestion, at: &AtCongestion, w: &mut Window) {
         if event == Congestion::Restart {
             return;
         }
@@ -138,12 +224,15 @@ impl CongestionControl for CubicNs3 {
         w.ssthresh = ssthresh;
         match event {
             Congestion::Loss | Congestion::Ecn => w.cwnd = ssthresh,
-            // ns-3 `CubicReset` on entering CA_LOSS; the sender restarts from one segment.
+            // ns-3 `CubicReset` and `HystartReset` on entering CA_LOSS; the sender restarts
+            // from one segment.
             Congestion::Timeout => {
                 self.last_max = 0;
                 self.origin = 0;
                 self.k = 0.0;
                 self.delay_min = None;
+                self.found = false;
+                self.hystart_reset(now, at.snd_nxt - 1);
             }
             Congestion::Restart => {}
         }
@@ -171,7 +260,7 @@ mod tests {
         let mut c = CubicNs3::new(&TcpConfig::default());
         // A cut at 100 segments: ssthresh and cwnd int(70.0) = 70, W_max 100.
         let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
-        let at = AtCongestion { window: 100.0, in_flight: 100, after_timeout: false };
+        let at = AtCongestion { window: 100.0, in_flight: 100, after_timeout: false, snd_nxt: 100 };
         c.on_congestion(Time::ZERO, Congestion::Loss, &at, &mut w);
         assert_eq!((w.cwnd, w.ssthresh, c.last_max), (70.0, 70.0, 100));
         // The first ACK in congestion avoidance starts the epoch: K = cbrt(30 / 0.4) = 4.217 s.
@@ -208,7 +297,7 @@ mod tests {
         let mut c = CubicNs3::new(&TcpConfig::default());
         c.delay_min = Some(Dur::from_millis(40));
         let mut w = Window { cwnd: 40.0, ssthresh: 100.0 };
-        let at = AtCongestion { window: 40.0, in_flight: 40, after_timeout: true };
+        let at = AtCongestion { window: 40.0, in_flight: 40, after_timeout: true, snd_nxt: 40 };
         c.on_congestion(Time::ZERO, Congestion::Timeout, &at, &mut w);
         // ssthresh = int(40 x 0.7) = 28; cwnd is the sender's to set (one segment).
         assert_eq!((w.ssthresh, c.last_max, c.delay_min), (28.0, 0, None));
@@ -217,5 +306,91 @@ mod tests {
         let mut w = Window { cwnd: 50.0, ssthresh: 100.0 };
         c.on_congestion(Time::ZERO, Congestion::Loss, &at, &mut w);
         assert_eq!((c.last_max, w.ssthresh, w.cwnd), (42, 35.0, 35.0));
+    }
+
+    /// A new ACK in slow start with smoothed RTT `srtt_ms`, the cumulative ACK at `ack` and
+    /// SND.NXT at `nxt`.
+    fn ss_ack(srtt_ms: u64, ack: i64, nxt: i64) -> Acked {
+        Acked { packets: 1, srtt: Some(Dur::from_millis(srtt_ms)), highest_ack: ack, snd_nxt: nxt, ..Acked::default() }
+    }
+
+    #[test]
+    fn hystart_ack_train_ends_slow_start_after_the_whole_minimum_rtt() {
+        let mut c = CubicNs3::new(&TcpConfig::default());
+        let mut w = Window { cwnd: 32.0, ssthresh: 1e9 };
+        // The first ACK starts a round (ns-3 resets in IncreaseWindow, after PktsAcked). ACKs 1
+        // ms apart, smoothed RTT 20 ms: the train must last more than 20 ms (Linux: 10), so the
+        // ACK 21 ms after the round began (the 22nd) ends slow start, ssthresh = cwnd then.
+        let mut now = Time::from_secs_f64(1.0);
+        let mut exit = None;
+        for i in 0..40 {
+            c.on_ack(now, &ss_ack(20, 100 + i, 140), &mut w);
+            if exit.is_none() && w.ssthresh < 1e9 {
+                exit = Some((i, w.ssthresh));
+            }
+            now += Dur::from_millis(1);
+        }
+        // Found at ACK 21 with cwnd 32 + 21 (each ACK before added one): ssthresh 53, and the
+        // ACK's own segment goes to congestion avoidance.
+        assert_eq!(exit, Some((21, 53.0)));
+        assert!(c.found && !w.in_slow_start());
+        // A gap of more than 2 ms breaks the train for the rest of the round.
+        let mut c = CubicNs3::new(&TcpConfig::default());
+        let mut w = Window { cwnd: 32.0, ssthresh: 1e9 };
+        for i in 0..40 {
+            let gap = if i >= 5 { 3 } else { 0 };
+            c.on_ack(Time::from_secs_f64(1.0) + Dur::from_millis(i as u64 + gap), &ss_ack(20, 100 + i, 200), &mut w);
+        }
+        assert!(!c.found && w.in_slow_start());
+    }
+
+    #[test]
+    fn hystart_delay_fires_when_the_round_minimum_doubles() {
+        // ACKs 5 ms apart (no train). The minimum smoothed RTT is 20 ms; ns-3's threshold is
+        // clamp(20, 4, 1000) = 20 ms more (Linux: 20 / 8 = 2.5, so 4 ms).
+        let run = |srtt: u64| {
+            let mut c = CubicNs3::new(&TcpConfig::default());
+            let mut w = Window { cwnd: 16.0, ssthresh: 1e9 };
+            let t0 = Time::from_secs_f64(1.0);
+            // Round 1 sets the minimum at 20 ms and ends at the ACK passing packet 15.
+            for i in 0..4 {
+                c.on_ack(t0 + Dur::from_millis(5 * i), &ss_ack(20, i as i64, 16), &mut w);
+            }
+            // Round 2: from the ACK of packet 16 on, every value `srtt`.
+            let mut found_at = None;
+            for i in 0..12 {
+                c.on_ack(t0 + Dur::from_millis(100 + 5 * i), &ss_ack(srtt, 16 + i as i64, 200), &mut w);
+                if found_at.is_none() && c.found {
+                    found_at = Some(i);
+                }
+            }
+            found_at
+        };
+        // 41 ms > 20 + 20. The ACK that ends round 1 is still counted in it (HyStart's test
+        // comes before the reset); the next 8 set round 2's minimum, and the 9th is checked.
+        assert_eq!(run(41), Some(9));
+        // 40 ms is not above 20 + 20.
+        assert_eq!(run(40), None);
+    }
+
+    #[test]
+    fn hystart_restarts_after_a_timeout_and_can_be_turned_off() {
+        let mut c = CubicNs3::new(&TcpConfig::default());
+        c.found = true;
+        let mut w = Window { cwnd: 40.0, ssthresh: 20.0 };
+        let at = AtCongestion { window: 40.0, in_flight: 40, after_timeout: false, snd_nxt: 500 };
+        c.on_congestion(Time::from_secs_f64(2.0), Congestion::Timeout, &at, &mut w);
+        // CubicReset clears `m_found`; HystartReset begins a round at the timeout that the ACK
+        // passing packet 499 (the last sent) ends.
+        assert!(!c.found);
+        assert_eq!((c.round.start, c.round.end, c.round.samples), (Some(Time::from_secs_f64(2.0)), 499, 0));
+        // `hystart = false` (ns-3's `HyStart false`): a train never ends slow start.
+        let cfg = TcpConfig { hystart: Some(false), ..TcpConfig::default() };
+        let mut c = CubicNs3::new(&cfg);
+        let mut w = Window { cwnd: 32.0, ssthresh: 1e9 };
+        for i in 0..40 {
+            c.on_ack(Time::from_secs_f64(1.0) + Dur::from_millis(i as u64), &ss_ack(20, 100 + i, 140), &mut w);
+        }
+        assert!(!c.found && w.in_slow_start());
     }
 }

@@ -166,6 +166,9 @@ pub struct AtCongestion {
     pub in_flight: u64,
     /// The last event was a timeout (ns-2 `last_cwnd_action_ == CWND_ACTION_TIMEOUT`).
     pub after_timeout: bool,
+    /// The next new packet the sender will send (SND.NXT, as in [`Acked`]): a slow-start
+    /// heuristic that restarts its round at a timeout waits for the ACK that passes it.
+    pub snd_nxt: i64,
 }
 
 /// One congestion control algorithm of one sender.
