@@ -272,7 +272,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
                 AppSpec::Datagram(d) => {
                     d.spec.report(sim.driver(i), &protocol::ReportContext { start: start.max(from), stop, end })
                 }
-                _ => None,
+                _ => sim.driver(i).report(),
             },
             ..FlowSummary::named(sc, f, path, start, stop)
         });

@@ -274,6 +274,11 @@ pub trait FlowDriver {
     fn done_at(&self) -> Option<Time> {
         None
     }
+    /// What its transport adds to the flow's summary under its own name (a stream transport's;
+    /// a datagram protocol's settings report instead, `DatagramSpec::report`).
+    fn report(&self) -> Option<crate::protocol::ProtocolReport> {
+        None
+    }
     /// For the results: the concrete flow, to read its endpoints' statistics.
     fn as_any(&self) -> &dyn Any;
     /// Its two ends (sender, receiver) for a driver that carries their bytes itself (live

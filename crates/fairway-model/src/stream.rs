@@ -12,7 +12,7 @@ use fairway_proto::AgentState;
 
 use crate::apps::WebSessions;
 use crate::driver::{FlowDriver, Header, Io, Side, TimerId, TimerSlot, TransportCounters, Wake, APP};
-use crate::protocol::Build;
+use crate::protocol::{Build, ProtocolReport};
 use crate::results::{BinSeries, SeriesInfo};
 
 /// What a flow's application does.
@@ -65,6 +65,11 @@ pub trait StreamTransport {
     fn open(&self, rng: &mut Rng) -> Self::Conn;
     /// Its data packets' payload.
     fn packet_size(&self) -> Bytes;
+    /// What it adds to a flow's summary, under its own name, given the flow's last connection
+    /// still open at the end (none when all have finished).
+    fn report(&self, _open: Option<&Self::Conn>) -> Option<ProtocolReport> {
+        None
+    }
 }
 
 /// A connection and its ends' timers.
@@ -279,6 +284,10 @@ impl<T: StreamTransport + 'static> FlowDriver for StreamFlow<T> {
 
     fn done_at(&self) -> Option<Time> {
         self.done_at
+    }
+
+    fn report(&self) -> Option<ProtocolReport> {
+        self.transport.report(self.slots().last().map(|s| &s.conn))
     }
 
     fn as_any(&self) -> &dyn Any {

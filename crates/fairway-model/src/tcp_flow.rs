@@ -6,17 +6,55 @@
 //! send time, and a token for its SACK blocks, which wait in the connection until it arrives or
 //! is dropped.
 
+use std::collections::BTreeMap;
+
 use fairway_core::{Bytes, Dur, Rng, Time};
-use fairway_proto::tcp::{SackBlocks, TcpAck, TcpSegment, TcpSender, TcpSenderStats, TcpSink};
+use fairway_proto::tcp::{SackBlocks, SackRecovery, TcpAck, TcpSegment, TcpSender, TcpSenderStats, TcpSink};
 use fairway_proto::AgentState;
+use serde::Serialize;
 
 use crate::driver::{Header, Io, Outgoing, Side, TransportCounters};
 use crate::packet_trace::PktKind;
+use crate::protocol::ProtocolReport;
 use crate::scenario::TcpSpec;
 use crate::stream::{StreamConn, StreamFlow, StreamTransport};
 
 /// A TCP flow.
 pub type TcpFlow = StreamFlow<TcpSpec>;
+
+/// TCP's part of a flow's summary (`"tcp": {...}` in summary.json): how its senders were set up
+/// and, when a connection is still open at the end (the flow's last), where its window stands.
+/// Its counts since the warm-up (retransmits, timeouts, fast retransmits, ECN reductions) are the
+/// flow's own fields, which every transport fills.
+#[derive(Debug, Clone, Serialize)]
+pub struct TcpReport {
+    /// The congestion control (`cc`) and its flavour, if it has several.
+    pub cc: &'static str,
+    pub flavor: Option<&'static str>,
+    /// Loss recovery: RFC 6675's (`recovery = "rfc6675"`), or ns-2's sender by its name
+    /// (`tahoe`, `reno`, `newreno`, `sack`: Agent/TCP/Sack1).
+    pub recovery: &'static str,
+    /// Whether the sink sends SACK blocks.
+    pub sack: bool,
+    /// RFC 6937's reduction bound, when PRR is on.
+    pub prr: Option<&'static str>,
+    pub rack: bool,
+    pub tlp: bool,
+    pub timestamps: bool,
+    pub window_init_pkts: u32,
+    /// The sink's delayed-ACK timeout (none: every segment acknowledged at once).
+    pub delayed_ack_s: Option<f64>,
+    pub min_rto_s: f64,
+    /// The open connection's window, threshold, smoothed RTT and RTO at the end (none when no
+    /// connection is open).
+    pub cwnd_pkts: Option<f64>,
+    pub ssthresh_pkts: Option<f64>,
+    pub srtt_s: Option<f64>,
+    pub rto_s: Option<f64>,
+    /// The congestion control's own state at the end, as `--trace agents` writes it (CUBIC's
+    /// W_max and K, BBR's estimates and mode, ...).
+    pub cc_state: BTreeMap<&'static str, f64>,
+}
 
 /// One connection: a sender at the flow's source, a sink at its destination.
 pub struct TcpConn {
@@ -111,6 +149,36 @@ impl StreamTransport for TcpSpec {
 
     fn packet_size(&self) -> Bytes {
         self.sender.packet_size
+    }
+
+    fn report(&self, open: Option<&TcpConn>) -> Option<ProtocolReport> {
+        let c = &self.sender;
+        let state = open.map(|o| o.snd.state());
+        let secs = |d: Option<Dur>| d.map(|d| d.as_secs_f64());
+        Some(ProtocolReport::new(
+            "tcp",
+            TcpReport {
+                cc: c.cc,
+                flavor: (!c.cc_flavor.is_empty()).then_some(c.cc_flavor),
+                recovery: match c.sack_recovery {
+                    SackRecovery::Rfc6675 => "rfc6675",
+                    SackRecovery::Ns2 => c.variant.name(),
+                },
+                sack: self.sink.sack,
+                prr: c.prr.map(|p| p.name()),
+                rack: c.rack,
+                tlp: c.tlp,
+                timestamps: c.timestamps,
+                window_init_pkts: c.window_init,
+                delayed_ack_s: secs(self.sink.delayed_ack),
+                min_rto_s: c.min_rto.as_secs_f64(),
+                cwnd_pkts: state.and_then(|s| s.cwnd_pkts),
+                ssthresh_pkts: state.and_then(|s| s.ssthresh_pkts),
+                srtt_s: secs(state.and_then(|s| s.srtt)),
+                rto_s: secs(state.and_then(|s| s.rto)),
+                cc_state: open.map(|o| o.snd.cc().trace().into_iter().collect()).unwrap_or_default(),
+            },
+        ))
     }
 }
 

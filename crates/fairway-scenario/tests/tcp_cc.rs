@@ -8,6 +8,11 @@ use fairway_scenario::parse_scenario;
 /// `n` greedy flows with `cc` (and `extra` keys) through a 10 Mb/s bottleneck with a 40 ms
 /// propagation round trip and a `limit`-packet DropTail.
 fn dumbbell(cc: &str, extra: &str, n: u32, limit: u32, seconds: u32) -> Summary {
+    dumbbell_app("app = \"ftp\"", cc, extra, n, limit, seconds)
+}
+
+/// The same with the application `app` (its keys).
+fn dumbbell_app(app: &str, cc: &str, extra: &str, n: u32, limit: u32, seconds: u32) -> Summary {
     let text = format!(
         r#"
 name = "cc"
@@ -30,7 +35,7 @@ delay = "1ms"
 [[flow]]
 name = "f{{i}}"
 count = {n}
-app = "ftp"
+{app}
 cc = "{cc}"
 {extra}
 from = "s{{i}}"
@@ -101,4 +106,38 @@ fn the_summary_carries_tcp_friendliness_and_jain_over_flows() {
     let jain = x.iter().sum::<f64>().powi(2) / (3.0 * x.iter().map(|v| v * v).sum::<f64>());
     assert!((s.jain_index_flows.unwrap() - jain).abs() < 1e-12);
     assert_eq!(s.jain_index_classes, None, "one class");
+}
+
+#[test]
+fn each_tcp_flow_reports_its_setup_and_end_state_under_tcp() {
+    let json = |s: &Summary| serde_json::to_value(s).unwrap();
+    // "As Linux would": CUBIC's Linux flavour, RFC 6675 recovery with Linux's PRR bound,
+    // RACK-TLP, timestamps, IW10, 40 ms delayed ACKs, a 200 ms minimum RTO; the open
+    // connection's window and CUBIC's own W_max at the end.
+    let s = dumbbell("cubic", "options = \"linux\"", 1, 100, 5);
+    let t = &json(&s)["flows"][0]["tcp"];
+    assert_eq!(t["cc"], "cubic");
+    assert_eq!(t["flavor"], "linux");
+    assert_eq!(t["recovery"], "rfc6675");
+    assert_eq!((t["sack"].as_bool(), t["rack"].as_bool(), t["tlp"].as_bool()), (Some(true), Some(true), Some(true)));
+    assert_eq!(t["prr"], "linux");
+    assert_eq!(t["window_init_pkts"], 10);
+    assert_eq!(t["delayed_ack_s"], 0.04);
+    assert_eq!(t["min_rto_s"], 0.2);
+    let cwnd = t["cwnd_pkts"].as_f64().unwrap();
+    assert!(cwnd >= 2.0 && cwnd <= 1000.0, "{cwnd}");
+    assert!(t["srtt_s"].as_f64().unwrap() >= 0.040, "at least the 40 ms propagation round trip: {t}");
+    assert!(t["cc_state"]["w_max"].as_f64().is_some(), "{t}");
+    // ns-2's NewReno (the default): the AIMD window under its registry name, ns-2's NewReno
+    // recovery, no SACK, no delayed ACKs, ns-2's 1 s minimum RTO... and no algorithm state.
+    let s = dumbbell("newreno", "", 1, 100, 5);
+    let t = &json(&s)["flows"][0]["tcp"];
+    assert_eq!((t["cc"].as_str(), t["recovery"].as_str()), (Some("reno"), Some("newreno")));
+    assert_eq!((t["sack"].as_bool(), t["prr"].is_null(), t["delayed_ack_s"].is_null()), (Some(false), true, true));
+    assert_eq!(t["cc_state"], serde_json::json!({}));
+    // A transfer that finished has no connection open: its state is empty, its setup is kept.
+    let s = dumbbell_app("app = \"transfer\"\nsize = \"100KB\"", "newreno", "", 1, 100, 5);
+    let t = &json(&s)["flows"][0]["tcp"];
+    assert!(t["cwnd_pkts"].is_null() && t["srtt_s"].is_null(), "{t}");
+    assert_eq!(t["recovery"], "newreno");
 }
