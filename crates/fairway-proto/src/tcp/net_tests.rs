@@ -529,3 +529,24 @@ fn rack_survives_losses_of_retransmissions_and_of_everything_in_flight() {
         }
     }
 }
+
+#[test]
+fn bbr_keeps_its_own_window_through_prr_recovery() {
+    // BBR's ssthresh stays at 2^31 - 1 (Linux's TCP_INFINITE_SSTHRESH). With RFC 6675 recovery
+    // and PRR, the end of recovery's cwnd = ssthresh (RFC 6937 §3) would make its window
+    // unbounded; as Linux does for a `cong_control` algorithm, the sender leaves BBR's window to
+    // BBR: it never exceeds what BBR's model allows (a few BDPs here, far under 10 000).
+    let drops = [40, 43, 47, 52];
+    for prr in [Some(PrrBound::Ssrb), Some(PrrBound::Linux)] {
+        let cfg = TcpConfig { cc: "bbr", ..rfc6675(prr, true) };
+        let mut net = Net::new(cfg, sack_sink(), &drops);
+        net.sender.send(Time::ZERO, Some(300));
+        net.run(t(600_000));
+        assert!(net.sender.is_done(), "prr {prr:?}");
+        assert_eq!(net.sender.stats().fast_retransmits, 1, "prr {prr:?}");
+        let end = net.log.windows(2).find(|w| w[0].in_recovery_before && !w[1].in_recovery_before).unwrap();
+        assert!(end[0].ssthresh_after > 1e9, "BBR's ssthresh stays unbounded: {:?}", end[0]);
+        let most = net.log.iter().map(|l| l.cwnd_after).fold(0.0, f64::max);
+        assert!(most < 10_000.0, "prr {prr:?}: cwnd reached {most}");
+    }
+}

@@ -367,7 +367,7 @@ impl TcpSender {
             if !recovering {
                 let flight = self.outstanding().max(1) as f64;
                 self.congestion_from(now, Congestion::Loss, flight.min(self.windowd()));
-                if self.cfg.prr.is_some() {
+                if self.prr_window().is_some() {
                     self.cwnd = self.ssthresh;
                 }
                 self.recovery_end(now);

@@ -377,7 +377,7 @@ impl TcpSender {
                 // scoreboard above is kept.
                 r.in_recovery = false;
                 self.fastrecov = false;
-                if self.cfg.prr.is_some() {
+                if self.prr_window().is_some() {
                     // RFC 6937 §3: at the end of recovery, cwnd = ssthresh.
                     self.cwnd = self.ssthresh;
                 }
@@ -509,7 +509,7 @@ impl TcpSender {
         };
         r.lost_edge = edge;
         self.pipe = pipe;
-        let Some(bound) = self.cfg.prr else { return };
+        let Some(bound) = self.prr_window() else { return };
         r.prr_delivered += delivered;
         let sndcnt = prr_sndcnt(
             bound,

@@ -450,6 +450,12 @@ impl TcpSender {
         &self.cfg
     }
 
+    /// PRR's bound when PRR sets the window in recovery and cwnd = ssthresh ends it: PRR is on
+    /// and the congestion control does not set the window itself.
+    pub(super) fn prr_window(&self) -> Option<crate::tcp::PrrBound> {
+        self.cfg.prr.filter(|_| !self.cc.sets_own_window())
+    }
+
     // ---- windows ----------------------------------------------------------------------
 
     pub(super) fn numdupacks(&self) -> i64 {

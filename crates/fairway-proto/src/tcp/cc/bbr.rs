@@ -643,6 +643,12 @@ impl CongestionControl for Bbr {
         Some(Rate(self.pacing_rate.round().max(1.0) as u64))
     }
 
+    /// Linux's tcp_bbr is a `cong_control` algorithm: its ssthresh stays infinite, and its
+    /// window in recovery is its own packet conservation (bbr_set_cwnd_to_recover_or_restore).
+    fn sets_own_window(&self) -> bool {
+        true
+    }
+
     fn wants_rate_samples(&self) -> bool {
         true
     }

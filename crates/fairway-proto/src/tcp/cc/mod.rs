@@ -213,6 +213,14 @@ pub trait CongestionControl: std::fmt::Debug + Send + BoxClone {
     /// Fast recovery ended (NewReno's full ACK, Reno's first new ACK, the SACK sender's exit).
     fn on_recovery_end(&mut self, _now: Time, _w: &mut Window) {}
 
+    /// Whether it sets the window itself on every ACK, in loss recovery too (Linux's
+    /// `cong_control` hook, which BBR has): the sender then leaves out PRR's reduction and the
+    /// cwnd = ssthresh that ends recovery, as Linux's tcp_cong_control and
+    /// tcp_end_cwnd_reduction do for such an algorithm.
+    fn sets_own_window(&self) -> bool {
+        false
+    }
+
     /// Whether it has a slow-start exit heuristic that [`TcpConfig::hystart`] turns on or off
     /// (the scenario reader refuses `hystart = true` otherwise).
     fn has_hystart(&self) -> bool {
