@@ -199,6 +199,11 @@ pub fn testbed(
         sc.duration = Dur::parse(d).map_err(|e| Failure::Input(format!("--duration {d}: {e}")))?;
     }
     let bl = emulated::pick(&sc, link)?;
+    let (fwd_spec, rev_spec) = emulated::directions(&sc, bl);
+    emulated::emulable(&fwd_spec, &sc.link_name(bl))?;
+    if let Some(j) = sc.links.iter().position(|l| l.from == fwd_spec.to && l.to == fwd_spec.from) {
+        emulated::emulable(&rev_spec, &sc.link_name(j))?;
+    }
     let flows = plan(&sc, bl)?;
     // The access links' one-way delay, added to the bottleneck's: one value for all flows.
     let extra = flows.iter().map(|p| p.extra).max().unwrap_or(Dur::ZERO);
@@ -220,7 +225,6 @@ pub fn testbed(
     output::write_all(&res, &sc, &out.join("simulated")).map_err(other)?;
 
     let bspec = &sc.links[bl];
-    let (fwd_spec, rev_spec) = emulated::directions(&sc, bl);
     let delay = bspec.delay + extra;
     let build = |spec: &LinkSpec, what: &str| -> Result<Link, Failure> {
         let q = spec.queue.build(spec.rate, spec.delay).map_err(|e| Failure::Input(format!("{what}: {e}")))?;

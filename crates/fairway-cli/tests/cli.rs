@@ -132,6 +132,34 @@ fn a_bad_scenario_is_an_error_with_file_line_and_field_and_exit_code_2() {
     let _ = fs::remove_dir_all(dir);
 }
 
+/// `device_queue` is simulated only: the emulator's link has none, so `emulate` and `testbed`
+/// refuse a link that has one, before they make namespaces (no root needed to see it), rather
+/// than run it without.
+#[test]
+fn emulate_and_testbed_refuse_a_device_queue_they_cannot_emulate() {
+    let dir = tmp("devq");
+    fs::create_dir_all(&dir).unwrap();
+    let good = fs::read_to_string(repo().join("scenarios/tutorial/red-dumbbell.toml")).unwrap();
+    let from = "delay = \"20ms\"\n";
+    assert!(good.contains(from));
+    let p = dir.join("devq.toml");
+    fs::write(&p, good.replacen(from, &format!("{from}device_queue = 1\n"), 1)).unwrap();
+    let o = fairway(&["run", p.to_str().unwrap(), "--quiet", "--out", dir.join("sim").to_str().unwrap()]);
+    assert!(o.status.success(), "the simulator runs it: {}", String::from_utf8_lossy(&o.stderr));
+    let out = dir.join("tb");
+    for args in [
+        vec!["emulate", p.to_str().unwrap(), "--duration", "1s", "--name", "devq"],
+        vec!["testbed", p.to_str().unwrap(), "--duration", "1s", "--name", "devq", "--out", out.to_str().unwrap()],
+    ] {
+        let o = fairway(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{}: {err}", args[0]);
+        assert!(err.contains("r1->r2") && err.contains("device_queue = 1") && err.contains("simulated only"), "{err}");
+    }
+    assert!(!out.exists(), "testbed refused before writing anything");
+    let _ = fs::remove_dir_all(dir);
+}
+
 #[test]
 fn check_accepts_every_shipped_scenario() {
     let mut n = 0;

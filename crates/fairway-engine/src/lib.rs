@@ -19,6 +19,9 @@ pub mod sim;
 mod warmup;
 pub mod wireless;
 
+#[cfg(test)]
+mod device_queue_tests;
+
 use std::sync::atomic::AtomicBool;
 
 use fairway_core::{Dur, Time};

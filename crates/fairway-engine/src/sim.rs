@@ -8,7 +8,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use fairway_aqm::{PacketMeta, QueueDiscipline, Verdict};
+use fairway_aqm::{Departure, PacketMeta, QueueDiscipline, Verdict};
 use fairway_core::{Bytes, Dur, FlowId, NodeId, PacketRef, Rng, Time};
 
 use fairway_proto::AgentState;
@@ -16,7 +16,7 @@ use fairway_proto::AgentState;
 pub(crate) use crate::driver::Side;
 use crate::driver::{FlowDriver, Header, Io, Outgoing, TimerId, TransportCounters};
 use crate::events::EventQueue;
-use crate::link::{InFlight, LinkEnd, LinkState, BEHIND_FROM};
+use crate::link::{DeviceQueue, InFlight, LinkEnd, LinkState, BEHIND_FROM};
 use crate::monitor::{FlowCounters, FlowMonitor, LinkCheck};
 use crate::packet::{Arena, Packet};
 use crate::packet_trace::{PacketOp, PacketTraceSpec, PacketTracer};
@@ -557,7 +557,8 @@ impl<'a> Sim<'a> {
     }
 
     /// The general path's arrival: the discipline takes the packet or not (and may throw others
-    /// away); an idle transmitter then asks it for the next packet.
+    /// away); an idle transmitter then asks it for the next packet. With a device queue, see
+    /// `device_arrival`.
     fn general_arrival(&mut self, l: usize, p: PacketRef, meta: &PacketMeta) {
         let now = self.now;
         self.catch_up(l);
@@ -565,12 +566,15 @@ impl<'a> Sim<'a> {
         let link = &mut self.links[l];
         link.integrate(now);
         let v = link.qdisc.enqueue(now, meta, p, &mut link.rng);
-        link.observe();
+        link.observe_general();
         self.drop_taken(l);
         match v {
             Verdict::Drop(_) => {
                 self.trace_packet(PacketOp::Drop, l, p);
                 self.drop_packet(p);
+                if self.links[l].dev.is_some() {
+                    self.device_arrival(l);
+                }
                 return;
             }
             Verdict::EnqueueMarked => self.arena.get_mut(p).ce = true,
@@ -584,14 +588,35 @@ impl<'a> Sim<'a> {
             self.queued_seq.resize(slot + 1, 0);
         }
         self.queued_seq[slot] = self.q.reserve();
-        if !self.links[l].tx_pending {
+        if self.links[l].dev.is_some() {
+            self.device_arrival(l);
+        } else if !self.links[l].tx_pending {
             self.serve(l);
         }
     }
 
+    /// General path, after an arrival at a link with a device queue, admitted or not: the
+    /// discipline is asked for packets if the device queue has room (ns-3.37's
+    /// TrafficControlLayer::Send runs the queue disc after every enqueue), and an idle
+    /// transmitter takes the device queue's head.
+    #[inline(never)]
+    fn device_arrival(&mut self, l: usize) {
+        if self.links[l].dev.as_deref().is_some_and(DeviceQueue::has_room) {
+            self.feed_device(l);
+        }
+        if !self.links[l].tx_pending {
+            self.serve_device(l);
+        }
+    }
+
     /// General path: link `l`'s transmitter is free now; its discipline gives the next packet,
-    /// if any (ns-2 LinkDelay's resume and Queue::deque).
+    /// if any (ns-2 LinkDelay's resume and Queue::deque), or, with a device queue, the device
+    /// queue does (`serve_device`).
     fn serve(&mut self, l: usize) {
+        if self.links[l].dev.is_some() {
+            self.serve_device(l);
+            return;
+        }
         let now = self.now;
         let link = &mut self.links[l];
         link.integrate(now);
@@ -601,6 +626,60 @@ impl<'a> Sim<'a> {
         let Some(dep) = dep else {
             return;
         };
+        self.transmit(l, dep);
+    }
+
+    /// General path, a link with a device queue: the transmitter takes the device queue's head,
+    /// and a device queue that was full asks the discipline for more (ns-3.37's
+    /// PointToPointNetDevice::TransmitComplete dequeues from its queue, which wakes the queue
+    /// disc when the queue has room again: NetDeviceQueue::PacketDequeued and Wake).
+    #[inline(never)]
+    fn serve_device(&mut self, l: usize) {
+        let now = self.now;
+        let link = &mut self.links[l];
+        link.integrate(now);
+        let dev = link.dev.as_deref_mut().expect("a link with a device queue");
+        let was_full = !dev.has_room();
+        let Some(dep) = dev.pop() else {
+            // Idle until the next arrival.
+            return;
+        };
+        link.observe_general();
+        self.transmit(l, dep);
+        if was_full {
+            self.feed_device(l);
+        }
+    }
+
+    /// General path, a link with a device queue: the discipline hands it packets while it has
+    /// room, asked at least once (so an empty discipline hears of it, as CoDel leaves its dropping
+    /// state then) and again only while the discipline still holds packets: ns-3.37's
+    /// QueueDisc::Run, Restart and Transmit.
+    #[inline(never)]
+    fn feed_device(&mut self, l: usize) {
+        let now = self.now;
+        loop {
+            let link = &mut self.links[l];
+            link.integrate(now);
+            let dep = link.qdisc.dequeue(now);
+            let dev = link.dev.as_deref_mut().expect("a link with a device queue");
+            if let Some(d) = dep {
+                dev.push(d);
+            }
+            let more = dep.is_some() && dev.has_room() && !link.qdisc.is_empty();
+            link.observe_general();
+            self.drop_taken(l);
+            if !more {
+                break;
+            }
+        }
+    }
+
+    /// General path: link `l`'s transmitter starts serialising `dep` now. (Inlined: it was
+    /// `serve`'s own code before links could have a device queue.)
+    #[inline(always)]
+    fn transmit(&mut self, l: usize, dep: Departure) {
+        let now = self.now;
         let link = &mut self.links[l];
         let d = link.tx_time(dep.size);
         link.free_at = now + d;
@@ -897,15 +976,16 @@ impl<'a> Sim<'a> {
             self.links[l].advance(t);
             self.catch_up(l);
             let link = &self.links[l];
-            let s = link.qdisc.stats();
+            // The link's buffer: the discipline and its device queue, if any.
+            let s = link.stats();
             self.samples.push((
                 l,
                 QueueRow::new(
                     t.as_secs_f64(),
-                    link.qdisc.len() as u32,
-                    link.qdisc.bytes().0,
+                    link.queue_len() as u32,
+                    link.queue_bytes().0,
                     link.qdisc.average_pkts(),
-                    s,
+                    &s,
                 ),
             ));
         }
@@ -937,7 +1017,7 @@ impl<'a> Sim<'a> {
             // The packet being serialised now was counted whole when it started.
             let rest = link.free_at.saturating_since(now);
             links.push(LinkBase {
-                stats: *link.qdisc.stats(),
+                stats: link.stats(),
                 lost: link.lost,
                 busy: Dur(link.busy.0 - rest.0.min(link.busy.0)),
                 len_area,
@@ -1002,9 +1082,12 @@ impl<'a> Sim<'a> {
 
     pub(crate) fn link_check(&self, l: usize) -> LinkCheck {
         let link = &self.links[l];
+        // With a device queue, its packets have left the discipline but are still waiting: they
+        // count among the waiting, not the departed (`LinkState::stats`), and the check shows that
+        // they are neither lost nor on the wire twice.
         LinkCheck {
-            stats: *link.qdisc.stats(),
-            waiting: link.qdisc.len() as u64,
+            stats: link.stats(),
+            waiting: link.queue_len() as u64,
             // On the fast path the count in flight holds the waiting packets too.
             on_wire: self.ends[l].inflight as u64 - if link.general { 0 } else { link.qdisc.len() as u64 },
             delivered: self.ends[l].delivered,

@@ -49,6 +49,10 @@ pub struct LinkSpec {
     /// Probability that a packet is lost on the wire after serialisation (a Bernoulli loss
     /// model, like an ns-2 ErrorModel on the link); 0 = none.
     pub loss: f64,
+    /// Packets a FIFO between the discipline and the transmitter holds (`device_queue`): the
+    /// device's own transmit queue under a queue disc, as ns-3's point-to-point links have it.
+    /// 0 = none: the transmitter asks the discipline itself, as ns-2's links do.
+    pub device_queue: u32,
 }
 
 pub use fairway_aqm::QueueSpec;

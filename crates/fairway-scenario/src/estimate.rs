@@ -141,8 +141,8 @@ pub fn estimate(sc: &Scenario) -> Footprint {
 /// Events a packet costs on each wired hop: its transmission's end and its arrival (the queue
 /// works inside them).
 const EVENTS_PER_HOP: f64 = 2.0;
-/// On a link whose discipline decides at dequeue or is not one FIFO (CoDel, FQ-CoDel, CBT), the
-/// engine's general path adds an event per serialisation.
+/// On a link whose discipline decides at dequeue or is not one FIFO (CoDel, FQ-CoDel, CBT), or
+/// that has a device queue, the engine's general path adds an event per serialisation.
 const GENERAL_PATH_EVENTS: f64 = 1.0;
 /// Events a packet costs at its ends beside the hops: its send and its delivery.
 const EVENTS_PER_PACKET: f64 = 2.0;
@@ -285,11 +285,14 @@ pub fn traffic(sc: &Scenario) -> Traffic {
         }
         wired.push((path, want, active_s, offered, l));
     }
-    // Each link's events per packet, as its discipline says it runs.
+    // Each link's events per packet, as its discipline (and its device queue) say it runs.
     let hop_events: Vec<f64> = sc
         .links
         .iter()
-        .map(|l| EVENTS_PER_HOP + if l.queue.departure_known_on_admission() { 0.0 } else { GENERAL_PATH_EVENTS })
+        .map(|l| {
+            let fast = l.queue.departure_known_on_admission() && l.device_queue == 0;
+            EVENTS_PER_HOP + if fast { 0.0 } else { GENERAL_PATH_EVENTS }
+        })
         .collect();
     // The share of what is asked of each link that it can carry.
     let share: Vec<f64> = (0..sc.links.len())

@@ -32,7 +32,9 @@ const TOP_KEYS: &[&str] = &[
     "monitor",
     "sweep",
 ];
-const LINK_KEYS: &[&str] = &["between", "from", "to", "rate", "delay", "queue", "loss", "count"];
+const LINK_KEYS: &[&str] = &["between", "from", "to", "rate", "delay", "queue", "loss", "device_queue", "count"];
+/// The largest `device_queue` accepted: far beyond any device's ring (ns-3's default is 100).
+const DEVICE_QUEUE_MAX: i64 = 1_000_000;
 const FLOW_KEYS_COMMON: &[&str] = &["name", "app", "transport", "from", "to", "start", "stop", "count", "send_jitter"];
 const TCP_KEYS: &[&str] = &[
     "packet_size",
@@ -405,7 +407,11 @@ impl Builder {
             Some(q) => parse_queue(&q, OnLink { rate, delay }, &mut self.warnings)?,
             None => QueueSpec::default(),
         };
-        let props = LinkProps { rate, delay, queue, loss };
+        let device_queue = match t.get("device_queue") {
+            Some(v) => v.int_in(0, DEVICE_QUEUE_MAX)? as u32,
+            None => 0,
+        };
+        let props = LinkProps { rate, delay, queue, loss, device_queue };
         self.add_link(t, ends, &props)?;
         let _ = t.get("count");
         finish(t, LINK_KEYS)?;
@@ -434,8 +440,8 @@ impl Builder {
                 )));
             }
             self.link_at.insert(key, t.place());
-            let LinkProps { rate, delay, ref queue, loss } = *props;
-            self.links.push(LinkSpec { from: key.0, to: key.1, rate, delay, queue: queue.clone(), loss });
+            let LinkProps { rate, delay, ref queue, loss, device_queue } = *props;
+            self.links.push(LinkSpec { from: key.0, to: key.1, rate, delay, queue: queue.clone(), loss, device_queue });
         }
         Ok(())
     }
@@ -774,6 +780,7 @@ struct LinkProps {
     delay: Dur,
     queue: QueueSpec,
     loss: f64,
+    device_queue: u32,
 }
 
 /// A link entry's two node names and whether it is duplex, checked.

@@ -524,6 +524,28 @@ fn link_loss_must_be_a_probability() {
 }
 
 #[test]
+fn a_device_queue_is_a_packet_count_in_both_directions_and_bad_ones_are_located() {
+    let sc = with("delay = \"10ms\"", "delay = \"10ms\"\ndevice_queue = 1").unwrap();
+    assert_eq!(sc.links[2].device_queue, 1);
+    assert_eq!(sc.links[3].device_queue, 1, "a duplex link's device queue is in both directions");
+    assert_eq!(sc.links[0].device_queue, 0, "none by default");
+    assert_eq!(with("delay = \"10ms\"", "delay = \"10ms\"\ndevice_queue = 0").unwrap().links[2].device_queue, 0);
+    for (bad, says) in [
+        ("-1", "out of range"),
+        ("1.5", "integer"),
+        ("\"1p\"", "integer"),
+        ("1000001", "out of range"),
+        ("true", "integer"),
+    ] {
+        let text = GOOD.replacen("delay = \"10ms\"", &format!("delay = \"10ms\"\ndevice_queue = {bad}"), 1);
+        let e = parse(&text).unwrap_err();
+        assert_eq!(e.field, "link[1].device_queue", "{bad}: {e}");
+        assert_eq!(e.line, line_of(&text, "device_queue"), "{bad}: {e}");
+        assert!(e.message.contains(says), "{bad}: {e}");
+    }
+}
+
+#[test]
 fn iftp_flows_take_the_papers_parameters_and_their_access_rate() {
     let text = GOOD.replacen(
         "app = \"cbr\"\nfrom = \"a\"\nto = \"b\"\nstart = \"1s\"\npacket_size = \"500B\"\ninterval = \"5ms\"",

@@ -33,7 +33,22 @@ pub fn pick(sc: &Scenario, name: Option<&str>) -> Result<usize, Failure> {
     }
 }
 
+/// Refuses a link the emulator cannot run as the simulator would: one with a device queue
+/// (`device_queue`), which the emulated link does not have (its transmitter asks the discipline
+/// when it is free, as a link without one does).
+pub fn emulable(spec: &LinkSpec, what: &str) -> Result<(), Failure> {
+    if spec.device_queue > 0 {
+        return Err(Failure::Input(format!(
+            "{what}: `device_queue = {}` is simulated only: the emulated link has no device queue (its transmitter asks the \
+             discipline for a packet when it is free, as with `device_queue = 0`); remove the key to run this link live",
+            spec.device_queue
+        )));
+    }
+    Ok(())
+}
+
 fn build(spec: &LinkSpec, what: &str, seed: u64) -> Result<Link, Failure> {
+    emulable(spec, what)?;
     let queue = spec.queue.build(spec.rate, spec.delay).map_err(|e| Failure::Input(format!("{what}: {e}")))?;
     let cfg = LinkConfig { rate: spec.rate, delay: spec.delay, loss: spec.loss };
     Ok(Link::new(cfg, queue, Rng::stream(seed, what)))
@@ -139,6 +154,7 @@ pub fn directions(sc: &Scenario, i: usize) -> (LinkSpec, LinkSpec) {
             limit: fairway_aqm::Limit::Packets(1000),
         }),
         loss: 0.0,
+        device_queue: 0,
         from: spec.to,
         to: spec.from,
         ..spec.clone()
