@@ -129,8 +129,9 @@ pub struct Sim<'a> {
     samples: Vec<(usize, QueueRow)>,
     /// Bins whose rows went to the sink.
     bins_emitted: usize,
-    /// What a driver's call hands back, kept between calls for its buffers.
-    scratch_io: Io,
+    /// What a driver's call hands back, emptied by the loop after each call and kept for its
+    /// buffers.
+    io: Io,
     /// Per flow, its `send_jitter` if it has one; empty when no flow has (then a data packet
     /// goes straight to its first link).
     jitter: Vec<Option<SendJitter>>,
@@ -235,7 +236,7 @@ impl<'a> Sim<'a> {
             bin_ready: None,
             samples: Vec::with_capacity(sc.monitor.links.len()),
             bins_emitted: 0,
-            scratch_io: Io::default(),
+            io: Io::default(),
             jitter,
             behind_from: BEHIND_FROM,
             queued_seq: vec![],
@@ -828,19 +829,22 @@ impl<'a> Sim<'a> {
     /// Calls flow `fi`'s driver, then acts on what it handed back, in order: the wake-ups it
     /// asked for, the packets (data through the flow's `send_jitter`, the rest at once), the
     /// traced state.
+    ///
+    /// The `Io` stays in place (moving it out and back cost two copies of it per call): what
+    /// the loop does with a call's packets calls no driver, so no call comes in between.
     fn call<T>(&mut self, fi: usize, f: impl FnOnce(&mut dyn FlowDriver, &mut Io) -> T) -> T {
         let now = self.now;
-        let mut io = std::mem::take(&mut self.scratch_io);
-        io.traced = self.traced(fi);
-        let r = f(&mut *self.flows[fi].drv, &mut io);
-        for i in 0..io.wakes.len() {
-            let w = io.wakes[i];
+        debug_assert!(self.io.out.is_empty() && self.io.wakes.is_empty() && self.io.states.is_empty());
+        self.io.traced = self.traced(fi);
+        let r = f(&mut *self.flows[fi].drv, &mut self.io);
+        for i in 0..self.io.wakes.len() {
+            let w = self.io.wakes[i];
             self.q.push(w.at, Ev::Timer { flow: fi as u32, conn: w.timer.conn, side: w.timer.side, gen: w.gen });
         }
-        io.wakes.clear();
+        self.io.wakes.clear();
         let b = self.bin_index(now);
-        for i in 0..io.out.len() {
-            let Outgoing { conn, kind, size, payload, seq, ack, sent_at, ect, ece, cwr, syn, tagged } = io.out[i];
+        for i in 0..self.io.out.len() {
+            let Outgoing { conn, kind, size, payload, seq, ack, sent_at, ect, ece, cwr, syn, tagged } = self.io.out[i];
             let pkt = |route| Packet {
                 seq,
                 ack,
@@ -862,13 +866,12 @@ impl<'a> Sim<'a> {
                 self.inject(pkt(route));
             }
         }
-        io.out.clear();
-        for i in 0..io.states.len() {
-            let (conn, s) = io.states[i];
+        self.io.out.clear();
+        for i in 0..self.io.states.len() {
+            let (conn, s) = self.io.states[i];
             self.trace_state(fi, conn as usize, s);
         }
-        io.states.clear();
-        self.scratch_io = io;
+        self.io.states.clear();
         r
     }
 
