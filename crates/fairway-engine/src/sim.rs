@@ -663,24 +663,23 @@ impl<'a> Sim<'a> {
         if next & LAST_HOP == 0 {
             self.link_arrival(next as usize, p);
         } else {
-            let pkt = *self.arena.get(p);
-            self.arena.free(p);
-            self.deliver(pkt);
+            self.deliver(p);
         }
     }
 
     /// A queue refused packet `p`: count it against its flow (the queue counts it too).
     fn drop_packet(&mut self, p: PacketRef) {
-        let pkt = *self.arena.get(p);
+        let pkt = self.arena.get(p);
+        let (fi, hdr) = (pkt.flow as usize, header(pkt));
         self.arena.free(p);
         let b = self.bin_index(self.now);
-        let f = &mut self.flows[pkt.flow as usize];
-        if pkt.kind.is_data() {
+        let f = &mut self.flows[fi];
+        if hdr.kind.is_data() {
             f.mon.data_dropped(b);
         } else {
             f.mon.c.acks_dropped += 1;
         }
-        f.drv.forget(&header(&pkt));
+        f.drv.forget(&hdr);
     }
 
     /// Puts a new packet on the first link of its route.
@@ -794,11 +793,7 @@ impl<'a> Sim<'a> {
         let pkt = self.arena.get_mut(p);
         pkt.hop += 1;
         match self.routes[(pkt.route + pkt.hop) as usize] {
-            END_OF_ROUTE => {
-                let pkt = *self.arena.get(p);
-                self.arena.free(p);
-                self.deliver(pkt);
-            }
+            END_OF_ROUTE => self.deliver(p),
             next => self.link_arrival(next as usize, p),
         }
     }
@@ -813,16 +808,20 @@ impl<'a> Sim<'a> {
 
     // ---- delivery to agents ------------------------------------------------------------
 
-    fn deliver(&mut self, pkt: Packet) {
+    /// Packet `p` reached the end of its route: it leaves the arena (its slot free for what
+    /// its driver sends in reply) and its header goes to its driver.
+    fn deliver(&mut self, p: PacketRef) {
         let now = self.now;
-        let fi = pkt.flow as usize;
-        if !pkt.kind.is_data() {
+        let pkt = self.arena.get(p);
+        let (fi, hdr) = (pkt.flow as usize, header(pkt));
+        self.arena.free(p);
+        if !hdr.kind.is_data() {
             self.flows[fi].mon.c.acks_recv += 1;
         }
-        let new = self.call(fi, |d, io| d.deliver(now, &header(&pkt), io));
-        if pkt.kind.is_data() {
+        let new = self.call(fi, |d, io| d.deliver(now, &hdr, io));
+        if hdr.kind.is_data() {
             let b = self.bin_index(now);
-            self.flows[fi].mon.arrival(b, &pkt, now, new);
+            self.flows[fi].mon.arrival(b, &hdr, now, new);
         }
     }
 
