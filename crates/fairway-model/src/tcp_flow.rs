@@ -93,12 +93,7 @@ impl StreamTransport for TcpSpec {
             // that runs without it keep their bytes).
             cfg.overhead_seed = rng.next_u64();
         }
-        TcpConn {
-            snd: TcpSender::new(cfg),
-            sink: TcpSink::new(self.sink.clone()),
-            sacks: vec![],
-            free_sacks: vec![],
-        }
+        TcpConn { snd: TcpSender::new(cfg), sink: TcpSink::new(self.sink.clone()), sacks: vec![], free_sacks: vec![] }
     }
 
     fn packet_size(&self) -> Bytes {
