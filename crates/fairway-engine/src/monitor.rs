@@ -4,7 +4,7 @@
 use fairway_aqm::QueueStats;
 use fairway_core::Time;
 
-use crate::packet::Packet;
+use crate::driver::Header;
 use crate::results::BinRow;
 
 /// Counters of one flow over the whole run. `repr(C)` keeps the order: the sender's side and the
@@ -38,7 +38,7 @@ pub struct FlowCounters {
 
 impl FlowCounters {
     /// A data packet reached the sink; `new` if it was not a duplicate. Returns its delay.
-    pub fn record_arrival(&mut self, pkt: &Packet, now: Time, new: bool) -> f64 {
+    pub fn record_arrival(&mut self, pkt: &Header, now: Time, new: bool) -> f64 {
         self.data_recv += 1;
         self.data_recv_bytes += pkt.size as u64;
         if new {
@@ -167,7 +167,7 @@ impl FlowMonitor {
 
     /// A data packet reached the sink at `now`, during bin `k`; `new` if it was not a duplicate.
     #[inline]
-    pub fn arrival(&mut self, k: usize, pkt: &Packet, now: Time, new: bool) {
+    pub fn arrival(&mut self, k: usize, pkt: &Header, now: Time, new: bool) {
         self.enter(k);
         let d = self.c.record_arrival(pkt, now, new);
         self.bin_delay_sum_s += d;
@@ -301,8 +301,9 @@ mod tests {
         assert!(c.check(1, 1).unwrap_err().contains("acks"));
     }
 
-    fn packet(size: u32, sent_at_ms: u64) -> Packet {
-        Packet::new(0, 0, crate::packet::PktKind::Datagram, size, size - 40, 0, Time(sent_at_ms * 1_000_000))
+    fn packet(size: u32, sent_at_ms: u64) -> Header {
+        let sent_at = Time(sent_at_ms * 1_000_000);
+        crate::driver::Outgoing::new(crate::packet::PktKind::Datagram, size, size - 40, 0, sent_at).header()
     }
 
     /// The rows a flow's packets give when each packet updates its bin's row directly, as the

@@ -129,8 +129,9 @@ pub struct Sim<'a> {
     samples: Vec<(usize, QueueRow)>,
     /// Bins whose rows went to the sink.
     bins_emitted: usize,
-    /// What a driver's call hands back, kept between calls for its buffers.
-    scratch_io: Io,
+    /// What a driver's call hands back, emptied by the loop after each call and kept for its
+    /// buffers.
+    io: Io,
     /// Per flow, its `send_jitter` if it has one; empty when no flow has (then a data packet
     /// goes straight to its first link).
     jitter: Vec<Option<SendJitter>>,
@@ -235,7 +236,7 @@ impl<'a> Sim<'a> {
             bin_ready: None,
             samples: Vec::with_capacity(sc.monitor.links.len()),
             bins_emitted: 0,
-            scratch_io: Io::default(),
+            io: Io::default(),
             jitter,
             behind_from: BEHIND_FROM,
             queued_seq: vec![],
@@ -741,24 +742,23 @@ impl<'a> Sim<'a> {
         if next & LAST_HOP == 0 {
             self.link_arrival(next as usize, p);
         } else {
-            let pkt = *self.arena.get(p);
-            self.arena.free(p);
-            self.deliver(pkt);
+            self.deliver(p);
         }
     }
 
     /// A queue refused packet `p`: count it against its flow (the queue counts it too).
     fn drop_packet(&mut self, p: PacketRef) {
-        let pkt = *self.arena.get(p);
+        let pkt = self.arena.get(p);
+        let (fi, hdr) = (pkt.flow as usize, header(pkt));
         self.arena.free(p);
         let b = self.bin_index(self.now);
-        let f = &mut self.flows[pkt.flow as usize];
-        if pkt.kind.is_data() {
+        let f = &mut self.flows[fi];
+        if hdr.kind.is_data() {
             f.mon.data_dropped(b);
         } else {
             f.mon.c.acks_dropped += 1;
         }
-        f.drv.forget(&header(&pkt));
+        f.drv.forget(&hdr);
     }
 
     /// Puts a new packet on the first link of its route.
@@ -872,11 +872,7 @@ impl<'a> Sim<'a> {
         let pkt = self.arena.get_mut(p);
         pkt.hop += 1;
         match self.routes[(pkt.route + pkt.hop) as usize] {
-            END_OF_ROUTE => {
-                let pkt = *self.arena.get(p);
-                self.arena.free(p);
-                self.deliver(pkt);
-            }
+            END_OF_ROUTE => self.deliver(p),
             next => self.link_arrival(next as usize, p),
         }
     }
@@ -891,35 +887,42 @@ impl<'a> Sim<'a> {
 
     // ---- delivery to agents ------------------------------------------------------------
 
-    fn deliver(&mut self, pkt: Packet) {
+    /// Packet `p` reached the end of its route: it leaves the arena (its slot free for what
+    /// its driver sends in reply) and its header goes to its driver.
+    fn deliver(&mut self, p: PacketRef) {
         let now = self.now;
-        let fi = pkt.flow as usize;
-        if !pkt.kind.is_data() {
+        let pkt = self.arena.get(p);
+        let (fi, hdr) = (pkt.flow as usize, header(pkt));
+        self.arena.free(p);
+        if !hdr.kind.is_data() {
             self.flows[fi].mon.c.acks_recv += 1;
         }
-        let new = self.call(fi, |d, io| d.deliver(now, &header(&pkt), io));
-        if pkt.kind.is_data() {
+        let new = self.call(fi, |d, io| d.deliver(now, &hdr, io));
+        if hdr.kind.is_data() {
             let b = self.bin_index(now);
-            self.flows[fi].mon.arrival(b, &pkt, now, new);
+            self.flows[fi].mon.arrival(b, &hdr, now, new);
         }
     }
 
     /// Calls flow `fi`'s driver, then acts on what it handed back, in order: the wake-ups it
     /// asked for, the packets (data through the flow's `send_jitter`, the rest at once), the
     /// traced state.
+    ///
+    /// The `Io` stays in place (moving it out and back cost two copies of it per call): what
+    /// the loop does with a call's packets calls no driver, so no call comes in between.
     fn call<T>(&mut self, fi: usize, f: impl FnOnce(&mut dyn FlowDriver, &mut Io) -> T) -> T {
         let now = self.now;
-        let mut io = std::mem::take(&mut self.scratch_io);
-        io.traced = self.traced(fi);
-        let r = f(&mut *self.flows[fi].drv, &mut io);
-        for i in 0..io.wakes.len() {
-            let w = io.wakes[i];
+        debug_assert!(self.io.out.is_empty() && self.io.wakes.is_empty() && self.io.states.is_empty());
+        self.io.traced = self.traced(fi);
+        let r = f(&mut *self.flows[fi].drv, &mut self.io);
+        for i in 0..self.io.wakes.len() {
+            let w = self.io.wakes[i];
             self.q.push(w.at, Ev::Timer { flow: fi as u32, conn: w.timer.conn, side: w.timer.side, gen: w.gen });
         }
-        io.wakes.clear();
+        self.io.wakes.clear();
         let b = self.bin_index(now);
-        for i in 0..io.out.len() {
-            let Outgoing { conn, kind, size, payload, seq, ack, sent_at, ect, ece, cwr, syn, tagged } = io.out[i];
+        for i in 0..self.io.out.len() {
+            let Outgoing { conn, kind, size, payload, seq, ack, sent_at, ect, ece, cwr, syn, tagged } = self.io.out[i];
             let pkt = |route| Packet {
                 seq,
                 ack,
@@ -941,13 +944,12 @@ impl<'a> Sim<'a> {
                 self.inject(pkt(route));
             }
         }
-        io.out.clear();
-        for i in 0..io.states.len() {
-            let (conn, s) = io.states[i];
+        self.io.out.clear();
+        for i in 0..self.io.states.len() {
+            let (conn, s) = self.io.states[i];
             self.trace_state(fi, conn as usize, s);
         }
-        io.states.clear();
-        self.scratch_io = io;
+        self.io.states.clear();
         r
     }
 

@@ -136,7 +136,7 @@ pub struct Io {
     /// Set by the loop: whether the flow's sender's state is traced.
     pub traced: bool,
     /// The state of the connection whose sender the call drained, if `traced` (a list, not an
-    /// `Option`, to keep `Io` small: the loop moves it in and out on every call).
+    /// `Option`, to keep `Io` small).
     pub states: Vec<(u32, AgentState)>,
 }
 

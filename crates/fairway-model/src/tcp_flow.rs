@@ -64,8 +64,6 @@ pub struct TcpConn {
     /// none); a slot is reused once its ACK arrives or is dropped.
     sacks: Vec<SackBlocks>,
     free_sacks: Vec<u32>,
-    /// Segments taken from the sender, before they become packets.
-    segs: Vec<TcpSegment>,
 }
 
 impl TcpConn {
@@ -97,16 +95,11 @@ impl TcpConn {
 
     /// Sends what the sender allows.
     fn drain_sender(&mut self, now: Time, conn: u32, io: &mut Io) {
-        let mut segs = std::mem::take(&mut self.segs);
-        while let Some(s) = self.snd.poll_transmit(now) {
-            segs.push(s);
-        }
         let payload = self.snd.config().packet_size.0 as u32;
-        for s in segs.drain(..) {
+        while let Some(s) = self.snd.poll_transmit(now) {
             let o = Outgoing::new(PktKind::TcpData, s.size.0 as u32, if s.syn { 0 } else { payload }, s.seq, now);
             io.out.push(Outgoing { conn, ect: s.ect, ece: s.ece, cwr: s.cwr, syn: s.syn, ..o });
         }
-        self.segs = segs;
         if io.traced {
             io.states.push((conn, self.snd.state()));
         }
@@ -138,13 +131,7 @@ impl StreamTransport for TcpSpec {
             // that runs without it keep their bytes).
             cfg.overhead_seed = rng.next_u64();
         }
-        TcpConn {
-            snd: TcpSender::new(cfg),
-            sink: TcpSink::new(self.sink.clone()),
-            sacks: vec![],
-            free_sacks: vec![],
-            segs: vec![],
-        }
+        TcpConn { snd: TcpSender::new(cfg), sink: TcpSink::new(self.sink.clone()), sacks: vec![], free_sacks: vec![] }
     }
 
     fn packet_size(&self) -> Bytes {

@@ -207,7 +207,15 @@ impl TcpSender {
 
     /// §3.3, the second half: once loss recovery has processed the ACK and before the sender
     /// sends, hand its sample to the algorithm with the packets then in flight.
+    /// Inlined, as its callers (twice per ACK) mostly find nothing to hand over.
+    #[inline]
     pub(super) fn rate_flush(&mut self, now: Time) {
+        if self.rate.as_deref().is_some_and(|r| r.pending.is_some()) {
+            self.rate_hand_over(now);
+        }
+    }
+
+    fn rate_hand_over(&mut self, now: Time) {
         let Some(mut rs) = self.rate.as_deref_mut().and_then(|r| r.pending.take()) else { return };
         rs.in_flight = self.rate_in_flight();
         let mut w = Window { cwnd: self.cwnd, ssthresh: self.ssthresh };
