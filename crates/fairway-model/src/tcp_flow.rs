@@ -146,7 +146,12 @@ impl StreamTransport for TcpSpec {
             "tcp",
             TcpReport {
                 cc: c.cc,
-                flavor: (!c.cc_flavor.is_empty()).then_some(c.cc_flavor),
+                // The flavour given, or the algorithm's default (its first) when it has several.
+                flavor: if c.cc_flavor.is_empty() {
+                    fairway_proto::tcp::cc::algorithm(c.cc).and_then(|a| a.flavors.first().copied())
+                } else {
+                    Some(c.cc_flavor)
+                },
                 recovery: match c.sack_recovery {
                     SackRecovery::Rfc6675 => "rfc6675",
                     SackRecovery::Ns2 => c.variant.name(),

@@ -128,6 +128,9 @@ fn each_tcp_flow_reports_its_setup_and_end_state_under_tcp() {
     assert!(cwnd >= 2.0 && cwnd <= 1000.0, "{cwnd}");
     assert!(t["srtt_s"].as_f64().unwrap() >= 0.040, "at least the 40 ms propagation round trip: {t}");
     assert!(t["cc_state"]["w_max"].as_f64().is_some(), "{t}");
+    // CUBIC with no flavour given reports its default, RFC 9438's.
+    let s = dumbbell("cubic", "", 1, 100, 5);
+    assert_eq!(json(&s)["flows"][0]["tcp"]["flavor"], "rfc9438");
     // ns-2's NewReno (the default): the AIMD window under its registry name, ns-2's NewReno
     // recovery, no SACK, no delayed ACKs, ns-2's 1 s minimum RTO... and no algorithm state.
     let s = dumbbell("newreno", "", 1, 100, 5);
