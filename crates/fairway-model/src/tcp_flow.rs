@@ -153,8 +153,8 @@ impl StreamTransport for TcpSpec {
                     Some(c.cc_flavor)
                 },
                 recovery: match c.sack_recovery {
-                    SackRecovery::Rfc6675 => "rfc6675",
                     SackRecovery::Ns2 => c.variant.name(),
+                    r => r.name(),
                 },
                 sack: self.sink.sack,
                 prr: c.prr.map(|p| p.name()),
