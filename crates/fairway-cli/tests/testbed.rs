@@ -323,8 +323,9 @@ fn four_cubic_flows_through_codel_live_agree_with_their_simulation() {
     live_agrees_with_its_simulation("scenarios/validation/testbed-cubic-codel.toml", "tbq");
 }
 
+/// CUBIC beside BBR: docs/semantics.md, "TCP's modern options" (quick ACKs) and "BBR".
 #[test]
-#[ignore = "CUBIC beside BBR: simulated 2.29 / 7.96 Mb/s, live 3.30, 3.33, 3.36 / 6.93, 6.91, 6.90 (CUBIC +45.5%, BBR -13.1%), 2026-11-27: live, BBR's initial window into CUBIC's full queue goes unanswered and BBR times out at 1.6 s (a tail-loss probe at 1.4 s, then one packet), so it reaches the link's rate a second later than simulated (8.2 Mb/s in its third second against 9.1), where the simulated BBR's start-up takes CUBIC's packets instead (606 drops in its second second)"]
+#[ignore = "CUBIC beside BBR, 2026-11-27: simulated 2.40 / 7.85 Mb/s against live 3.17-3.36 / 6.90-7.06 (three runs before, one after BBR's recovery window came from the scoreboard: 2.29 / 7.96 before). With Linux's quick ACKs as well (`quick_ack = true` on both flows) the simulation gives 3.05 / 7.17 and this passed live, but quick ACKs in the linux set moved testbed-cubic and testbed-cubic-codel out of 15%, so they are not in it yet"]
 fn cubic_beside_bbr_live_agrees_with_its_simulation() {
     live_agrees_with_its_simulation("scenarios/validation/testbed-cc.toml", "tbx");
 }

@@ -51,6 +51,7 @@ const TCP_KEYS: &[&str] = &[
     "initial_rto",
     "overhead",
     "delayed_ack",
+    "quick_ack",
     "header_size",
     "ack_size",
     "cc",
@@ -1135,6 +1136,9 @@ fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
         } else {
             None
         };
+    }
+    if let Some(v) = t.get("quick_ack") {
+        s.sink.quick_ack = v.bool()?;
     }
     Ok(s)
 }

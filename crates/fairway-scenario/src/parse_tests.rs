@@ -1023,6 +1023,10 @@ fn tcp_option_sets_give_every_key_a_default_that_keys_override() {
         (10, Dur::from_millis(200), RtoStyle::Linux)
     );
     assert_eq!(l.sink.delayed_ack, Some(Dur::from_millis(40)));
+    // Linux's receiver's quick ACKs: by the key only, not yet in the set (docs/semantics.md).
+    assert!(!l.sink.quick_ack);
+    assert!(tcp("options = \"linux\"\nquick_ack = true").sink.quick_ack);
+    assert!(!tcp("options = \"ns3\"").sink.quick_ack && !tcp("delayed_ack = true").sink.quick_ack);
     // RACK-TLP (RFC 8985), on in Linux; off where RFC 6675 recovery is off, and in ns3.
     assert!(l.sender.rack && l.sender.tlp);
     assert!(!tcp("options = \"linux\"\nrecovery = \"ns2\"\ntransport = \"sack\"").sender.rack);

@@ -415,6 +415,7 @@ impl Ccid2 {
             in_flight: u64::from(self.pipe),
             after_timeout: false,
             snd_nxt: (self.base + self.sent.len() as u64) as i64,
+            conserve: None,
         };
         self.cc.on_congestion(now, event, &at, &mut self.w);
         self.w.ssthresh = self.w.ssthresh.max(self.ssthresh_floor());
@@ -506,6 +507,7 @@ impl Ccid2 {
             in_flight: u64::from(self.pipe),
             after_timeout: false,
             snd_nxt: (self.base + self.sent.len() as u64) as i64,
+            conserve: None,
         };
         self.cc.on_congestion(now, Congestion::Timeout, &at, &mut self.w);
         self.w.ssthresh = self.w.ssthresh.max(self.ssthresh_floor());

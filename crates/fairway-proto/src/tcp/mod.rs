@@ -44,6 +44,7 @@ mod modern_tests;
 #[cfg(test)]
 mod net_tests;
 pub mod options;
+mod quickack;
 mod rack;
 #[cfg(test)]
 mod rack_tests;
@@ -404,6 +405,9 @@ pub struct SinkConfig {
     /// ns-2 `Agent/TCPSink/Sack1`: ACKs carry up to three SACK blocks (RFC 2018), 8 bytes each
     /// on the wire (false).
     pub sack: bool,
+    /// With delayed ACKs, ACK at once as Linux's receiver does in quick-ACK mode and while
+    /// its receive window opens (tcp/quickack.rs; false).
+    pub quick_ack: bool,
 }
 
 impl Default for SinkConfig {
@@ -414,6 +418,7 @@ impl Default for SinkConfig {
             immediate_ack_on_gap_fill: true,
             immediate_ack_on_syn: true,
             sack: false,
+            quick_ack: false,
         }
     }
 }

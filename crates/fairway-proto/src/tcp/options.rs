@@ -79,6 +79,7 @@ pub fn option_set(name: &str) -> Option<OptionSet> {
                 ..ns2
             },
             // Delayed ACKs: every second full-sized segment, or after TCP_DELACK_MIN (40 ms).
+            // Linux's quick ACKs (`quick_ack`) are not in the set yet: docs/semantics.md.
             sink: SinkConfig { delayed_ack: Some(Dur::from_millis(40)), ..SinkConfig::default() },
             sack: true,
             cc: Some(("cubic", "linux")),

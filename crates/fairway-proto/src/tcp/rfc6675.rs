@@ -465,7 +465,10 @@ impl TcpSender {
             // (4.2): ssthresh (and cwnd) from FlightSize, less what limited transmit sent
             // (RFC 5681 §3.2), as the congestion control computes them.
             let flight = (self.outstanding() as i64 - r.lt_sent).max(1) as f64;
-            self.congestion_from(now, Congestion::Loss, flight.min(self.windowd()));
+            // The pipe before the retransmission, for an algorithm that conserves packets.
+            let nd = self.numdupacks() as u64;
+            let pipe = r.set_pipe(self.maxseq, nd, self.rack.as_deref()).0.max(0) as u64;
+            self.congestion_at(now, Congestion::Loss, flight.min(self.windowd()), Some(pipe + delivered));
         }
         self.stats.fast_retransmits += 1;
         // RFC 6937 §3: at the beginning of recovery.

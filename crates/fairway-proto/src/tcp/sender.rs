@@ -692,11 +692,17 @@ impl TcpSender {
 
     /// The same, from a window of `window` packets (RFC 6675 recovery's FlightSize).
     pub(super) fn congestion_from(&mut self, now: Time, event: Congestion, window: f64) {
+        self.congestion_at(now, event, window, None);
+    }
+
+    /// The same, with [`AtCongestion::conserve`].
+    pub(super) fn congestion_at(&mut self, now: Time, event: Congestion, window: f64, conserve: Option<u64>) {
         let at = AtCongestion {
             window,
             in_flight: self.outstanding(),
             after_timeout: self.last_action == CwndAction::Timeout,
             snd_nxt: self.maxseq + 1,
+            conserve,
         };
         let mut w = Window { cwnd: self.cwnd, ssthresh: self.ssthresh };
         self.cc.on_congestion(now, event, &at, &mut w);

@@ -9,6 +9,7 @@ use std::collections::{BTreeSet, VecDeque};
 
 use fairway_core::Time;
 
+use super::quickack::QuickAck;
 use super::{SackBlocks, SinkConfig, TcpAck, TcpSegment};
 
 /// What the sink needs of an arriving data packet (the flags of ns-2's `hdr_flags`).
@@ -59,12 +60,13 @@ pub struct TcpSink {
     delack_deadline: Option<Time>,
     out: VecDeque<TcpAck>,
     stats: TcpSinkStats,
+    /// Linux's quick ACKs, with [`SinkConfig::quick_ack`] and delayed ACKs.
+    quick: Option<Box<QuickAck>>,
 }
 
 impl TcpSink {
     pub fn new(cfg: SinkConfig) -> TcpSink {
         TcpSink {
-            cfg,
             next: 0,
             maxseen: 0,
             above: BTreeSet::new(),
@@ -77,6 +79,8 @@ impl TcpSink {
             delack_deadline: None,
             out: VecDeque::new(),
             stats: TcpSinkStats::default(),
+            quick: (cfg.quick_ack && cfg.delayed_ack.is_some()).then(Box::default),
+            cfg,
         }
     }
 
@@ -145,7 +149,11 @@ impl TcpSink {
     fn receive(&mut self, now: Time, a: Arrival) -> bool {
         self.stats.segments_received += 1;
         self.update_ts(a.seq, a.sent_at);
+        let expected = a.seq == self.next;
         let is_new = self.update(a.seq);
+        // Linux's receiver (tcp_event_data_recv) on each segment that arrives in order.
+        let next = self.next;
+        let quick = expected && self.quick.as_deref_mut().is_some_and(|q| q.on_in_order(now, a.sent_at, next));
         if !is_new {
             self.stats.duplicates += 1;
         }
@@ -160,7 +168,7 @@ impl TcpSink {
         if self.delack_deadline.is_none() && a.seq as i64 == self.cumulative_ack() {
             let gap_fill = self.cfg.immediate_ack_on_gap_fill && a.seq < self.maxseen;
             let syn = self.cfg.immediate_ack_on_syn && a.seq == 0;
-            if !gap_fill && !syn {
+            if !gap_fill && !syn && !quick {
                 self.saved = Some(a);
                 self.delack_deadline = Some(now + interval);
                 return is_new;

@@ -1,6 +1,6 @@
 //! Unit tests for the TCP sink (ns-2 `Agent/TCPSink` and `Agent/TCPSink/DelAck`).
 
-use fairway_core::{Bytes, Time};
+use fairway_core::{Bytes, Dur, Time};
 
 use super::tests::t;
 use super::*;
@@ -124,4 +124,52 @@ fn sink_echoes_ce_until_cwr() {
     let syn = TcpSegment { ect: false, ece: true, syn: true, size: Bytes(40), ..seg(0, false) };
     k.on_segment(t(0), &syn, false);
     assert!(k.poll_transmit(t(0)).unwrap().ece);
+}
+
+/// Feeds segments 0..n to `k` back to back, one every `gap` after `start`, each sent one-way
+/// delay `owd` earlier; returns the packets each ACK acknowledged.
+fn acks_per_ack(k: &mut TcpSink, from: u64, n: u64, start: Time, gap: Dur, owd: Dur) -> Vec<i64> {
+    let mut out = vec![];
+    let mut last = from as i64 - 1;
+    for s in from..from + n {
+        let t = start + Dur(gap.0 * (s - from));
+        k.on_data(t, s, false, Time(t.0 - owd.0));
+        while let Some(a) = k.poll_transmit(t) {
+            out.push(a.ackno - last);
+            last = a.ackno;
+        }
+    }
+    out
+}
+
+#[test]
+fn linux_receiver_acks_each_segment_while_its_window_opens() {
+    let mut cfg = super::options::option_set("linux").unwrap().sink;
+    cfg.quick_ack = true;
+    let gap = Dur::from_micros(1200);
+    let owd = Dur::from_millis(20);
+    let mut k = TcpSink::new(cfg);
+    // The SYN (packet 0, which also takes the window's last fraction of a segment of room) and
+    // then 16 segments in quick-ACK mode (TCP_MAX_QUICKACKS): an ACK each.
+    let first = acks_per_ack(&mut k, 0, 17, Time::ZERO + owd, gap, owd);
+    assert_eq!(first, vec![1; 17]);
+    // The next 10, in the same receiver RTT: the window may not open yet, so every second.
+    let second = acks_per_ack(&mut k, 17, 10, Time::ZERO + owd + Dur(gap.0 * 17), gap, owd);
+    assert_eq!(second, vec![2; 5]);
+    // A round trip (40 ms) later, 40 segments: the 28 delivered since the first exceed the
+    // initial 10, so the allowance grows to 2 x 28 + 16 = 72, plus 2 x 72 x (28 - 10) / 10 =
+    // 331 segments, far past the window of 45, which opens by 2 per segment: each is ACKed alone.
+    let third = acks_per_ack(&mut k, 27, 40, Time::ZERO + owd + Dur::from_millis(60), gap, owd);
+    assert_eq!(third, vec![1; 40]);
+}
+
+#[test]
+fn without_quick_ack_a_delayed_ack_sink_acks_every_second_segment() {
+    let mut cfg = super::options::option_set("linux").unwrap().sink;
+    cfg.quick_ack = false;
+    let mut k = TcpSink::new(cfg);
+    let owd = Dur::from_millis(20);
+    // The SYN is ACKed at once; then pairs.
+    let acks = acks_per_ack(&mut k, 0, 17, Time::ZERO + owd, Dur::from_micros(1200), owd);
+    assert_eq!(acks, [vec![1], vec![2; 8]].concat());
 }

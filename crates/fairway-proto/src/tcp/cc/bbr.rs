@@ -606,7 +606,10 @@ impl CongestionControl for Bbr {
                 self.packet_conservation = true;
                 self.next_round_delivered = self.delivered;
                 self.loss_pending = true;
-                w.cwnd = (at.in_flight as f64 - self.dupack_thresh as f64).max(1.0);
+                // With a scoreboard, Linux's count: what is neither SACKed nor lost, plus
+                // what this ACK delivered.
+                let conserve = at.conserve.map_or(at.in_flight as f64 - self.dupack_thresh as f64, |c| c as f64);
+                w.cwnd = conserve.max(1.0);
             }
             Congestion::Loss | Congestion::Timeout => {
                 // §4.2.3.4, upon a timeout (and Tahoe's go-back-N, which the sender runs from

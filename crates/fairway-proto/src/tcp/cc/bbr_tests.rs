@@ -508,12 +508,26 @@ fn p_clone(d: &Drive) -> Drive {
 }
 
 #[test]
+fn with_a_scoreboard_recovery_starts_from_the_packets_neither_sacked_nor_lost() {
+    // 300 outstanding, of which the scoreboard holds 200 lost or SACKed: Linux's
+    // tcp_packets_in_flight is 100, and the ACK delivered 2: cwnd 102, not 300 - 3.
+    let mut d = in_probe_bw(3);
+    d.w.cwnd = 300.0;
+    let at = AtCongestion { window: 300.0, in_flight: 300, after_timeout: false, snd_nxt: 0, conserve: Some(102) };
+    d.b.on_congestion(ms(900), Congestion::Loss, &at, &mut d.w);
+    assert_eq!(d.w.cwnd, 102.0);
+    // Recovery ends: the cwnd of before the loss, as without the scoreboard.
+    d.b.on_recovery_end(ms(1010), &mut d.w);
+    assert_eq!(d.w.cwnd, 300.0);
+}
+
+#[test]
 fn loss_conserves_packets_for_a_round_and_restores_cwnd_on_exit() {
     let mut d = in_probe_bw(3);
     d.w.cwnd = 100.0;
     // §4.2.3.4 upon entering fast recovery: cwnd = packets in flight + 1 delivered. With 80
     // outstanding at the third duplicate ACK: 80 - 3 duplicates' packets - 1 lost + 1 = 77.
-    let at = AtCongestion { window: 100.0, in_flight: 80, after_timeout: false, snd_nxt: 0 };
+    let at = AtCongestion { window: 100.0, in_flight: 80, after_timeout: false, snd_nxt: 0, conserve: None };
     d.b.on_congestion(ms(900), Congestion::Loss, &at, &mut d.w);
     assert_eq!((d.w.cwnd, d.w.ssthresh), (77.0, INFINITE_SSTHRESH));
     // Packet conservation: at least in flight + delivered on each ACK of the first round.
@@ -533,7 +547,7 @@ fn loss_conserves_packets_for_a_round_and_restores_cwnd_on_exit() {
     let mut d = in_probe_bw(3);
     d.ack(ms(890), 990.0, None, 60, false);
     d.w.cwnd = 100.0;
-    let at = AtCongestion { window: 100.0, in_flight: 60, after_timeout: false, snd_nxt: 0 };
+    let at = AtCongestion { window: 100.0, in_flight: 60, after_timeout: false, snd_nxt: 0, conserve: None };
     d.b.on_congestion(ms(900), Congestion::Timeout, &at, &mut d.w);
     d.w.cwnd = 1.0;
     for k in 1..60 {

@@ -297,7 +297,7 @@ mod tests {
     #[test]
     fn the_cut_is_717_over_1024_of_cwnd_with_fast_convergence_on_whole_packets() {
         let mut c = CubicLinux::new(&TcpConfig::default());
-        let at = AtCongestion { window: 100.0, in_flight: 100, after_timeout: false, snd_nxt: 0 };
+        let at = AtCongestion { window: 100.0, in_flight: 100, after_timeout: false, snd_nxt: 0, conserve: None };
         let mut w = Window { cwnd: 100.0, ssthresh: 1000.0 };
         c.on_congestion(Time::ZERO, Congestion::Loss, &at, &mut w);
         // 100 x 717 / 1024 = 70.02 -> 70; W_max = 100.

@@ -260,7 +260,7 @@ mod tests {
         let mut c = CubicNs3::new(&TcpConfig::default());
         // A cut at 100 segments: ssthresh and cwnd int(70.0) = 70, W_max 100.
         let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
-        let at = AtCongestion { window: 100.0, in_flight: 100, after_timeout: false, snd_nxt: 100 };
+        let at = AtCongestion { window: 100.0, in_flight: 100, after_timeout: false, snd_nxt: 100, conserve: None };
         c.on_congestion(Time::ZERO, Congestion::Loss, &at, &mut w);
         assert_eq!((w.cwnd, w.ssthresh, c.last_max), (70.0, 70.0, 100));
         // The first ACK in congestion avoidance starts the epoch: K = cbrt(30 / 0.4) = 4.217 s.
@@ -297,7 +297,7 @@ mod tests {
         let mut c = CubicNs3::new(&TcpConfig::default());
         c.delay_min = Some(Dur::from_millis(40));
         let mut w = Window { cwnd: 40.0, ssthresh: 100.0 };
-        let at = AtCongestion { window: 40.0, in_flight: 40, after_timeout: true, snd_nxt: 40 };
+        let at = AtCongestion { window: 40.0, in_flight: 40, after_timeout: true, snd_nxt: 40, conserve: None };
         c.on_congestion(Time::ZERO, Congestion::Timeout, &at, &mut w);
         // ssthresh = int(40 x 0.7) = 28; cwnd is the sender's to set (one segment).
         assert_eq!((w.ssthresh, c.last_max, c.delay_min), (28.0, 0, None));
@@ -378,7 +378,7 @@ mod tests {
         let mut c = CubicNs3::new(&TcpConfig::default());
         c.found = true;
         let mut w = Window { cwnd: 40.0, ssthresh: 20.0 };
-        let at = AtCongestion { window: 40.0, in_flight: 40, after_timeout: false, snd_nxt: 500 };
+        let at = AtCongestion { window: 40.0, in_flight: 40, after_timeout: false, snd_nxt: 500, conserve: None };
         c.on_congestion(Time::from_secs_f64(2.0), Congestion::Timeout, &at, &mut w);
         // CubicReset clears `m_found`; HystartReset begins a round at the timeout that the ACK
         // passing packet 499 (the last sent) ends.

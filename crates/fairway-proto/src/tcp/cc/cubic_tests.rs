@@ -22,7 +22,7 @@ fn acked(packets: u64, rtt_ms: u64) -> Acked {
 
 /// A congestion event while sending with `window` packets.
 fn at(window: f64) -> AtCongestion {
-    AtCongestion { window, in_flight: window as u64, after_timeout: false, snd_nxt: 0 }
+    AtCongestion { window, in_flight: window as u64, after_timeout: false, snd_nxt: 0, conserve: None }
 }
 
 fn assert_near(got: f64, want: f64, tol: f64, what: &str) {

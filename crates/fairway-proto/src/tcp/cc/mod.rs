@@ -169,6 +169,10 @@ pub struct AtCongestion {
     /// The next new packet the sender will send (SND.NXT, as in [`Acked`]): a slow-start
     /// heuristic that restarts its round at a timeout waits for the ACK that passes it.
     pub snd_nxt: i64,
+    /// On entering RFC 6675 loss recovery: the packets in flight by the sender's scoreboard
+    /// (RFC 6675's pipe: neither SACKed nor lost) plus those the ACK delivered, Linux's
+    /// `tcp_packets_in_flight + acked` from which BBR conserves packets; `None` otherwise.
+    pub conserve: Option<u64>,
 }
 
 /// One congestion control algorithm of one sender.

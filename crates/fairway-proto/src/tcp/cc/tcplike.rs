@@ -95,7 +95,7 @@ mod tests {
     }
 
     fn at(window: f64) -> AtCongestion {
-        AtCongestion { window, in_flight: window as u64, after_timeout: false, snd_nxt: 0 }
+        AtCongestion { window, in_flight: window as u64, after_timeout: false, snd_nxt: 0, conserve: None }
     }
 
     #[test]
