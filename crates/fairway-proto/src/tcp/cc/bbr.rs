@@ -26,7 +26,9 @@
 //! Loss (§4.2.3.4): on a fast retransmit cwnd is saved, then set to the packets in flight plus
 //! the one the third duplicate ACK delivered: the sender's outstanding packets less the
 //! duplicates' (`dupack_thresh`), at least 1 (Linux: `tcp_packets_in_flight + acked`, which
-//! counts the head as lost). For the first round of recovery cwnd is at least in flight +
+//! counts the head as lost); with RFC 6675 recovery, Linux's count itself from the scoreboard
+//! ([`AtCongestion::conserve`]: neither SACKed nor lost, plus what the ACK delivered), which
+//! leaves out the many losses of a start-up into a full queue. For the first round of recovery cwnd is at least in flight +
 //! delivered on every ACK (packet conservation); after it, it grows by the packets delivered as
 //! outside recovery. When recovery ends ([`CongestionControl::on_recovery_end`], or, after a
 //! timeout or Tahoe's go-back-N, once everything outstanding at the event is delivered) cwnd is
