@@ -234,16 +234,20 @@ fn tcp_flows_run_linux_s_congestion_control_of_their_cc() {
 /// two-flow dumbbell of 10 Mb/s, each flow's throughput as the mean of three live runs within 15%
 /// of the simulated one. Prints each run's numbers, and the bottleneck's mean wait in each.
 fn live_agrees_with_its_simulation(file: &str, tag: &str) {
+    live_agrees_in_runs(file, tag, 3);
+}
+
+/// The same over `runs` live runs (at least 3), for a scenario whose runs spread widely.
+fn live_agrees_in_runs(file: &str, tag: &str, runs: usize) {
     if !netns::can_run() {
         return;
     }
-    const RUNS: usize = 3;
     const BAND: f64 = 0.15;
     let mut sim: Vec<(String, f64)> = vec![];
     let mut live: Vec<Vec<f64>> = vec![];
     let mut waits: Vec<f64> = vec![];
     let mut sim_wait = 0.0;
-    for run in 0..RUNS {
+    for run in 0..runs {
         let (out, _) = testbed(file, "20s", tag);
         let wait_of = |d: &str| -> f64 {
             json(&out.join(d).join("summary.json"))["links"]
@@ -279,11 +283,13 @@ fn live_agrees_with_its_simulation(file: &str, tag: &str) {
     let mut off = vec![];
     for ((name, s), l) in sim.iter().zip(&live) {
         let mean = l.iter().sum::<f64>() / l.len() as f64;
+        let sd = (l.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (l.len() - 1) as f64).sqrt();
         eprintln!(
-            "{name}: simulated {:.2} Mb/s, live mean {:.2} ({:+.1}%)",
+            "{name}: simulated {:.2} Mb/s, live mean {:.2} ({:+.1}%), a run's sd {:.2}",
             s / 1e6,
             mean / 1e6,
-            (mean / s - 1.0) * 100.0
+            (mean / s - 1.0) * 100.0,
+            sd / 1e6
         );
         if (mean - s).abs() > BAND * s {
             off.push(format!("{name}: live {:.2} Mb/s against simulated {:.2}", mean / 1e6, s / 1e6));
@@ -307,11 +313,14 @@ fn two_bbr_flows_live_agree_with_their_simulation() {
     live_agrees_with_its_simulation("scenarios/validation/testbed-bbr.toml", "tbb");
 }
 
-/// 2026-11-27: simulated 7.21 / 2.88 Mb/s, live means 7.31 / 2.77 (+1.5%, -3.8%), once the
-/// window grew by what an ACK delivered (before: the later flow 2.08 simulated, +25.5% live).
+/// Two CUBIC flows spread widely from run to run: on 2026-11-27 the later flow's live runs gave
+/// 2.69, 3.52, 3.53, 3.53, 3.58, 3.03, 2.81 Mb/s and a mean of 2.77 over three more (about 3.1
+/// over all ten, sd 0.39, 12%), the simulation 2.88 (the earlier flow 7.21, live 6.5-7.4); a
+/// mean of three runs then has a 7% standard error, and a CI run's came to 3.38 (+17%). Nine
+/// runs bring it near 4%: their first set, 3.02 (+4.8%, sd 0.31).
 #[test]
 fn two_cubic_flows_live_agree_with_their_simulation() {
-    live_agrees_with_its_simulation("scenarios/validation/testbed-cubic.toml", "tbc");
+    live_agrees_in_runs("scenarios/validation/testbed-cubic.toml", "tbc", 9);
 }
 
 /// Four CUBIC flows through CoDel: the second referee where ns-3.37's TcpCubic collapses
