@@ -228,7 +228,12 @@ pub fn testbed(
     let delay = bspec.delay + extra;
     let build = |spec: &LinkSpec, what: &str| -> Result<Link, Failure> {
         let q = spec.queue.build(spec.rate, spec.delay).map_err(|e| Failure::Input(format!("{what}: {e}")))?;
-        let cfg = LinkConfig { rate: spec.rate, delay: spec.delay + extra, loss: spec.loss };
+        // The access legs' delay folds into the bottleneck's, each step of a schedule too.
+        let schedule = spec.schedule.clone().map(|mut s| {
+            s.delay.iter_mut().for_each(|(_, d)| *d += extra);
+            s
+        });
+        let cfg = LinkConfig { rate: spec.rate, delay: spec.delay + extra, loss: spec.loss, schedule };
         Ok(Link::new(cfg, q, Rng::stream(sc.seed, what)))
     };
     let mut fwd = build(&fwd_spec, &sc.link_name(bl))?;

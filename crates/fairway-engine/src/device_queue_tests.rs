@@ -74,7 +74,7 @@ fn droptail(limit: u32) -> QueueSpec {
 }
 
 fn link(from: u32, to: u32, rate: Rate, delay: Dur, queue: QueueSpec, device_queue: u32) -> LinkSpec {
-    LinkSpec { from: NodeId(from), to: NodeId(to), rate, delay, queue, loss: 0.0, device_queue }
+    LinkSpec { from: NodeId(from), to: NodeId(to), rate, delay, queue, loss: 0.0, device_queue, schedule: None }
 }
 
 fn flow(name: &str, from: u32, to: u32, start: Dur, stop: Option<Dur>, app: AppSpec) -> FlowSpec {

@@ -76,6 +76,10 @@ pub struct LinkState {
     /// The device queue between the discipline and the transmitter (`device_queue`), if the
     /// link has one (general path only); boxed, as few links do.
     pub dev: Option<Box<DeviceQueue>>,
+    /// The rate and delay schedule (general path only); boxed, as few links have one.
+    pub sched: Option<Box<fairway_model::scenario::LinkSchedule>>,
+    /// A scheduled link's latest arrival at its far end.
+    pub last_arrival: Time,
     pub integ: QueueIntegral,
     /// The discipline's own random stream (RED draws from it).
     pub rng: Rng,
@@ -190,7 +194,9 @@ impl LinkState {
         let rng = if qdisc.draws() { Rng::stream(seed, &format!("queue:{}", name())) } else { unused() };
         let loss_rng = if spec.loss > 0.0 { Rng::stream(seed, &format!("loss:{}", name())) } else { unused() };
         let dev = (spec.device_queue > 0).then(|| Box::new(DeviceQueue::new(spec.device_queue)));
-        let general = !qdisc.departure_known_on_admission() || dev.is_some();
+        // A schedule changes the rate between a packet's admission and its serialisation, which
+        // only the general path (each departure computed when the transmitter takes it) follows.
+        let general = !qdisc.departure_known_on_admission() || dev.is_some() || spec.schedule.is_some();
         LinkState {
             general,
             tx_pending: false,
@@ -216,7 +222,32 @@ impl LinkState {
             tx_durs: [Dur::ZERO; 2],
             behind: None,
             dev,
+            sched: spec.schedule.clone(),
+            last_arrival: Time::ZERO,
         }
+    }
+
+    /// A scheduled link at `now`, as the transmitter takes a packet of `size`: the rate in
+    /// force now serialises it (a change during its serialisation takes effect with the next
+    /// packet), the delay in force as it enters the wire propagates it, and it arrives no
+    /// earlier than the packet before it, the wire being a FIFO (a fall in delay does not let
+    /// a packet overtake). Its serialisation time and arrival.
+    #[inline(never)]
+    pub fn scheduled_departure(&mut self, now: Time, size: fairway_core::Bytes) -> (Dur, Time) {
+        let s = self.sched.as_deref().expect("a scheduled link");
+        if let Some(r) = s.rate_at(now) {
+            if r != self.rate {
+                self.rate = r;
+                self.tx_sizes = [u32::MAX; 2];
+            }
+        }
+        let d = self.tx_time(size);
+        if let Some(delay) = self.sched.as_deref().and_then(|s| s.delay_at(now + d)) {
+            self.delay = delay;
+        }
+        let at = (now + d + self.delay).max(self.last_arrival);
+        self.last_arrival = at;
+        (d, at)
     }
 
     /// Serialisation time of `size` bytes on this link.

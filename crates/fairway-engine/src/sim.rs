@@ -682,7 +682,12 @@ impl<'a> Sim<'a> {
     fn transmit(&mut self, l: usize, dep: Departure) {
         let now = self.now;
         let link = &mut self.links[l];
-        let d = link.tx_time(dep.size);
+        let (d, at) = if link.sched.is_some() {
+            link.scheduled_departure(now, dep.size)
+        } else {
+            let d = link.tx_time(dep.size);
+            (d, now + d + link.delay)
+        };
         link.free_at = now + d;
         link.tail_end = now + d;
         link.busy += d;
@@ -695,7 +700,6 @@ impl<'a> Sim<'a> {
         self.q.push(now + d, Ev::TxDone(l as u32, link.tx_gen));
         let next = self.next_hop(dep.pkt, dep.mark);
         self.trace_packet(PacketOp::Dequeue, l, dep.pkt);
-        let at = now + d + self.links[l].delay;
         let seq = self.queued_seq[dep.pkt.0 as usize];
         self.on_wire(l, dep.pkt, next, at, seq);
     }

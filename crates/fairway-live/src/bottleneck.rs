@@ -13,6 +13,7 @@ use std::collections::VecDeque;
 
 use fairway_aqm::{PacketMeta, Qdisc, QueueDiscipline, QueueStats, Verdict};
 use fairway_core::{Bytes, Dur, PacketRef, Rate, Rng, Time};
+use fairway_model::scenario::LinkSchedule;
 
 /// How one direction of the bottleneck behaves.
 #[derive(Debug, Clone)]
@@ -21,6 +22,8 @@ pub struct LinkConfig {
     pub delay: Dur,
     /// Probability that a packet is lost on the wire after its serialisation.
     pub loss: f64,
+    /// A rate and delay that change over time (from the link's start), as the simulator's.
+    pub schedule: Option<Box<LinkSchedule>>,
 }
 
 /// What a link has done beyond its discipline's counters.
@@ -71,7 +74,8 @@ pub struct Link {
     free: Vec<u32>,
     /// The packet being serialised and when that ends.
     on_wire: Option<(Time, Packet)>,
-    /// Packets propagating, in order of arrival at the far end (the delay is constant).
+    /// Packets propagating, in order of arrival at the far end (with a delay schedule, no packet
+    /// arrives before the one ahead of it).
     flight: VecDeque<(Time, Packet)>,
     counts: LinkCounts,
 }
@@ -149,7 +153,9 @@ impl Link {
                 self.counts.wait_sum += wait;
                 self.counts.wait_max = self.counts.wait_max.max(wait);
                 p.ce |= d.mark;
-                let tx = self.cfg.rate.tx_time(Bytes(p.bytes.len() as u64));
+                // The rate in force as serialisation begins (the simulator's rule).
+                let rate = self.cfg.schedule.as_deref().and_then(|s| s.rate_at(t)).unwrap_or(self.cfg.rate);
+                let tx = rate.tx_time(Bytes(p.bytes.len() as u64));
                 self.counts.busy += tx;
                 self.on_wire = Some((t + tx, p));
             }
@@ -168,7 +174,9 @@ impl Link {
             if self.cfg.loss > 0.0 && self.rng.bernoulli(self.cfg.loss) {
                 self.counts.lost_pkts += 1;
             } else {
-                self.flight.push_back((end + self.cfg.delay, p));
+                let delay = self.cfg.schedule.as_deref().and_then(|s| s.delay_at(end)).unwrap_or(self.cfg.delay);
+                let at = self.flight.back().map_or(end + delay, |(last, _)| (end + delay).max(*last));
+                self.flight.push_back((at, p));
             }
             self.start_next(end);
         }
@@ -233,7 +241,8 @@ mod tests {
 
     fn link(rate_bps: u64, delay_ms: u64, limit: u32, loss: f64) -> Link {
         let q = DropTail::new(DropTailParams { limit: Limit::Packets(limit) }).unwrap();
-        let cfg = LinkConfig { rate: Rate::from_bps(rate_bps), delay: Dur::from_millis(delay_ms), loss };
+        let cfg =
+            LinkConfig { rate: Rate::from_bps(rate_bps), delay: Dur::from_millis(delay_ms), loss, schedule: None };
         Link::new(cfg, Qdisc::DropTail(q), Rng::stream(1, "test"))
     }
 
@@ -267,6 +276,38 @@ mod tests {
         assert_eq!(l.next_wake(), None);
         let s = l.stats();
         assert_eq!((s.arrivals_pkts, s.departures_pkts, s.overflow_drops), (10, 5, 5));
+    }
+
+    #[test]
+    fn a_schedule_sets_the_rate_at_each_serialisation_and_a_fall_in_delay_reorders_nothing() {
+        // 1250 B: 10 ms at 1 Mb/s, 5 ms at 2 Mb/s from 15 ms; delay 30 ms, then 0 from 25 ms.
+        let q = DropTail::new(DropTailParams { limit: Limit::Packets(10) }).unwrap();
+        let schedule = LinkSchedule {
+            rate: vec![(Time(0), Rate::from_bps(1_000_000)), (ms(15), Rate::from_bps(2_000_000))],
+            delay: vec![(Time(0), Dur::from_millis(30)), (ms(25), Dur::ZERO)],
+        };
+        let cfg = LinkConfig {
+            rate: Rate::from_bps(1_000_000),
+            delay: Dur::from_millis(30),
+            loss: 0.0,
+            schedule: Some(Box::new(schedule)),
+        };
+        let mut l = Link::new(cfg, Qdisc::DropTail(q), Rng::stream(1, "test"));
+        for n in 0..4 {
+            l.arrive(Time(0), packet(n, 1250));
+        }
+        // Serialisations: 0-10 and 10-20 ms at 1 Mb/s (the second began before 15 ms), then
+        // 20-25 and 25-30 ms at 2 Mb/s. On the wire: 10 + 30 = 40 ms, 20 + 30 = 50 ms; the third
+        // enters at 25 ms with no delay, 25 ms, but arrives after the second, at 50 ms; the fourth
+        // at 30 ms.
+        assert_eq!(l.release(ms(40)).map(|p| p.bytes[0]), Some(0));
+        assert_eq!(l.release(ms(50)).map(|p| p.bytes[0]), Some(1));
+        assert_eq!(l.next_wake(), Some(ms(50)), "the third arrives behind the second");
+        assert_eq!(l.release(ms(50)).map(|p| p.bytes[0]), Some(2));
+        assert_eq!(l.next_wake(), Some(ms(50)), "and the fourth behind the third");
+        assert_eq!(l.release(ms(50)).map(|p| p.bytes[0]), Some(3));
+        assert_eq!(l.counts().busy, Dur::from_millis(30));
+        assert!(l.release(ms(100)).is_none());
     }
 
     #[test]

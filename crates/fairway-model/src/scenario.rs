@@ -53,6 +53,37 @@ pub struct LinkSpec {
     /// device's own transmit queue under a queue disc, as ns-3's point-to-point links have it.
     /// 0 = none: the transmitter asks the discipline itself, as ns-2's links do.
     pub device_queue: u32,
+    /// A rate or delay that changes during the run; `rate` and `delay` above are then the
+    /// values at time 0 (what a queue discipline is configured from).
+    pub schedule: Option<Box<LinkSchedule>>,
+}
+
+/// A link's rate and propagation delay over the run (`rate = [{ at = "0s", rate = "1Mb" }, ...]`,
+/// the same for `delay`), as RFC 8867's test cases change the bottleneck's capacity (§5.1) and
+/// delay: steps in time order, the first at time 0, each in force until the next. An empty list
+/// keeps the link's constant value.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LinkSchedule {
+    pub rate: Vec<(Time, Rate)>,
+    pub delay: Vec<(Time, Dur)>,
+}
+
+impl LinkSchedule {
+    /// The rate in force at `t`, `None` if the rate does not change.
+    pub fn rate_at(&self, t: Time) -> Option<Rate> {
+        step_at(&self.rate, t)
+    }
+
+    /// The propagation delay in force at `t`, `None` if the delay does not change.
+    pub fn delay_at(&self, t: Time) -> Option<Dur> {
+        step_at(&self.delay, t)
+    }
+}
+
+/// The value of the last step at or before `t`.
+fn step_at<T: Copy>(steps: &[(Time, T)], t: Time) -> Option<T> {
+    let i = steps.partition_point(|(at, _)| *at <= t);
+    steps.get(i.checked_sub(1)?).map(|s| s.1)
 }
 
 pub use fairway_aqm::QueueSpec;

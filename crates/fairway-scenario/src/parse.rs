@@ -392,8 +392,15 @@ impl Builder {
     /// Reads a `[[link]]` entry in full; returns what a `count` group's other entries share.
     fn link(&mut self, t: &Tbl) -> Res<LinkProps> {
         let ends = link_ends(t)?;
-        let rate = t.req("rate")?.rate_pos()?;
-        let delay = t.req("delay")?.dur()?;
+        let rate_steps = steps(&t.req("rate")?, "rate", |v| v.rate_pos())?;
+        let delay_steps = steps(&t.req("delay")?, "delay", |v| v.dur())?;
+        let (rate, delay) = (rate_steps[0].1, delay_steps[0].1);
+        let schedule = (rate_steps.len() > 1 || delay_steps.len() > 1).then(|| {
+            Box::new(LinkSchedule {
+                rate: if rate_steps.len() > 1 { rate_steps } else { vec![] },
+                delay: if delay_steps.len() > 1 { delay_steps } else { vec![] },
+            })
+        });
         let loss = match t.get("loss") {
             Some(v) => {
                 let p = v.f64()?;
@@ -412,7 +419,7 @@ impl Builder {
             Some(v) => v.int_in(0, DEVICE_QUEUE_MAX)? as u32,
             None => 0,
         };
-        let props = LinkProps { rate, delay, queue, loss, device_queue };
+        let props = LinkProps { rate, delay, queue, loss, device_queue, schedule };
         self.add_link(t, ends, &props)?;
         let _ = t.get("count");
         finish(t, LINK_KEYS)?;
@@ -441,8 +448,17 @@ impl Builder {
                 )));
             }
             self.link_at.insert(key, t.place());
-            let LinkProps { rate, delay, ref queue, loss, device_queue } = *props;
-            self.links.push(LinkSpec { from: key.0, to: key.1, rate, delay, queue: queue.clone(), loss, device_queue });
+            let LinkProps { rate, delay, ref queue, loss, device_queue, ref schedule } = *props;
+            self.links.push(LinkSpec {
+                from: key.0,
+                to: key.1,
+                rate,
+                delay,
+                queue: queue.clone(),
+                loss,
+                device_queue,
+                schedule: schedule.clone(),
+            });
         }
         Ok(())
     }
@@ -782,6 +798,34 @@ struct LinkProps {
     queue: QueueSpec,
     loss: f64,
     device_queue: u32,
+    schedule: Option<Box<LinkSchedule>>,
+}
+
+/// A link's `rate` or `delay` (`what`): one value, or a schedule of steps
+/// `[{ at = "0s", rate = "1Mb" }, { at = "40s", rate = "2.5Mb" }]`, the first at 0 s and the
+/// times increasing. One value is one step at 0.
+fn steps<T>(v: &Val, what: &str, read: impl Fn(&Val) -> Res<T>) -> Res<Vec<(Time, T)>> {
+    if !v.is_array() {
+        return Ok(vec![(Time::ZERO, read(v)?)]);
+    }
+    let mut out: Vec<(Time, T)> = vec![];
+    for step in v.tables()? {
+        let at = step.req("at")?;
+        let t = at.time()?;
+        match out.last() {
+            None if t != Time::ZERO => return Err(at.error(format!("the first {what} step must be at 0s"))),
+            Some((prev, _)) if t <= *prev => {
+                return Err(at.error(format!("{what} steps must come in increasing time ({t} after {prev})")));
+            }
+            _ => {}
+        }
+        out.push((t, read(&step.req(what)?)?));
+        finish(&step, &["at", what])?;
+    }
+    if out.is_empty() {
+        return Err(v.error(format!("a {what} schedule needs at least one step")));
+    }
+    Ok(out)
 }
 
 /// A link entry's two node names and whether it is duplex, checked.

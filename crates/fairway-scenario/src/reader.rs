@@ -346,6 +346,11 @@ impl<'a> Val<'a> {
         self.item.is_table_like()
     }
 
+    /// An array, of values or of tables.
+    pub fn is_array(&self) -> bool {
+        matches!(self.item, Item::ArrayOfTables(_) | Item::Value(Value::Array(_)))
+    }
+
     /// The string as written, without `{i}` substitution.
     pub fn raw_string(&self) -> Res<&'a str> {
         match self.value() {

@@ -50,7 +50,7 @@ pub fn emulable(spec: &LinkSpec, what: &str) -> Result<(), Failure> {
 fn build(spec: &LinkSpec, what: &str, seed: u64) -> Result<Link, Failure> {
     emulable(spec, what)?;
     let queue = spec.queue.build(spec.rate, spec.delay).map_err(|e| Failure::Input(format!("{what}: {e}")))?;
-    let cfg = LinkConfig { rate: spec.rate, delay: spec.delay, loss: spec.loss };
+    let cfg = LinkConfig { rate: spec.rate, delay: spec.delay, loss: spec.loss, schedule: spec.schedule.clone() };
     Ok(Link::new(cfg, queue, Rng::stream(seed, what)))
 }
 
@@ -112,7 +112,16 @@ pub fn live_link(
 
 fn describe(spec: &LinkSpec) -> String {
     let loss = if spec.loss > 0.0 { format!(", loss {}", spec.loss) } else { String::new() };
-    format!("{} Mb/s, {} ms, {}{loss}", spec.rate.as_bps_f64() / 1e6, spec.delay.as_secs_f64() * 1e3, spec.queue.kind())
+    let steps = spec
+        .schedule
+        .as_deref()
+        .map_or(String::new(), |s| format!(" at first ({} rate steps, {} delay steps)", s.rate.len(), s.delay.len()));
+    format!(
+        "{} Mb/s, {} ms{steps}, {}{loss}",
+        spec.rate.as_bps_f64() / 1e6,
+        spec.delay.as_secs_f64() * 1e3,
+        spec.queue.kind()
+    )
 }
 
 fn report(what: &str, link: &Link, carried: &crate::Carried, device_drops: Option<u64>) -> String {
@@ -155,6 +164,7 @@ pub fn directions(sc: &Scenario, i: usize) -> (LinkSpec, LinkSpec) {
         }),
         loss: 0.0,
         device_queue: 0,
+        schedule: None,
         from: spec.to,
         to: spec.from,
         ..spec.clone()
