@@ -13,9 +13,10 @@
 //!
 //! - [`dccp`]: DCCP (RFC 4340) with CCID2, TCP-like congestion control (RFC 4341).
 //!
-//! - [`tcp`]: one-way TCP as ns-2 2.35 runs it (Tahoe, Reno, NewReno; the sink with and without
-//!   delayed ACKs), as sans-IO state machines; the engine drives them through its own path
-//!   until they are endpoints behind the contract (issue 34).
+//! - [`tcp`]: one-way TCP: ns-2 2.35's senders and sink, and what modern stacks add (SACK with
+//!   RFC 6675 recovery, PRR, RACK-TLP, timestamps, pacing), with congestion control one module
+//!   per algorithm (`tcp::cc`: the AIMD family, CUBIC, BBR); the engine drives them through
+//!   fairway-model's stream contract (`StreamTransport`), as it drives datagram endpoints.
 //!
 //! - [`wire`]: any endpoint driven through bytes alone, behind one object-safe trait.
 
