@@ -18,7 +18,9 @@ use fairway_model::driver::FlowDriver;
 use fairway_model::packet_trace::{PacketOp, PacketTraceSpec};
 use fairway_model::protocol::{Build, DatagramSpec, Load};
 use fairway_model::results::Collector;
-use fairway_model::scenario::{AppSpec, DatagramApp, FlowSpec, LinkSpec, MonitorSpec, Scenario, TcpSpec, TcpVariant};
+use fairway_model::scenario::{
+    AppSpec, DatagramApp, FlowSpec, LinkSpec, LossModel, MonitorSpec, Scenario, TcpSpec, TcpVariant,
+};
 use fairway_proto::source::{Cbr, CbrConfig};
 use fairway_proto::udp::{UdpReceiver, UdpSender};
 
@@ -74,7 +76,16 @@ fn droptail(limit: u32) -> QueueSpec {
 }
 
 fn link(from: u32, to: u32, rate: Rate, delay: Dur, queue: QueueSpec, device_queue: u32) -> LinkSpec {
-    LinkSpec { from: NodeId(from), to: NodeId(to), rate, delay, queue, loss: 0.0, device_queue, schedule: None }
+    LinkSpec {
+        from: NodeId(from),
+        to: NodeId(to),
+        rate,
+        delay,
+        queue,
+        loss: LossModel::NONE,
+        device_queue,
+        schedule: None,
+    }
 }
 
 fn flow(name: &str, from: u32, to: u32, start: Dur, stop: Option<Dur>, app: AppSpec) -> FlowSpec {

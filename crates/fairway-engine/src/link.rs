@@ -29,6 +29,7 @@ use std::collections::VecDeque;
 use fairway_core::{Bytes, Dur, NodeId, PacketRef, Rate, Rng, Time};
 
 use crate::scenario::LinkSpec;
+use fairway_model::loss_model::LossProcess;
 
 /// The fields are laid out by use (`repr(C)` keeps the order), for topologies with tens of
 /// thousands of links, where each cache line of a link is a miss. A packet that finds the
@@ -55,7 +56,7 @@ pub struct LinkState {
     tx_durs: [Dur; 2],
     /// Whether the discipline was told (by an empty dequeue) that the link went idle.
     pub idle_noted: bool,
-    /// Whether the link loses packets on the wire (`loss > 0`).
+    /// Whether the link's loss model can lose packets on the wire (for Bernoulli, `loss > 0`).
     pub lossy: bool,
     /// The discipline decides at dequeue or is not a FIFO: the general path (see above).
     pub general: bool,
@@ -67,8 +68,8 @@ pub struct LinkState {
     pub qdisc: Qdisc,
     // -- touched when queues form, or rarely --
     pub rate: Rate,
-    /// Random loss on the wire: its probability (0 = none).
-    pub loss: f64,
+    /// Random loss on the wire: the link's loss model and its state.
+    pub loss: LossProcess,
     /// The packets in flight without an event yet, in order, behind those that have one (see
     /// [`InFlight`]); boxed, since few links ever have any.
     #[allow(clippy::box_collection)]
@@ -192,7 +193,7 @@ impl LinkState {
     pub fn new(spec: &LinkSpec, qdisc: Qdisc, seed: u64, name: impl Fn() -> String) -> LinkState {
         let unused = || Rng::from_seed(0);
         let rng = if qdisc.draws() { Rng::stream(seed, &format!("queue:{}", name())) } else { unused() };
-        let loss_rng = if spec.loss > 0.0 { Rng::stream(seed, &format!("loss:{}", name())) } else { unused() };
+        let loss_rng = if spec.loss.can_lose() { Rng::stream(seed, &format!("loss:{}", name())) } else { unused() };
         let dev = (spec.device_queue > 0).then(|| Box::new(DeviceQueue::new(spec.device_queue)));
         // A schedule changes the rate between a packet's admission and its serialisation, which
         // only the general path (each departure computed when the transmitter takes it) follows.
@@ -212,8 +213,8 @@ impl LinkState {
             free_at: Time::ZERO,
             tail_end: Time::ZERO,
             idle_noted: true,
-            loss: spec.loss,
-            lossy: spec.loss > 0.0,
+            loss: LossProcess::new(spec.loss),
+            lossy: spec.loss.can_lose(),
             lost: 0,
             loss_rng,
             busy: Dur::ZERO,

@@ -543,7 +543,7 @@ impl<'a> Sim<'a> {
         let link = &mut self.links[l];
         // The loss model draws in the order packets take the wire, as if at the end of each
         // serialisation.
-        let lost = link.lossy && link.loss_rng.bernoulli(link.loss);
+        let lost = link.lossy && link.loss.lose(&mut link.loss_rng);
         let end = &mut self.ends[l];
         if end.behind == 0 && (end.inflight as u64) < self.behind_from {
             self.q.push_reserved(at, seq, Ev::Arrive(l as u32, p.0, next));

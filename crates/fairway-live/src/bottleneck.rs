@@ -1,5 +1,6 @@
 //! The emulated bottleneck's link, sans-IO: a queue discipline of fairway-aqm in front of a
-//! transmitter of `rate`, then `delay` of propagation and a Bernoulli loss on the wire, with the
+//! transmitter of `rate`, then `delay` of propagation and a loss model on the wire (Bernoulli or
+//! Gilbert-Elliott, fairway-model's `loss_model`), with the
 //! simulator's semantics (docs/architecture.md, "Simulation semantics"): store and forward, the queue in
 //! front of the link, the discipline asked for the next packet whenever the transmitter frees
 //! (an empty dequeue included: that is how RED learns the link went idle, and when).
@@ -13,6 +14,7 @@ use std::collections::VecDeque;
 
 use fairway_aqm::{PacketMeta, Qdisc, QueueDiscipline, QueueStats, Verdict};
 use fairway_core::{Bytes, Dur, PacketRef, Rate, Rng, Time};
+use fairway_model::loss_model::{LossModel, LossProcess};
 use fairway_model::scenario::LinkSchedule;
 
 /// How one direction of the bottleneck behaves.
@@ -20,8 +22,8 @@ use fairway_model::scenario::LinkSchedule;
 pub struct LinkConfig {
     pub rate: Rate,
     pub delay: Dur,
-    /// Probability that a packet is lost on the wire after its serialisation.
-    pub loss: f64,
+    /// What loses packets on the wire after their serialisation.
+    pub loss: LossModel,
     /// A rate and delay that change over time (from the link's start), as the simulator's.
     pub schedule: Option<Box<LinkSchedule>>,
 }
@@ -67,6 +69,8 @@ pub struct Link {
     cfg: LinkConfig,
     queue: Qdisc,
     rng: Rng,
+    /// The loss model's state (Gilbert-Elliott's chain); it draws from `rng`.
+    loss: LossProcess,
     /// The packets the queue holds, by the reference the discipline keeps; free slots reused.
     held: Vec<Option<Packet>>,
     /// When each held packet arrived, by the same slot.
@@ -83,6 +87,7 @@ pub struct Link {
 impl Link {
     pub fn new(cfg: LinkConfig, queue: Qdisc, rng: Rng) -> Link {
         Link {
+            loss: LossProcess::new(cfg.loss),
             cfg,
             queue,
             rng,
@@ -171,7 +176,7 @@ impl Link {
                 break;
             }
             let (_, p) = self.on_wire.take().expect("a packet on the wire");
-            if self.cfg.loss > 0.0 && self.rng.bernoulli(self.cfg.loss) {
+            if self.cfg.loss.can_lose() && self.loss.lose(&mut self.rng) {
                 self.counts.lost_pkts += 1;
             } else {
                 let delay = self.cfg.schedule.as_deref().and_then(|s| s.delay_at(end)).unwrap_or(self.cfg.delay);
@@ -241,8 +246,12 @@ mod tests {
 
     fn link(rate_bps: u64, delay_ms: u64, limit: u32, loss: f64) -> Link {
         let q = DropTail::new(DropTailParams { limit: Limit::Packets(limit) }).unwrap();
-        let cfg =
-            LinkConfig { rate: Rate::from_bps(rate_bps), delay: Dur::from_millis(delay_ms), loss, schedule: None };
+        let cfg = LinkConfig {
+            rate: Rate::from_bps(rate_bps),
+            delay: Dur::from_millis(delay_ms),
+            loss: LossModel::Bernoulli(loss),
+            schedule: None,
+        };
         Link::new(cfg, Qdisc::DropTail(q), Rng::stream(1, "test"))
     }
 
@@ -289,7 +298,7 @@ mod tests {
         let cfg = LinkConfig {
             rate: Rate::from_bps(1_000_000),
             delay: Dur::from_millis(30),
-            loss: 0.0,
+            loss: LossModel::NONE,
             schedule: Some(Box::new(schedule)),
         };
         let mut l = Link::new(cfg, Qdisc::DropTail(q), Rng::stream(1, "test"));
@@ -333,5 +342,22 @@ mod tests {
         assert!(l.release(ms(100)).is_none());
         assert_eq!(l.counts().lost_pkts, 5);
         assert_eq!(l.counts().busy, Dur::from_millis(5), "each still took its time on the wire");
+    }
+
+    /// A Gilbert-Elliott chain that changes state at every packet (p = r = 1) and loses all in
+    /// Bad only (k = 1, h = 0): starting in Good, every second packet is lost, so the link keeps
+    /// the chain's state from packet to packet.
+    #[test]
+    fn a_gilbert_elliott_link_loses_by_its_chains_state() {
+        use fairway_model::loss_model::GilbertElliott;
+        let mut l = link(8_000_000, 1, 100, 0.0);
+        l.cfg.loss = LossModel::GilbertElliott(GilbertElliott::new(1.0, 1.0, 1.0, 0.0).unwrap());
+        l.loss = LossProcess::new(l.cfg.loss);
+        for n in 0..5 {
+            l.arrive(Time(0), packet(n, 1000));
+        }
+        let kept: Vec<u8> = std::iter::from_fn(|| l.release(ms(100))).map(|p| p.bytes[0]).collect();
+        assert_eq!(kept, [0, 2, 4]);
+        assert_eq!(l.counts().lost_pkts, 2);
     }
 }

@@ -50,7 +50,12 @@ struct Transfer {
 }
 
 fn link(queue: Qdisc, seed: &str) -> Link {
-    let cfg = LinkConfig { rate: Rate::from_bps(RATE), delay: Dur::from_millis(DELAY_MS), loss: 0.0, schedule: None };
+    let cfg = LinkConfig {
+        rate: Rate::from_bps(RATE),
+        delay: Dur::from_millis(DELAY_MS),
+        loss: fairway_model::scenario::LossModel::NONE,
+        schedule: None,
+    };
     Link::new(cfg, queue, Rng::stream(1, seed))
 }
 

@@ -12,6 +12,7 @@ pub mod datagram;
 pub mod decimal;
 pub mod driver;
 pub mod fairness;
+pub mod loss_model;
 pub mod metrics;
 pub mod packet_trace;
 pub mod protocol;

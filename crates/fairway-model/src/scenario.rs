@@ -46,9 +46,10 @@ pub struct LinkSpec {
     pub rate: Rate,
     pub delay: Dur,
     pub queue: QueueSpec,
-    /// Probability that a packet is lost on the wire after serialisation (a Bernoulli loss
-    /// model, like an ns-2 ErrorModel on the link); 0 = none.
-    pub loss: f64,
+    /// What loses packets on the wire after their serialisation ([`LossModel`]: Bernoulli,
+    /// like an ns-2 ErrorModel on the link, or Gilbert-Elliott's bursts); `LossModel::NONE` =
+    /// none.
+    pub loss: LossModel,
     /// Packets a FIFO between the discipline and the transmitter holds (`device_queue`): the
     /// device's own transmit queue under a queue disc, as ns-3's point-to-point links have it.
     /// 0 = none: the transmitter asks the discipline itself, as ns-2's links do.
@@ -86,6 +87,7 @@ fn step_at<T: Copy>(steps: &[(Time, T)], t: Time) -> Option<T> {
     steps.get(i.checked_sub(1)?).map(|s| s.1)
 }
 
+pub use crate::loss_model::LossModel;
 pub use fairway_aqm::QueueSpec;
 
 /// A traffic flow between two nodes.

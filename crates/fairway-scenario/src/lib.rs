@@ -4,6 +4,7 @@
 //! registered in one place; [`sweep`] expands a file's `[sweep]` grid and runs its points.
 
 pub mod estimate;
+pub mod loss;
 pub mod parse;
 #[cfg(test)]
 mod parse_tests;

@@ -13,6 +13,7 @@ use fairway_proto::tcp::cc;
 use fairway_proto::tcp::options::{option_set, OptionSet, OPTION_SETS};
 use fairway_proto::tcp::{PrrBound, RtoStyle, SackRecovery, SinkConfig, TcpConfig};
 
+use crate::loss::parse_loss;
 use crate::protocols::{self, packet_size, window_pkts, MAX_PACKET};
 use crate::queues::parse_queue;
 use crate::reader::{Place, Res, ScenarioError, Source, Tbl, Val};
@@ -402,14 +403,8 @@ impl Builder {
             })
         });
         let loss = match t.get("loss") {
-            Some(v) => {
-                let p = v.f64()?;
-                if !(0.0..=1.0).contains(&p) {
-                    return Err(v.error(format!("{p} is not a probability (0 to 1)")));
-                }
-                p
-            }
-            None => 0.0,
+            Some(v) => parse_loss(&v)?,
+            None => LossModel::NONE,
         };
         let queue = match t.get("queue") {
             Some(q) => parse_queue(&q, OnLink { rate, delay }, &mut self.warnings)?,
@@ -796,7 +791,7 @@ struct LinkProps {
     rate: Rate,
     delay: Dur,
     queue: QueueSpec,
-    loss: f64,
+    loss: LossModel,
     device_queue: u32,
     schedule: Option<Box<LinkSchedule>>,
 }

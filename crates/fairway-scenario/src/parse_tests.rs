@@ -518,9 +518,62 @@ fn link_loss_must_be_a_probability() {
     let e = with("delay = \"10ms\"", "delay = \"10ms\"\nloss = 1.5").unwrap_err();
     assert_eq!(e.field, "link[1].loss");
     let sc = with("delay = \"10ms\"", "delay = \"10ms\"\nloss = 0.01").unwrap();
-    assert_eq!(sc.links[2].loss, 0.01);
-    assert_eq!(sc.links[3].loss, 0.01, "a duplex link's loss applies to both directions");
-    assert_eq!(sc.links[0].loss, 0.0);
+    assert_eq!(sc.links[2].loss, LossModel::Bernoulli(0.01));
+    assert_eq!(sc.links[3].loss, LossModel::Bernoulli(0.01), "a duplex link's loss applies to both directions");
+    assert_eq!(sc.links[0].loss, LossModel::NONE);
+    let sc = with("delay = \"10ms\"", "delay = \"10ms\"\nloss = { model = \"bernoulli\", p = 0.02 }").unwrap();
+    assert_eq!(sc.links[2].loss, LossModel::Bernoulli(0.02), "the table form names the same model");
+}
+
+/// `loss = { model = "gilbert-elliott", ... }`: Gilbert's k = 1, h = 0 unless given, or the
+/// chain from its mean loss and burst; the link's `loss` in both directions.
+#[test]
+fn a_gilbert_elliott_loss_reads_its_chain() {
+    use fairway_model::loss_model::GilbertElliott;
+    let ge = |table: &str| with("delay = \"10ms\"", &format!("delay = \"10ms\"\nloss = {table}"));
+    let sc = ge(r#"{ model = "gilbert-elliott", p = 0.01, r = 0.3 }"#).unwrap();
+    let g = GilbertElliott { p: 0.01, r: 0.3, k: 1.0, h: 0.0 };
+    assert_eq!(sc.links[2].loss, LossModel::GilbertElliott(g));
+    assert_eq!(sc.links[3].loss, LossModel::GilbertElliott(g));
+    let sc = ge(r#"{ model = "gilbert-elliott", p = 0.01, r = 0.3, k = 0.999, h = 0.25 }"#).unwrap();
+    assert_eq!(sc.links[2].loss, LossModel::GilbertElliott(GilbertElliott { k: 0.999, h: 0.25, ..g }));
+    let sc = ge(r#"{ model = "gilbert-elliott", mean_loss = 0.02, mean_burst = 4 }"#).unwrap();
+    let LossModel::GilbertElliott(g) = sc.links[2].loss else { panic!("{:?}", sc.links[2].loss) };
+    assert_eq!(g.r, 0.25);
+    assert!((g.mean_loss() - 0.02).abs() < 1e-12, "{g:?}");
+}
+
+#[test]
+fn a_bad_loss_table_is_located_and_says_what_is_accepted() {
+    let ge = |table: &str| with("delay = \"10ms\"", &format!("delay = \"10ms\"\nloss = {table}")).unwrap_err();
+    let line = line_of(GOOD, "delay = \"10ms\"") + 1;
+    let e = ge(r#"{ model = "gilbert", p = 0.01, r = 0.3 }"#);
+    assert_eq!((e.field.as_str(), e.line), ("link[1].loss.model", line));
+    assert!(e.message.contains("unknown loss model `gilbert`; accepted: bernoulli, gilbert-elliott"), "{e}");
+    let e = ge(r#"{ model = "gilbert-elliott", p = 1.01, r = 0.3 }"#);
+    assert_eq!(e.field, "link[1].loss.p");
+    assert!(e.message.contains("1.01 is not a probability"), "{e}");
+    let e = ge(r#"{ model = "gilbert-elliott", p = 0.01, r = 0.3, h = -0.5 }"#);
+    assert_eq!(e.field, "link[1].loss.h");
+    let e = ge(r#"{ model = "bernoulli", p = 2 }"#);
+    assert_eq!(e.field, "link[1].loss.p");
+    let e = ge(r#"{ model = "gilbert-elliott", p = 0.01 }"#);
+    assert_eq!((e.field.as_str(), e.message.as_str()), ("link[1].loss.r", "missing required key"));
+    let e = ge(r#"{ model = "gilbert-elliott", p = 0.01, r = 0.3, burst = 3 }"#);
+    assert_eq!(e.field, "link[1].loss.burst");
+    assert!(e.message.contains("accepted here: model, p, r, k, h, mean_loss, mean_burst"), "{e}");
+    let e = ge(r#"{ model = "bernoulli", p = 0.01, r = 0.3 }"#);
+    assert!(e.message.contains("unknown key `r`") && e.message.contains("accepted here: model, p"), "{e}");
+    let e = ge(r#"{ model = "gilbert-elliott", p = 0.01, mean_loss = 0.02, mean_burst = 4 }"#);
+    assert_eq!(e.field, "link[1].loss.p");
+    assert!(e.message.contains("not both"), "{e}");
+    let e = ge(r#"{ model = "gilbert-elliott", mean_loss = 0.02, mean_burst = 0.5 }"#);
+    assert_eq!(e.field, "link[1].loss");
+    assert!(e.message.contains("at least 1"), "{e}");
+    let e = ge(r#"{ p = 0.01 }"#);
+    assert_eq!((e.field.as_str(), e.message.as_str()), ("link[1].loss.model", "missing required key"));
+    let e = ge(r#""0.01""#);
+    assert_eq!(e.field, "link[1].loss");
 }
 
 #[test]

@@ -452,3 +452,77 @@ rate = "1Mb"
     let clean = s.links.iter().find(|l| l.name == "a->r").unwrap();
     assert_eq!(clean.lost_pkts, 0);
 }
+
+/// The lost packets of the one CBR flow over a 100 s run whose `r->b` link has `loss`:
+/// (packets sent, the lost ones' numbers in order, read from a packet trace of the link's drops).
+fn cbr_losses(loss: &str) -> (u64, Vec<i64>) {
+    use fairway_engine::RunOptions;
+    use fairway_model::packet_trace::{PacketOp, PacketTraceSpec};
+    let text = format!(
+        r#"
+duration = "100s"
+[[link]]
+between = ["a", "r"]
+rate = "10Mb"
+delay = "1ms"
+[[link]]
+from = "r"
+to = "b"
+rate = "10Mb"
+delay = "5ms"
+loss = {loss}
+[[link]]
+from = "b"
+to = "r"
+rate = "10Mb"
+delay = "5ms"
+[[flow]]
+name = "cbr"
+app = "cbr"
+from = "a"
+to = "b"
+packet_size = "1000B"
+rate = "8Mb"
+"#
+    );
+    let sc = parse_scenario("test.toml", &text, "test").unwrap_or_else(|e| panic!("{e}"));
+    let l = (0..sc.links.len()).find(|&l| sc.link_name(l) == "r->b").unwrap();
+    let spec = PacketTraceSpec { links: vec![l], flows: vec![0], ops: vec![PacketOp::Drop] };
+    let res = run(&sc, &RunOptions { trace_packets: Some(spec), ..Default::default() }, &mut |_| {}).unwrap();
+    let lossy = res.summary.links.iter().find(|l| l.name == "r->b").unwrap();
+    assert_eq!(lossy.drops_pkts, 0, "the queue itself drops nothing");
+    let lost: Vec<i64> = res.packet_trace.iter().map(|e| e.seq).collect();
+    assert_eq!(lost.len() as u64, lossy.lost_pkts, "every loss is on the wire of r->b");
+    (flow(&res.summary, "cbr").sent_pkts, lost)
+}
+
+/// Mean length of the runs of consecutive numbers in `lost` (increasing).
+fn mean_run(lost: &[i64]) -> f64 {
+    let runs = 1 + lost.windows(2).filter(|w| w[1] != w[0] + 1).count();
+    lost.len() as f64 / runs as f64
+}
+
+/// Gilbert-Elliott loss with Gilbert's k = 1, h = 0, p = 0.01, r = 0.25 on the wire of a link
+/// that 100 000 CBR packets cross (8 Mb/s of 1000 B for 100 s): the chain's stationary rate,
+/// p / (p + r) = 0.0385, in runs of consecutive losses of mean 1 / r = 4 packets, where
+/// Bernoulli loss at the same rate gives runs of 1 / (1 - 0.0385) = 1.04.
+///
+/// Bands, five standard errors. The rate: the lost/kept sequence is the chain's state, whose
+/// sample mean has variance pi_B (1 - pi_B) / n (1 + l) / (1 - l), l = 1 - p - r = 0.74:
+/// SE = sqrt(0.0370 x 6.69 / 10^5) = 1.6e-3, a band of 8e-3. The runs: about n pi_B r = 960,
+/// geometric with sd sqrt(1 - r) / r = 3.46, SE 0.11, a band of 0.56 packets.
+#[test]
+fn a_gilbert_elliott_link_loses_at_its_stationary_rate_in_bursts() {
+    let (sent, lost) = cbr_losses(r#"{ model = "gilbert-elliott", p = 0.01, r = 0.25 }"#);
+    assert_eq!(sent, 100_000);
+    let rate = lost.len() as f64 / sent as f64;
+    let expected = 0.01 / 0.26;
+    assert!((rate - expected).abs() < 8e-3, "loss rate {rate}, expected {expected}");
+    let run = mean_run(&lost);
+    assert!((run - 4.0).abs() < 0.56, "mean run of losses {run}, expected 4");
+    // The same rate, independent: runs of about one packet (about 3 700 runs, sd sqrt(0.0385) /
+    // 0.96 = 0.2, SE 0.003; the band of 0.05 is loose, and still far from the chain's 4).
+    let (_, lost) = cbr_losses(&format!("{expected}"));
+    let run = mean_run(&lost);
+    assert!((run - 1.0 / (1.0 - expected)).abs() < 0.05, "Bernoulli's mean run {run}");
+}

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use fairway_core::{Dur, Rng};
 use fairway_model::results::{LinkMeasures, LinkSummary, QueueRow};
-use fairway_model::scenario::{LinkSpec, Scenario};
+use fairway_model::scenario::{LinkSpec, LossModel, Scenario};
 use fairway_report::output;
 use serde::Serialize;
 
@@ -111,7 +111,7 @@ pub fn live_link(
 }
 
 fn describe(spec: &LinkSpec) -> String {
-    let loss = if spec.loss > 0.0 { format!(", loss {}", spec.loss) } else { String::new() };
+    let loss = if spec.loss.can_lose() { format!(", {}", spec.loss.describe()) } else { String::new() };
     let steps = spec
         .schedule
         .as_deref()
@@ -162,7 +162,7 @@ pub fn directions(sc: &Scenario, i: usize) -> (LinkSpec, LinkSpec) {
         queue: fairway_aqm::QueueSpec::DropTail(fairway_aqm::DropTailParams {
             limit: fairway_aqm::Limit::Packets(1000),
         }),
-        loss: 0.0,
+        loss: LossModel::NONE,
         device_queue: 0,
         schedule: None,
         from: spec.to,

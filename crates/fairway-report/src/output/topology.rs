@@ -50,7 +50,7 @@ fn gather(sc: &Scenario, adj: &[Vec<usize>], flows: &[(usize, usize)]) -> Option
     let props = |a: usize, b: usize| {
         link_of.get(&(a, b)).map(|&i| {
             let l = &sc.links[i];
-            (l.rate.0, l.delay.0, l.queue.label(), l.loss.to_bits())
+            (l.rate.0, l.delay.0, l.queue.label(), l.loss.bits())
         })
     };
     let mut key_of: std::collections::HashMap<_, usize> = Default::default();
