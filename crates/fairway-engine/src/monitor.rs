@@ -36,7 +36,7 @@ pub struct FlowCounters {
     pub jitter_n: u64,
     /// The last arrival's delay (none before the first: `delay_n` is 0 then).
     pub last_delay_s: f64,
-    /// The delays, for their percentiles and CDF (RFC 8868 §2).
+    /// The delays, for their percentiles and CDF (RFC 8868 §3).
     pub delays: DelayHist,
 }
 

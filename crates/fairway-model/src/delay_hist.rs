@@ -1,6 +1,6 @@
-//! One flow's one-way delays as a log-spaced histogram: its percentiles and CDF (RFC 8868 §2
-//! asks for a delay's mean, median, 95th and 99th percentiles and its distribution) in memory
-//! that does not grow with the packet count.
+//! One flow's one-way delays as a log-spaced histogram: its percentiles and its CDF (RFC 8868 §3
+//! has a run report packet delay's statistics and its histogram or CDF) in memory that does not
+//! grow with the packet count.
 //!
 //! Delays are whole nanoseconds. Delays below 128 ns have a bucket each; above, every octave
 //! [2^e, 2^(e+1)) is cut into 64 buckets of equal width 2^(e-6), so a bucket is at most 1/64 of

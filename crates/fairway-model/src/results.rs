@@ -136,7 +136,7 @@ pub struct FlowSummary {
     pub jitter_s: Option<f64>,
     /// Standard deviation of the one-way delay (what elaarag2002 §6.3 calls delay jitter).
     pub delay_sd_s: Option<f64>,
-    /// The median, 95th and 99th percentiles of the one-way delay (RFC 8868 §2), from the
+    /// The median, 95th and 99th percentiles of the one-way delay (RFC 8868 §3), from the
     /// flow's delay histogram: each within 2^-7 (0.78%) of the sample's, the smallest delay at
     /// least ceil(q n) of the n delays are at or under (delay_hist.rs; null if none arrived).
     #[serde(default)]
