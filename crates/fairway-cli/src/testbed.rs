@@ -22,6 +22,7 @@ use fairway_live::tcp::{self, TcpCounts, TcpReceived, TcpSettings};
 use fairway_live::web::{self, WebCounts};
 use fairway_live::{emulate, in_netns, Link, LinkConfig, Monitor, Sampler};
 use fairway_model::apps::WebSessions;
+use fairway_model::delay_hist::DelayHist;
 use fairway_model::driver::FlowDriver;
 use fairway_model::protocol::{Build, ReportContext};
 use fairway_model::results::{FlowSummary, SeriesLog};
@@ -428,7 +429,10 @@ pub fn testbed(
     let mut live_flows = vec![];
     let mut nonce_checks = vec![];
     let counts: Vec<EndCounts> = live_ends.iter().map(|e| e.counts).collect();
+    let mut end_delays: Vec<DelayHist> = live_ends.iter_mut().map(|e| std::mem::take(&mut e.delays)).collect();
     drop(live_ends);
+    // Per flow, its receiver's delays (none measured for a TCP flow).
+    let mut delay_hists = vec![];
     let mut bins = vec![];
     let mut series_logs = vec![];
     for p in &flows {
@@ -443,7 +447,9 @@ pub fn testbed(
                 (Some(a), Some(b)) => (b - a).as_secs_f64(),
                 _ => active_s,
             };
-            s = flow::datagram_summary(s, (snd.sent_pkts, snd.sent_bytes), rcv, active);
+            let delays = std::mem::take(&mut end_delays[2 * k + 1]);
+            s = flow::datagram_summary(s, (snd.sent_pkts, snd.sent_bytes), rcv, &delays, active);
+            delay_hists.push(delays);
             nonce_checks.push(NonceChecks {
                 flow: p.f.name.clone(),
                 passed: snd.nonce_passed,
@@ -464,6 +470,7 @@ pub fn testbed(
         } else {
             let k = tcp_plans.iter().position(|(q, ..)| q.index == p.index).unwrap();
             let t = &tcp_runs[k];
+            delay_hists.push(DelayHist::new());
             if let Some(e) = t.error {
                 eprintln!("warning: TCP flow {}: {e}", p.f.name);
             }
@@ -504,6 +511,7 @@ pub fn testbed(
         samples: &monitor.samples,
         bins,
         series_logs,
+        delay_hists,
         complete: !interrupt::INTERRUPTED.load(Ordering::Relaxed),
     };
     let live = results::run_result(&sc, bl, run);

@@ -188,13 +188,16 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
     if !sc.measure_from.is_zero() && sim.baseline.is_none() {
         sim.take_baseline();
     }
-    let base = sim.baseline.as_deref();
+    // Out of `sim`, so that the flows' delay histograms can be taken from it below.
+    let baseline = sim.baseline.take();
+    let base = baseline.as_deref();
     let from = base.map_or(Time::ZERO, |b| b.at);
     let measured_s = end.saturating_since(from).as_secs_f64();
 
     let mut flows = Vec::with_capacity(sc.flows.len());
     let mut to_deliver_of = Vec::with_capacity(sc.flows.len());
     let mut bottlenecks = Vec::with_capacity(sc.flows.len());
+    let mut delay_hists = Vec::with_capacity(sc.flows.len());
     for (i, f) in sc.flows.iter().enumerate() {
         let all = sim.flow_counters(i);
         if let Err(e) = all.check(in_net[i].0, in_net[i].1) {
@@ -233,7 +236,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
             Some(s) => s.srtt.map(|d| d.as_secs_f64()),
             None => (tc.rtt_samples > 0).then(|| tc.rtt_sum_ns as f64 / tc.rtt_samples as f64 / 1e9),
         };
-        flows.push(FlowSummary {
+        let mut summary = FlowSummary {
             sent_pkts: c.data_sent,
             sent_bytes: c.data_sent_bytes,
             recv_pkts: c.data_recv,
@@ -278,6 +281,14 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
                 _ => sim.driver(i).report(),
             },
             ..FlowSummary::named(sc, f, path, start, stop)
+        };
+        summary.set_delay_percentiles(&c.delays);
+        flows.push(summary);
+        // The measured part's histogram, or without a warm-up the flow's own, taken rather than
+        // copied (the run is over).
+        delay_hists.push(match c {
+            std::borrow::Cow::Owned(o) => o.delays,
+            std::borrow::Cow::Borrowed(_) => sim.take_delays(i),
         });
     }
 
@@ -361,5 +372,6 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         node_paths: node_paths(sim),
         agent_trace: Vec::new(),
         packet_trace: Vec::new(),
+        delay_hists,
     })
 }

@@ -3,6 +3,7 @@
 
 use fairway_aqm::QueueStats;
 use fairway_core::Time;
+use fairway_model::delay_hist::DelayHist;
 
 use crate::driver::Header;
 use crate::results::BinRow;
@@ -33,7 +34,10 @@ pub struct FlowCounters {
     /// Sum of |D(i) - D(i-1)| over consecutive arrivals (RFC 3550 §6.4.1's D).
     pub jitter_sum_s: f64,
     pub jitter_n: u64,
-    pub last_delay_s: Option<f64>,
+    /// The last arrival's delay (none before the first: `delay_n` is 0 then).
+    pub last_delay_s: f64,
+    /// The delays, for their percentiles and CDF (RFC 8868 §3).
+    pub delays: DelayHist,
 }
 
 impl FlowCounters {
@@ -46,15 +50,18 @@ impl FlowCounters {
             self.distinct_bytes += pkt.size as u64;
             self.goodput_bytes += pkt.payload as u64;
         }
-        let d = (now - pkt.sent_at).as_secs_f64();
+        let gap = now - pkt.sent_at;
+        self.delays.record_ns(gap.as_nanos());
+        let d = gap.as_secs_f64();
+        // RFC 3550 §6.4.1's D against the arrival before, if there was one.
+        if self.delay_n > 0 {
+            self.jitter_sum_s += (d - self.last_delay_s).abs();
+            self.jitter_n += 1;
+        }
+        self.last_delay_s = d;
         self.delay_sum_s += d;
         self.delay_sq_sum_s2 += d * d;
         self.delay_n += 1;
-        if let Some(prev) = self.last_delay_s {
-            self.jitter_sum_s += (d - prev).abs();
-            self.jitter_n += 1;
-        }
-        self.last_delay_s = Some(d);
         d
     }
 

@@ -1076,6 +1076,11 @@ impl<'a> Sim<'a> {
         &self.flows[fi].mon.c
     }
 
+    /// Flow `fi`'s delay histogram, taken out (at the end of the run, for its results).
+    pub(crate) fn take_delays(&mut self, fi: usize) -> fairway_model::delay_hist::DelayHist {
+        std::mem::take(&mut self.flows[fi].mon.c.delays)
+    }
+
     /// Flow `fi`'s driver: its endpoints.
     pub(crate) fn driver(&self, fi: usize) -> &dyn FlowDriver {
         &*self.flows[fi].drv

@@ -61,6 +61,7 @@ pub(crate) fn counters_since(now: &FlowCounters, then: &FlowCounters) -> FlowCou
         jitter_sum_s: now.jitter_sum_s - then.jitter_sum_s,
         jitter_n: now.jitter_n - then.jitter_n,
         last_delay_s: now.last_delay_s,
+        delays: now.delays.since(&then.delays),
     }
 }
 

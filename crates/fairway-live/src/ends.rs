@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use fairway_core::{Bytes, Dur, Rng, Time};
+use fairway_model::delay_hist::DelayHist;
 use fairway_proto::{Arrival, Sent, WireEnd};
 
 use crate::emulate::wait_readable;
@@ -362,6 +363,9 @@ pub struct LiveEnd<'a> {
     /// marked, its one-way delay.
     held: Option<(Header, Vec<u8>, bool, f64)>,
     pub counts: EndCounts,
+    /// The one-way delays of the datagrams it received, for their percentiles and CDF (kept
+    /// out of `counts`, which is copied at every snapshot).
+    pub delays: DelayHist,
 }
 
 impl<'a> LiveEnd<'a> {
@@ -387,6 +391,7 @@ impl<'a> LiveEnd<'a> {
             key,
             held: None,
             counts: EndCounts::default(),
+            delays: DelayHist::new(),
         }
     }
 
@@ -665,6 +670,7 @@ impl<'a> LiveEnd<'a> {
         c.recv_distinct_bytes += h.size.0;
         c.recv_distinct_payload += h.payload.0;
         c.delays.add(delay_s);
+        self.delays.record_s(delay_s);
         let arrival = Arrival { ce, size: h.size, payload: h.payload };
         // A sender that has stopped hears no more (as in the simulator, where its endpoint's
         // stop ends its part).

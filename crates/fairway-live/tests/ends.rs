@@ -160,13 +160,13 @@ fn a_flow_survives_duplicates_reordering_and_garbage() {
     };
     let clock = Clock::new();
     let (start, end) = (Time::ZERO + Dur::from_millis(100), Time::ZERO + Dur::from_millis(1100));
-    let (s, rc, peer) = {
+    let (s, rc, peer, delays) = {
         let mut e = [
             LiveEnd::new(&mut snd, sp, flow, Role::Sender { to: via, start, stop: end }, key()),
             LiveEnd::new(&mut rcv, rp, flow, Role::Receiver, key()),
         ];
         ends::run(&mut e, &clock, Some(Time::ZERO + Dur::from_secs(10)), &AtomicBool::new(false), None).unwrap();
-        (e[0].counts, e[1].counts, e[1].peer())
+        (e[0].counts, e[1].counts, e[1].peer(), e[1].delays.clone())
     };
     let took = clock.now();
     stop.store(true, Ordering::Relaxed);
@@ -184,6 +184,10 @@ fn a_flow_survives_duplicates_reordering_and_garbage() {
     assert_eq!(rc.recv_pkts, s.sent_pkts + m.duplicates);
     assert_eq!(rc.duplicate_pkts, m.duplicates);
     assert_eq!(rc.recv_distinct_bytes, s.sent_bytes);
+    // Each delivered datagram's one-way delay is in the receiver's histogram, once.
+    assert_eq!((delays.count(), rc.delays.n), (rc.recv_distinct_pkts, rc.recv_distinct_pkts));
+    let (p50, p99) = (delays.quantile_s(0.5).unwrap(), delays.quantile_s(0.99).unwrap());
+    assert!(0.0 <= p50 && p50 <= p99 && p99 < 1.0, "{p50} {p99}");
     assert_eq!(rc.stranger_pkts, m.garbage, "every piece of garbage is counted, and nothing else");
     assert_eq!((rc.forged_pkts, rc.truncated_pkts), (m.forged, m.cut));
     assert_eq!((rc.held_pkts, rc.unconfirmed_pkts), (0, 0), "no forgery got as far as the window");

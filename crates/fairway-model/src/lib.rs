@@ -10,6 +10,7 @@
 pub mod apps;
 pub mod datagram;
 pub mod decimal;
+pub mod delay_hist;
 pub mod driver;
 pub mod fairness;
 pub mod loss_model;

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::delay_hist::DelayHist;
 use crate::metrics;
 use crate::packet_trace::PacketEvent;
 use crate::protocol::ProtocolReport;
@@ -135,6 +136,15 @@ pub struct FlowSummary {
     pub jitter_s: Option<f64>,
     /// Standard deviation of the one-way delay (what elaarag2002 §6.3 calls delay jitter).
     pub delay_sd_s: Option<f64>,
+    /// The median, 95th and 99th percentiles of the one-way delay (RFC 8868 §3), from the
+    /// flow's delay histogram: each within 2^-7 (0.78%) of the sample's, the smallest delay at
+    /// least ceil(q n) of the n delays are at or under (delay_hist.rs; null if none arrived).
+    #[serde(default)]
+    pub delay_p50_s: Option<f64>,
+    #[serde(default)]
+    pub delay_p95_s: Option<f64>,
+    #[serde(default)]
+    pub delay_p99_s: Option<f64>,
     /// TCP only: acknowledgements sent by the sink and dropped on the way back.
     pub acks_sent_pkts: u64,
     pub acks_dropped_pkts: u64,
@@ -205,6 +215,9 @@ impl FlowSummary {
             mean_delay_s: None,
             jitter_s: None,
             delay_sd_s: None,
+            delay_p50_s: None,
+            delay_p95_s: None,
+            delay_p99_s: None,
             acks_sent_pkts: 0,
             acks_dropped_pkts: 0,
             retransmits_pkts: 0,
@@ -223,6 +236,13 @@ impl FlowSummary {
             equation_ratio: None,
             protocol: None,
         }
+    }
+
+    /// Its delay percentiles from `h`, its delays' histogram (null if it holds none).
+    pub fn set_delay_percentiles(&mut self, h: &DelayHist) {
+        self.delay_p50_s = h.quantile_s(0.50);
+        self.delay_p95_s = h.quantile_s(0.95);
+        self.delay_p99_s = h.quantile_s(0.99);
     }
 
     /// The protocol's report, if the flow's protocol writes a `T` (`MappSummary`,
@@ -581,6 +601,9 @@ pub struct RunResult {
     pub agent_trace: Vec<AgentRow>,
     /// The traced packet events, in time order (as `agent_trace`).
     pub packet_trace: Vec<PacketEvent>,
+    /// Per flow (scenario order), the one-way delays of its data packets over the measured part
+    /// (delay_cdf.csv); empty for a flow whose delays are not measured (a live TCP flow's).
+    pub delay_hists: Vec<DelayHist>,
 }
 
 impl RunResult {

@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 
 use fairway_core::{Dur, Time};
+use fairway_model::delay_hist::DelayHist;
 use fairway_model::driver::FlowDriver;
 use fairway_model::protocol::Build;
 use fairway_model::results::FlowSummary;
@@ -292,7 +293,7 @@ struct LiveCounts {
 }
 
 /// The flow's results from what its receiver saw and its sender said at the end.
-fn summary(sc: &Scenario, f: &FlowSpec, c: &EndCounts, start: Time, stop: Time) -> FlowSummary {
+fn summary(sc: &Scenario, f: &FlowSpec, c: &EndCounts, delays: &DelayHist, start: Time, stop: Time) -> FlowSummary {
     let end = c.peer_end;
     let sent_pkts = end.map_or(c.recv_distinct_pkts, |e| e.sent_pkts);
     let sent_bytes = end.map_or(c.recv_distinct_bytes, |e| e.sent_bytes);
@@ -302,13 +303,19 @@ fn summary(sc: &Scenario, f: &FlowSpec, c: &EndCounts, start: Time, stop: Time) 
         (_, Some(a), Some(b)) => (b - a).as_secs_f64(),
         _ => 0.0,
     };
-    datagram_summary(FlowSummary::named(sc, f, vec![], start, stop), (sent_pkts, sent_bytes), c, active_s)
+    datagram_summary(FlowSummary::named(sc, f, vec![], start, stop), (sent_pkts, sent_bytes), c, delays, active_s)
 }
 
 /// `s` with a datagram flow's counts: `sent` (packets, bytes) by its sender, what its receiver
-/// `rcv` got, rates over the `active_s` seconds its sender's application ran. What left and did
+/// `rcv` got and the one-way `delays` it saw, rates over the `active_s` seconds its sender's application ran. What left and did
 /// not arrive counts as dropped (the run ends after the sender's last datagram could arrive).
-pub fn datagram_summary(mut s: FlowSummary, sent: (u64, u64), rcv: &EndCounts, active_s: f64) -> FlowSummary {
+pub fn datagram_summary(
+    mut s: FlowSummary,
+    sent: (u64, u64),
+    rcv: &EndCounts,
+    delays: &DelayHist,
+    active_s: f64,
+) -> FlowSummary {
     let rate = |b: u64| if active_s > 0.0 { b as f64 * 8.0 / active_s } else { 0.0 };
     let dropped = sent.0.saturating_sub(rcv.recv_distinct_pkts);
     (s.sent_pkts, s.sent_bytes) = sent;
@@ -327,6 +334,7 @@ pub fn datagram_summary(mut s: FlowSummary, sent: (u64, u64), rcv: &EndCounts, a
     s.mean_delay_s = rcv.delays.mean_s();
     s.jitter_s = rcv.delays.jitter_s();
     s.delay_sd_s = rcv.delays.sd_s();
+    s.set_delay_percentiles(delays);
     s
 }
 
@@ -360,17 +368,17 @@ pub fn recv(
     // The line a script waits for (with port 0, it names the port chosen).
     println!("receiving {} on {at}", f.name);
     let clock = Clock::new();
-    let (counts, peer) = {
+    let (counts, peer, delays) = {
         let (_, rcv) = drv.ends().expect("a datagram flow (see `flow`) has its two ends");
         let e = LiveEnd::new(rcv, port, i as u32, Role::Receiver, key);
         let mut e = [if hide_losses { e.hiding_losses() } else { e }];
         ends::run(&mut e, &clock, limit.map(|d| Time::ZERO + d), ses.stop, None)
             .map_err(|e| Failure::Other(e.to_string()))?;
-        (e[0].counts, e[0].peer())
+        (e[0].counts, e[0].peer(), std::mem::take(&mut e[0].delays))
     };
     let start = f.start_with(sc.seed);
     let stop = f.stop.unwrap_or(Time::ZERO + sc.duration).min(Time::ZERO + sc.duration);
-    let flow = summary(sc, f, &counts, start, stop);
+    let flow = summary(sc, f, &counts, &delays, start, stop);
     println!(
         "received {} of {} datagrams ({} distinct); {:.0} b/s, mean one-way delay {}",
         flow.recv_pkts,

@@ -12,6 +12,7 @@
 use std::path::Path;
 
 use fairway_core::Time;
+use fairway_model::delay_hist::DelayHist;
 use fairway_model::results::{
     BinRow, BinSeries, FlowSummary, LinkSummary, QueueRow, RunResult, SeriesInfo, SeriesLog, SUMMARY_SCHEMA,
 };
@@ -118,6 +119,8 @@ pub struct LiveRun<'a> {
     pub samples: &'a [Sample],
     pub bins: Vec<Vec<BinRow>>,
     pub series_logs: Vec<SeriesLog>,
+    /// Per flow, the one-way delays its receiver saw (empty for a TCP flow).
+    pub delay_hists: Vec<DelayHist>,
     /// Whether it ran to the scenario's end (not stopped by Ctrl-C).
     pub complete: bool,
 }
@@ -164,6 +167,7 @@ pub fn run_result(sc: &Scenario, bottleneck: usize, run: LiveRun) -> RunResult {
         node_paths: vec![],
         agent_trace: vec![],
         packet_trace: vec![],
+        delay_hists: run.delay_hists,
     }
 }
 

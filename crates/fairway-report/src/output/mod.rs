@@ -82,6 +82,9 @@ pub fn write_all_with(res: &RunResult, sc: &Scenario, dir: &Path, how: &Figures)
             if let Some(trace) = csv::agents_csv(res, sc) {
                 v.push(write("trace-agents.csv", trace.into_bytes())?);
             }
+            if let Some(cdf) = csv::delay_cdf_csv(res, sc) {
+                v.push(write("delay_cdf.csv", cdf.into_bytes())?);
+            }
             Ok(v)
         });
         let others = || -> io::Result<(Vec<PathBuf>, Vec<(String, String)>)> {
@@ -101,7 +104,7 @@ pub fn write_all_with(res: &RunResult, sc: &Scenario, dir: &Path, how: &Figures)
     });
     let tables = tables.map_err(|_| io::Error::other("building the CSV files failed"))??;
     // summary.json, flows.csv, queue.csv, links.csv, classes.csv [, the series' logs] [,
-    // nodes.csv], the plots, then report.html.
+    // nodes.csv] [, trace-agents.csv] [, delay_cdf.csv], the plots, then report.html.
     let (mut others, figures) = others?;
     let plots = others.split_off(1);
     let mut v: Vec<PathBuf> = others.into_iter().chain(tables).chain(plots).collect();
@@ -156,6 +159,9 @@ pub fn write_after_stream(
     }
     if let Some(nodes) = csv::nodes_csv(res) {
         v.push(write("nodes.csv", nodes.into_bytes())?);
+    }
+    if let Some(cdf) = csv::delay_cdf_csv(res, sc) {
+        v.push(write("delay_cdf.csv", cdf.into_bytes())?);
     }
     let figures = plots::all(res, sc, &how.style);
     v.extend(write_figures(dir, &figures, how)?);
