@@ -1,8 +1,8 @@
 //! Fuzz targets that run on stable Rust. Each target takes arbitrary bytes and must neither panic
 //! nor loop without end:
 //!
-//! - the wire decoders (UDPm, IFTP, UDP, TFRC data and feedback): whatever decodes must encode
-//!   back to the same header;
+//! - the wire decoders (UDPm, IFTP, UDP, TFRC data and feedback, DCCP, RFC 8888 feedback):
+//!   whatever decodes must encode back to the same header;
 //! - every endpoint (UDP, MApp, IFTP and TFRC, sender and receiver), driven by the bytes read as
 //!   a program: datagrams as raw bytes or as typed messages with arbitrary fields, time steps
 //!   (Time::MAX among them), timeouts, start and stop; after every step the endpoint is polled
@@ -19,6 +19,7 @@ use fairway_proto::dccp::{self, DccpConfig, DccpReceiver, DccpSender};
 use fairway_proto::iftp::{self, IftpAck, IftpConfig, IftpData, IftpReceiver, IftpSender, Reading};
 use fairway_proto::mapp::wire as udpm;
 use fairway_proto::mapp::{MappConfig, MappReceiver, MappSender};
+use fairway_proto::rtp::rfc8888;
 use fairway_proto::source::{Cbr, CbrConfig, Greedy};
 use fairway_proto::tfrc::{self, TfrcConfig, TfrcData, TfrcFeedback, TfrcReceiver, TfrcSender};
 use fairway_proto::udp::{UdpData, UdpReceiver, UdpSender};
@@ -51,6 +52,7 @@ pub const TARGETS: &[Target] = &[
     Target { name: "decode-dccp", run: decode_dccp },
     Target { name: "dccp-sender", run: |b| drive(dccp_sender(b), b, dccp_packet) },
     Target { name: "dccp-receiver", run: |b| drive(DccpReceiver::new(dccp_cfg(b)).unwrap(), b, dccp_packet) },
+    Target { name: "decode-rfc8888", run: decode_rfc8888 },
     Target { name: "scenario", run: scenario },
 ];
 
@@ -113,6 +115,20 @@ pub fn decoder_seeds() -> Vec<(&'static str, Vec<u8>)> {
     q.service = dccp::SERVICE_CODE;
     q.options.features.push(FeatureOpt { op: FeatureOp::ChangeL, feature: 1, value: vec![2] });
     put("decode-dccp", &|b| dccp::wire::encode(&q, b));
+    let fb = rfc8888::Feedback {
+        sender_ssrc: 1,
+        streams: vec![rfc8888::StreamReport {
+            ssrc: 2,
+            begin_seq: 65535,
+            reports: vec![
+                rfc8888::Report::Received { ecn: rfc8888::Ecn::Ect0, ato: rfc8888::Ato::Units(100) },
+                rfc8888::Report::Lost,
+                rfc8888::Report::Received { ecn: rfc8888::Ecn::Ce, ato: rfc8888::Ato::OverRange },
+            ],
+        }],
+        report_timestamp: 0x1234_5678,
+    };
+    put("decode-rfc8888", &|b| fb.encode(b));
     out
 }
 
@@ -206,6 +222,17 @@ fn decode_dccp(b: &[u8]) {
         let mut again = vec![];
         dccp::wire::encode(&p, &mut again);
         assert_eq!(dccp::wire::decode(&again).as_ref(), Ok(&p), "DCCP re-encodes to the same packet");
+    }
+}
+
+fn decode_rfc8888(b: &[u8]) {
+    if let Ok(f) = rfc8888::Feedback::decode(b) {
+        // What decodes re-encodes to a report that decodes the same (a lost packet's other bits
+        // and the alignment block may differ from what came in).
+        let mut again = vec![];
+        f.encode(&mut again);
+        assert_eq!(again.len(), f.len());
+        assert_eq!(rfc8888::Feedback::decode(&again).as_ref(), Ok(&f), "RFC 8888 re-encodes to the same report");
     }
 }
 

@@ -18,6 +18,8 @@
 //!   per algorithm (`tcp::cc`: the AIMD family, CUBIC, BBR); the engine drives them through
 //!   fairway-model's stream contract (`StreamTransport`), as it drives datagram endpoints.
 //!
+//! - [`rtp`]: RTP media transport for the RMCAT controllers: so far RFC 8888's feedback.
+//!
 //! - [`wire`]: any endpoint driven through bytes alone, behind one object-safe trait.
 
 pub mod dccp;
@@ -26,6 +28,7 @@ pub mod endpoint;
 mod endpoint_tests;
 pub mod iftp;
 pub mod mapp;
+pub mod rtp;
 pub mod source;
 pub mod tcp;
 pub mod tfrc;
