@@ -81,6 +81,8 @@ pub struct LinkState {
     pub sched: Option<Box<fairway_model::scenario::LinkSchedule>>,
     /// A scheduled link's latest arrival at its far end.
     pub last_arrival: Time,
+    /// The jitter model's random stream (`jitter:` and the link's name), with `jitter` only.
+    pub jitter_rng: Option<Box<Rng>>,
     pub integ: QueueIntegral,
     /// The discipline's own random stream (RED draws from it).
     pub rng: Rng,
@@ -184,6 +186,11 @@ impl DeviceQueue {
     }
 }
 
+/// A schedule's jitter model.
+fn s_jitter(s: Option<&fairway_model::scenario::LinkSchedule>) -> Option<fairway_model::scenario::Jitter> {
+    s.and_then(|s| s.jitter)
+}
+
 impl LinkState {
     /// The link `spec` with its discipline; its random streams (the discipline's, the loss
     /// model's) derive from the scenario seed and the link's name (`name` gives it). A stream
@@ -223,6 +230,11 @@ impl LinkState {
             tx_durs: [Dur::ZERO; 2],
             behind: None,
             dev,
+            jitter_rng: spec
+                .schedule
+                .as_ref()
+                .and_then(|s| s.jitter)
+                .map(|_| Box::new(Rng::stream(seed, &format!("jitter:{}", name())))),
             sched: spec.schedule.clone(),
             last_arrival: Time::ZERO,
         }
@@ -230,9 +242,10 @@ impl LinkState {
 
     /// A scheduled link at `now`, as the transmitter takes a packet of `size`: the rate in
     /// force now serialises it (a change during its serialisation takes effect with the next
-    /// packet), the delay in force as it enters the wire propagates it, and it arrives no
-    /// earlier than the packet before it, the wire being a FIFO (a fall in delay does not let
-    /// a packet overtake). Its serialisation time and arrival.
+    /// packet), the delay in force as it enters the wire propagates it, plus the jitter model's
+    /// draw if there is one, and it arrives no sooner than its serialisation time after the
+    /// packet before it, the wire being a FIFO (a fall in delay or a smaller draw does not let a
+    /// packet overtake: RFC 8868 §4.5.2's NR-BPDV). Its serialisation time and arrival.
     #[inline(never)]
     pub fn scheduled_departure(&mut self, now: Time, size: fairway_core::Bytes) -> (Dur, Time) {
         let s = self.sched.as_deref().expect("a scheduled link");
@@ -246,7 +259,11 @@ impl LinkState {
         if let Some(delay) = self.sched.as_deref().and_then(|s| s.delay_at(now + d)) {
             self.delay = delay;
         }
-        let at = (now + d + self.delay).max(self.last_arrival);
+        let extra = match (s_jitter(self.sched.as_deref()), self.jitter_rng.as_deref_mut()) {
+            (Some(j), Some(rng)) => j.sample(rng),
+            _ => Dur::ZERO,
+        };
+        let at = (now + d + self.delay + extra).max(self.last_arrival + d);
         self.last_arrival = at;
         (d, at)
     }
@@ -439,6 +456,42 @@ impl QueueIntegral {
 mod tests {
     use super::*;
     use std::mem::{offset_of, size_of};
+
+    /// RFC 8868 §4.5.2's NR-BPDV on a link: packets taken back to back get their draws (0 to
+    /// 15 ms) but none arrives sooner than its serialisation time after the one ahead, so the
+    /// arrivals never reorder; and the draws do delay them (some arrive later than the path's
+    /// constant part).
+    #[test]
+    fn jittered_departures_keep_their_order_and_spacing() {
+        use fairway_model::scenario::{Jitter, LinkSchedule, LinkSpec};
+        let spec = LinkSpec {
+            from: fairway_core::NodeId(0),
+            to: fairway_core::NodeId(1),
+            rate: fairway_core::Rate::from_bps(10_000_000),
+            delay: Dur::from_millis(10),
+            queue: fairway_aqm::QueueSpec::default(),
+            loss: fairway_model::scenario::LossModel::NONE,
+            device_queue: 0,
+            schedule: Some(Box::new(LinkSchedule { jitter: Some(Jitter::RFC8868), ..LinkSchedule::default() })),
+        };
+        let qdisc = spec.queue.build(spec.rate, spec.delay).unwrap();
+        let mut l = LinkState::new(&spec, qdisc, 1, || "a->b".into());
+        assert!(l.general);
+        let d = Dur(800_000); // 1000 B at 10 Mb/s
+        let (mut last, mut later) = (Time::ZERO, 0);
+        for k in 0..10_000u64 {
+            let now = Time(k * d.0);
+            let (tx, at) = l.scheduled_departure(now, fairway_core::Bytes(1000));
+            assert_eq!(tx, d);
+            assert!(at >= last + d, "packet {k} at {at} within a serialisation of the one before at {last}");
+            assert!(at >= now + d + spec.delay);
+            if at > now + d + spec.delay + Dur::from_millis(1) {
+                later += 1;
+            }
+            last = at;
+        }
+        assert!(later > 5_000, "{later} of 10 000 delayed by the draws");
+    }
 
     /// The layout `LinkState`'s comment describes: what a packet touches on a link with an
     /// empty DropTail queue and an idle transmitter fits the first two cache lines, the

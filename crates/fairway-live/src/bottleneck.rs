@@ -76,11 +76,13 @@ pub struct Link {
     /// When each held packet arrived, by the same slot.
     arrived: Vec<Time>,
     free: Vec<u32>,
-    /// The packet being serialised and when that ends.
-    on_wire: Option<(Time, Packet)>,
-    /// Packets propagating, in order of arrival at the far end (with a delay schedule, no packet
-    /// arrives before the one ahead of it).
+    /// The packet being serialised, when that ends and how long it takes.
+    on_wire: Option<(Time, Dur, Packet)>,
+    /// Packets propagating, in order of arrival at the far end (with a delay schedule or jitter,
+    /// none arrives sooner than its serialisation time after the one ahead of it).
     flight: VecDeque<(Time, Packet)>,
+    /// The latest arrival at the far end.
+    last_arrival: Time,
     counts: LinkCounts,
 }
 
@@ -96,6 +98,7 @@ impl Link {
             free: vec![],
             on_wire: None,
             flight: VecDeque::new(),
+            last_arrival: Time::ZERO,
             counts: LinkCounts::default(),
         }
     }
@@ -162,7 +165,7 @@ impl Link {
                 let rate = self.cfg.schedule.as_deref().and_then(|s| s.rate_at(t)).unwrap_or(self.cfg.rate);
                 let tx = rate.tx_time(Bytes(p.bytes.len() as u64));
                 self.counts.busy += tx;
-                self.on_wire = Some((t + tx, p));
+                self.on_wire = Some((t + tx, tx, p));
             }
         }
     }
@@ -170,17 +173,23 @@ impl Link {
     /// Runs the link's timeline up to `now`: serialisations that ended put their packet on the
     /// wire (or lose it) and free the transmitter at that very time.
     fn catch_up(&mut self, now: Time) {
-        while let Some((end, _)) = &self.on_wire {
+        while let Some((end, _, _)) = &self.on_wire {
             let end = *end;
             if end > now {
                 break;
             }
-            let (_, p) = self.on_wire.take().expect("a packet on the wire");
+            let (_, tx, p) = self.on_wire.take().expect("a packet on the wire");
             if self.cfg.loss.can_lose() && self.loss.lose(&mut self.rng) {
                 self.counts.lost_pkts += 1;
             } else {
-                let delay = self.cfg.schedule.as_deref().and_then(|s| s.delay_at(end)).unwrap_or(self.cfg.delay);
-                let at = self.flight.back().map_or(end + delay, |(last, _)| (end + delay).max(*last));
+                // The simulator's rule (its LinkState::scheduled_departure): the delay in force
+                // as the packet enters the wire, the jitter model's draw, and no sooner than its
+                // serialisation time after the packet ahead (RFC 8868 §4.5.2's NR-BPDV).
+                let s = self.cfg.schedule.as_deref();
+                let delay = s.and_then(|s| s.delay_at(end)).unwrap_or(self.cfg.delay);
+                let extra = s.and_then(|s| s.jitter).map_or(Dur::ZERO, |j| j.sample(&mut self.rng));
+                let at = if s.is_some() { (end + delay + extra).max(self.last_arrival + tx) } else { end + delay };
+                self.last_arrival = at;
                 self.flight.push_back((at, p));
             }
             self.start_next(end);
@@ -201,7 +210,7 @@ impl Link {
 
     /// When the link next has something to do: a serialisation ends or a packet arrives.
     pub fn next_wake(&self) -> Option<Time> {
-        let wire = self.on_wire.as_ref().map(|(t, _)| *t);
+        let wire = self.on_wire.as_ref().map(|(t, _, _)| *t);
         let far = self.flight.front().map(|(t, _)| *t);
         wire.into_iter().chain(far).min()
     }
@@ -294,6 +303,7 @@ mod tests {
         let schedule = LinkSchedule {
             rate: vec![(Time(0), Rate::from_bps(1_000_000)), (ms(15), Rate::from_bps(2_000_000))],
             delay: vec![(Time(0), Dur::from_millis(30)), (ms(25), Dur::ZERO)],
+            jitter: None,
         };
         let cfg = LinkConfig {
             rate: Rate::from_bps(1_000_000),
@@ -307,14 +317,15 @@ mod tests {
         }
         // Serialisations: 0-10 and 10-20 ms at 1 Mb/s (the second began before 15 ms), then
         // 20-25 and 25-30 ms at 2 Mb/s. On the wire: 10 + 30 = 40 ms, 20 + 30 = 50 ms; the third
-        // enters at 25 ms with no delay, 25 ms, but arrives after the second, at 50 ms; the fourth
-        // at 30 ms.
+        // enters at 25 ms with no delay, but arrives its own 5 ms of serialisation after the
+        // second, at 55 ms; the fourth 5 ms after that, at 60 ms.
         assert_eq!(l.release(ms(40)).map(|p| p.bytes[0]), Some(0));
         assert_eq!(l.release(ms(50)).map(|p| p.bytes[0]), Some(1));
-        assert_eq!(l.next_wake(), Some(ms(50)), "the third arrives behind the second");
-        assert_eq!(l.release(ms(50)).map(|p| p.bytes[0]), Some(2));
-        assert_eq!(l.next_wake(), Some(ms(50)), "and the fourth behind the third");
-        assert_eq!(l.release(ms(50)).map(|p| p.bytes[0]), Some(3));
+        assert_eq!(l.next_wake(), Some(ms(55)), "the third arrives behind the second");
+        assert_eq!(l.release(ms(54)).map(|p| p.bytes[0]), None);
+        assert_eq!(l.release(ms(55)).map(|p| p.bytes[0]), Some(2));
+        assert_eq!(l.next_wake(), Some(ms(60)), "and the fourth behind the third");
+        assert_eq!(l.release(ms(60)).map(|p| p.bytes[0]), Some(3));
         assert_eq!(l.counts().busy, Dur::from_millis(30));
         assert!(l.release(ms(100)).is_none());
     }

@@ -54,8 +54,8 @@ pub struct LinkSpec {
     /// device's own transmit queue under a queue disc, as ns-3's point-to-point links have it.
     /// 0 = none: the transmitter asks the discipline itself, as ns-2's links do.
     pub device_queue: u32,
-    /// A rate or delay that changes during the run; `rate` and `delay` above are then the
-    /// values at time 0 (what a queue discipline is configured from).
+    /// A rate or delay that changes during the run, or a per-packet delay variation; `rate` and
+    /// `delay` above are then the values at time 0 (what a queue discipline is configured from).
     pub schedule: Option<Box<LinkSchedule>>,
 }
 
@@ -67,6 +67,32 @@ pub struct LinkSpec {
 pub struct LinkSchedule {
     pub rate: Vec<(Time, Rate)>,
     pub delay: Vec<(Time, Dur)>,
+    /// Each packet's extra delay (`jitter`), if any.
+    pub jitter: Option<Jitter>,
+}
+
+/// RFC 8868 §4.5.2's packet delay variation without reordering (NR-BPDV), with §4.5.3's
+/// distribution: each packet gets an extra delay |N(0, std^2)| truncated at `n_std` x `std`, and
+/// arrives no sooner than its own serialisation time after the packet ahead of it (the RFC's
+/// j(n) >= j(n-1) + serial(n-1), for all of the link's packets rather than one flow's).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Jitter {
+    pub std: Dur,
+    pub n_std: f64,
+}
+
+impl Jitter {
+    /// §4.5.3's recommended values: std 5 ms, N_STD 3.
+    pub const RFC8868: Jitter = Jitter { std: Dur::from_millis(5), n_std: 3.0 };
+
+    /// One packet's extra delay, from two uniform draws (Box-Muller).
+    pub fn sample(&self, rng: &mut fairway_core::Rng) -> Dur {
+        let u1 = rng.uniform().max(f64::MIN_POSITIVE);
+        let u2 = rng.uniform();
+        let n = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+        let z = n.clamp(-self.n_std, self.n_std).abs();
+        Dur::from_secs_f64(z * self.std.as_secs_f64())
+    }
 }
 
 impl LinkSchedule {

@@ -33,7 +33,8 @@ const TOP_KEYS: &[&str] = &[
     "monitor",
     "sweep",
 ];
-const LINK_KEYS: &[&str] = &["between", "from", "to", "rate", "delay", "queue", "loss", "device_queue", "count"];
+const LINK_KEYS: &[&str] =
+    &["between", "from", "to", "rate", "delay", "jitter", "queue", "loss", "device_queue", "count"];
 /// The largest `device_queue` accepted: far beyond any device's ring (ns-3's default is 100).
 const DEVICE_QUEUE_MAX: i64 = 1_000_000;
 const FLOW_KEYS_COMMON: &[&str] = &["name", "app", "transport", "from", "to", "start", "stop", "count", "send_jitter"];
@@ -396,10 +397,12 @@ impl Builder {
         let rate_steps = steps(&t.req("rate")?, "rate", |v| v.rate_pos())?;
         let delay_steps = steps(&t.req("delay")?, "delay", |v| v.dur())?;
         let (rate, delay) = (rate_steps[0].1, delay_steps[0].1);
-        let schedule = (rate_steps.len() > 1 || delay_steps.len() > 1).then(|| {
+        let jitter = t.get("jitter").map(|v| parse_jitter(&v)).transpose()?;
+        let schedule = (rate_steps.len() > 1 || delay_steps.len() > 1 || jitter.is_some()).then(|| {
             Box::new(LinkSchedule {
                 rate: if rate_steps.len() > 1 { rate_steps } else { vec![] },
                 delay: if delay_steps.len() > 1 { delay_steps } else { vec![] },
+                jitter,
             })
         });
         let loss = match t.get("loss") {
@@ -794,6 +797,28 @@ struct LinkProps {
     loss: LossModel,
     device_queue: u32,
     schedule: Option<Box<LinkSchedule>>,
+}
+
+/// A link's `jitter`: `"5ms"` (the standard deviation, truncated at RFC 8868 §4.5.3's 3), or
+/// `{ std = "5ms", n_std = 3 }`.
+fn parse_jitter(v: &Val) -> Res<Jitter> {
+    if !v.is_table() {
+        return Ok(Jitter { std: v.dur_pos()?, ..Jitter::RFC8868 });
+    }
+    let t = v.table()?;
+    let std = t.req("std")?.dur_pos()?;
+    let n_std = match t.get("n_std") {
+        Some(n) => {
+            let x = n.f64()?;
+            if !(x.is_finite() && x > 0.0) {
+                return Err(n.error(format!("{x} is not a positive number of standard deviations")));
+            }
+            x
+        }
+        None => Jitter::RFC8868.n_std,
+    };
+    finish(&t, &["std", "n_std"])?;
+    Ok(Jitter { std, n_std })
 }
 
 /// A link's `rate` or `delay` (`what`): one value, or a schedule of steps
