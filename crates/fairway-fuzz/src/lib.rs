@@ -1,7 +1,7 @@
 //! Fuzz targets that run on stable Rust. Each target takes arbitrary bytes and must neither panic
 //! nor loop without end:
 //!
-//! - the wire decoders (UDPm, IFTP, UDP, TFRC data and feedback, DCCP, RFC 8888 feedback):
+//! - the wire decoders (UDPm, IFTP, UDP, TFRC data and feedback, DCCP, RTP, RFC 8888 feedback):
 //!   whatever decodes must encode back to the same header;
 //! - every endpoint (UDP, MApp, IFTP and TFRC, sender and receiver), driven by the bytes read as
 //!   a program: datagrams as raw bytes or as typed messages with arbitrary fields, time steps
@@ -19,6 +19,7 @@ use fairway_proto::dccp::{self, DccpConfig, DccpReceiver, DccpSender};
 use fairway_proto::iftp::{self, IftpAck, IftpConfig, IftpData, IftpReceiver, IftpSender, Reading};
 use fairway_proto::mapp::wire as udpm;
 use fairway_proto::mapp::{MappConfig, MappReceiver, MappSender};
+use fairway_proto::rtp::header::RtpHeader;
 use fairway_proto::rtp::rfc8888;
 use fairway_proto::source::{Cbr, CbrConfig, Greedy};
 use fairway_proto::tfrc::{self, TfrcConfig, TfrcData, TfrcFeedback, TfrcReceiver, TfrcSender};
@@ -53,6 +54,7 @@ pub const TARGETS: &[Target] = &[
     Target { name: "dccp-sender", run: |b| drive(dccp_sender(b), b, dccp_packet) },
     Target { name: "dccp-receiver", run: |b| drive(DccpReceiver::new(dccp_cfg(b)).unwrap(), b, dccp_packet) },
     Target { name: "decode-rfc8888", run: decode_rfc8888 },
+    Target { name: "decode-rtp", run: decode_rtp },
     Target { name: "scenario", run: scenario },
 ];
 
@@ -129,6 +131,12 @@ pub fn decoder_seeds() -> Vec<(&'static str, Vec<u8>)> {
         report_timestamp: 0x1234_5678,
     };
     put("decode-rfc8888", &|b| fb.encode(b));
+    let h =
+        RtpHeader { marker: true, payload_type: 96, seq: 65535, timestamp: 90_000, ssrc: 7, transport_seq: Some(3) };
+    put("decode-rtp", &|b| {
+        h.encode(b);
+        b.extend_from_slice(b"frame");
+    });
     out
 }
 
@@ -233,6 +241,18 @@ fn decode_rfc8888(b: &[u8]) {
         f.encode(&mut again);
         assert_eq!(again.len(), f.len());
         assert_eq!(rfc8888::Feedback::decode(&again).as_ref(), Ok(&f), "RFC 8888 re-encodes to the same report");
+    }
+}
+
+fn decode_rtp(b: &[u8]) {
+    if let Ok((h, payload)) = RtpHeader::decode(b) {
+        // What decodes re-encodes (without what fairway does not write: CSRCs, padding, other
+        // extension elements) to a packet that decodes to the same header and payload.
+        let mut again = vec![];
+        h.encode(&mut again);
+        assert_eq!(again.len(), h.len());
+        again.extend_from_slice(payload);
+        assert_eq!(RtpHeader::decode(&again), Ok((h, payload)), "RTP re-encodes to the same header");
     }
 }
 
