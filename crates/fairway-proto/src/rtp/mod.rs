@@ -4,6 +4,7 @@
 //! and receiver endpoints, the RMCAT controllers (NADA, SCReAM, GCC) and the trace-driven source
 //! come next.
 
+pub mod controller;
 pub mod header;
 pub mod rfc8888;
 pub mod synthetic;

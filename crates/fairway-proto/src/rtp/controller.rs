@@ -1,0 +1,105 @@
+//! The seam between the RTP sender ([`super::sender`]) and its congestion controller: RMCAT's
+//! NADA, SCReAM and GCC are rate-based (SCReAM adds a window) and read per-packet feedback, so
+//! they share this trait, not TCP's congestion-control trait.
+//!
+//! The sender tells its controller of every media packet it sends ([`RateController::on_sent`])
+//! and of every RFC 8888 report, turned into one [`PacketResult`] per packet it covers
+//! ([`RateController::on_feedback`]); between them it asks for the encoder's target rate, the
+//! pacing rate and, for a self-clocked controller, the bytes it may have in flight. All three
+//! controllers run at the sender: RFC 8698 §6.4 allows NADA's receiver-side calculations there,
+//! and RFC 8888 is the one feedback format (GCC's transport-wide feedback carries the same
+//! per-packet arrival times).
+
+use fairway_core::{Bytes, Dur, Time};
+
+use super::rfc8888::Ecn;
+use crate::AgentState;
+
+/// One media packet: when and how big it left, and what a report said of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PacketResult {
+    /// Its extended RTP sequence number (fairway's RTP flows carry one stream, so this is also
+    /// its transport-wide sequence number).
+    pub seq: u64,
+    /// Its size on the wire.
+    pub size: Bytes,
+    /// When the sender sent it, on the sender's clock.
+    pub sent_at: Time,
+    /// When it arrived, on the receiver's clock (the report's timestamp less the packet's
+    /// arrival time offset, to RFC 8888's 1/1024 s); `None`: reported not received.
+    pub arrived_at: Option<Time>,
+    /// Its ECN codepoint on arrival (`NotEct` when lost).
+    pub ecn: Ecn,
+}
+
+impl PacketResult {
+    pub fn received(&self) -> bool {
+        self.arrived_at.is_some()
+    }
+}
+
+/// What the controller may read of its sender at a call.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SenderView {
+    /// Bytes of media waiting to be sent: NADA's rate-shaping buffer (RFC 8698 §5.2.1), SCReAM's
+    /// RTP queue (RFC 8298 §4.1.2), GCC's pacer queue.
+    pub queue_bytes: u64,
+    /// How long the oldest packet in that queue has waited.
+    pub queue_delay: Dur,
+    /// Bytes sent and not yet covered by a report (received or lost).
+    pub in_flight: u64,
+    /// The encoder's nominal frame rate (NADA's FPS, RFC 8698 §5.2.2).
+    pub fps: f64,
+    /// The smallest round-trip time the sender has measured from its reports, if any.
+    pub min_rtt: Option<Dur>,
+    /// The latest round-trip time the sender measured: a report's arrival less the send time
+    /// of the newest packet it reports received, less the time that packet waited at the
+    /// receiver before the report (its arrival time offset).
+    pub rtt: Option<Dur>,
+}
+
+/// A media congestion controller, driven by the RTP sender. Rates are bits per second of what
+/// the sender puts on the wire (RTP headers included).
+pub trait RateController: Send {
+    /// Its name as scenarios give it (`cc = "nada"`).
+    fn name(&self) -> &'static str;
+
+    /// The sender starts at `now`.
+    fn start(&mut self, _now: Time) {}
+
+    /// A media packet of `size` (extended sequence number `seq`) leaves at `now`.
+    fn on_sent(&mut self, _now: Time, _seq: u64, _size: Bytes, _view: &SenderView) {}
+
+    /// A report arrived at `now`: the packets it covers, each reported once, in sequence order
+    /// (a packet whose report was lost is never reported).
+    fn on_feedback(&mut self, now: Time, packets: &[PacketResult], view: &SenderView);
+
+    /// A timer of its own ([`next_timer`](Self::next_timer)) is due.
+    fn on_timer(&mut self, _now: Time, _view: &SenderView) {}
+
+    /// When it next wants [`on_timer`](Self::on_timer); `None`: no timer.
+    fn next_timer(&self) -> Option<Time> {
+        None
+    }
+
+    /// The rate the media encoder should produce (NADA's r_vin, SCReAM's target bitrate, GCC's
+    /// target), bits per second.
+    fn target_rate(&self, view: &SenderView) -> f64;
+
+    /// The rate the pacer sends the queue at (NADA's r_send), bits per second.
+    fn pacing_rate(&self, view: &SenderView) -> f64;
+
+    /// Bytes it allows in flight (SCReAM's congestion window); `None`: no window.
+    fn window(&self) -> Option<u64> {
+        None
+    }
+
+    /// Whether the sender should empty its queue now (SCReAM discards the RTP queue when its
+    /// delay grows too long, RFC 8298 §4.1.2.1); the packets are dropped unsent.
+    fn discard_queue(&self, _view: &SenderView) -> bool {
+        false
+    }
+
+    /// Its state for traces: `rate_bps` the target, the others where it has them.
+    fn state(&self, view: &SenderView) -> AgentState;
+}
