@@ -89,8 +89,10 @@ pub trait RateController: Send {
     /// The rate the pacer sends the queue at (NADA's r_send), bits per second.
     fn pacing_rate(&self, view: &SenderView) -> f64;
 
-    /// Bytes it allows in flight (SCReAM's congestion window); `None`: no window.
-    fn window(&self) -> Option<u64> {
+    /// Bytes it allows in flight (SCReAM's send window, RFC 8298 §4.1.2.5, before the bytes in
+    /// flight are taken off); `None`: no window. The sender sends a packet only if the bytes in
+    /// flight and the packet's size together are within it, or nothing is in flight.
+    fn window(&self, _view: &SenderView) -> Option<u64> {
         None
     }
 

@@ -1,10 +1,21 @@
-//! RTP media transport with congestion-control feedback (issue 35). So far: the RTP header with
-//! a transport-wide sequence number ([`header`]), the feedback format of RFC 8888
-//! ([`rfc8888`]) and RFC 8593's synthetic video encoder ([`synthetic`]); the sender
-//! and receiver endpoints, the RMCAT controllers (NADA, SCReAM, GCC) and the trace-driven source
-//! come next.
+//! RTP media transport with congestion-control feedback (issue 35): the RMCAT setting of a media
+//! encoder whose rate a congestion controller sets from the receiver's per-packet reports.
+//!
+//! - [`header`]: the RTP header with a transport-wide sequence number;
+//! - [`rfc8888`]: RFC 8888's congestion-control feedback, the one report format;
+//! - [`media`] and [`synthetic`]: the encoder seam and RFC 8593 §5's synthetic video encoder;
+//! - [`sender`] and [`receiver`]: the two endpoints;
+//! - [`controller`]: the seam the controllers share; [`nada`]: NADA (RFC 8698).
 
 pub mod controller;
 pub mod header;
+pub mod media;
+pub mod nada;
+pub mod receiver;
 pub mod rfc8888;
+pub mod sender;
 pub mod synthetic;
+
+pub use controller::{PacketResult, RateController, SenderView};
+pub use receiver::{FeedbackInterval, RtpReceiver, RtpReceiverConfig, RtpReceiverStats};
+pub use sender::{RtpPacket, RtpSender, RtpSenderConfig, RtpSenderStats};

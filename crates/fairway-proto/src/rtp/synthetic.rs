@@ -190,6 +190,37 @@ impl SyntheticCodec {
     }
 }
 
+impl super::media::MediaSource for SyntheticCodec {
+    /// Restarts the model at `now`: the target counts as a reaction then, with no burst (as at
+    /// construction).
+    fn start(&mut self, now: Time, target: f64) {
+        self.rate = Self::clip(&self.cfg, Rate::from_bps(target.max(0.0).round() as u64));
+        self.reacted_at = now;
+        self.burst_left = 0;
+        self.next_at = now;
+    }
+
+    fn next_frame_at(&self) -> Option<Time> {
+        Some(self.next_at)
+    }
+
+    fn frame(&mut self, _now: Time) -> Bytes {
+        SyntheticCodec::frame(self)
+    }
+
+    fn set_target(&mut self, now: Time, target: f64) {
+        SyntheticCodec::set_target(self, now, Rate::from_bps(target.max(0.0).round() as u64));
+    }
+
+    fn rate(&self) -> f64 {
+        self.rate
+    }
+
+    fn fps(&self) -> f64 {
+        self.cfg.fps
+    }
+}
+
 #[cfg(test)]
 #[path = "synthetic_tests.rs"]
 mod tests;

@@ -1,0 +1,454 @@
+//! The RTP media sender: a media source's frames, cut into RTP packets (RFC 3550 §5.1), wait in
+//! the sender's queue (NADA's rate-shaping buffer, SCReAM's RTP queue) and leave paced at the
+//! congestion controller's rate, within its window if it keeps one; RFC 8888 reports come back
+//! and reach the controller as one [`PacketResult`] per packet. The controller's target rate
+//! goes to the encoder before each frame.
+//!
+//! Choices the documents leave open, stated here:
+//! - a frame of B bytes becomes ceil(B / `max_payload`) packets of equal size (the last carries
+//!   the remainder of the division and the marker bit, RFC 3551 §4.1); all carry the frame's
+//!   capture time as their 90 kHz timestamp (RFC 3551 §5);
+//! - the controller's rates are of what goes on the wire, RTP header included; the encoder is
+//!   asked for the target less the header's share of a full packet (`max_payload` over
+//!   `max_payload` + 20);
+//! - the pacer lets a packet go `size * 8 / rate` after the one before (RFC 8298 §4.1.2.6's
+//!   t_pace), never earlier than the packet was queued: after an idle spell the first packet
+//!   leaves at once;
+//! - a report's timestamp (RFC 8888 §3.1, the middle 32 bits of the receiver's NTP time) is
+//!   unwrapped to the value nearest the sender's clock; only differences of arrival times
+//!   matter to the controllers, so the two clocks need not agree;
+//! - a packet a report skips (it lay below the report's first sequence number: the report that
+//!   covered it was lost) is no longer in flight and is not shown to the controller; one not
+//!   covered after 2^15 later packets is forgotten likewise (beyond that its 16-bit number is
+//!   ambiguous).
+
+use std::collections::VecDeque;
+
+use fairway_core::{Bytes, Dur, Time};
+
+use super::controller::{PacketResult, RateController, SenderView};
+use super::header::RtpHeader;
+use super::media::MediaSource;
+use super::rfc8888::{Feedback, Report};
+use crate::endpoint::{AgentState, Arrival, Endpoint, Malformed, Transmit};
+
+/// An RTP media packet as the sender hands it over: its header; the payload is the transmit's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RtpPacket {
+    pub header: RtpHeader,
+}
+
+/// The RTP header's length as the sender writes it (12 fixed, 8 of extension).
+pub const HEADER_LEN: u64 = 20;
+/// Unreported packets kept for matching reports: half the 16-bit sequence space.
+const HISTORY: usize = 1 << 15;
+/// The 90 kHz media clock of video (RFC 3551 §5).
+const MEDIA_CLOCK_HZ: u128 = 90_000;
+
+/// How an RTP sender is set up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RtpSenderConfig {
+    pub ssrc: u32,
+    /// The payload type (a dynamic one, RFC 3551 §3).
+    pub payload_type: u8,
+    /// Largest media payload per packet.
+    pub max_payload: Bytes,
+    /// Packets are ECN-capable (ECT(0)).
+    pub ecn: bool,
+    /// Packets carry the multimedia tag (chung-dcbt §2's ToS bit).
+    pub tagged: bool,
+}
+
+impl Default for RtpSenderConfig {
+    /// 1200 bytes of payload: WebRTC's usual packet, which fits any path's MTU with its headers.
+    fn default() -> Self {
+        RtpSenderConfig { ssrc: 1, payload_type: 96, max_payload: Bytes(1200), ecn: false, tagged: false }
+    }
+}
+
+/// A packet waiting in the sender's queue.
+#[derive(Debug, Clone, Copy)]
+struct Queued {
+    payload: Bytes,
+    marker: bool,
+    timestamp: u32,
+    queued_at: Time,
+}
+
+/// A packet sent and not yet reported.
+#[derive(Debug, Clone, Copy)]
+struct Sent {
+    size: Bytes,
+    sent_at: Time,
+}
+
+/// What an RTP sender did.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RtpSenderStats {
+    pub frames: u64,
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    pub media_bytes_sent: u64,
+    /// Packets the controller had discarded from the queue unsent.
+    pub packets_discarded: u64,
+    pub feedback_received: u64,
+    /// Packets reports said arrived, and said did not.
+    pub reported_received: u64,
+    pub reported_lost: u64,
+    /// Packets no report covered (their report lost, or never sent).
+    pub unreported: u64,
+    pub queue_bytes: u64,
+    pub min_rtt: Option<Dur>,
+    pub rtt: Option<Dur>,
+    /// The controller's target (wire bits per second) and the encoder's rate (media) at the end.
+    pub target_bps: f64,
+    pub encoder_bps: f64,
+}
+
+/// The sending end of an RTP media flow.
+pub struct RtpSender {
+    cfg: RtpSenderConfig,
+    source: Box<dyn MediaSource>,
+    cc: Box<dyn RateController>,
+    running: bool,
+    started_at: Time,
+    queue: VecDeque<Queued>,
+    queue_bytes: u64,
+    /// When the pacer lets the next packet go.
+    next_send: Time,
+    next_seq: u64,
+    /// Unreported packets from `sent_base` on, in sequence order.
+    sent: VecDeque<Sent>,
+    sent_base: u64,
+    in_flight: u64,
+    min_rtt: Option<Dur>,
+    rtt: Option<Dur>,
+    stats: RtpSenderStats,
+    /// Reused for each report's results.
+    results: Vec<PacketResult>,
+}
+
+impl RtpSender {
+    pub fn new(
+        cfg: RtpSenderConfig,
+        source: Box<dyn MediaSource>,
+        cc: Box<dyn RateController>,
+    ) -> Result<RtpSender, String> {
+        if cfg.max_payload.0 == 0 {
+            return Err("max_payload must be at least one byte".into());
+        }
+        if cfg.payload_type > 127 {
+            return Err(format!("payload type {} does not fit RTP's 7 bits", cfg.payload_type));
+        }
+        Ok(RtpSender {
+            cfg,
+            source,
+            cc,
+            running: false,
+            started_at: Time::ZERO,
+            queue: VecDeque::new(),
+            queue_bytes: 0,
+            next_send: Time::ZERO,
+            next_seq: 0,
+            sent: VecDeque::new(),
+            sent_base: 0,
+            in_flight: 0,
+            min_rtt: None,
+            rtt: None,
+            stats: RtpSenderStats::default(),
+            results: vec![],
+        })
+    }
+
+    /// The controller, for reports and tests.
+    pub fn controller(&self) -> &dyn RateController {
+        self.cc.as_ref()
+    }
+
+    /// What the controller sees now.
+    pub fn view(&self, now: Time) -> SenderView {
+        SenderView {
+            queue_bytes: self.queue_bytes,
+            queue_delay: self.queue.front().map_or(Dur::ZERO, |q| now.saturating_since(q.queued_at)),
+            in_flight: self.in_flight,
+            fps: self.source.fps(),
+            min_rtt: self.min_rtt,
+            rtt: self.rtt,
+        }
+    }
+
+    /// The share of a full packet's wire bytes that is media.
+    fn payload_share(&self) -> f64 {
+        let p = self.cfg.max_payload.0 as f64;
+        p / (p + HEADER_LEN as f64)
+    }
+
+    /// The 90 kHz timestamp of a frame captured at `at`.
+    fn media_timestamp(&self, at: Time) -> u32 {
+        (at.saturating_since(self.started_at).0 as u128 * MEDIA_CLOCK_HZ / 1_000_000_000) as u32
+    }
+
+    /// Produces every frame due by `now` into the queue.
+    fn produce(&mut self, now: Time) {
+        while let Some(at) = self.source.next_frame_at().filter(|&t| t <= now) {
+            let view = self.view(now);
+            let target = self.cc.target_rate(&view) * self.payload_share();
+            self.source.set_target(now, target);
+            let size = self.source.frame(now);
+            self.stats.frames += 1;
+            let timestamp = self.media_timestamp(at);
+            let max = self.cfg.max_payload.0;
+            let n = size.0.div_ceil(max).max(1);
+            let each = size.0 / n;
+            for i in 0..n {
+                let payload = if i + 1 == n { size.0 - each * (n - 1) } else { each };
+                self.queue.push_back(Queued { payload: Bytes(payload), marker: i + 1 == n, timestamp, queued_at: now });
+                self.queue_bytes += payload + HEADER_LEN;
+            }
+        }
+    }
+
+    /// Empties the queue if the controller says so.
+    fn maybe_discard(&mut self, now: Time) {
+        if !self.queue.is_empty() && self.cc.discard_queue(&self.view(now)) {
+            self.stats.packets_discarded += self.queue.len() as u64;
+            self.queue.clear();
+            self.queue_bytes = 0;
+        }
+    }
+
+    /// Whether the window (if any) lets a packet of `size` go now.
+    fn window_allows(&self, now: Time, size: u64) -> bool {
+        match self.cc.window(&self.view(now)) {
+            Some(w) => self.in_flight == 0 || self.in_flight + size <= w,
+            None => true,
+        }
+    }
+
+    /// The extended sequence number of a report's 16-bit `seq`: the latest sent packet's number
+    /// or one before it.
+    fn extend(&self, seq: u16) -> Option<u64> {
+        let last = self.next_seq.checked_sub(1)?;
+        let cand = (last & !0xFFFF) | seq as u64;
+        if cand <= last {
+            Some(cand)
+        } else {
+            cand.checked_sub(1 << 16)
+        }
+    }
+
+    /// The receiver's time of a report stamped `ts` (units of 2^-16 s, seconds modulo 2^16),
+    /// unwrapped to the value nearest `now`.
+    fn unwrap_report_time(now: Time, ts: u32) -> Time {
+        let n = (now.0 as u128) * 65_536 / 1_000_000_000;
+        let cand = (n & !0xFFFF_FFFF) | ts as u128;
+        let best = [cand.saturating_sub(1 << 32), cand, cand + (1 << 32)]
+            .into_iter()
+            .min_by_key(|c| c.abs_diff(n))
+            .expect("three candidates");
+        Time((best * 1_000_000_000 / 65_536) as u64)
+    }
+
+    /// Forgets the unreported packets below `seq`.
+    fn skip_to(&mut self, seq: u64) {
+        while self.sent_base < seq {
+            let Some(s) = self.sent.pop_front() else {
+                self.sent_base = seq;
+                break;
+            };
+            self.in_flight -= s.size.0;
+            self.stats.unreported += 1;
+            self.sent_base += 1;
+        }
+    }
+
+    fn on_feedback(&mut self, now: Time, fb: &Feedback) {
+        self.stats.feedback_received += 1;
+        let report_at = Self::unwrap_report_time(now, fb.report_timestamp);
+        let mut results = std::mem::take(&mut self.results);
+        results.clear();
+        let mut newest: Option<(Time, Dur)> = None;
+        let ssrc = self.cfg.ssrc;
+        for s in fb.streams.iter().filter(|s| s.ssrc == ssrc) {
+            let Some(begin) = self.extend(s.begin_seq) else { continue };
+            for (i, r) in s.reports.iter().enumerate() {
+                let seq = begin + i as u64;
+                if seq < self.sent_base || seq >= self.next_seq {
+                    continue;
+                }
+                self.skip_to(seq);
+                let p = self.sent.pop_front().expect("the packet at sent_base");
+                self.sent_base += 1;
+                self.in_flight -= p.size.0;
+                let (arrived_at, ecn) = match *r {
+                    Report::Lost => (None, Default::default()),
+                    Report::Received { ecn, ato } => match ato.offset() {
+                        Some(off) => {
+                            newest = Some((p.sent_at, off));
+                            (Some(Time(report_at.0.saturating_sub(off.0))), ecn)
+                        }
+                        // An arrival without a usable time: received, when unknown; counted
+                        // received but given the report's own time.
+                        None => (Some(report_at), ecn),
+                    },
+                };
+                if arrived_at.is_some() {
+                    self.stats.reported_received += 1;
+                } else {
+                    self.stats.reported_lost += 1;
+                }
+                results.push(PacketResult { seq, size: p.size, sent_at: p.sent_at, arrived_at, ecn });
+            }
+        }
+        // The round trip of the newest packet received: from its sending to the report's
+        // arrival, less its wait at the receiver before the report.
+        if let Some((sent_at, waited)) = newest {
+            let rtt = Dur(now.saturating_since(sent_at).0.saturating_sub(waited.0));
+            self.rtt = Some(rtt);
+            self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+        }
+        if !results.is_empty() {
+            let view = self.view(now);
+            self.cc.on_feedback(now, &results, &view);
+        }
+        self.results = results;
+        self.maybe_discard(now);
+    }
+}
+
+impl Endpoint for RtpSender {
+    type In = Feedback;
+    type Out = RtpPacket;
+    type Stats = RtpSenderStats;
+
+    fn start(&mut self, now: Time) {
+        if self.running {
+            return;
+        }
+        self.running = true;
+        if self.stats.frames == 0 {
+            self.started_at = now;
+            self.cc.start(now);
+        }
+        let target = self.cc.target_rate(&self.view(now)) * self.payload_share();
+        self.source.start(now, target);
+        self.next_send = self.next_send.max(now);
+    }
+
+    /// Stops the source; what is queued is dropped, what is in flight stays so that its reports
+    /// still count.
+    fn stop(&mut self, _now: Time) {
+        self.running = false;
+        self.queue.clear();
+        self.queue_bytes = 0;
+    }
+
+    fn handle(&mut self, now: Time, msg: &Feedback, _arrival: Arrival) {
+        self.on_feedback(now, msg);
+    }
+
+    fn handle_datagram(&mut self, now: Time, bytes: &[u8], _arrival: Arrival) -> Result<(), Malformed> {
+        let fb = Feedback::decode(bytes)?;
+        self.on_feedback(now, &fb);
+        Ok(())
+    }
+
+    fn handle_timeout(&mut self, now: Time) {
+        if !self.running {
+            return;
+        }
+        if self.cc.next_timer().is_some_and(|t| t <= now) {
+            let view = self.view(now);
+            self.cc.on_timer(now, &view);
+        }
+        self.produce(now);
+        self.maybe_discard(now);
+    }
+
+    fn poll_transmit(&mut self, now: Time) -> Option<Transmit<RtpPacket>> {
+        if !self.running || now < self.next_send {
+            return None;
+        }
+        let q = *self.queue.front()?;
+        let size = q.payload.0 + HEADER_LEN;
+        if !self.window_allows(now, size) {
+            return None;
+        }
+        self.queue.pop_front();
+        self.queue_bytes -= size;
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        if self.sent.len() == HISTORY {
+            self.skip_to(self.sent_base + 1);
+        }
+        self.sent.push_back(Sent { size: Bytes(size), sent_at: now });
+        self.in_flight += size;
+        self.stats.packets_sent += 1;
+        self.stats.bytes_sent += size;
+        self.stats.media_bytes_sent += q.payload.0;
+        let view = self.view(now);
+        self.cc.on_sent(now, seq, Bytes(size), &view);
+        // RFC 8298 §4.1.2.6: the next packet no sooner than this one's size at the pacing rate.
+        let rate = self.cc.pacing_rate(&self.view(now)).max(1.0);
+        self.next_send = now + Dur::from_secs_f64(size as f64 * 8.0 / rate);
+        let header = RtpHeader {
+            marker: q.marker,
+            payload_type: self.cfg.payload_type,
+            seq: seq as u16,
+            timestamp: q.timestamp,
+            ssrc: self.cfg.ssrc,
+            transport_seq: Some(seq as u16),
+        };
+        Some(Transmit {
+            size: Bytes(size),
+            payload: q.payload,
+            ect: self.cfg.ecn,
+            tagged: self.cfg.tagged,
+            msg: RtpPacket { header },
+        })
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        if !self.running {
+            return None;
+        }
+        let mut t = self.source.next_frame_at();
+        if let Some(c) = self.cc.next_timer() {
+            t = Some(t.map_or(c, |x| x.min(c)));
+        }
+        if !self.queue.is_empty() {
+            // A packet waiting for the window waits for a report, not a time.
+            let size = self.queue.front().map_or(0, |q| q.payload.0 + HEADER_LEN);
+            if self.window_allows(self.next_send, size) {
+                t = Some(t.map_or(self.next_send, |x| x.min(self.next_send)));
+            }
+        }
+        t
+    }
+
+    fn stats(&self) -> RtpSenderStats {
+        let view = self.view(self.next_send);
+        RtpSenderStats {
+            queue_bytes: self.queue_bytes,
+            min_rtt: self.min_rtt,
+            rtt: self.rtt,
+            target_bps: self.cc.target_rate(&view),
+            encoder_bps: self.source.rate(),
+            ..self.stats
+        }
+    }
+
+    fn state(&self) -> AgentState {
+        self.cc.state(&self.view(self.next_send))
+    }
+
+    fn encode(&self, t: &Transmit<RtpPacket>, out: &mut Vec<u8>) {
+        let start = out.len();
+        t.msg.header.encode(out);
+        out.resize(start + (t.size.0 as usize).max(t.msg.header.len()), 0);
+    }
+}
+
+#[cfg(test)]
+#[path = "sender_tests.rs"]
+mod tests;

@@ -1,0 +1,291 @@
+//! The RTP sender and receiver together over a path of fixed delay: packetisation, pacing, the
+//! window, and how reports turn into per-packet results.
+
+use std::sync::{Arc, Mutex};
+
+use fairway_core::{Bytes, Dur, Time};
+
+use super::*;
+use crate::rtp::receiver::{FeedbackInterval, RtpReceiver, RtpReceiverConfig};
+
+const MS: u64 = 1_000_000;
+
+/// Frames of a fixed size at a fixed interval.
+struct Frames {
+    size: u64,
+    every: Dur,
+    next: Option<Time>,
+}
+
+impl MediaSource for Frames {
+    fn start(&mut self, now: Time, _target: f64) {
+        self.next = Some(now);
+    }
+    fn next_frame_at(&self) -> Option<Time> {
+        self.next
+    }
+    fn frame(&mut self, _now: Time) -> Bytes {
+        self.next = self.next.map(|t| t + self.every);
+        Bytes(self.size)
+    }
+    fn set_target(&mut self, _now: Time, _target: f64) {}
+    fn rate(&self) -> f64 {
+        self.size as f64 * 8.0 / self.every.as_secs_f64()
+    }
+    fn fps(&self) -> f64 {
+        1.0 / self.every.as_secs_f64()
+    }
+}
+
+/// What a test controller saw.
+#[derive(Default)]
+struct Seen {
+    results: Vec<PacketResult>,
+    views: Vec<SenderView>,
+}
+
+/// A constant rate, an optional window and queue discard, recording what it is told.
+struct Fixed {
+    rate: f64,
+    window: Option<u64>,
+    discard_over: Option<u64>,
+    seen: Arc<Mutex<Seen>>,
+}
+
+impl RateController for Fixed {
+    fn name(&self) -> &'static str {
+        "fixed"
+    }
+    fn on_feedback(&mut self, _now: Time, packets: &[PacketResult], view: &SenderView) {
+        let mut s = self.seen.lock().unwrap();
+        s.results.extend_from_slice(packets);
+        s.views.push(*view);
+    }
+    fn target_rate(&self, _view: &SenderView) -> f64 {
+        self.rate
+    }
+    fn pacing_rate(&self, _view: &SenderView) -> f64 {
+        self.rate
+    }
+    fn window(&self, _view: &SenderView) -> Option<u64> {
+        self.window
+    }
+    fn discard_queue(&self, view: &SenderView) -> bool {
+        self.discard_over.is_some_and(|b| view.queue_bytes > b)
+    }
+    fn state(&self, _view: &SenderView) -> AgentState {
+        AgentState::default()
+    }
+}
+
+fn sender(size: u64, every_ms: u64, cc: Fixed) -> RtpSender {
+    let src = Frames { size, every: Dur(every_ms * MS), next: None };
+    RtpSender::new(RtpSenderConfig { max_payload: Bytes(1000), ..RtpSenderConfig::default() }, Box::new(src), Box::new(cc))
+        .unwrap()
+}
+
+fn receiver(interval_ms: u64) -> RtpReceiver {
+    RtpReceiver::new(RtpReceiverConfig {
+        ssrc: 1,
+        own_ssrc: 2,
+        interval: FeedbackInterval::Fixed(Dur(interval_ms * MS)),
+        ecn: false,
+    })
+    .unwrap()
+}
+
+/// Runs the two ends over a path of one-way delay `delay_ms` that loses the packets `lost`
+/// picks, until `until_ms`; in wire mode each message goes through its bytes. Returns the
+/// packets sent as (time, transmit) and when each arrived, by sequence number.
+fn run(
+    snd: &mut RtpSender,
+    rcv: &mut RtpReceiver,
+    delay_ms: u64,
+    lost: impl Fn(u16) -> bool,
+    until_ms: u64,
+    wire: bool,
+) -> (Vec<(Time, Transmit<RtpPacket>)>, Vec<(u16, Time)>) {
+    let delay = Dur(delay_ms * MS);
+    let until = Time(until_ms * MS);
+    let mut fwd: Vec<(Time, Transmit<RtpPacket>)> = vec![];
+    let mut rev: Vec<(Time, Transmit<Feedback>)> = vec![];
+    let (mut sent, mut arrived) = (vec![], vec![]);
+    let mut now = Time::ZERO;
+    snd.start(now);
+    loop {
+        // Deliver what is due, in order of arrival.
+        fwd.sort_by_key(|x| x.0);
+        while fwd.first().is_some_and(|x| x.0 <= now) {
+            let (at, t) = fwd.remove(0);
+            arrived.push((t.msg.header.seq, at));
+            let a = Arrival { ce: false, size: t.size, payload: t.payload };
+            if wire {
+                let mut b = vec![];
+                snd.encode(&t, &mut b);
+                assert_eq!(b.len() as u64, t.size.0);
+                rcv.handle_datagram(at, &b, a).unwrap();
+            } else {
+                rcv.handle(at, &t.msg, a);
+            }
+        }
+        rev.sort_by_key(|x| x.0);
+        while rev.first().is_some_and(|x| x.0 <= now) {
+            let (at, t) = rev.remove(0);
+            let a = Arrival { ce: false, size: t.size, payload: t.payload };
+            if wire {
+                let mut b = vec![];
+                rcv.encode(&t, &mut b);
+                assert_eq!(b.len() as u64, t.size.0);
+                snd.handle_datagram(at, &b, a).unwrap();
+            } else {
+                snd.handle(at, &t.msg, a);
+            }
+        }
+        snd.handle_timeout(now);
+        while let Some(t) = snd.poll_transmit(now) {
+            if !lost(t.msg.header.seq) {
+                fwd.push((now + delay, t));
+            }
+            sent.push((now, t));
+        }
+        rcv.handle_timeout(now);
+        while let Some(t) = rcv.poll_transmit(now) {
+            rev.push((now + delay, t));
+        }
+        let next = [snd.poll_timeout(), rcv.poll_timeout(), fwd.iter().map(|x| x.0).min(), rev.iter().map(|x| x.0).min()]
+            .into_iter()
+            .flatten()
+            .min();
+        match next {
+            Some(t) if t <= until => now = t.max(now),
+            _ => break,
+        }
+    }
+    (sent, arrived)
+}
+
+fn fixed(rate: f64, seen: &Arc<Mutex<Seen>>) -> Fixed {
+    Fixed { rate, window: None, discard_over: None, seen: seen.clone() }
+}
+
+#[test]
+fn a_frame_becomes_equal_packets_paced_at_the_rate_with_the_marker_on_the_last() {
+    // 2500 bytes every 100 ms with 1000-byte packets: three packets of 833, 833, 834 bytes of
+    // payload (plus 20 of header), 8 x 853 / 1 Mb/s = 6.824 ms apart.
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let mut s = sender(2500, 100, fixed(1e6, &seen));
+    let mut r = receiver(50);
+    let (sent, _) = run(&mut s, &mut r, 10, |_| false, 250, false);
+    let first: Vec<_> = sent.iter().take(3).collect();
+    let payloads: Vec<u64> = first.iter().map(|x| x.1.payload.0).collect();
+    assert_eq!(payloads, [833, 833, 834]);
+    assert!(first.iter().all(|x| x.1.size.0 == x.1.payload.0 + 20));
+    let markers: Vec<bool> = first.iter().map(|x| x.1.msg.header.marker).collect();
+    assert_eq!(markers, [false, false, true]);
+    assert_eq!(first[0].0, Time::ZERO);
+    assert_eq!(first[1].0 - first[0].0, Dur::from_secs_f64(853.0 * 8.0 / 1e6));
+    // Frames at 0, 100 and 200 ms: timestamps 0, 9000, 18000 ticks of 90 kHz.
+    let ts: Vec<u32> = sent.iter().filter(|x| x.1.msg.header.marker).map(|x| x.1.msg.header.timestamp).collect();
+    assert_eq!(ts, [0, 9000, 18000]);
+    let seqs: Vec<u16> = sent.iter().map(|x| x.1.msg.header.seq).collect();
+    assert_eq!(seqs, (0..9).collect::<Vec<u16>>());
+    assert!(sent.iter().all(|x| x.1.msg.header.transport_seq == Some(x.1.msg.header.seq)));
+}
+
+/// Checks the results against what happened: each packet once, in order, lost ones lost,
+/// arrival times within RFC 8888's resolution (half an ATO unit of rounding plus the report
+/// timestamp's 2^-16 s).
+fn check_results(seen: &Seen, sent: &[(Time, Transmit<RtpPacket>)], arrived: &[(u16, Time)], lost: &[u16]) {
+    let tol = Dur::from_secs_f64(0.5 / 1024.0 + 1.0 / 65536.0);
+    assert!(!seen.results.is_empty());
+    for (i, p) in seen.results.iter().enumerate() {
+        assert_eq!(p.seq, i as u64, "each packet once, in order");
+        assert_eq!(p.sent_at, sent[i].0);
+        assert_eq!(p.size, sent[i].1.size);
+        match arrived.iter().find(|a| a.0 as u64 == p.seq) {
+            Some(&(_, at)) => {
+                let got = p.arrived_at.expect("arrived");
+                assert!(got.0.abs_diff(at.0) <= tol.0, "seq {}: {got:?} vs {at:?}", p.seq);
+            }
+            None => {
+                assert!(lost.contains(&(p.seq as u16)));
+                assert_eq!(p.arrived_at, None, "seq {} reported lost", p.seq);
+            }
+        }
+    }
+}
+
+#[test]
+fn reports_become_per_packet_results_with_arrival_times_losses_and_the_round_trip() {
+    for wire in [false, true] {
+        let seen = Arc::new(Mutex::new(Seen::default()));
+        let mut s = sender(2500, 100, fixed(1e6, &seen));
+        let mut r = receiver(50);
+        let lost = [4u16, 5, 11];
+        let (sent, arrived) = run(&mut s, &mut r, 30, |q| lost.contains(&q), 1000, wire);
+        let seen = seen.lock().unwrap();
+        check_results(&seen, &sent, &arrived, &lost);
+        // Every packet sent by 900 ms is reported by 1000 ms (a report each 50 ms, 30 ms back).
+        let reported = seen.results.len();
+        assert!(sent.iter().filter(|x| x.0 <= Time(900 * MS)).count() <= reported, "wire {wire}");
+        let st = s.stats();
+        assert_eq!(st.reported_lost, 3);
+        assert_eq!(st.reported_received as usize + 3, reported);
+        // The round trip: 60 ms of path, to the resolution.
+        let rtt = st.rtt.unwrap().as_secs_f64();
+        assert!((rtt - 0.060).abs() <= 0.5 / 1024.0 + 1.0 / 65536.0, "rtt {rtt}");
+        let unreported: u64 = sent[reported..].iter().map(|x| x.1.size.0).sum();
+        assert_eq!(s.view(Time(1000 * MS)).in_flight, unreported);
+    }
+}
+
+#[test]
+fn a_window_holds_packets_until_reports_free_it() {
+    // A window of 2000 bytes: two 853-byte packets (1706), not a third (2559), until a report.
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let cc = Fixed { rate: 1e9, window: Some(2000), discard_over: None, seen: seen.clone() };
+    let mut s = sender(2500, 1000, cc);
+    let mut r = receiver(20);
+    let (sent, _) = run(&mut s, &mut r, 30, |_| false, 500, false);
+    assert_eq!(sent.len(), 3);
+    assert!(sent[1].0 < Time(MS), "two back to back at the pacing rate");
+    // The first report leaves 20 ms after the first arrival (30 ms) and takes 30 ms back.
+    assert_eq!(sent[2].0, Time(80 * MS));
+}
+
+#[test]
+fn a_controller_may_empty_the_queue() {
+    // 5000-byte frames at 100 kb/s: a frame takes 400 ms to send, so the queue grows past 3000
+    // bytes at the second frame, and the controller discards it.
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let cc = Fixed { rate: 100e3, window: None, discard_over: Some(3000), seen: seen.clone() };
+    let mut s = sender(5000, 100, cc);
+    let mut r = receiver(50);
+    let (sent, _) = run(&mut s, &mut r, 10, |_| false, 350, false);
+    let st = s.stats();
+    assert!(st.packets_discarded > 0);
+    assert_eq!(st.packets_sent as usize, sent.len());
+    assert!(st.queue_bytes <= 3000 + 1020);
+}
+
+#[test]
+fn the_receivers_interval_follows_the_media_rate_under_rfc_8298() {
+    // §4.2.2: 1 / min(50, max(2.5, rate / 10000)): 20 ms at 1 Mb/s and above 500 kb/s, 400 ms
+    // at 25 kb/s and below, 100 ms at 100 kb/s.
+    let f = FeedbackInterval::MediaRate;
+    assert_eq!(f.at(1e6), Dur(20 * MS));
+    assert_eq!(f.at(10e3), Dur(400 * MS));
+    assert_eq!(f.at(100e3), Dur(100 * MS));
+}
+
+#[test]
+fn a_report_timestamp_unwraps_near_the_senders_clock() {
+    // The middle 32 bits wrap every 65536 s: a stamp made at 65546.25 s reads as 10.25 s, and
+    // unwrapped at 65540 s (nearer 65546.25 than 10.25) comes back to 65546.25 s.
+    use crate::rtp::rfc8888::ntp_middle;
+    let t = Time(65_546 * 1_000_000_000 + 250 * MS);
+    let back = RtpSender::unwrap_report_time(Time(65_540 * 1_000_000_000), ntp_middle(t));
+    assert!(back.0.abs_diff(t.0) < 16_000, "{back:?}");
+    let back = RtpSender::unwrap_report_time(Time(3 * 1_000_000_000), ntp_middle(Time(1_000_000_000)));
+    assert!(back.0.abs_diff(1_000_000_000) < 16_000);
+}
