@@ -21,7 +21,12 @@
 //!   since/6 and MULTILOSS x loss_int = 7 (since + rest)/6 stays above since. The warped delay
 //!   holds while the packets since the last loss are under MULTILOSS x loss_int, and blends
 //!   linearly back to d_queue over the next loss_int packets (§4.2's "transitional period");
-//! - §5.3: x_curr is kept within its 15-bit field of 100 us units (at most 3276.7 ms);
+//! - x_curr is kept under XMAX, 500 ms, the bound of the reference implementation RFC 8698 §7
+//!   names ([NS3-RMCAT]); the RFC itself bounds it only by its 15-bit field of 100 us (§5.3,
+//!   3276.7 ms). With the field's bound, a loss ratio that decays from 0.2 to 0.13 over two
+//!   reports lowers x_curr from 3277 to 1690 ms, and eq. (7)'s x_diff term then multiplies
+//!   r_ref by 1 + 0.5 x 2 x 1587 / 500 = 4.2 in one update (seen on RFC 8867 §5.1 after the
+//!   capacity falls at 60 s: 150 kb/s to 1.4 Mb/s in 0.5 s, into a 600 kb/s link);
 //! - §4.3: the first update's delta counts from the sender's start (t_last's initial value);
 //!   rtt is the sender's latest round-trip measurement, zero before one.
 //!
@@ -63,6 +68,8 @@ pub struct NadaConfig {
     pub alpha: f64,
     /// §5.1.1's minimum filter's window, samples.
     pub filter_len: usize,
+    /// The largest x_curr, ms (the reference implementation's XMAX; the module's doc says why).
+    pub xmax: f64,
 }
 
 impl Default for NadaConfig {
@@ -93,6 +100,7 @@ impl Default for NadaConfig {
             beta_v: 0.1,
             alpha: 0.1,
             filter_len: 15,
+            xmax: 500.0,
         }
     }
 }
@@ -112,6 +120,7 @@ impl NadaConfig {
             ("plrref", self.plrref),
             ("pmrref", self.pmrref),
             ("alpha", self.alpha),
+            ("xmax", self.xmax),
         ];
         for (name, v) in positive {
             if !(v.is_finite() && v > 0.0) {
@@ -150,8 +159,6 @@ impl NadaConfig {
     }
 }
 
-/// §5.3: x_curr's field, 15 bits of 100 us.
-const XCURR_MAX_MS: f64 = 32767.0 * 0.1;
 /// RFC 5348 §5.4's weights of the eight most recent loss intervals.
 const INTERVAL_WEIGHTS: [f64; 8] = [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2];
 
@@ -412,10 +419,9 @@ impl RateController for Nada {
         self.rmode = rmode;
         // Eq. (2).
         let c = &self.cfg;
-        let x = self.delay_term()
-            + c.dmark * (self.p_mark / c.pmrref).powi(2)
-            + c.dloss * (self.p_loss / c.plrref).powi(2);
-        self.x_curr = x.min(XCURR_MAX_MS);
+        let x =
+            self.delay_term() + c.dmark * (self.p_mark / c.pmrref).powi(2) + c.dloss * (self.p_loss / c.plrref).powi(2);
+        self.x_curr = x.min(self.cfg.xmax);
         let rtt_ms = view.rtt.map_or(0.0, |d| d.as_secs_f64() * 1e3);
         self.update_rate(now, rtt_ms);
     }

@@ -80,8 +80,12 @@ impl RateController for Fixed {
 
 fn sender(size: u64, every_ms: u64, cc: Fixed) -> RtpSender {
     let src = Frames { size, every: Dur(every_ms * MS), next: None };
-    RtpSender::new(RtpSenderConfig { max_payload: Bytes(1000), ..RtpSenderConfig::default() }, Box::new(src), Box::new(cc))
-        .unwrap()
+    RtpSender::new(
+        RtpSenderConfig { max_payload: Bytes(1000), ..RtpSenderConfig::default() },
+        Box::new(src),
+        Box::new(cc),
+    )
+    .unwrap()
 }
 
 fn receiver(interval_ms: u64) -> RtpReceiver {
@@ -152,10 +156,11 @@ fn run(
         while let Some(t) = rcv.poll_transmit(now) {
             rev.push((now + delay, t));
         }
-        let next = [snd.poll_timeout(), rcv.poll_timeout(), fwd.iter().map(|x| x.0).min(), rev.iter().map(|x| x.0).min()]
-            .into_iter()
-            .flatten()
-            .min();
+        let next =
+            [snd.poll_timeout(), rcv.poll_timeout(), fwd.iter().map(|x| x.0).min(), rev.iter().map(|x| x.0).min()]
+                .into_iter()
+                .flatten()
+                .min();
         match next {
             Some(t) if t <= until => now = t.max(now),
             _ => break,

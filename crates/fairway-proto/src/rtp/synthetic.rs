@@ -11,7 +11,9 @@
 //! - §5.3: frame intervals t0 (1 + D_t) and frame sizes B0 (1 + D_B), with t0 = 1/FPS,
 //!   B0 = R/8/FPS and D_t, D_B independent zero-mean Laplacian deviations of scale `SCALE_t`,
 //!   `SCALE_B`;
-//! - §5.2: a reaction starts a burst of `K_d` frames whose sizes sum to what `K_d` frames at
+//! - §5.2: a reaction to an abrupt change (one of more than `burst_threshold` of the rate before
+//!   it, 10% by default: §7's example criterion for the transient state) starts a burst of
+//!   `K_d` frames whose sizes sum to what `K_d` frames at
 //!   the new rate would (the transient's mean rate is the target), the first `K_B` and the rest
 //!   sharing what remains equally: the RFC gives the burst's length and first size and says the
 //!   large frame is followed by smaller-than-average ones, not their shape. A `K_B` above the
@@ -38,6 +40,8 @@ pub struct SyntheticCodecConfig {
     pub burst_frames: u32,
     /// K_B, the size of the burst's first frame.
     pub burst_size: Bytes,
+    /// The relative change of rate that counts as abrupt and starts a burst (§7: 10%).
+    pub burst_threshold: f64,
     /// SCALE_t and SCALE_B, the Laplacian scales of the normalised frame interval and size.
     pub scale_t: f64,
     pub scale_b: f64,
@@ -54,6 +58,7 @@ impl Default for SyntheticCodecConfig {
             tau_v: Dur::from_millis(200),
             burst_frames: 8,
             burst_size: Bytes(13_500),
+            burst_threshold: 0.1,
             scale_t: 0.15,
             scale_b: 0.15,
             r_min: Rate::from_bps(150_000),
@@ -72,6 +77,9 @@ impl SyntheticCodecConfig {
             if !(s.is_finite() && s >= 0.0) {
                 return Err(format!("{name} {s} is not a non-negative scale"));
             }
+        }
+        if !(self.burst_threshold.is_finite() && self.burst_threshold >= 0.0) {
+            return Err(format!("burst_threshold {} is not a non-negative ratio", self.burst_threshold));
         }
         if self.r_min > self.r_max {
             return Err(format!("r_min {} is above r_max {}", self.r_min, self.r_max));
@@ -140,9 +148,9 @@ impl SyntheticCodec {
         }
         self.reacted_at = now;
         let rate = Self::clip(&self.cfg, target);
-        let changed = rate != self.rate;
+        let abrupt = (rate - self.rate).abs() > self.cfg.burst_threshold * self.rate;
         self.rate = rate;
-        if changed && self.cfg.burst_frames > 0 {
+        if abrupt && self.cfg.burst_frames > 0 {
             self.burst_left = self.cfg.burst_frames;
         }
         true

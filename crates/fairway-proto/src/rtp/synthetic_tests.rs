@@ -100,6 +100,10 @@ fn a_reaction_bursts_k_b_then_smaller_frames_that_keep_the_transients_mean() {
     assert_eq!(sizes[0], 5000.0);
     assert!(sizes[1..8].iter().all(|&s| s == 1.0), "the rest get the least a frame can be");
     assert_eq!(sizes[8], 625.0);
+    // A change of 10% or less is not abrupt (§7): taken, without a burst.
+    let mut c = codec(SyntheticCodecConfig { scale_t: 0.0, scale_b: 0.0, ..SyntheticCodecConfig::default() }, 600_000);
+    assert!(c.set_target(Time::ZERO + Dur::from_secs(1), Rate::from_bps(660_000)));
+    assert_eq!(c.frame(), Bytes(2750));
     // The same target again is no change: no burst.
     let mut c = codec(SyntheticCodecConfig { scale_t: 0.0, scale_b: 0.0, ..SyntheticCodecConfig::default() }, 600_000);
     assert!(c.set_target(Time::ZERO + Dur::from_secs(1), Rate::from_bps(600_000)));

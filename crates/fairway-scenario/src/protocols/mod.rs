@@ -18,6 +18,7 @@ mod dccp;
 mod iftp;
 mod mapp;
 mod mm_app;
+mod rtp;
 mod sources;
 mod tfrc;
 mod udp;
@@ -25,6 +26,7 @@ mod udp;
 pub use dccp::{Ccid2Summary, Ccid3Summary};
 pub use iftp::IftpSummary;
 pub use mapp::MappSummary;
+pub use rtp::RtpSummary;
 pub use tfrc::TfrcSummary;
 
 /// Every datagram transport a scenario can name: `transport = "<name>"`, or the app's default.
@@ -37,6 +39,7 @@ pub(crate) const REGISTRY: &[Registration] = &[
     tfrc::TFRC_SP,
     dccp::CCID2,
     dccp::CCID3,
+    rtp::REGISTRATION,
 ];
 
 /// How a scenario names a datagram transport and what it reads from a `[[flow]]` entry.
@@ -164,7 +167,11 @@ mod tests {
     fn every_protocols_flows_report_the_series_it_registers() {
         for r in REGISTRY {
             for app in r.apps {
-                let rate = if *app == "video" { "rate = \"1Mb\"\n" } else { "" };
+                let rate = match (*app, r.transport) {
+                    (_, "rtp") => "cc = \"nada\"\n",
+                    ("video", _) => "rate = \"1Mb\"\n",
+                    _ => "",
+                };
                 let text = format!(
                     "name = \"t\"\nduration = \"1s\"\n[[link]]\nbetween = [\"a\", \"b\"]\nrate = \"10Mb\"\ndelay = \"5ms\"\n\
                      [[flow]]\nname = \"f\"\napp = \"{app}\"\ntransport = \"{}\"\nfrom = \"a\"\nto = \"b\"\n{rate}",

@@ -1,0 +1,285 @@
+//! `transport = "rtp"`: RTP media with RFC 8888 feedback and an RMCAT congestion controller
+//! (`cc = "nada"`), carrying RFC 8593 §5's synthetic video encoder (`app = "video"`).
+//!
+//! Keys beside the common ones:
+//! - `cc`: the controller, required;
+//! - `min_rate`, `max_rate`: the content's range (RFC 8593's R_min and R_max, NADA's RMIN and
+//!   RMAX): the encoder clips its media rate to it and the controller its wire rate, the RTP
+//!   header's 1.7% of a full packet aside (150 kb/s and 1.5 Mb/s, RFC 8698 Table 2 and
+//!   RFC 8593 Figure 2);
+//! - `fps`, `tau_v`, `burst_frames`, `burst_size`, `scale_t`, `scale_b`: the rest of RFC 8593
+//!   Figure 2 (its example values by default);
+//! - `packet_size`: the largest media payload per packet (1200 bytes);
+//! - `feedback_interval`: a duration, or `"media-rate"` for RFC 8298 §4.2.2's rule; by default
+//!   the controller's (NADA: DELTA, 100 ms);
+//! - `prio`: NADA's PRIO, the flow's weight (RFC 8698 §4.3, RFC 8867 §6.1);
+//! - `ecn`, `class`.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use fairway_core::{Bytes, Dur, Rng, Time};
+use fairway_proto::rtp::nada::{Nada, NadaConfig};
+use fairway_proto::rtp::synthetic::{SyntheticCodec, SyntheticCodecConfig};
+use fairway_proto::rtp::{
+    FeedbackInterval, RateController, RtpReceiver, RtpReceiverConfig, RtpSender, RtpSenderConfig,
+};
+use fairway_proto::Endpoint;
+use serde::Serialize;
+
+use super::{
+    packet_size, parse_class, Build, DatagramSpec, FlowContext, Load, ProtocolReport, Registration, ReportContext,
+    CLASS_KEYS,
+};
+use crate::reader::{Res, Tbl};
+use fairway_model::datagram::DatagramFlow;
+use fairway_model::driver::FlowDriver;
+
+pub(crate) const REGISTRATION: Registration =
+    Registration { transport: "rtp", apps: &["video"], keys: &[KEYS, CLASS_KEYS], series: &[], parse };
+
+const KEYS: &[&str] = &[
+    "cc",
+    "min_rate",
+    "max_rate",
+    "fps",
+    "tau_v",
+    "burst_frames",
+    "burst_size",
+    "scale_t",
+    "scale_b",
+    "packet_size",
+    "feedback_interval",
+    "prio",
+    "ecn",
+];
+
+/// The controllers `cc` names.
+const CONTROLLERS: &[&str] = &["nada"];
+
+/// A controller's settings, checked.
+#[derive(Debug, Clone)]
+enum CcSpec {
+    Nada(NadaConfig),
+}
+
+impl CcSpec {
+    fn name(&self) -> &'static str {
+        match self {
+            CcSpec::Nada(_) => "nada",
+        }
+    }
+
+    fn build(&self) -> Result<Box<dyn RateController>, String> {
+        Ok(match self {
+            CcSpec::Nada(c) => Box::new(Nada::new(c.clone())?),
+        })
+    }
+
+    /// The feedback interval the controller's document recommends.
+    fn default_interval(&self) -> FeedbackInterval {
+        match self {
+            // RFC 8698 §5.3: DELTA = 100 ms.
+            CcSpec::Nada(c) => FeedbackInterval::Fixed(Dur::from_secs_f64(c.delta / 1e3)),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct RtpSpec {
+    cc: CcSpec,
+    codec: SyntheticCodecConfig,
+    sender: RtpSenderConfig,
+    interval: FeedbackInterval,
+}
+
+type RtpFlow = DatagramFlow<RtpSender, RtpReceiver>;
+
+/// What an RTP flow's two ends did.
+#[derive(Debug, Clone, Serialize)]
+pub struct RtpSummary {
+    pub cc: &'static str,
+    /// The controller's target at the end (wire bits per second) and the encoder's media rate.
+    pub target_bps: f64,
+    pub encoder_bps: f64,
+    pub frames: u64,
+    pub packets_sent: u64,
+    /// Packets the controller discarded from the sender's queue unsent.
+    pub packets_discarded: u64,
+    /// Packets reports said were lost, and packets no report covered.
+    pub reported_lost: u64,
+    pub unreported: u64,
+    pub rtt_s: Option<f64>,
+    pub min_rtt_s: Option<f64>,
+    pub feedback_sent: u64,
+    pub feedback_received: u64,
+    /// Feedback bytes over media bytes received (RFC 8868 §2's feedback overhead).
+    pub feedback_overhead: f64,
+    pub frames_completed: u64,
+    pub ce_marked: u64,
+}
+
+fn parse(t: &Tbl, _app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
+    let cc_val = t.req("cc")?;
+    let cc_name = cc_val.string()?;
+    let mut codec = SyntheticCodecConfig::default();
+    if let Some(v) = t.get("min_rate") {
+        codec.r_min = v.rate()?;
+    }
+    if let Some(v) = t.get("max_rate") {
+        codec.r_max = v.rate_pos()?;
+    }
+    if let Some(v) = t.get("fps") {
+        codec.fps = v.f64()?;
+    }
+    if let Some(v) = t.get("tau_v") {
+        codec.tau_v = v.dur()?;
+    }
+    if let Some(v) = t.get("burst_frames") {
+        codec.burst_frames = v.int_in(0, 1000)? as u32;
+    }
+    if let Some(v) = t.get("burst_size") {
+        codec.burst_size = v.bytes()?;
+    }
+    if let Some(v) = t.get("scale_t") {
+        codec.scale_t = v.f64()?;
+    }
+    if let Some(v) = t.get("scale_b") {
+        codec.scale_b = v.f64()?;
+    }
+    codec.check().map_err(|e| {
+        // SyntheticCodecConfig::check names the field first: the key that set it.
+        let key = [("fps", "fps"), ("scale_t", "scale_t"), ("scale_b", "scale_b"), ("r_min", "min_rate")]
+            .into_iter()
+            .find(|(field, _)| e.starts_with(field))
+            .map(|(_, key)| key);
+        match key.and_then(|k| t.get(k)) {
+            Some(v) => v.error(e),
+            None => t.error(e),
+        }
+    })?;
+    let cc = match cc_name.as_str() {
+        "nada" => {
+            let mut c =
+                NadaConfig { rmin: codec.r_min.as_bps_f64(), rmax: codec.r_max.as_bps_f64(), ..NadaConfig::default() };
+            if let Some(v) = t.get("prio") {
+                c.prio = v.f64()?;
+            }
+            c.check().map_err(|e| match t.get("prio").filter(|_| e.starts_with("prio")) {
+                Some(v) => v.error(e),
+                None => t.error(e),
+            })?;
+            CcSpec::Nada(c)
+        }
+        other => {
+            return Err(cc_val.error(format!("unknown cc `{other}`: expected {}", CONTROLLERS.join(", "))));
+        }
+    };
+    if t.has("prio") && !matches!(cc, CcSpec::Nada(_)) {
+        return Err(t.req("prio")?.error("`prio` is NADA's weight (RFC 8698 §4.3)"));
+    }
+    let mut sender = RtpSenderConfig::default();
+    if let Some(v) = t.get("packet_size") {
+        sender.max_payload = packet_size(&v)?;
+    }
+    if let Some(v) = t.get("ecn") {
+        sender.ecn = v.bool()?;
+    }
+    sender.tagged = parse_class(t, false)?;
+    let interval = match t.get("feedback_interval") {
+        Some(v) if v.is_str() && v.raw_string()? == "media-rate" => FeedbackInterval::MediaRate,
+        Some(v) => FeedbackInterval::Fixed(v.dur_pos()?),
+        None => cc.default_interval(),
+    };
+    Ok(Arc::new(RtpSpec { cc, codec, sender, interval }))
+}
+
+impl DatagramSpec for RtpSpec {
+    fn app(&self) -> &'static str {
+        "video"
+    }
+
+    fn transport(&self) -> &'static str {
+        "rtp"
+    }
+
+    /// Its own class: RMCAT's results compare media flows with TCP and with one another.
+    fn class(&self) -> &'static str {
+        "rtp"
+    }
+
+    fn build(&self, b: &Build) -> Result<Box<dyn FlowDriver>, String> {
+        let rng = Rng::stream(b.seed, &format!("codec:{}", b.name));
+        let codec = SyntheticCodec::new(self.codec.clone(), rng, Time::ZERO, self.codec.r_min)?;
+        // One stream per flow: its SSRC from the flow's index, the receiver's one above it.
+        let ssrc = 2 * b.flow + 1;
+        let sender = RtpSenderConfig { ssrc, ..self.sender.clone() };
+        let snd = RtpSender::new(sender, Box::new(codec), self.cc.build()?)?;
+        let rcv = RtpReceiver::new(RtpReceiverConfig {
+            ssrc,
+            own_ssrc: ssrc + 1,
+            interval: self.interval,
+            ecn: self.sender.ecn,
+        })?;
+        Ok(Box::new(RtpFlow::new(snd, rcv, b.wire)))
+    }
+
+    fn report(&self, drv: &dyn FlowDriver, _ctx: &ReportContext) -> Option<ProtocolReport> {
+        let f = drv.as_any().downcast_ref::<RtpFlow>()?;
+        let (s, r) = (f.snd.stats(), f.rcv.stats());
+        Some(ProtocolReport::new(
+            "rtp",
+            RtpSummary {
+                cc: self.cc.name(),
+                target_bps: s.target_bps,
+                encoder_bps: s.encoder_bps,
+                frames: s.frames,
+                packets_sent: s.packets_sent,
+                packets_discarded: s.packets_discarded,
+                reported_lost: s.reported_lost,
+                unreported: s.unreported,
+                rtt_s: s.rtt.map(|d| d.as_secs_f64()),
+                min_rtt_s: s.min_rtt.map(|d| d.as_secs_f64()),
+                feedback_sent: r.feedback_sent,
+                feedback_received: s.feedback_received,
+                feedback_overhead: if r.media_bytes_received > 0 {
+                    r.feedback_bytes as f64 / r.media_bytes_received as f64
+                } else {
+                    0.0
+                },
+                frames_completed: r.frames_completed,
+                ce_marked: r.ce_marked,
+            },
+        ))
+    }
+
+    fn config(&self) -> &dyn Any {
+        &self.codec
+    }
+
+    /// At most the content's top rate in full packets, a timer per frame, and feedback at its
+    /// interval (at the media-rate rule's shortest, 20 ms).
+    fn load(&self) -> Load {
+        let full = self.sender.max_payload.0 + fairway_proto::rtp::sender::HEADER_LEN;
+        let top = self.codec.r_max.as_bps_f64() / self.sender_share();
+        let feedback_per_s = 1.0 / self.interval.at(f64::INFINITY).as_secs_f64();
+        Load {
+            packets_per_s: Some(top / (8.0 * full as f64) + self.codec.fps),
+            timers_per_s: self.codec.fps + 2.0 * feedback_per_s,
+            packet_size: Bytes(full),
+            window: None,
+            total: None,
+            timers_per_rtt: 0.0,
+            feedback_per_rtt: 0.0,
+            rtt_floor: Dur::ZERO,
+        }
+    }
+}
+
+impl RtpSpec {
+    /// The media share of a full packet.
+    fn sender_share(&self) -> f64 {
+        let p = self.sender.max_payload.0 as f64;
+        p / (p + fairway_proto::rtp::sender::HEADER_LEN as f64)
+    }
+}
