@@ -5,6 +5,7 @@
 //! come next.
 
 pub mod controller;
+pub mod gcc;
 pub mod header;
 pub mod rfc8888;
 pub mod synthetic;

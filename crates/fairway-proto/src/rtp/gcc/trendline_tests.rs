@@ -1,0 +1,1 @@
+// Unit tests come in the next commit.
