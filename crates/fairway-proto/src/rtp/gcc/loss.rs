@@ -55,11 +55,7 @@ const START_PHASE: Dur = Dur::from_millis(2000);
 /// The loss fraction in WebRTC's 8-bit fixed point (as RTCP's fraction lost), lost/expected x
 /// 256 rounded down, at most 255.
 pub fn fraction_q8(lost: u64, expected: u64) -> u8 {
-    if expected == 0 {
-        0
-    } else {
-        ((lost << 8) / expected).min(255) as u8
-    }
+    (lost << 8).checked_div(expected).map_or(0, |q| q.min(255) as u8)
 }
 
 /// The classic rule on `rate_bps` with loss fraction `p` (as a real number): the rate the draft

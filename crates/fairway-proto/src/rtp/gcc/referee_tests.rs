@@ -154,8 +154,8 @@ fn run(trace: &Trace) -> Run {
             break;
         }
         if t == next_process {
-            let mut u = theirs.on_process_interval(ProcessInterval { at_time: ts(t), pacer_queue: None });
-            take_target(&mut u, &mut target);
+            let u = theirs.on_process_interval(ProcessInterval { at_time: ts(t), pacer_queue: None });
+            take_target(&u, &mut target);
             while ours.next_timer().is_some_and(|n| n <= t) {
                 ours.on_timer(t, &view);
             }
