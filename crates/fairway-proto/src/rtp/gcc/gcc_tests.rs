@@ -13,6 +13,8 @@ fn config_check() {
         GccConfig { pacing_factor: 0.5, ..GccConfig::default() },
         GccConfig { beta: 1.0, ..GccConfig::default() },
         GccConfig { process_interval: Dur::ZERO, ..GccConfig::default() },
+        GccConfig { acked_initial_window: Dur::from_millis(100), ..GccConfig::default() },
+        GccConfig { acked_initial_window: Dur::from_secs(2), ..GccConfig::default() },
     ];
     for c in bad {
         assert!(c.check().is_err(), "{c:?}");

@@ -38,14 +38,14 @@ pub const INCREASE_FACTOR: f64 = 1.08;
 /// Added on each increase so low rates do not stall (WebRTC: 1 kb/s).
 const INCREASE_OFFSET_BPS: f64 = 1_000.0;
 /// The increase builds on the smallest target over this long (WebRTC: 1 s).
-const INCREASE_INTERVAL: Dur = Dur::from_millis(1000);
+pub const INCREASE_INTERVAL: Dur = Dur::from_millis(1000);
 /// Decreases are at least this plus an RTT apart (WebRTC: 300 ms).
 const DECREASE_INTERVAL: Dur = Dur::from_millis(300);
 /// A loss fraction is computed over reports at least this far apart (WebRTC's loss update
 /// interval with per-packet feedback: 1 s, after RTCP's receiver-report spacing)...
-const LOSS_UPDATE_INTERVAL: Dur = Dur::from_millis(1000);
+pub const LOSS_UPDATE_INTERVAL: Dur = Dur::from_millis(1000);
 /// ...and over at least this many packets (WebRTC: 20).
-const MIN_PACKETS: u64 = 20;
+pub const MIN_PACKETS: u64 = 20;
 /// A loss fraction older than this is not acted on (WebRTC: 1.2 x its 5 s longest expected
 /// RTCP spacing).
 const LOSS_FRESHNESS: Dur = Dur::from_millis(6000);

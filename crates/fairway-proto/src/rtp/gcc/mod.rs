@@ -83,6 +83,9 @@ pub struct GccConfig {
     pub beta: f64,
     /// The loss-based rule's timer ([`PROCESS_INTERVAL`]).
     pub process_interval: Dur,
+    /// The acknowledged-bitrate estimator's first window ([`acked_rate::INITIAL_WINDOW_MS`],
+    /// WebRTC's 500 ms; the goog_cc port's validation turns it into 1000 ms).
+    pub acked_initial_window: Dur,
 }
 
 impl Default for GccConfig {
@@ -94,13 +97,15 @@ impl Default for GccConfig {
             pacing_factor: PACING_FACTOR,
             beta: aimd::BETA,
             process_interval: PROCESS_INTERVAL,
+            acked_initial_window: Dur::from_millis(acked_rate::INITIAL_WINDOW_MS as u64),
         }
     }
 }
 
 impl GccConfig {
     /// Checks the values: rates finite and positive with min <= start <= max, a pacing factor of
-    /// at least 1, 0 < beta < 1, a process interval of 1 ms to 1 s.
+    /// at least 1, 0 < beta < 1, a process interval of 1 ms to 1 s, a first acknowledged-rate
+    /// window of 150 ms to 1 s (WebRTC's bounds).
     pub fn check(&self) -> Result<(), String> {
         for (name, v) in [
             ("start_rate_bps", self.start_rate_bps),
@@ -128,6 +133,10 @@ impl GccConfig {
         }
         if self.process_interval < Dur::from_millis(1) || self.process_interval > Dur::from_secs(1) {
             return Err(format!("gcc: process_interval must be 1 ms to 1 s, not {:?}", self.process_interval));
+        }
+        let w = self.acked_initial_window;
+        if w < Dur::from_millis(acked_rate::WINDOW_MS as u64) || w > Dur::from_secs(1) {
+            return Err(format!("gcc: acked_initial_window must be 150 ms to 1 s, not {w:?}"));
         }
         Ok(())
     }
@@ -184,7 +193,7 @@ impl Gcc {
                 aimd: Aimd::new(cfg.start_rate_bps, min, cfg.beta),
                 last_report: None,
             },
-            acked: AckedRate::default(),
+            acked: AckedRate::new((cfg.acked_initial_window.0 / 1_000_000) as i64, acked_rate::WINDOW_MS),
             loss: LossBased::new(cfg.start_rate_bps, min, cfg.max_rate_bps),
             rtts_ms: VecDeque::with_capacity(RTT_WINDOW + 1),
             next_timer: None,
@@ -252,7 +261,9 @@ impl Gcc {
         d.last_report = Some(now);
         for p in received {
             if let Some(g) = d.arrival.on_packet(p.sent_at, p.arrived_at, now, p.size) {
-                let at_ms = p.arrived_at.0 as f64 / 1e6;
+                // WebRTC stamps the trendline's points and the threshold's clock in whole
+                // milliseconds (the deltas themselves stay fractional).
+                let at_ms = ((p.arrived_at.0 + 500_000) / 1_000_000) as f64;
                 let trend = d.trendline.update(g.arrival_ms, g.send_ms, at_ms);
                 d.detector.detect(trend, g.send_ms, at_ms);
             }

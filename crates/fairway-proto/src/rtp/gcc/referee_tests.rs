@@ -122,8 +122,8 @@ impl Run {
     }
 }
 
-fn run(trace: &Trace) -> Run {
-    let cfg = GccConfig { start_rate_bps: trace.start_bps, ..GccConfig::default() };
+fn run(trace: &Trace, acked_initial_window: Dur) -> Run {
+    let cfg = GccConfig { start_rate_bps: trace.start_bps, acked_initial_window, ..GccConfig::default() };
     let mut ours = Gcc::new(cfg).unwrap();
     let mut theirs = referee(trace.start_bps);
     let view = SenderView::default();
@@ -254,75 +254,96 @@ fn run(trace: &Trace) -> Run {
     Run { samples }
 }
 
-fn check(trace: Trace) -> f64 {
-    let r = run(&trace);
+fn report(name: &str, window: Dur, r: &Run) -> f64 {
     let rms = r.rms();
     let (_, a, b) = *r.samples.last().unwrap();
     println!(
-        "referee {}: {} reports, RMS relative difference {:.4}; final ours {:.0} b/s, goog_cc {:.0} b/s",
-        trace.name,
+        "referee {name} (first acked-rate window {} ms): {} reports, RMS relative difference {:.6}; \
+         final ours {:.0} b/s, goog_cc {:.0} b/s",
+        window.0 / 1_000_000,
         r.samples.len(),
         rms,
         a,
         b
     );
-    for s in r.samples.iter().step_by(40) {
+    if let Some(s) = r.samples.iter().find(|s| ((s.1 - s.2) / s.2).abs() > 0.001) {
+        println!("  first difference over 0.1 %: t={:.3}s ours={:.0} goog_cc={:.0}", s.0, s.1, s.2);
+    }
+    for s in r.samples.iter().step_by(80) {
         println!("  t={:6.2}s ours={:9.0} goog_cc={:9.0}", s.0, s.1, s.2);
     }
     rms
 }
 
+/// Runs `trace` twice: with WebRTC's first acknowledged-rate window (500 ms, fairway's default),
+/// which must agree within [`BAND`]; and with the 1000 ms that goog_cc 0.1.4 actually uses (its
+/// `BitrateEstimatorConfig::validate` clamps the first window to [1000, 1000] ms where WebRTC
+/// bounds it to [150, 1000] ms), which isolates the rest of the algorithm and must agree within
+/// [`BAND_SAME_WINDOW`]. Returns both RMS values.
+fn check(trace: Trace) -> (f64, f64) {
+    let webrtc = GccConfig::default().acked_initial_window;
+    let port = Dur::from_millis(1000);
+    let a = report(trace.name, webrtc, &run(&trace, webrtc));
+    let b = report(trace.name, port, &run(&trace, port));
+    assert!(a <= BAND, "{}: RMS {a} with WebRTC's window", trace.name);
+    assert!(b <= BAND_SAME_WINDOW, "{}: RMS {b} with the port's window", trace.name);
+    (a, b)
+}
+
+/// The issue's band: 10 % RMS.
 const BAND: f64 = 0.10;
+/// With the same first window the two agree far closer; what remains is the referee publishing
+/// its target only on some updates (a loss-based change waits for its next process interval
+/// when the delay-based estimate did not move), measured at most 0.6 %.
+const BAND_SAME_WINDOW: f64 = 0.02;
 
 /// A 1 Mb/s bottleneck that the sender overshoots as it ramps from 800 kb/s: a queue builds,
 /// the detector signals over-use, both decrease and ramp again.
 #[test]
 fn referee_overshoot_constant_capacity() {
-    let rms = check(Trace {
+    check(Trace {
         name: "overshoot",
         capacity: vec![(Dur::ZERO, 1_000_000.0)],
         loss: 0.0,
         start_bps: 800_000.0,
         length: Dur::from_secs(40),
     });
-    assert!(rms <= BAND, "RMS {rms}");
 }
 
 /// 2 Mb/s for 20 s, then 0.8 Mb/s.
 #[test]
 fn referee_capacity_drop() {
-    let rms = check(Trace {
+    check(Trace {
         name: "capacity drop",
         capacity: vec![(Dur::ZERO, 2_000_000.0), (Dur::from_secs(20), 800_000.0)],
         loss: 0.0,
         start_bps: 1_500_000.0,
         length: Dur::from_secs(40),
     });
-    assert!(rms <= BAND, "RMS {rms}");
 }
 
-/// 5 % random loss on a 2 Mb/s link: between the rule's 2 % and 10 %, so loss holds the rate.
+/// 5 % random loss on a 1.2 Mb/s link: between the rule's 2 % and 10 %, so loss holds the rate
+/// (and raises it in the seconds the random draw stays under 2 %) up to where the delay-based
+/// side takes over.
 #[test]
 fn referee_random_loss_5() {
-    let rms = check(Trace {
+    check(Trace {
         name: "loss 5%",
-        capacity: vec![(Dur::ZERO, 2_000_000.0)],
+        capacity: vec![(Dur::ZERO, 1_200_000.0)],
         loss: 0.05,
         start_bps: 1_000_000.0,
         length: Dur::from_secs(40),
     });
-    assert!(rms <= BAND, "RMS {rms}");
 }
 
-/// 15 % random loss on a 2 Mb/s link: above 10 %, so loss decreases the rate.
+/// 15 % random loss on a 1.2 Mb/s link: above 10 %, so loss decreases the rate.
 #[test]
 fn referee_random_loss_15() {
-    let rms = check(Trace {
+    check(Trace {
         name: "loss 15%",
-        capacity: vec![(Dur::ZERO, 2_000_000.0)],
+        capacity: vec![(Dur::ZERO, 1_200_000.0)],
         loss: 0.15,
         start_bps: 1_000_000.0,
         length: Dur::from_secs(40),
     });
-    assert!(rms <= BAND, "RMS {rms}");
 }
