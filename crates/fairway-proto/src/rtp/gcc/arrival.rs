@@ -13,7 +13,7 @@ use fairway_core::{Dur, Time};
 #[path = "arrival_tests.rs"]
 mod tests;
 
-/// A group spans the packets sent within this long of its first (draft §5.2's burst_time,
+/// A group spans the packets sent within this long of its first (draft §5.1's burst_time,
 /// 5 ms; WebRTC's send-time group length, 5 ms).
 pub const GROUP_LENGTH: Dur = Dur::from_millis(5);
 /// A packet arriving at most this long after the group's last, sooner than its send spacing
@@ -148,7 +148,7 @@ impl InterArrival {
         if Self::in_burst(cur, sent, arrived) {
             return false;
         }
-        // Draft §5.2: a packet sent more than burst_time after the group's first opens the next.
+        // Draft §5.1: a packet sent more than burst_time after the group's first opens the next.
         diff_ns(sent, cur.first_send) > GROUP_LENGTH.0 as i64
     }
 

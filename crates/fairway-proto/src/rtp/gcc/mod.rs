@@ -22,7 +22,11 @@
 //! drops frames), and LossBasedBweV2 (see [`loss`]).
 //!
 //! Send times are on the sender's clock, arrival times on the receiver's (from RFC 8888's
-//! 1/1024 s offsets): only differences within each clock are used.
+//! 1/1024 s offsets): only differences within each clock are used. RTTs come from the reports
+//! themselves (as WebRTC does with per-packet feedback), not from [`SenderView`].
+//!
+//! Checked against the `goog_cc` crate (a Rust port of WebRTC's GoogCC) on shared feedback
+//! traces in `referee_tests.rs`.
 
 pub mod acked_rate;
 pub mod aimd;
@@ -55,8 +59,8 @@ mod referee_tests;
 /// The smallest rate WebRTC's controller goes to whatever it is configured with: 5 kb/s (its
 /// congestion controller minimum bitrate).
 pub const FLOOR_BPS: f64 = 5_000.0;
-/// The pacing rate over the target (WebRTC's default pace multiplier, 2.5; draft §4 paces at a
-/// multiple of the target as well).
+/// The pacing rate over the target (WebRTC's default pace multiplier, 2.5; the draft's §4
+/// sending engine paces too).
 pub const PACING_FACTOR: f64 = 2.5;
 /// How often the loss-based rule runs besides on loss reports (WebRTC's process interval, 25 ms).
 pub const PROCESS_INTERVAL: Dur = Dur::from_millis(25);
