@@ -8,6 +8,7 @@
 //! - [`controller`]: the seam the controllers share; [`nada`]: NADA (RFC 8698).
 
 pub mod controller;
+pub mod gcc;
 pub mod header;
 pub mod media;
 pub mod nada;
