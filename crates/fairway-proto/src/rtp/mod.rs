@@ -5,7 +5,8 @@
 //! - [`rfc8888`]: RFC 8888's congestion-control feedback, the one report format;
 //! - [`media`] and [`synthetic`]: the encoder seam and RFC 8593 §5's synthetic video encoder;
 //! - [`sender`] and [`receiver`]: the two endpoints;
-//! - [`controller`]: the seam the controllers share; [`nada`]: NADA (RFC 8698).
+//! - [`controller`]: the seam the controllers share; [`nada`]: NADA (RFC 8698); [`gcc`]: Google
+//!   Congestion Control as WebRTC runs it.
 
 pub mod controller;
 pub mod gcc;

@@ -1,17 +1,19 @@
 //! `transport = "rtp"`: RTP media with RFC 8888 feedback and an RMCAT congestion controller
-//! (`cc = "nada"`), carrying RFC 8593 §5's synthetic video encoder (`app = "video"`).
+//! (`cc = "nada"` or `"gcc"`), carrying RFC 8593 §5's synthetic video encoder (`app = "video"`).
 //!
 //! Keys beside the common ones:
 //! - `cc`: the controller, required;
 //! - `min_rate`, `max_rate`: the content's range (RFC 8593's R_min and R_max, NADA's RMIN and
-//!   RMAX): the encoder clips its media rate to it and the controller its wire rate, the RTP
-//!   header's 1.7% of a full packet aside (150 kb/s and 1.5 Mb/s, RFC 8698 Table 2 and
-//!   RFC 8593 Figure 2);
+//!   RMAX, GCC's minimum and maximum bitrate): the encoder clips its media rate to it and the
+//!   controller its wire rate, the RTP header's 1.7% of a full packet aside (150 kb/s and
+//!   1.5 Mb/s, RFC 8698 Table 2 and RFC 8593 Figure 2);
+//! - `start_rate`: where the controller starts (RFC 8867 §4.3: 150 kb/s), `min_rate` by default;
+//!   NADA always starts at RMIN (RFC 8698 §4.3) and takes no `start_rate`;
 //! - `fps`, `tau_v`, `burst_frames`, `burst_size`, `scale_t`, `scale_b`: the rest of RFC 8593
 //!   Figure 2 (its example values by default);
 //! - `packet_size`: the largest media payload per packet (1200 bytes);
 //! - `feedback_interval`: a duration, or `"media-rate"` for RFC 8298 §4.2.2's rule; by default
-//!   the controller's (NADA: DELTA, 100 ms);
+//!   the controller's (NADA: DELTA, 100 ms; GCC: 100 ms, WebRTC's transport-feedback interval);
 //! - `prio`: NADA's PRIO, the flow's weight (RFC 8698 §4.3, RFC 8867 §6.1);
 //! - `ecn`, `class`.
 
@@ -19,6 +21,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 use fairway_core::{Bytes, Dur, Rng, Time};
+use fairway_proto::rtp::gcc::{Gcc, GccConfig};
 use fairway_proto::rtp::nada::{Nada, NadaConfig};
 use fairway_proto::rtp::synthetic::{SyntheticCodec, SyntheticCodecConfig};
 use fairway_proto::rtp::{
@@ -40,6 +43,7 @@ pub(crate) const REGISTRATION: Registration =
 
 const KEYS: &[&str] = &[
     "cc",
+    "start_rate",
     "min_rate",
     "max_rate",
     "fps",
@@ -55,24 +59,27 @@ const KEYS: &[&str] = &[
 ];
 
 /// The controllers `cc` names.
-const CONTROLLERS: &[&str] = &["nada"];
+const CONTROLLERS: &[&str] = &["nada", "gcc"];
 
 /// A controller's settings, checked.
 #[derive(Debug, Clone)]
 enum CcSpec {
     Nada(NadaConfig),
+    Gcc(GccConfig),
 }
 
 impl CcSpec {
     fn name(&self) -> &'static str {
         match self {
             CcSpec::Nada(_) => "nada",
+            CcSpec::Gcc(_) => "gcc",
         }
     }
 
     fn build(&self) -> Result<Box<dyn RateController>, String> {
         Ok(match self {
             CcSpec::Nada(c) => Box::new(Nada::new(c.clone())?),
+            CcSpec::Gcc(c) => Box::new(Gcc::new(c.clone())?),
         })
     }
 
@@ -81,6 +88,8 @@ impl CcSpec {
         match self {
             // RFC 8698 §5.3: DELTA = 100 ms.
             CcSpec::Nada(c) => FeedbackInterval::Fixed(Dur::from_secs_f64(c.delta / 1e3)),
+            // WebRTC sends transport feedback every 100 ms by default.
+            CcSpec::Gcc(_) => FeedbackInterval::Fixed(Dur::from_millis(100)),
         }
     }
 }
@@ -171,10 +180,30 @@ fn parse(t: &Tbl, _app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> 
             })?;
             CcSpec::Nada(c)
         }
+        "gcc" => {
+            let start = match t.get("start_rate") {
+                Some(v) => v.rate_pos()?.as_bps_f64(),
+                None => codec.r_min.as_bps_f64(),
+            };
+            let c = GccConfig {
+                start_rate_bps: start,
+                min_rate_bps: codec.r_min.as_bps_f64(),
+                max_rate_bps: codec.r_max.as_bps_f64(),
+                ..GccConfig::default()
+            };
+            c.check().map_err(|e| match t.get("start_rate").filter(|_| e.contains("start")) {
+                Some(v) => v.error(e),
+                None => t.error(e),
+            })?;
+            CcSpec::Gcc(c)
+        }
         other => {
             return Err(cc_val.error(format!("unknown cc `{other}`: expected {}", CONTROLLERS.join(", "))));
         }
     };
+    if t.has("start_rate") && matches!(cc, CcSpec::Nada(_)) {
+        return Err(t.req("start_rate")?.error("NADA starts at min_rate, its RMIN (RFC 8698 §4.3)"));
+    }
     if t.has("prio") && !matches!(cc, CcSpec::Nada(_)) {
         return Err(t.req("prio")?.error("`prio` is NADA's weight (RFC 8698 §4.3)"));
     }
