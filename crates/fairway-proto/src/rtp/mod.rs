@@ -7,4 +7,5 @@
 pub mod controller;
 pub mod header;
 pub mod rfc8888;
+pub mod scream;
 pub mod synthetic;
