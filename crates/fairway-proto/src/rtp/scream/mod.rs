@@ -337,7 +337,7 @@ impl RateController for Scream {
     fn on_timer(&mut self, now: Time, view: &SenderView) {
         self.ensure_started(now);
         if let Some(due) = self.next_sample.filter(|&t| t <= now) {
-            self.net.sample_qdelay();
+            self.net.sample_qdelay(now);
             self.next_sample = Some(advance(due, self.cfg.qdelay_sample_interval, now));
         }
         if let Some(due) = self.next_adjust.filter(|&t| t <= now) {

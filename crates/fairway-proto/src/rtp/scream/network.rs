@@ -145,8 +145,6 @@ pub struct NetworkCongestionControl {
     loss_interval: Option<(Time, bool)>,
     /// Since when qdelay_trend has been below QDELAY_TREND_LO (§4.1.2.7).
     trend_low_since: Option<Time>,
-    /// The time of the latest call, for the trend samples (which have no time of their own).
-    now: Time,
 }
 
 impl NetworkCongestionControl {
@@ -178,7 +176,6 @@ impl NetworkCongestionControl {
             last_ecn_event: None,
             loss_interval: None,
             trend_low_since: None,
-            now: Time::ZERO,
             cfg: cfg.clone(),
         }
     }
@@ -243,7 +240,6 @@ impl NetworkCongestionControl {
 
     /// A packet of `size` bytes, sequence number `seq`, is sent at `now`.
     pub fn on_sent(&mut self, now: Time, seq: u64, size: u64) {
-        self.now = now;
         // §4.1.2: bytes_in_flight counts every packet sent above the highest acknowledged.
         self.in_flight.push_back(Sent { seq, size });
         self.bytes_in_flight += size;
@@ -262,7 +258,6 @@ impl NetworkCongestionControl {
         packets: &[PacketResult],
         rtt: Option<fairway_core::Dur>,
     ) -> FeedbackOutcome {
-        self.now = now;
         let mut out = FeedbackOutcome::default();
         if let Some(r) = rtt {
             // s_rtt as RFC 6298 §2.2-2.3's SRTT.
@@ -466,8 +461,8 @@ impl NetworkCongestionControl {
     }
 
     /// §4.1.2 update_variables(qdelay), run every 50 ms on the latest qdelay sample (the RFC:
-    /// "the same qdelay is sampled several times" when feedback is sparser).
-    pub fn sample_qdelay(&mut self) {
+    /// "the same qdelay is sampled several times" when feedback is sparser), at `now`.
+    pub fn sample_qdelay(&mut self, now: Time) {
         let qdelay_fraction = self.qdelay / self.qdelay_target;
         let w = self.cfg.qdelay_weight;
         self.qdelay_fraction_avg = (1.0 - w) * self.qdelay_fraction_avg + w * qdelay_fraction;
@@ -479,7 +474,7 @@ impl NetworkCongestionControl {
         self.qdelay_trend_mem = (0.99 * self.qdelay_trend_mem).max(self.qdelay_trend);
         // §4.1.2.7's clock: since when the trend has been low.
         if self.qdelay_trend < self.cfg.qdelay_trend_lo {
-            self.trend_low_since.get_or_insert(self.now);
+            self.trend_low_since.get_or_insert(now);
         } else {
             self.trend_low_since = None;
         }

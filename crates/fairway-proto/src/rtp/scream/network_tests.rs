@@ -229,7 +229,7 @@ fn a_rising_qdelay_gives_a_trend_and_the_memory_decays_by_0_99_per_sample() {
     let mut n = net();
     for i in 0..20 {
         n.qdelay = 0.005 * f64::from(i);
-        n.sample_qdelay();
+        n.sample_qdelay(ms(0));
     }
     // qdelay_fraction_avg after 20 EWMA steps of 0, 0.05, ..., 0.95 (weight 0.1).
     let mut avg = 0.0;
@@ -245,7 +245,7 @@ fn a_rising_qdelay_gives_a_trend_and_the_memory_decays_by_0_99_per_sample() {
     // Flat from now: the trend falls, the memory decays by 0.99 a sample while it exceeds it.
     n.qdelay_fraction_hist = VecDeque::from(vec![0.5; QDELAY_FRACTION_HIST_LEN]);
     n.qdelay = 0.05;
-    n.sample_qdelay();
+    n.sample_qdelay(ms(0));
     assert_eq!(n.qdelay_trend, 0.0);
     assert!((n.qdelay_trend_mem - 0.99 * mem).abs() < 1e-12);
 }
@@ -253,8 +253,7 @@ fn a_rising_qdelay_gives_a_trend_and_the_memory_decays_by_0_99_per_sample() {
 #[test]
 fn fast_increase_resumes_after_t_resume_of_low_trend() {
     let mut n = congestion_avoidance();
-    n.now = ms(0);
-    n.sample_qdelay();
+    n.sample_qdelay(ms(0));
     assert_eq!(n.trend_low_since, Some(ms(0)));
     n.check_to_resume_fast_increase(ms(4_999));
     assert!(!n.in_fast_increase);
