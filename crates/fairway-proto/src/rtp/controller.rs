@@ -97,7 +97,7 @@ pub trait RateController: Send {
     }
 
     /// Whether the sender should empty its queue now (SCReAM discards the RTP queue when its
-    /// delay grows too long, RFC 8298 §4.1.2.1); the packets are dropped unsent.
+    /// delay grows too long, RFC 8298 §4.1.3); the packets are dropped unsent.
     fn discard_queue(&self, _view: &SenderView) -> bool {
         false
     }

@@ -5,8 +5,8 @@
 //! - [`rfc8888`]: RFC 8888's congestion-control feedback, the one report format;
 //! - [`media`] and [`synthetic`]: the encoder seam and RFC 8593 §5's synthetic video encoder;
 //! - [`sender`] and [`receiver`]: the two endpoints;
-//! - [`controller`]: the seam the controllers share; [`nada`]: NADA (RFC 8698); [`gcc`]: Google
-//!   Congestion Control as WebRTC runs it.
+//! - [`controller`]: the seam the controllers share; [`nada`]: NADA (RFC 8698); [`scream`]:
+//!   SCReAM (RFC 8298); [`gcc`]: Google Congestion Control as WebRTC runs it.
 
 pub mod controller;
 pub mod gcc;
@@ -15,6 +15,7 @@ pub mod media;
 pub mod nada;
 pub mod receiver;
 pub mod rfc8888;
+pub mod scream;
 pub mod sender;
 pub mod synthetic;
 

@@ -1,5 +1,5 @@
 //! `transport = "rtp"`: RTP media with RFC 8888 feedback and an RMCAT congestion controller
-//! (`cc = "nada"` or `"gcc"`), carrying RFC 8593 §5's synthetic video encoder (`app = "video"`).
+//! (`cc = "nada"`, `"scream"` or `"gcc"`), carrying RFC 8593 §5's synthetic video encoder (`app = "video"`).
 //!
 //! Keys beside the common ones:
 //! - `cc`: the controller, required;
@@ -13,7 +13,8 @@
 //!   Figure 2 (its example values by default);
 //! - `packet_size`: the largest media payload per packet (1200 bytes);
 //! - `feedback_interval`: a duration, or `"media-rate"` for RFC 8298 §4.2.2's rule; by default
-//!   the controller's (NADA: DELTA, 100 ms; GCC: 100 ms, WebRTC's transport-feedback interval);
+//!   the controller's (NADA: DELTA, 100 ms; SCReAM: RFC 8298 §4.2.2's media-rate rule; GCC:
+//!   100 ms, WebRTC's transport-feedback interval);
 //! - `prio`: NADA's PRIO, the flow's weight (RFC 8698 §4.3, RFC 8867 §6.1);
 //! - `ecn`, `class`.
 
@@ -23,6 +24,7 @@ use std::sync::Arc;
 use fairway_core::{Bytes, Dur, Rng, Time};
 use fairway_proto::rtp::gcc::{Gcc, GccConfig};
 use fairway_proto::rtp::nada::{Nada, NadaConfig};
+use fairway_proto::rtp::scream::{Scream, ScreamConfig};
 use fairway_proto::rtp::synthetic::{SyntheticCodec, SyntheticCodecConfig};
 use fairway_proto::rtp::{
     FeedbackInterval, RateController, RtpReceiver, RtpReceiverConfig, RtpSender, RtpSenderConfig,
@@ -59,12 +61,13 @@ const KEYS: &[&str] = &[
 ];
 
 /// The controllers `cc` names.
-const CONTROLLERS: &[&str] = &["nada", "gcc"];
+const CONTROLLERS: &[&str] = &["nada", "scream", "gcc"];
 
 /// A controller's settings, checked.
 #[derive(Debug, Clone)]
 enum CcSpec {
     Nada(NadaConfig),
+    Scream(ScreamConfig),
     Gcc(GccConfig),
 }
 
@@ -72,6 +75,7 @@ impl CcSpec {
     fn name(&self) -> &'static str {
         match self {
             CcSpec::Nada(_) => "nada",
+            CcSpec::Scream(_) => "scream",
             CcSpec::Gcc(_) => "gcc",
         }
     }
@@ -79,6 +83,7 @@ impl CcSpec {
     fn build(&self) -> Result<Box<dyn RateController>, String> {
         Ok(match self {
             CcSpec::Nada(c) => Box::new(Nada::new(c.clone())?),
+            CcSpec::Scream(c) => Box::new(Scream::new(c.clone())?),
             CcSpec::Gcc(c) => Box::new(Gcc::new(c.clone())?),
         })
     }
@@ -88,6 +93,7 @@ impl CcSpec {
         match self {
             // RFC 8698 §5.3: DELTA = 100 ms.
             CcSpec::Nada(c) => FeedbackInterval::Fixed(Dur::from_secs_f64(c.delta / 1e3)),
+            CcSpec::Scream(_) => FeedbackInterval::MediaRate,
             // WebRTC sends transport feedback every 100 ms by default.
             CcSpec::Gcc(_) => FeedbackInterval::Fixed(Dur::from_millis(100)),
         }
@@ -167,6 +173,10 @@ fn parse(t: &Tbl, _app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> 
             None => t.error(e),
         }
     })?;
+    let max_payload = match t.get("packet_size") {
+        Some(v) => packet_size(&v)?,
+        None => RtpSenderConfig::default().max_payload,
+    };
     let cc = match cc_name.as_str() {
         "nada" => {
             let mut c =
@@ -180,11 +190,23 @@ fn parse(t: &Tbl, _app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> 
             })?;
             CcSpec::Nada(c)
         }
-        "gcc" => {
-            let start = match t.get("start_rate") {
-                Some(v) => v.rate_pos()?.as_bps_f64(),
-                None => codec.r_min.as_bps_f64(),
+        "scream" => {
+            let c = ScreamConfig {
+                start_bitrate: start_rate(t, &codec)?,
+                min_bitrate: codec.r_min.as_bps_f64(),
+                max_bitrate: codec.r_max.as_bps_f64(),
+                // The largest packet the sender makes (RFC 8298's MSS).
+                mss: max_payload.0 + fairway_proto::rtp::sender::HEADER_LEN,
+                ..ScreamConfig::default()
             };
+            c.check().map_err(|e| match t.get("start_rate").filter(|_| e.contains("start")) {
+                Some(v) => v.error(e),
+                None => t.error(e),
+            })?;
+            CcSpec::Scream(c)
+        }
+        "gcc" => {
+            let start = start_rate(t, &codec)?;
             let c = GccConfig {
                 start_rate_bps: start,
                 min_rate_bps: codec.r_min.as_bps_f64(),
@@ -207,10 +229,7 @@ fn parse(t: &Tbl, _app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> 
     if t.has("prio") && !matches!(cc, CcSpec::Nada(_)) {
         return Err(t.req("prio")?.error("`prio` is NADA's weight (RFC 8698 §4.3)"));
     }
-    let mut sender = RtpSenderConfig::default();
-    if let Some(v) = t.get("packet_size") {
-        sender.max_payload = packet_size(&v)?;
-    }
+    let mut sender = RtpSenderConfig { max_payload, ..RtpSenderConfig::default() };
     if let Some(v) = t.get("ecn") {
         sender.ecn = v.bool()?;
     }
@@ -221,6 +240,14 @@ fn parse(t: &Tbl, _app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> 
         None => cc.default_interval(),
     };
     Ok(Arc::new(RtpSpec { cc, codec, sender, interval }))
+}
+
+/// `start_rate`, or `min_rate` (RFC 8867 §4.3's start at the bottom of the range).
+fn start_rate(t: &Tbl, codec: &SyntheticCodecConfig) -> Res<f64> {
+    Ok(match t.get("start_rate") {
+        Some(v) => v.rate_pos()?.as_bps_f64(),
+        None => codec.r_min.as_bps_f64(),
+    })
 }
 
 impl DatagramSpec for RtpSpec {
