@@ -15,8 +15,9 @@
 //!   t_pace), never earlier than the packet was queued: after an idle spell the first packet
 //!   leaves at once;
 //! - a report's timestamp (RFC 8888 §3.1, the middle 32 bits of the receiver's NTP time) is
-//!   unwrapped to the value nearest the sender's clock; only differences of arrival times
-//!   matter to the controllers, so the two clocks need not agree;
+//!   unwrapped to the value nearest the previous report's, the first nearest the sender's clock
+//!   2^16 s on ([`RECEIVER_EPOCH`]); only differences of arrival times matter to the
+//!   controllers, so the two clocks need not agree (reports more than 9 h apart would be);
 //! - a packet a report skips (it lay below the report's first sequence number: the report that
 //!   covered it was lost) is no longer in flight and is not shown to the controller; one not
 //!   covered after 2^15 later packets is forgotten likewise (beyond that its 16-bit number is
@@ -42,6 +43,11 @@ pub struct RtpPacket {
 pub const HEADER_LEN: u64 = 20;
 /// Unreported packets kept for matching reports: half the 16-bit sequence space.
 const HISTORY: usize = 1 << 15;
+/// Where the sender puts the receiver's clock: 2^16 s (one wrap of the report timestamp) ahead
+/// of its own, so that an arrival time (the report's time less at most 8 s) is never negative
+/// whatever the receiver's clock reads. Only differences of receiver times mean anything.
+pub const RECEIVER_EPOCH: Dur = Dur(65_536 * 1_000_000_000);
+const RECEIVER_EPOCH_UNITS: u128 = 1 << 32;
 /// The 90 kHz media clock of video (RFC 3551 §5).
 const MEDIA_CLOCK_HZ: u128 = 90_000;
 
@@ -124,6 +130,8 @@ pub struct RtpSender {
     min_rtt: Option<Dur>,
     rtt: Option<Dur>,
     stats: RtpSenderStats,
+    /// The previous report's unwrapped time, units of 2^-16 s.
+    last_report: Option<u128>,
     /// Reused for each report's results.
     results: Vec<PacketResult>,
 }
@@ -156,6 +164,7 @@ impl RtpSender {
             min_rtt: None,
             rtt: None,
             stats: RtpSenderStats::default(),
+            last_report: None,
             results: vec![],
         })
     }
@@ -237,15 +246,18 @@ impl RtpSender {
         }
     }
 
-    /// The receiver's time of a report stamped `ts` (units of 2^-16 s, seconds modulo 2^16),
-    /// unwrapped to the value nearest `now`.
-    fn unwrap_report_time(now: Time, ts: u32) -> Time {
-        let n = (now.0 as u128) * 65_536 / 1_000_000_000;
-        let cand = (n & !0xFFFF_FFFF) | ts as u128;
-        let best = [cand.saturating_sub(1 << 32), cand, cand + (1 << 32)]
+    /// The receiver's time of a report stamped `ts` (units of 2^-16 s, seconds modulo 2^16):
+    /// unwrapped to the value nearest the previous report's (the first, nearest the sender's
+    /// `now`), counted from [`RECEIVER_EPOCH`] so that no arrival before it is negative.
+    fn unwrap_report_time(&mut self, now: Time, ts: u32) -> Time {
+        let near = self.last_report.unwrap_or_else(|| (now.0 as u128) * 65_536 / 1_000_000_000 + RECEIVER_EPOCH_UNITS);
+        let cand = (near & !0xFFFF_FFFF) | ts as u128;
+        let best = [cand.checked_sub(1 << 32), Some(cand), Some(cand + (1 << 32))]
             .into_iter()
-            .min_by_key(|c| c.abs_diff(n))
-            .expect("three candidates");
+            .flatten()
+            .min_by_key(|c| c.abs_diff(near))
+            .expect("a candidate");
+        self.last_report = Some(best);
         Time((best * 1_000_000_000 / 65_536) as u64)
     }
 
@@ -264,7 +276,7 @@ impl RtpSender {
 
     fn on_feedback(&mut self, now: Time, fb: &Feedback) {
         self.stats.feedback_received += 1;
-        let report_at = Self::unwrap_report_time(now, fb.report_timestamp);
+        let report_at = self.unwrap_report_time(now, fb.report_timestamp);
         let mut results = std::mem::take(&mut self.results);
         results.clear();
         let mut newest: Option<(Time, Dur)> = None;

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use fairway_core::{Bytes, Dur, Time};
 
 use super::*;
+use crate::rtp::sender::RECEIVER_EPOCH;
 use crate::rtp::receiver::{FeedbackInterval, RtpReceiver, RtpReceiverConfig};
 
 const MS: u64 = 1_000_000;
@@ -209,7 +210,8 @@ fn check_results(seen: &Seen, sent: &[(Time, Transmit<RtpPacket>)], arrived: &[(
         assert_eq!(p.size, sent[i].1.size);
         match arrived.iter().find(|a| a.0 as u64 == p.seq) {
             Some(&(_, at)) => {
-                let got = p.arrived_at.expect("arrived");
+                // The sender reads the receiver's clock (here the same one) RECEIVER_EPOCH on.
+                let got = Time(p.arrived_at.expect("arrived").0 - RECEIVER_EPOCH.0);
                 assert!(got.0.abs_diff(at.0) <= tol.0, "seq {}: {got:?} vs {at:?}", p.seq);
             }
             None => {
@@ -284,13 +286,25 @@ fn the_receivers_interval_follows_the_media_rate_under_rfc_8298() {
 }
 
 #[test]
-fn a_report_timestamp_unwraps_near_the_senders_clock() {
-    // The middle 32 bits wrap every 65536 s: a stamp made at 65546.25 s reads as 10.25 s, and
-    // unwrapped at 65540 s (nearer 65546.25 than 10.25) comes back to 65546.25 s.
+fn report_timestamps_unwrap_continuously_whatever_the_receivers_clock_reads() {
+    // The middle 32 bits wrap every 65536 s. Receiver clocks 0.5 s ahead of the sender's, and
+    // 30 000 s behind it: reports 100 ms apart across the wrap keep their spacing, and every
+    // arrival time (report time less up to 8 s) stays positive.
     use crate::rtp::rfc8888::ntp_middle;
-    let t = Time(65_546 * 1_000_000_000 + 250 * MS);
-    let back = RtpSender::unwrap_report_time(Time(65_540 * 1_000_000_000), ntp_middle(t));
-    assert!(back.0.abs_diff(t.0) < 16_000, "{back:?}");
-    let back = RtpSender::unwrap_report_time(Time(3 * 1_000_000_000), ntp_middle(Time(1_000_000_000)));
-    assert!(back.0.abs_diff(1_000_000_000) < 16_000);
+    let secs = |s: f64| Time::from_secs_f64(s);
+    for (sender_start, receiver_start) in [(0.1, 0.6), (40_000.0, 10_000.0), (10.0, 65_530.0)] {
+        let seen = Arc::new(Mutex::new(Seen::default()));
+        let mut s = sender(1000, 100, fixed(1e6, &seen));
+        let mut prev: Option<Time> = None;
+        for k in 0..200 {
+            let dt = 0.1 * k as f64;
+            let got = s.unwrap_report_time(secs(sender_start + dt), ntp_middle(secs(receiver_start + dt)));
+            assert!(got.0 > 8_000_000_000, "{got:?}");
+            if let Some(p) = prev {
+                let step = (got - p).as_secs_f64();
+                assert!((step - 0.1).abs() < 2.0 / 65536.0, "step {step} at {k}");
+            }
+            prev = Some(got);
+        }
+    }
 }
