@@ -48,6 +48,7 @@ mod plot;
 mod reproduce;
 mod run;
 mod scenario_file;
+mod suite;
 mod sweep;
 mod testbed;
 mod testbed_report;
@@ -267,6 +268,14 @@ enum Cmd {
         #[command(subcommand)]
         which: ModelCmd,
     },
+    /// Run a suite of test cases with each of several protocols over seeds: `rmcat`, RFC 8867's
+    /// eleven cases for RTP media congestion control with NADA, SCReAM and GCC. Writes
+    /// DIR/report.md (and .html) with the cases by controller, DIR/summary.csv (every run's
+    /// measures), and per case DIR/<case>/report.md with its figures and runs.
+    Suite {
+        #[command(subcommand)]
+        which: SuiteCmd,
+    },
     /// Run a paper's experiments over several seeds; write report.md and claims.csv, every claim
     /// of the paper beside fairway's value with a band and a verdict.
     #[command(after_help = fairway_papers::HELP)]
@@ -284,6 +293,32 @@ enum Cmd {
         seed: u64,
         /// Independent runs (seeds) per experiment point.
         #[arg(long, default_value_t = fairway_papers::DEFAULT_REPS as u64, value_parser = clap::value_parser!(u64).range(2..=1000))]
+        reps: u64,
+    },
+}
+
+#[derive(Subcommand)]
+enum SuiteCmd {
+    /// RFC 8867's test cases (scenarios/rfc8867/, built in), each with every controller asked
+    /// for; the measures are RFC 8868's (docs/scenarios.md, "fairway suite rmcat").
+    Rmcat {
+        /// The controllers, comma-separated: nada, scream, gcc.
+        #[arg(long, value_delimiter = ',', default_value = "nada,scream,gcc")]
+        cc: Vec<String>,
+        /// Only these cases (file stems, comma-separated) [default: all].
+        #[arg(long, value_delimiter = ',')]
+        cases: Vec<String>,
+        /// Report folder [default: out/rmcat].
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Read the case files from DIR/rfc8867/ instead of the built-in ones.
+        #[arg(long, value_name = "DIR")]
+        scenarios: Option<PathBuf>,
+        /// The first seed; each case runs --reps seeds from it.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Independent runs (seeds) per case and controller.
+        #[arg(long, default_value_t = fairway_papers::DEFAULT_REPS as u64, value_parser = clap::value_parser!(u64).range(1..=1000))]
         reps: u64,
     },
 }
@@ -436,6 +471,9 @@ fn main() -> ExitCode {
         Cmd::Key { file } => live::make_key(file.as_deref()),
         Cmd::Sweep { file, out, jobs, quiet, reps, resume } => sweep::run_sweep(&file, out, jobs, quiet, reps, resume),
         Cmd::Reproduce { name, out, scenarios, seed, reps } => reproduce::reproduce(&name, out, scenarios, seed, reps),
+        Cmd::Suite { which: SuiteCmd::Rmcat { cc, cases, out, scenarios, seed, reps } } => {
+            suite::rmcat(cc, cases, out, scenarios, seed, reps)
+        }
         Cmd::Plot { dir, x, y, rows, title, figures } => {
             let req = output::sweep_plot::PlotRequest {
                 x,

@@ -1,4 +1,4 @@
-//! The scenario files of the reproductions, built into the binary so that `fairway reproduce`
+//! The scenario files of the reproductions and of RFC 8867's test cases, built into the binary so that `fairway reproduce`
 //! runs from any directory. `--scenarios DIR` reads edited copies from disk instead.
 
 /// (paper, [(file stem, text)]): every file of scenarios/<paper>/.
@@ -90,6 +90,8 @@ pub const FILES: &[(&str, &[(&str, &str)])] = &[
             ("ccid3", include_str!("../../../scenarios/dccp-ns2/ccid3.toml")),
         ],
     ),
+    // RFC 8867's test cases, which `fairway suite rmcat` runs, in section order.
+    ("rfc8867", &[("5.1-variable-capacity", include_str!("../../../scenarios/rfc8867/5.1-variable-capacity.toml"))]),
     // Validation scenarios a report shows beside a paper's (checked against ns-2 by the
     // validation suite).
     (
@@ -97,6 +99,11 @@ pub const FILES: &[(&str, &[(&str, &str)])] = &[
         &[("elaarag2002-fig6-reno", include_str!("../../../scenarios/validation/elaarag2002-fig6-reno.toml"))],
     ),
 ];
+
+/// The stems of scenarios/<paper>/, in their order here.
+pub fn stems(paper: &str) -> Vec<&'static str> {
+    FILES.iter().find(|(p, _)| *p == paper).map_or(vec![], |(_, f)| f.iter().map(|(s, _)| *s).collect())
+}
 
 /// The built-in text of scenarios/<paper>/<stem>.toml.
 pub fn file(paper: &str, stem: &str) -> Option<&'static str> {

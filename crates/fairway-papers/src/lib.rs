@@ -19,6 +19,7 @@ mod embedded;
 pub mod iftp_model;
 pub mod janani_tfrc;
 pub mod kadhum2015;
+pub mod rmcat;
 pub mod rules;
 
 use std::path::{Path, PathBuf};

@@ -130,6 +130,8 @@ pub struct RtpSender {
     min_rtt: Option<Dur>,
     rtt: Option<Dur>,
     stats: RtpSenderStats,
+    /// The controller's target at each change (wire bits per second), the first at the start.
+    target_log: Vec<(Time, f64)>,
     /// The previous report's unwrapped time, units of 2^-16 s.
     last_report: Option<u128>,
     /// Reused for each report's results.
@@ -164,6 +166,7 @@ impl RtpSender {
             min_rtt: None,
             rtt: None,
             stats: RtpSenderStats::default(),
+            target_log: vec![],
             last_report: None,
             results: vec![],
         })
@@ -172,6 +175,24 @@ impl RtpSender {
     /// The controller, for reports and tests.
     pub fn controller(&self) -> &dyn RateController {
         self.cc.as_ref()
+    }
+
+    /// The controller's target (wire bits per second) at each change, the first at the start.
+    pub fn target_log(&self) -> &[(Time, f64)] {
+        &self.target_log
+    }
+
+    /// The controller's target now (wire bits per second).
+    pub fn target(&self) -> f64 {
+        self.target_log.last().map_or(0.0, |x| x.1)
+    }
+
+    /// Logs the target if it changed.
+    fn log_target(&mut self, now: Time) {
+        let t = self.cc.target_rate(&self.view(now));
+        if self.target_log.last().is_none_or(|x| x.1 != t) {
+            self.target_log.push((now, t));
+        }
     }
 
     /// What the controller sees now.
@@ -325,6 +346,7 @@ impl RtpSender {
         }
         self.results = results;
         self.maybe_discard(now);
+        self.log_target(now);
     }
 }
 
@@ -344,6 +366,7 @@ impl Endpoint for RtpSender {
         }
         let target = self.cc.target_rate(&self.view(now)) * self.payload_share();
         self.source.start(now, target);
+        self.log_target(now);
         self.next_send = self.next_send.max(now);
     }
 
@@ -372,6 +395,7 @@ impl Endpoint for RtpSender {
         if self.cc.next_timer().is_some_and(|t| t <= now) {
             let view = self.view(now);
             self.cc.on_timer(now, &view);
+            self.log_target(now);
         }
         self.produce(now);
         self.maybe_discard(now);

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use fairway_core::{Bytes, Dur, Time};
 
 use super::*;
-use crate::rtp::sender::RECEIVER_EPOCH;
 use crate::rtp::receiver::{FeedbackInterval, RtpReceiver, RtpReceiverConfig};
+use crate::rtp::sender::RECEIVER_EPOCH;
 
 const MS: u64 = 1_000_000;
 

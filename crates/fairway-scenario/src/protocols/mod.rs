@@ -197,6 +197,6 @@ mod tests {
             assert!(x.name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'), "{}", x.name);
         }
         // flows.csv's columns: a series registered here is a column of every run's flows.csv.
-        assert_eq!(series().iter().map(|x| x.name).collect::<Vec<_>>(), ["scale"]);
+        assert_eq!(series().iter().map(|x| x.name).collect::<Vec<_>>(), ["scale", "target_bps"]);
     }
 }

@@ -37,11 +37,20 @@ use super::{
     CLASS_KEYS,
 };
 use crate::reader::{Res, Tbl};
-use fairway_model::datagram::DatagramFlow;
+use fairway_model::datagram::{DatagramFlow, Series};
 use fairway_model::driver::FlowDriver;
+use fairway_model::results::SeriesInfo;
 
 pub(crate) const REGISTRATION: Registration =
-    Registration { transport: "rtp", apps: &["video"], keys: &[KEYS, CLASS_KEYS], series: &[], parse };
+    Registration { transport: "rtp", apps: &["video"], keys: &[KEYS, CLASS_KEYS], series: &[TARGET.info], parse };
+
+/// The controller's target rate (RFC 8868 §3's sending rate as the controller sets it): at the
+/// end of each bin (flows.csv's `target_bps`) and at every change (target_bps.csv and .svg).
+const TARGET: Series<RtpSender, RtpReceiver> = Series {
+    info: SeriesInfo { name: "target_bps", title: "RTP media target rate (b/s)", decimals: 0 },
+    value: |s, _| s.target(),
+    log: Some(|s, _| s.target_log().to_vec()),
+};
 
 const KEYS: &[&str] = &[
     "cc",
@@ -277,7 +286,7 @@ impl DatagramSpec for RtpSpec {
             interval: self.interval,
             ecn: self.sender.ecn,
         })?;
-        Ok(Box::new(RtpFlow::new(snd, rcv, b.wire)))
+        Ok(Box::new(RtpFlow::new(snd, rcv, b.wire).with_series(&[TARGET])))
     }
 
     fn report(&self, drv: &dyn FlowDriver, _ctx: &ReportContext) -> Option<ProtocolReport> {

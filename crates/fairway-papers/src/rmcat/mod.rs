@@ -1,0 +1,265 @@
+//! `fairway suite rmcat`: RFC 8867's test cases (scenarios/rfc8867/, built in) run with each
+//! RMCAT controller (NADA, SCReAM, GCC) over several seeds, with RFC 8868 §3's measures per case
+//! and controller ([`measures`]), a report per case (rates against the bottleneck's capacity
+//! over time, delay over time and its distribution) and a summary table of cases by controller
+//! (report.md, report.html and summary.csv).
+//!
+//! A case's media flows are its `transport = "rtp"` flows; the suite sets their `cc` to each
+//! controller in turn (a case file names one, which the suite overrides). A controller that
+//! takes no `prio` (RFC 8867 §6.1's priorities exist in NADA alone) runs a case that sets one
+//! without it, and the report says so. The bottleneck whose capacity the measures divide by is
+//! the slowest at time 0 of the case's monitored links (`[monitor] links`), the first of them
+//! on a tie.
+
+pub mod measures;
+mod report;
+
+use std::path::PathBuf;
+
+use toml_edit::{value, DocumentMut};
+
+use fairway_model::delay_hist::DelayHist;
+use fairway_model::results::RunResult;
+use fairway_model::scenario::Scenario;
+
+use crate::{run_text, ReproduceError, ReproduceOptions};
+
+/// The controllers the suite knows, in its order.
+pub const CONTROLLERS: &[&str] = &["nada", "scream", "gcc"];
+
+/// What `fairway suite rmcat` runs.
+#[derive(Debug, Clone)]
+pub struct SuiteOptions {
+    /// Where the case files come from (`scenarios`: `<dir>/rfc8867/<case>.toml`), where the
+    /// reports go, the seeds.
+    pub base: ReproduceOptions,
+    /// The controllers, each one of [`CONTROLLERS`].
+    pub controllers: Vec<String>,
+    /// The cases by file stem; empty: all.
+    pub cases: Vec<String>,
+}
+
+/// The case files' stems, built in, in section order.
+pub fn cases() -> Vec<&'static str> {
+    crate::embedded::stems("rfc8867")
+}
+
+/// One run's measures: the case's media flows together.
+#[derive(Debug, Clone, Default)]
+pub struct Measures {
+    /// The media flows' mean throughput at their receivers, b/s.
+    pub media_rate_bps: f64,
+    /// Their summed rate over the bottleneck's capacity, over 1 s windows while any runs.
+    pub utilisation: Option<f64>,
+    /// Their packets' one-way delay: the mean, and percentiles of all their packets together.
+    pub delay_mean_s: Option<f64>,
+    pub delay_p50_s: Option<f64>,
+    pub delay_p95_s: Option<f64>,
+    pub delay_p99_s: Option<f64>,
+    /// Their packets lost (dropped or lost on the wire) over those sent.
+    pub loss: f64,
+    /// Their feedback bytes over media bytes received, averaged over the flows.
+    pub feedback_overhead: f64,
+    /// Jain's index over their mean throughputs (two or more flows).
+    pub jain: Option<f64>,
+    /// The mean convergence time over the (flow, period) pairs that converged, and how many of
+    /// the pairs did, of how many.
+    pub convergence_s: Option<f64>,
+    pub converged: usize,
+    pub periods: usize,
+}
+
+/// One case run with one controller: its measures per seed, and the first seed's run for the
+/// figures.
+pub struct CaseRun {
+    pub case: String,
+    pub controller: String,
+    pub seeds: Vec<u64>,
+    pub measures: Vec<Measures>,
+    pub first: RunResult,
+    pub scenario: Scenario,
+    /// The case set `prio`, which this controller does not take: it ran without it.
+    pub prio_dropped: bool,
+}
+
+/// The case's text with every RTP flow's `cc` set to `cc`; true if a `prio` was dropped for a
+/// controller other than NADA.
+pub fn with_controller(text: &str, cc: &str) -> Result<(String, bool), String> {
+    let mut doc: DocumentMut = text.parse().map_err(|e| format!("{e}"))?;
+    let mut dropped = false;
+    if let Some(flows) = doc.get_mut("flow").and_then(|f| f.as_array_of_tables_mut()) {
+        for f in flows.iter_mut() {
+            if f.get("transport").and_then(|t| t.as_str()) == Some("rtp") {
+                f.insert("cc", value(cc));
+                if cc != "nada" && f.remove("prio").is_some() {
+                    dropped = true;
+                }
+            }
+        }
+    }
+    Ok((doc.to_string(), dropped))
+}
+
+/// Runs the suite; returns the summary report's path. `progress` hears each case and
+/// controller as it starts.
+pub fn run_suite(opts: &SuiteOptions, progress: &mut dyn FnMut(&str)) -> Result<PathBuf, ReproduceError> {
+    for c in &opts.controllers {
+        if !CONTROLLERS.contains(&c.as_str()) {
+            return Err(ReproduceError::Unknown(format!("controller `{c}` (known: {})", CONTROLLERS.join(", "))));
+        }
+    }
+    let all = cases();
+    let chosen: Vec<String> = if opts.cases.is_empty() {
+        all.iter().map(|s| s.to_string()).collect()
+    } else {
+        for c in &opts.cases {
+            if !all.contains(&c.as_str()) {
+                return Err(ReproduceError::Unknown(format!("case `{c}` (known: {})", all.join(", "))));
+            }
+        }
+        opts.cases.clone()
+    };
+    let out = &opts.base.out;
+    std::fs::create_dir_all(out).map_err(|e| ReproduceError::Io(out.clone(), e))?;
+    let mut runs = vec![];
+    for case in &chosen {
+        let (file, text) = crate::scenario_text(&opts.base, "rfc8867", case)?;
+        let mut case_runs = vec![];
+        for cc in &opts.controllers {
+            let label = format!("{case}/{cc}");
+            let (text, prio_dropped) =
+                with_controller(&text, cc).map_err(|e| ReproduceError::Run(label.clone(), run_error(&label, e)))?;
+            let scenario = fairway_scenario::parse_scenario(&file, &text, case)?;
+            let r = run_text(&opts.base, &label, &file, &text, true, progress)?;
+            let mut measures = vec![];
+            let mut first = None;
+            for res in r.results {
+                let res = res.expect("the suite keeps its runs");
+                measures.push(measure(&scenario, &res));
+                first.get_or_insert(res);
+            }
+            let first = first.expect("at least one seed");
+            case_runs.push(CaseRun {
+                case: case.clone(),
+                controller: cc.clone(),
+                seeds: opts.base.seeds(),
+                measures,
+                first,
+                scenario,
+                prio_dropped,
+            });
+        }
+        report::write_case(&opts.base, case, &case_runs)?;
+        runs.extend(case_runs);
+    }
+    report::write_summary(&opts.base, &runs)
+}
+
+fn run_error(label: &str, e: String) -> fairway_engine::SimError {
+    fairway_engine::SimError::App(label.to_string(), e)
+}
+
+/// The bottleneck: the slowest monitored link at time 0 (the first on a tie); its capacity as
+/// a step function (from s, b/s).
+pub fn bottleneck(sc: &Scenario) -> Option<(usize, Vec<(f64, f64)>)> {
+    let rate0 = |i: usize| sc.links[i].rate.as_bps_f64();
+    let mut best: Option<usize> = None;
+    for &i in &sc.monitor.links {
+        if best.is_none_or(|b| rate0(i) < rate0(b)) {
+            best = Some(i);
+        }
+    }
+    let i = best?;
+    let l = &sc.links[i];
+    let steps = match l.schedule.as_deref() {
+        Some(s) if !s.rate.is_empty() => s.rate.iter().map(|(t, r)| (t.as_secs_f64(), r.as_bps_f64())).collect(),
+        _ => vec![(0.0, l.rate.as_bps_f64())],
+    };
+    Some((i, steps))
+}
+
+/// The media flows' indices: their transport is RTP.
+pub fn media_flows(res: &RunResult) -> Vec<usize> {
+    res.summary.flows.iter().enumerate().filter(|(_, f)| f.transport == "rtp").map(|(i, _)| i).collect()
+}
+
+/// Flow `i`'s rate over 1 s windows: (window start, b/s).
+pub fn window_rates(res: &RunResult, i: usize) -> Vec<(f64, f64)> {
+    let bin = res.bin.as_secs_f64();
+    let bins: Vec<(f64, f64)> =
+        res.flow_bins[i].iter().enumerate().map(|(k, b)| (k as f64 * bin, b.distinct_bytes as f64)).collect();
+    measures::windows(&bins, bin, measures::WINDOW_S)
+}
+
+/// One run's [`Measures`].
+pub fn measure(sc: &Scenario, res: &RunResult) -> Measures {
+    let media = media_flows(res);
+    let flows = &res.summary.flows;
+    let mut m = Measures::default();
+    if media.is_empty() {
+        return m;
+    }
+    let n = media.len() as f64;
+    m.media_rate_bps = media.iter().map(|&i| flows[i].throughput_bps).sum::<f64>() / n;
+    let (sent, lost): (u64, u64) = media.iter().fold((0, 0), |(s, l), &i| {
+        (s + flows[i].sent_pkts, l + flows[i].sent_pkts - flows[i].recv_pkts.min(flows[i].sent_pkts))
+    });
+    m.loss = if sent > 0 { lost as f64 / sent as f64 } else { 0.0 };
+    let recv: u64 = media.iter().map(|&i| flows[i].recv_pkts).sum();
+    m.delay_mean_s = (recv > 0).then(|| {
+        media.iter().map(|&i| flows[i].mean_delay_s.unwrap_or(0.0) * flows[i].recv_pkts as f64).sum::<f64>()
+            / recv as f64
+    });
+    let mut hist = DelayHist::new();
+    for &i in &media {
+        if let Some(h) = res.delay_hists.get(i) {
+            hist.merge(h);
+        }
+    }
+    m.delay_p50_s = hist.quantile_s(0.50);
+    m.delay_p95_s = hist.quantile_s(0.95);
+    m.delay_p99_s = hist.quantile_s(0.99);
+    m.feedback_overhead = media
+        .iter()
+        .filter_map(|&i| flows[i].protocol.as_ref()?.report.json().get("feedback_overhead")?.as_f64())
+        .sum::<f64>()
+        / n;
+    m.jain = measures::jain(&media.iter().map(|&i| flows[i].throughput_bps).collect::<Vec<_>>());
+    let end = res.summary.duration_s;
+    let rates: Vec<Vec<(f64, f64)>> = media.iter().map(|&i| window_rates(res, i)).collect();
+    if let Some((_, capacity)) = bottleneck(sc) {
+        let from = media.iter().map(|&i| flows[i].start_s).fold(f64::INFINITY, f64::min);
+        let to = media.iter().map(|&i| flows[i].stop_s).fold(0.0, f64::max);
+        let mut sum: Vec<(f64, f64)> = rates[0].iter().map(|&(s, _)| (s, 0.0)).collect();
+        for r in &rates {
+            for (k, &(_, v)) in r.iter().enumerate() {
+                if let Some(x) = sum.get_mut(k) {
+                    x.1 += v;
+                }
+            }
+        }
+        m.utilisation = measures::utilisation(&sum, &capacity, from, to);
+        // Periods: the capacity's changes and every flow's start and stop.
+        let mut events: Vec<f64> = capacity.iter().map(|c| c.0).collect();
+        for f in flows {
+            events.push(f.start_s);
+            events.push(f.stop_s);
+        }
+        let mut times = vec![];
+        for (k, &i) in media.iter().enumerate() {
+            let (a, b) = (flows[i].start_s, flows[i].stop_s);
+            for (t0, t1) in measures::periods(&events, end) {
+                if t0 + 1e-9 < a || t1 > b + 1e-9 {
+                    continue;
+                }
+                m.periods += 1;
+                if let Some(t) = measures::convergence_time(&rates[k], t0, t1) {
+                    m.converged += 1;
+                    times.push(t);
+                }
+            }
+        }
+        m.convergence_s = (!times.is_empty()).then(|| times.iter().sum::<f64>() / times.len() as f64);
+    }
+    m
+}
