@@ -91,7 +91,29 @@ pub const FILES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     // RFC 8867's test cases, which `fairway suite rmcat` runs, in section order.
-    ("rfc8867", &[("5.1-variable-capacity", include_str!("../../../scenarios/rfc8867/5.1-variable-capacity.toml"))]),
+    (
+        "rfc8867",
+        &[
+            ("5.1-variable-capacity", include_str!("../../../scenarios/rfc8867/5.1-variable-capacity.toml")),
+            (
+                "5.2-variable-capacity-multiple-flows",
+                include_str!("../../../scenarios/rfc8867/5.2-variable-capacity-multiple-flows.toml"),
+            ),
+            (
+                "5.3-congested-feedback-link",
+                include_str!("../../../scenarios/rfc8867/5.3-congested-feedback-link.toml"),
+            ),
+            ("5.4-competing-same-cc", include_str!("../../../scenarios/rfc8867/5.4-competing-same-cc.toml")),
+            ("5.5-rtt-fairness", include_str!("../../../scenarios/rfc8867/5.5-rtt-fairness.toml")),
+            ("5.6-long-tcp-flow", include_str!("../../../scenarios/rfc8867/5.6-long-tcp-flow.toml")),
+            ("5.6-long-tcp-flow-cubic", include_str!("../../../scenarios/rfc8867/5.6-long-tcp-flow-cubic.toml")),
+            ("5.7-short-tcp-flows", include_str!("../../../scenarios/rfc8867/5.7-short-tcp-flows.toml")),
+            ("5.8-pause-resume", include_str!("../../../scenarios/rfc8867/5.8-pause-resume.toml")),
+            ("6.1-priorities", include_str!("../../../scenarios/rfc8867/6.1-priorities.toml")),
+            ("6.2-ecn", include_str!("../../../scenarios/rfc8867/6.2-ecn.toml")),
+            ("6.3-multiple-bottlenecks", include_str!("../../../scenarios/rfc8867/6.3-multiple-bottlenecks.toml")),
+        ],
+    ),
     // Validation scenarios a report shows beside a paper's (checked against ns-2 by the
     // validation suite).
     (

@@ -8,9 +8,9 @@ fn rates(from: f64, r: &[f64]) -> Vec<(f64, f64)> {
 }
 
 #[test]
-fn a_flow_that_ramps_and_settles_converges_where_it_enters_the_band_for_good() {
+fn a_flow_that_ramps_and_settles_converges_where_it_enters_the_band_and_holds_it() {
     // 0-20 s: ramps 100, 300, 500, 700, 850, then 1000 +- 5% to the end. Settled: the mean of
-    // the last 5 s, 1000; the last window outside 900-1100 is the 850 at 4 s: converged at 5 s.
+    // the last 5 s, 1010; the first five windows in a row within 909-1111 start at 5 s.
     let mut r = vec![100.0, 300.0, 500.0, 700.0, 850.0];
     r.extend((0..15).map(|i| if i % 2 == 0 { 1050.0 } else { 950.0 }));
     let w = rates(0.0, &r);
@@ -19,12 +19,20 @@ fn a_flow_that_ramps_and_settles_converges_where_it_enters_the_band_for_good() {
     assert_eq!(convergence_time(&w, 0.0, 20.0), Some(5.0));
     // Counted from the period's start: the same flow in a period from 40 s.
     assert_eq!(convergence_time(&rates(40.0, &r), 40.0, 60.0), Some(5.0));
+    // One excursion later (a key frame at 12 s) does not move it; one inside the first five
+    // windows does: in the band at 5-7 s, out at 8 s, then five in a row from 9 s.
+    let mut late = r.clone();
+    late[12] = 1300.0;
+    assert_eq!(convergence_time(&rates(0.0, &late), 0.0, 20.0), Some(5.0));
+    let mut early = r.clone();
+    early[8] = 1300.0;
+    assert_eq!(convergence_time(&rates(0.0, &early), 0.0, 20.0), Some(9.0));
 }
 
 #[test]
 fn a_flow_already_settled_converges_at_once_and_one_still_moving_never() {
     assert_eq!(convergence_time(&rates(0.0, &[500.0; 10]), 0.0, 10.0), Some(0.0));
-    // An oscillation of +-30% never stays within 10% of its mean; its last window is outside.
+    // An oscillation of +-30% never holds a 10% band around its mean.
     let osc: Vec<f64> = (0..20).map(|i| if i % 2 == 0 { 1300.0 } else { 700.0 }).collect();
     assert_eq!(convergence_time(&rates(0.0, &osc), 0.0, 20.0), None);
     // Too short a period (under 5 s of settling and one window), or nothing sent: none.

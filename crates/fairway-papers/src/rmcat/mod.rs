@@ -8,8 +8,7 @@
 //! controller in turn (a case file names one, which the suite overrides). A controller that
 //! takes no `prio` (RFC 8867 §6.1's priorities exist in NADA alone) runs a case that sets one
 //! without it, and the report says so. The bottleneck whose capacity the measures divide by is
-//! the slowest at time 0 of the case's monitored links (`[monitor] links`), the first of them
-//! on a tie.
+//! the case's first monitored link (`[monitor] links`).
 
 pub mod measures;
 mod report;
@@ -49,7 +48,8 @@ pub fn cases() -> Vec<&'static str> {
 pub struct Measures {
     /// The media flows' mean throughput at their receivers, b/s.
     pub media_rate_bps: f64,
-    /// Their summed rate over the bottleneck's capacity, over 1 s windows while any runs.
+    /// What the bottleneck carried (every flow's packets) over its capacity, over 1 s windows
+    /// while any media flow runs (RFC 8867 §4.1's bandwidth utilisation).
     pub utilisation: Option<f64>,
     /// Their packets' one-way delay: the mean, and percentiles of all their packets together.
     pub delay_mean_s: Option<f64>,
@@ -73,6 +73,8 @@ pub struct Measures {
 /// figures.
 pub struct CaseRun {
     pub case: String,
+    /// The values of the case's own sweep keys this run took (empty: the case has none).
+    pub variant: String,
     pub controller: String,
     pub seeds: Vec<u64>,
     pub measures: Vec<Measures>,
@@ -123,31 +125,9 @@ pub fn run_suite(opts: &SuiteOptions, progress: &mut dyn FnMut(&str)) -> Result<
     std::fs::create_dir_all(out).map_err(|e| ReproduceError::Io(out.clone(), e))?;
     let mut runs = vec![];
     for case in &chosen {
-        let (file, text) = crate::scenario_text(&opts.base, "rfc8867", case)?;
         let mut case_runs = vec![];
         for cc in &opts.controllers {
-            let label = format!("{case}/{cc}");
-            let (text, prio_dropped) =
-                with_controller(&text, cc).map_err(|e| ReproduceError::Run(label.clone(), run_error(&label, e)))?;
-            let scenario = fairway_scenario::parse_scenario(&file, &text, case)?;
-            let r = run_text(&opts.base, &label, &file, &text, true, progress)?;
-            let mut measures = vec![];
-            let mut first = None;
-            for res in r.results {
-                let res = res.expect("the suite keeps its runs");
-                measures.push(measure(&scenario, &res));
-                first.get_or_insert(res);
-            }
-            let first = first.expect("at least one seed");
-            case_runs.push(CaseRun {
-                case: case.clone(),
-                controller: cc.clone(),
-                seeds: opts.base.seeds(),
-                measures,
-                first,
-                scenario,
-                prio_dropped,
-            });
+            case_runs.extend(run_case(&opts.base, case, cc, progress)?);
         }
         report::write_case(&opts.base, case, &case_runs)?;
         runs.extend(case_runs);
@@ -155,21 +135,65 @@ pub fn run_suite(opts: &SuiteOptions, progress: &mut dyn FnMut(&str)) -> Result<
     report::write_summary(&opts.base, &runs)
 }
 
+/// Runs one case with one controller over the seeds: a [`CaseRun`] per variant of the case's
+/// own sweep.
+pub fn run_case(
+    opts: &ReproduceOptions,
+    case: &str,
+    cc: &str,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<CaseRun>, ReproduceError> {
+    let (file, text) = crate::scenario_text(opts, "rfc8867", case)?;
+    let mut case_runs = vec![];
+    let label = format!("{case}/{cc}");
+    let (text, prio_dropped) =
+        with_controller(&text, cc).map_err(|e| ReproduceError::Run(label.clone(), run_error(&label, e)))?;
+    let r = run_text(opts, &label, &file, &text, true, progress)?;
+    // A case's own [sweep] (RFC 8867's alternatives: §5.1's two delays, §5.6's two queue
+    // sizes) gives variants, each run over the seeds; the seed is the sweep's last axis.
+    let seed_key = r.sweep.keys.len() - 1;
+    let mut variants: Vec<(Vec<String>, Vec<usize>)> = vec![];
+    for (i, p) in r.sweep.points.iter().enumerate() {
+        let key = p.values[..seed_key].to_vec();
+        match variants.iter_mut().find(|v| v.0 == key) {
+            Some(v) => v.1.push(i),
+            None => variants.push((key, vec![i])),
+        }
+    }
+    let mut results: Vec<Option<RunResult>> = r.results;
+    for (values, points) in variants {
+        let scenario = r.sweep.build(points[0])?.scenario;
+        let variant =
+            values.iter().zip(&r.sweep.keys).map(|(v, k)| format!("{k} = {v}")).collect::<Vec<_>>().join(", ");
+        let mut measures = vec![];
+        let mut first = None;
+        for &i in &points {
+            let res = results[i].take().expect("the suite keeps its runs");
+            measures.push(measure(&scenario, &res));
+            first.get_or_insert(res);
+        }
+        case_runs.push(CaseRun {
+            case: case.to_string(),
+            variant,
+            controller: cc.to_string(),
+            seeds: opts.seeds(),
+            measures,
+            first: first.expect("at least one seed"),
+            scenario,
+            prio_dropped,
+        });
+    }
+    Ok(case_runs)
+}
+
 fn run_error(label: &str, e: String) -> fairway_engine::SimError {
     fairway_engine::SimError::App(label.to_string(), e)
 }
 
-/// The bottleneck: the slowest monitored link at time 0 (the first on a tie); its capacity as
-/// a step function (from s, b/s).
+/// The bottleneck: the case's first monitored link (`[monitor] links` as written, or the
+/// first core link); its capacity as a step function (from s, b/s).
 pub fn bottleneck(sc: &Scenario) -> Option<(usize, Vec<(f64, f64)>)> {
-    let rate0 = |i: usize| sc.links[i].rate.as_bps_f64();
-    let mut best: Option<usize> = None;
-    for &i in &sc.monitor.links {
-        if best.is_none_or(|b| rate0(i) < rate0(b)) {
-            best = Some(i);
-        }
-    }
-    let i = best?;
+    let i = *sc.monitor.links.first()?;
     let l = &sc.links[i];
     let steps = match l.schedule.as_deref() {
         Some(s) if !s.rate.is_empty() => s.rate.iter().map(|(t, r)| (t.as_secs_f64(), r.as_bps_f64())).collect(),
@@ -189,6 +213,20 @@ pub fn window_rates(res: &RunResult, i: usize) -> Vec<(f64, f64)> {
     let bins: Vec<(f64, f64)> =
         res.flow_bins[i].iter().enumerate().map(|(k, b)| (k as f64 * bin, b.distinct_bytes as f64)).collect();
     measures::windows(&bins, bin, measures::WINDOW_S)
+}
+
+/// What left a link's queue over 1 s windows from its samples' cumulative departures: (window
+/// start, b/s), each window's bytes the difference of the counters at the last samples at or
+/// before its ends.
+pub fn link_windows(samples: &[fairway_model::results::QueueRow], end: f64) -> Vec<(f64, f64)> {
+    let at = |t: f64| samples.iter().take_while(|r| r.t_s <= t + 1e-9).last().map_or(0, |r| r.departures_bytes);
+    let w = measures::WINDOW_S;
+    (0..(end / w).floor() as usize)
+        .map(|k| {
+            let s = k as f64 * w;
+            (s, (at(s + w) - at(s)) as f64 * 8.0 / w)
+        })
+        .collect()
 }
 
 /// One run's [`Measures`].
@@ -227,18 +265,12 @@ pub fn measure(sc: &Scenario, res: &RunResult) -> Measures {
     m.jain = measures::jain(&media.iter().map(|&i| flows[i].throughput_bps).collect::<Vec<_>>());
     let end = res.summary.duration_s;
     let rates: Vec<Vec<(f64, f64)>> = media.iter().map(|&i| window_rates(res, i)).collect();
-    if let Some((_, capacity)) = bottleneck(sc) {
+    if let Some((link, capacity)) = bottleneck(sc) {
         let from = media.iter().map(|&i| flows[i].start_s).fold(f64::INFINITY, f64::min);
         let to = media.iter().map(|&i| flows[i].stop_s).fold(0.0, f64::max);
-        let mut sum: Vec<(f64, f64)> = rates[0].iter().map(|&(s, _)| (s, 0.0)).collect();
-        for r in &rates {
-            for (k, &(_, v)) in r.iter().enumerate() {
-                if let Some(x) = sum.get_mut(k) {
-                    x.1 += v;
-                }
-            }
+        if let Some((_, samples)) = res.queue_samples.iter().find(|(l, _)| *l == link) {
+            m.utilisation = measures::utilisation(&link_windows(samples, end), &capacity, from, to);
         }
-        m.utilisation = measures::utilisation(&sum, &capacity, from, to);
         // Periods: the capacity's changes and every flow's start and stop.
         let mut events: Vec<f64> = capacity.iter().map(|c| c.0).collect();
         for f in flows {

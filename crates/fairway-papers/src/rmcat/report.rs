@@ -77,18 +77,38 @@ pub(super) fn write_case(opts: &ReproduceOptions, case: &str, runs: &[CaseRun]) 
         "Seeds {}; measures of the media flows together, the mean over the seeds (docs/scenarios.md, \"fairway suite rmcat\", defines each).\n",
         seeds.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")
     );
-    md.push_str(HEADER);
+    let mut variants: Vec<&str> = vec![];
     for r in runs {
-        md.push_str(&row(&r.controller, &mean(&r.measures)));
+        if !variants.contains(&r.variant.as_str()) {
+            variants.push(&r.variant);
+        }
     }
-    md.push('\n');
+    for v in &variants {
+        if !v.is_empty() {
+            let _ = writeln!(md, "### {v}\n");
+        }
+        md.push_str(HEADER);
+        for r in runs.iter().filter(|r| r.variant == *v) {
+            md.push_str(&row(&r.controller, &mean(&r.measures)));
+        }
+        md.push('\n');
+    }
     for r in runs.iter().filter(|r| r.prio_dropped) {
         let _ = writeln!(md, "{} takes no flow priority: it ran this case without `prio`.\n", r.controller);
     }
     md.push_str("## Figures (first seed)\n\n");
-    for r in runs {
+    for (r, k) in runs.iter().zip(0..) {
         let (time, cdf) = figures(r);
-        let (f, g) = (format!("{}.svg", r.controller), format!("{}-delay-cdf.svg", r.controller));
+        // Figures by controller, numbered by variant after the first.
+        let stem = match variants.iter().position(|v| *v == r.variant) {
+            Some(0) | None => r.controller.clone(),
+            Some(n) => format!("{}-{}", r.controller, n + 1),
+        };
+        let _ = k;
+        let (f, g) = (format!("{stem}.svg"), format!("{stem}-delay-cdf.svg"));
+        if !r.variant.is_empty() {
+            let _ = writeln!(md, "### {}, {}\n", r.controller, r.variant);
+        }
         write(&dir.join(&f), &time)?;
         write(&dir.join(&g), &cdf)?;
         let _ = writeln!(
@@ -185,12 +205,13 @@ pub(super) fn write_summary(opts: &ReproduceOptions, runs: &[CaseRun]) -> Result
          capacity (RFC 8868 §3 item 10), over 1 s windows while any runs; convergence: docs/scenarios.md, \"fairway suite rmcat\".\n",
         opts.seeds().iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")
     );
-    md.push_str("| case | controller | media rate (kb/s) | utilisation | delay p50 / p95 (ms) | loss | Jain | convergence (s) |\n|---|---|---|---|---|---|---|---|\n");
+    md.push_str("| case | variant | controller | media rate (kb/s) | utilisation | delay p50 / p95 (ms) | loss | Jain | convergence (s) |\n|---|---|---|---|---|---|---|---|---|\n");
     for r in runs {
         let m = mean(&r.measures);
         let _ = writeln!(
             md,
-            "| [{c}]({c}/report.md) | {} | {:.0} | {} | {} / {} | {:.2}% | {} | {} ({} / {}) |",
+            "| [{c}]({c}/report.md) | {} | {} | {:.0} | {} | {} / {} | {:.2}% | {} | {} ({} / {}) |",
+            r.variant,
             r.controller,
             m.media_rate_bps / 1e3,
             num(m.utilisation, 2),
@@ -205,15 +226,16 @@ pub(super) fn write_summary(opts: &ReproduceOptions, runs: &[CaseRun]) -> Result
         );
     }
     let mut csv = String::from(
-        "case,controller,seed,media_rate_bps,utilisation,delay_mean_s,delay_p50_s,delay_p95_s,delay_p99_s,loss,feedback_overhead,jain,convergence_s,converged,periods\n",
+        "case,variant,controller,seed,media_rate_bps,utilisation,delay_mean_s,delay_p50_s,delay_p95_s,delay_p99_s,loss,feedback_overhead,jain,convergence_s,converged,periods\n",
     );
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v}"));
     for r in runs {
         for (seed, m) in r.seeds.iter().zip(&r.measures) {
             let _ = writeln!(
                 csv,
-                "{},{},{seed},{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},\"{}\",{},{seed},{},{},{},{},{},{},{},{},{},{},{},{}",
                 r.case,
+                r.variant.replace('"', "\"\""),
                 r.controller,
                 m.media_rate_bps,
                 opt(m.utilisation),
