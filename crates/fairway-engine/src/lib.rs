@@ -325,7 +325,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
         return Err(SimError::Conservation(problems.join("\n")));
     }
 
-    let mut classes = class_summaries(sc, &flows, &to_deliver_of, from.as_secs_f64());
+    let mut classes = class_summaries(sc, &flows, &to_deliver_of, from.as_secs_f64(), &delay_hists);
     let (jain_index_flows, jain_index_classes) = fairness::annotate(&mut flows, &bottlenecks, &mut classes);
 
     let shown: Vec<LinkSummary> = links

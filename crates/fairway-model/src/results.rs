@@ -366,6 +366,14 @@ pub struct ClassSummary {
     pub tcp_friendliness: Option<f64>,
     #[serde(default)]
     pub equation_ratio: Option<f64>,
+    /// The 50th, 95th and 99th percentiles of the one-way delays of all its flows' packets
+    /// together (their histograms merged; the relative error of one, 2^-7).
+    #[serde(default)]
+    pub delay_p50_s: Option<f64>,
+    #[serde(default)]
+    pub delay_p95_s: Option<f64>,
+    #[serde(default)]
+    pub delay_p99_s: Option<f64>,
 }
 
 /// What a quantity a protocol reports of its flows is, as the outputs name it (a media
@@ -675,9 +683,16 @@ pub fn class_names(sc: &Scenario) -> Vec<&'static str> {
 
 /// Per traffic class (the order of [`class_names`]), the sums of its flows' summaries:
 /// `to_deliver[i]` is what flow i had to deliver (what it sent, and what was on its way when
-/// the measurement began), `from_s` when the measurement began. A live run's results use it
-/// too.
-pub fn class_summaries(sc: &Scenario, flows: &[FlowSummary], to_deliver: &[u64], from_s: f64) -> Vec<ClassSummary> {
+/// the measurement began), `from_s` when the measurement began, `delay_hists[i]` flow i's
+/// delays (missing or empty for a flow whose delays are not measured). A live run's results
+/// use it too.
+pub fn class_summaries(
+    sc: &Scenario,
+    flows: &[FlowSummary],
+    to_deliver: &[u64],
+    from_s: f64,
+    delay_hists: &[DelayHist],
+) -> Vec<ClassSummary> {
     class_names(sc)
         .into_iter()
         .map(|class| {
@@ -692,6 +707,10 @@ pub fn class_summaries(sc: &Scenario, flows: &[FlowSummary], to_deliver: &[u64],
             // A class's throughput is over its active time, as a flow's is: the time at least
             // one of its flows was active.
             let active = metrics::union_length(fl.iter().map(|f| (f.start_s.max(from_s), f.stop_s)));
+            let mut hist = DelayHist::new();
+            for (_, h) in flows.iter().zip(delay_hists).filter(|(f, _)| f.class == class) {
+                hist.merge(h);
+            }
             ClassSummary {
                 class,
                 flows: fl.len() as u64,
@@ -707,6 +726,9 @@ pub fn class_summaries(sc: &Scenario, flows: &[FlowSummary], to_deliver: &[u64],
                 jain_index: metrics::jain(&rates),
                 tcp_friendliness: None,
                 equation_ratio: None,
+                delay_p50_s: hist.quantile_s(0.50),
+                delay_p95_s: hist.quantile_s(0.95),
+                delay_p99_s: hist.quantile_s(0.99),
             }
         })
         .collect()

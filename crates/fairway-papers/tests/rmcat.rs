@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use fairway_papers::rmcat::{cases, media_flows, run_case, run_suite, window_rates, CaseRun, SuiteOptions, CONTROLLERS};
+use fairway_papers::rmcat::{
+    cases, media_flows, run_case, run_suite, window_rates, CaseRun, SuiteOptions, CONTROLLERS,
+};
 use fairway_papers::ReproduceOptions;
 
 fn opts(out: PathBuf, reps: usize) -> ReproduceOptions {
@@ -19,7 +21,8 @@ fn scratch(name: &str) -> PathBuf {
 /// The first variant of `case` (its first sweep values) with `cc`, one seed.
 fn run(case: &str, cc: &str) -> CaseRun {
     let dir = scratch(&format!("{case}-{cc}"));
-    let mut runs = run_case(&opts(dir.clone(), 1), case, cc, &mut |_| {}).unwrap_or_else(|e| panic!("{case}/{cc}: {e}"));
+    let mut runs =
+        run_case(&opts(dir.clone(), 1), case, cc, &mut |_| {}).unwrap_or_else(|e| panic!("{case}/{cc}: {e}"));
     let _ = std::fs::remove_dir_all(&dir);
     runs.remove(0)
 }
@@ -27,7 +30,8 @@ fn run(case: &str, cc: &str) -> CaseRun {
 /// The mean rate (b/s) of flow `name` over the 1 s windows starting in [from, to).
 fn mean_rate(r: &CaseRun, name: &str, from: f64, to: f64) -> f64 {
     let i = r.first.summary.flows.iter().position(|f| f.name == name).unwrap_or_else(|| panic!("no flow {name}"));
-    let w: Vec<f64> = window_rates(&r.first, i).into_iter().filter(|&(s, _)| s >= from && s < to).map(|x| x.1).collect();
+    let w: Vec<f64> =
+        window_rates(&r.first, i).into_iter().filter(|&(s, _)| s >= from && s < to).map(|x| x.1).collect();
     w.iter().sum::<f64>() / w.len() as f64
 }
 

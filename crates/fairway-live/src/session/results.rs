@@ -128,7 +128,7 @@ pub struct LiveRun<'a> {
 /// The run as the simulator's result: what the results folder is written from.
 pub fn run_result(sc: &Scenario, bottleneck: usize, run: LiveRun) -> RunResult {
     let to_deliver: Vec<u64> = run.flows.iter().map(|f| f.sent_pkts).collect();
-    let mut classes = fairway_model::results::class_summaries(sc, &run.flows, &to_deliver, 0.0);
+    let mut classes = fairway_model::results::class_summaries(sc, &run.flows, &to_deliver, 0.0, &run.delay_hists);
     let mut flows = run.flows;
     // The bottleneck the live run emulates is every flow's.
     let bottlenecks = vec![Some(bottleneck); flows.len()];
