@@ -307,8 +307,10 @@ pub fn testbed(
         let (snd, rcv) = drv.ends().expect("a datagram flow has its two ends");
         // Both ends are this process's: a fresh key binds them, as `fairway key` would.
         let key = fairway_live::Key::fresh().map_err(other)?;
-        live_ends.push(LiveEnd::new(snd, sp, *i as u32, Role::Sender { to, start, stop }, key.clone()));
-        live_ends.push(LiveEnd::new(rcv, rp, *i as u32, Role::Receiver, key));
+        live_ends.push(
+            LiveEnd::new(snd, sp, *i as u32, Role::Sender { to, start, stop }, key.clone()).with_pauses(&p.f.pauses),
+        );
+        live_ends.push(LiveEnd::new(rcv, rp, *i as u32, Role::Receiver, key).with_pauses(&p.f.pauses));
         which.push(*i);
     }
 

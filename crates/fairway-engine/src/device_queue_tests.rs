@@ -98,6 +98,7 @@ fn flow(name: &str, from: u32, to: u32, start: Dur, stop: Option<Dur>, app: AppS
         start_spread: Dur::ZERO,
         stop: stop.map(|s| Time::ZERO + s),
         send_jitter: Dur::ZERO,
+        pauses: vec![],
         app,
     }
 }

@@ -270,6 +270,11 @@ impl<'a> Sim<'a> {
             if let Some(stop) = f.stop {
                 self.q.push(stop, Ev::FlowStop(i as u32));
             }
+            // A pause stops the sender's endpoint and a resume starts it again, its session kept.
+            for &(at, until) in &f.pauses {
+                self.q.push(at, Ev::FlowStop(i as u32));
+                self.q.push(until, Ev::FlowStart(i as u32));
+            }
         }
         if !self.sc.monitor.links.is_empty() {
             self.q.push(Time::ZERO, Ev::QueueSample);

@@ -362,6 +362,12 @@ pub struct LiveEnd<'a> {
     /// The datagram held far ahead ([`Fate::Held`]): its header, its encoding, whether it was
     /// marked, its one-way delay.
     held: Option<(Header, Vec<u8>, bool, f64)>,
+    /// The flow's pauses (its `pause` spells), in time order: a sender stops its endpoint at
+    /// each start and starts it again at each end; a receiver does not count a pause as idle.
+    pauses: Vec<(Time, Time)>,
+    /// The pauses a sender has entered, and whether it is in one now.
+    pauses_done: usize,
+    paused: bool,
     pub counts: EndCounts,
     /// The one-way delays of the datagrams it received, for their percentiles and CDF (kept
     /// out of `counts`, which is copied at every snapshot).
@@ -390,9 +396,37 @@ impl<'a> LiveEnd<'a> {
             lies: false,
             key,
             held: None,
+            pauses: vec![],
+            pauses_done: 0,
+            paused: false,
             counts: EndCounts::default(),
             delays: DelayHist::new(),
         }
+    }
+
+    /// The flow pauses in these spells ([`fairway_model::scenario::FlowSpec::pauses`]).
+    pub fn with_pauses(mut self, pauses: &[(Time, Time)]) -> Self {
+        self.pauses = pauses.to_vec();
+        self
+    }
+
+    /// When a receiver that last heard from its sender at `last` gives up: [`IDLE`] later, or,
+    /// if a pause begins before then, [`IDLE`] after that pause ends.
+    fn idle_deadline(&self, last: Time) -> Time {
+        let mut d = last + IDLE;
+        for &(at, until) in &self.pauses {
+            if at <= d && until + IDLE > d {
+                d = until + IDLE;
+            }
+        }
+        d
+    }
+
+    /// The next pause edge of a running sender: where its pause starts, or, in one, where it
+    /// ends.
+    fn pause_edge(&self) -> Option<Time> {
+        let &(at, until) = self.pauses.get(self.pauses_done)?;
+        Some(if self.paused { until } else { at })
     }
 
     /// A receiver that hides losses: its echoes say every datagram arrived, as a receiver
@@ -514,6 +548,18 @@ impl<'a> LiveEnd<'a> {
                 self.end.start(now);
                 self.drain(now, clock, enc, out);
             }
+            while self.phase == Phase::Running && self.pause_edge().is_some_and(|t| t <= now && t < stop) {
+                if self.paused {
+                    self.paused = false;
+                    self.pauses_done += 1;
+                    self.end.start(now);
+                    self.drain(now, clock, enc, out);
+                } else {
+                    self.paused = true;
+                    self.end.stop(now);
+                    self.timer = None;
+                }
+            }
             if self.phase == Phase::Running && now >= stop {
                 self.stop_app(now);
             }
@@ -528,7 +574,10 @@ impl<'a> LiveEnd<'a> {
                 self.phase = if left > 1 { Phase::Ending { left: left - 1, next: now + END_GAP } } else { Phase::Done };
             }
             Phase::Lingering { until } if now >= until => self.phase = Phase::Done,
-            Phase::Running if self.role == Role::Receiver && self.counts.last_recv.is_some_and(|l| now >= l + IDLE) => {
+            Phase::Running
+                if self.role == Role::Receiver
+                    && self.counts.last_recv.is_some_and(|l| now >= self.idle_deadline(l)) =>
+            {
                 self.phase = Phase::Done
             }
             _ => {}
@@ -539,9 +588,11 @@ impl<'a> LiveEnd<'a> {
     fn next_wake(&self) -> Option<Time> {
         match (self.phase, self.role) {
             (Phase::Waiting, Role::Sender { start, .. }) => Some(start),
-            (Phase::Running, Role::Sender { stop, .. }) => Some(self.timer.map_or(stop, |t| t.min(stop))),
+            (Phase::Running, Role::Sender { stop, .. }) => {
+                [self.timer, self.pause_edge(), Some(stop)].into_iter().flatten().min()
+            }
             (Phase::Running, Role::Receiver) => {
-                let idle = self.counts.last_recv.map(|l| l + IDLE);
+                let idle = self.counts.last_recv.map(|l| self.idle_deadline(l));
                 [self.timer, idle].into_iter().flatten().min()
             }
             (Phase::Ending { next, .. }, _) => Some(next),

@@ -135,6 +135,10 @@ pub struct FlowSpec {
     /// enters the first link, in order (a packet never overtakes the one before it): the random
     /// host processing time that breaks phase effects (Floyd & Jacobson 1992). 0 = none.
     pub send_jitter: Dur,
+    /// Spells in which the application pauses and resumes with its session kept (`pause =
+    /// [{ at, until }, ...]`, RFC 8867 §5.8), in time order, each within [start, stop); the
+    /// sender's endpoint stops at `at` and starts again at `until`. Empty: none.
+    pub pauses: Vec<(Time, Time)>,
     pub app: AppSpec,
 }
 

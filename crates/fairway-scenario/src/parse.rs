@@ -37,7 +37,8 @@ const LINK_KEYS: &[&str] =
     &["between", "from", "to", "rate", "delay", "jitter", "queue", "loss", "device_queue", "count"];
 /// The largest `device_queue` accepted: far beyond any device's ring (ns-3's default is 100).
 const DEVICE_QUEUE_MAX: i64 = 1_000_000;
-const FLOW_KEYS_COMMON: &[&str] = &["name", "app", "transport", "from", "to", "start", "stop", "count", "send_jitter"];
+const FLOW_KEYS_COMMON: &[&str] =
+    &["name", "app", "transport", "from", "to", "start", "stop", "count", "send_jitter", "pause"];
 const TCP_KEYS: &[&str] = &[
     "packet_size",
     "window",
@@ -516,6 +517,7 @@ impl Builder {
             }
             None => None,
         };
+        let pauses = parse_pauses(t, latest, stop.unwrap_or(Time::ZERO + duration))?;
         // A random host delay before each data packet (docs/semantics.md, phase effects).
         let send_jitter = match t.get("send_jitter") {
             Some(v) => v.dur()?,
@@ -606,7 +608,12 @@ impl Builder {
             }
         };
         self.check_routes(t, from, to, &app, router)?;
-        Ok(FlowSpec { name, group: group.to_string(), from, to, start, start_spread, stop, send_jitter, app })
+        if !pauses.is_empty() && !matches!(&app, AppSpec::Datagram(d) if d.spec.transport() == "rtp") {
+            return Err(t
+                .req("pause")?
+                .error("`pause` keeps a session across a spell of silence: RTP flows have it (transport = \"rtp\")"));
+        }
+        Ok(FlowSpec { name, group: group.to_string(), from, to, start, start_spread, stop, send_jitter, pauses, app })
     }
 
     /// Another entry of a `count` group whose first entry gave `first`: its own name and ends,
@@ -1205,4 +1212,32 @@ fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
         s.sink.quick_ack = v.bool()?;
     }
     Ok(s)
+}
+
+/// `pause = [{ at = "40s", until = "60s" }, ...]`: spells in time order, each after the flow's
+/// latest start and ending before it stops, none overlapping.
+fn parse_pauses(t: &Tbl, latest_start: Time, stop: Time) -> Res<Vec<(Time, Time)>> {
+    let Some(v) = t.get("pause") else { return Ok(vec![]) };
+    let mut out: Vec<(Time, Time)> = vec![];
+    for p in v.tables()? {
+        let (at_v, until_v) = (p.req("at")?, p.req("until")?);
+        p.finish(&["at", "until"])?;
+        let (at, until) = (at_v.time()?, until_v.time()?);
+        if at <= latest_start {
+            return Err(at_v.error(format!("pauses at {at}, not after the flow starts ({latest_start})")));
+        }
+        if until <= at {
+            return Err(until_v.error(format!("resumes at {until}, not after the pause at {at}")));
+        }
+        if until >= stop {
+            return Err(until_v.error(format!("resumes at {until}, not before the flow stops ({stop})")));
+        }
+        if let Some(&(_, prev)) = out.last() {
+            if at <= prev {
+                return Err(at_v.error(format!("pauses at {at}, before the previous pause ends ({prev})")));
+            }
+        }
+        out.push((at, until));
+    }
+    Ok(out)
 }

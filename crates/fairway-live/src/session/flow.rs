@@ -130,7 +130,7 @@ pub fn send(
     let clock = Clock::new();
     let counts = {
         let (snd, _) = drv.ends().expect("a datagram flow (see `flow`) has its two ends");
-        let mut e = [LiveEnd::new(snd, port, i as u32, Role::Sender { to, start, stop }, key)];
+        let mut e = [LiveEnd::new(snd, port, i as u32, Role::Sender { to, start, stop }, key).with_pauses(&f.pauses)];
         // Past its stop, a sender only sends its end of flow; this is a bound, not a wait.
         let until = stop + Dur(ends::END_GAP.0 * (ends::END_COPIES as u64 + 1));
         ends::run(&mut e, &clock, Some(until), ses.stop, None).map_err(|e| Failure::Other(e.to_string()))?;
@@ -370,7 +370,9 @@ pub fn recv(
     let clock = Clock::new();
     let (counts, peer, delays) = {
         let (_, rcv) = drv.ends().expect("a datagram flow (see `flow`) has its two ends");
-        let e = LiveEnd::new(rcv, port, i as u32, Role::Receiver, key);
+        // The pauses in the receiver's own time, which began before the sender's: a pause ends
+        // a little later than it says here, well within IDLE after it.
+        let e = LiveEnd::new(rcv, port, i as u32, Role::Receiver, key).with_pauses(&f.pauses);
         let mut e = [if hide_losses { e.hiding_losses() } else { e }];
         ends::run(&mut e, &clock, limit.map(|d| Time::ZERO + d), ses.stop, None)
             .map_err(|e| Failure::Other(e.to_string()))?;

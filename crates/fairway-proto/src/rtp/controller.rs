@@ -67,6 +67,10 @@ pub trait RateController: Send {
     /// The sender starts at `now`.
     fn start(&mut self, _now: Time) {}
 
+    /// The sender resumes at `now` after a pause (RFC 8867 §5.8): the controller keeps what it
+    /// learnt; a timer of its own that measures the time between updates starts again here.
+    fn resume(&mut self, _now: Time) {}
+
     /// A media packet of `size` (extended sequence number `seq`) leaves at `now`.
     fn on_sent(&mut self, _now: Time, _seq: u64, _size: Bytes, _view: &SenderView) {}
 

@@ -404,6 +404,13 @@ impl RateController for Nada {
         self.t_last = now;
     }
 
+    /// A pause is no feedback interval: §4.3's delta counts from the resumption (our choice;
+    /// the RFC has no pauses), so that eq. (7)'s offset term does not take the whole pause as
+    /// one interval.
+    fn resume(&mut self, now: Time) {
+        self.t_last = now;
+    }
+
     fn on_feedback(&mut self, now: Time, packets: &[PacketResult], view: &SenderView) {
         // The report's own receiver time dates its losses: the latest arrival it reports, or
         // the newest seen before it.

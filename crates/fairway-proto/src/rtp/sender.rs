@@ -363,6 +363,8 @@ impl Endpoint for RtpSender {
         if self.stats.frames == 0 {
             self.started_at = now;
             self.cc.start(now);
+        } else {
+            self.cc.resume(now);
         }
         let target = self.cc.target_rate(&self.view(now)) * self.payload_share();
         self.source.start(now, target);
