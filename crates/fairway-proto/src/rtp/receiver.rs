@@ -5,11 +5,18 @@
 //! Choices left open, stated here:
 //! - the first report is due one interval after the first packet arrives; afterwards one each
 //!   interval while there is something new, and the timer rests while nothing arrives (a report
-//!   of nothing tells the sender nothing RFC 8888 can say);
+//!   of nothing tells the sender nothing RFC 8888 can say); the first packet after a rest makes
+//!   the next report due one interval (at the current rate) after it;
+//! - under RFC 8298 §4.2.2's media-rate interval, the media rate is the wire bits received over
+//!   the last [`MEDIA_RATE_WINDOW`] (or since the first packet, if sooner): over one 20 ms
+//!   interval alone a 25 fps source's rate reads as zero half the time, and each zero stretched
+//!   the next interval to 400 ms;
 //! - a report covers at most [`MAX_REPORTS`] packets so that it fits a 1500-byte datagram;
 //!   more waiting go in further reports at the same instant;
 //! - a packet's ECN codepoint is CE if a queue marked it, else ECT(0) if the flow is ECN-capable,
 //!   else Not-ECT (fairway's packets carry no ECT(1)).
+
+use std::collections::VecDeque;
 
 use fairway_core::{Bytes, Dur, Time};
 
@@ -21,6 +28,10 @@ use crate::endpoint::{Arrival, Endpoint, Malformed, Transmit};
 /// Metric blocks per report: (1500 - 28 of IP and UDP - 12 fixed - 8 of stream header) / 2,
 /// rounded down to an even count.
 pub const MAX_REPORTS: usize = 726;
+
+/// The span of arrivals the media-rate interval's rate is measured over (a choice: several
+/// frames of any usual frame rate, short against the 10 s of rate changes RMCAT tests for).
+pub const MEDIA_RATE_WINDOW: Dur = Dur(1_000_000_000);
 
 /// When the receiver reports.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -74,9 +85,11 @@ pub struct RtpReceiver {
     rec: Recorder,
     next_report: Option<Time>,
     pending: Vec<Feedback>,
-    /// Wire bytes since the last report, for the media-rate interval.
-    bytes_since: u64,
-    last_report: Time,
+    /// Arrivals (time, wire bytes) of the last [`MEDIA_RATE_WINDOW`], their total, and the
+    /// first arrival ever, for the media-rate interval.
+    arrivals: VecDeque<(Time, u64)>,
+    window_bytes: u64,
+    first_arrival: Option<Time>,
     stats: RtpReceiverStats,
 }
 
@@ -92,8 +105,9 @@ impl RtpReceiver {
             cfg,
             next_report: None,
             pending: vec![],
-            bytes_since: 0,
-            last_report: Time::ZERO,
+            arrivals: VecDeque::new(),
+            window_bytes: 0,
+            first_arrival: None,
             stats: RtpReceiverStats::default(),
         })
     }
@@ -116,10 +130,36 @@ impl RtpReceiver {
         self.stats.bytes_received += size.0;
         self.stats.media_bytes_received += payload.0;
         self.stats.frames_completed += h.marker as u64;
-        self.bytes_since += size.0;
+        if let FeedbackInterval::MediaRate = self.cfg.interval {
+            self.arrivals.push_back((now, size.0));
+            self.window_bytes += size.0;
+        }
+        let first = *self.first_arrival.get_or_insert(now);
         if self.next_report.is_none() {
-            self.last_report = now;
-            self.next_report = Some(now + self.cfg.interval.at(0.0));
+            // The first report: one interval at no rate (nothing measured yet); after a rest,
+            // one interval at the rate of the last MEDIA_RATE_WINDOW.
+            let rate = if first == now { 0.0 } else { self.media_rate(now) };
+            self.next_report = Some(now + self.cfg.interval.at(rate));
+        }
+    }
+
+    /// Wire bits per second received over the last [`MEDIA_RATE_WINDOW`] (since the first
+    /// arrival, if that is sooner).
+    fn media_rate(&mut self, now: Time) -> f64 {
+        while let Some(&(t, b)) = self.arrivals.front() {
+            if now.saturating_since(t) > MEDIA_RATE_WINDOW {
+                self.arrivals.pop_front();
+                self.window_bytes -= b;
+            } else {
+                break;
+            }
+        }
+        let since = self.first_arrival.map_or(Dur::ZERO, |f| now.saturating_since(f));
+        let span = since.min(MEDIA_RATE_WINDOW).as_secs_f64();
+        if span > 0.0 {
+            self.window_bytes as f64 * 8.0 / span
+        } else {
+            0.0
         }
     }
 
@@ -130,10 +170,7 @@ impl RtpReceiver {
             self.pending.push(fb);
             any = true;
         }
-        let span = now.saturating_since(self.last_report).as_secs_f64();
-        let rate = if span > 0.0 { self.bytes_since as f64 * 8.0 / span } else { 0.0 };
-        self.bytes_since = 0;
-        self.last_report = now;
+        let rate = self.media_rate(now);
         self.next_report = any.then(|| now + self.cfg.interval.at(rate));
     }
 }

@@ -308,3 +308,42 @@ fn report_timestamps_unwrap_continuously_whatever_the_receivers_clock_reads() {
         }
     }
 }
+
+#[test]
+fn under_rfc_8298_a_gap_between_frames_does_not_stretch_the_next_interval() {
+    // 1 Mb/s as frames of 5 packets of 1250 bytes every 50 ms, each frame's packets 1 ms
+    // apart: a 20 ms report often finds nothing new and the timer rests. The next report is
+    // due one interval at the rate of the last second (20 ms) after the next packet, never 400
+    // ms (the interval at no rate), which made SCReAM's feedback sparse through the full stack:
+    // here at most 50 ms (a 20 ms report, the rest, 30 ms to the next frame, 20 ms after it).
+    let mut r =
+        RtpReceiver::new(RtpReceiverConfig { ssrc: 1, own_ssrc: 2, interval: FeedbackInterval::MediaRate, ecn: false })
+            .unwrap();
+    let mut arrivals: Vec<Time> = (0..200u64).flat_map(|f| (0..5u64).map(move |k| Time((f * 50 + k) * MS))).collect();
+    arrivals.reverse();
+    let mut reports = vec![];
+    let mut seq = 0u16;
+    let end = Time(10_000 * MS);
+    loop {
+        let next_arrival = arrivals.last().copied();
+        let next = [next_arrival, r.poll_timeout()].into_iter().flatten().min();
+        let Some(now) = next.filter(|&t| t < end) else { break };
+        if next_arrival == Some(now) {
+            arrivals.pop();
+            let header =
+                RtpHeader { marker: false, payload_type: 96, seq, timestamp: 0, ssrc: 1, transport_seq: Some(seq) };
+            seq = seq.wrapping_add(1);
+            r.handle(now, &RtpPacket { header }, Arrival { ce: false, size: Bytes(1250), payload: Bytes(1230) });
+        } else {
+            r.handle_timeout(now);
+        }
+        while r.poll_transmit(now).is_some() {
+            reports.push(now);
+        }
+    }
+    let late: Vec<f64> =
+        reports.windows(2).filter(|w| w[0] > Time(2_000 * MS)).map(|w| (w[1] - w[0]).as_secs_f64()).collect();
+    let worst = late.iter().copied().fold(0.0, f64::max);
+    assert!(worst < 0.06, "reports up to {worst:.3} s apart");
+    assert!(late.len() >= 150, "{} reports in 8 s", late.len());
+}

@@ -9,16 +9,30 @@
 //!   omits the last term, and as printed would add the whole current rate to the target at each
 //!   adjustment; the RFC's reference implementation ([SCReAM-CPP-implementation], ScreamTx.cpp
 //!   at 972a83f, `increment -= targetBitrate`) subtracts it;
-//! - rate_transmit and rate_ack are the bits sent and the bits reported received over the
-//!   interval since the previous adjustment (§4.1.3: "updated every 200 ms");
+//! - rate_transmit and rate_ack are the bits sent and the bits reported received over the last
+//!   [`RATE_MEASURE_SPAN_SECS`] (400 ms: the last two adjustment intervals), updated at each
+//!   adjustment (§4.1.3: "updated every 200 ms", over a span it does not give): the reference
+//!   implementation's span (ScreamTx.cpp at 972a83f: 8 samples of 50 ms averaged). Over one
+//!   200 ms interval alone a 25 fps encoder's 4 to 6 frames (RFC 8593's Laplacian frame
+//!   intervals and sizes) read as 20 % above or below its rate, and current_rate's dips pull the
+//!   target down at once while its rises lift it by at most a ramp-up step;
 //! - rate_media, the encoder's output, is not told to the controller: it is the bits sent plus
-//!   the RTP queue's growth over the interval (at least 0), so a discarded queue reads as
+//!   the RTP queue's growth over the same span (at least 0), so a discarded queue reads as
 //!   output not made; rate_media_median ("computed over more than 10 s") is the median of the
 //!   samples of the last 10 s and one more;
 //! - target_bitrate_last_max is set to the target when congestion is detected (§4.1.3): at a
 //!   loss or ECN event (before the cut) and when fast increase mode ends on the qdelay trend;
 //! - `rtp_queue_size / current_rate_t` with no rate measured is infinite if the queue holds
-//!   anything (and 0 if not).
+//!   anything (and 0 if not);
+//! - rtp_queue_size, in the adjustment's two RTP-queue terms (TX_QUEUE_SIZE_FACTOR's and "if
+//!   RTP queue builds up"), is the least the queue held at any send, report or timer of the
+//!   interval and at the adjustment: the queue that stayed. A frame is queued whole and paced out
+//!   over a good part of the frame interval (§4.1.2.6 paces at cwnd / s_rtt, about twice the
+//!   media rate), so the queue at one instant holds the newest frame or not by the timer's phase
+//!   alone: at 1 Mb/s and 25 fps a frame of 5 kB read as 40 ms of queue, over RTP_QDELAY_TH, at
+//!   a fifth of the adjustments through the full stack, each cutting the target by 5 % with
+//!   nothing building up. (The reference implementation likewise leaves the newest frame out:
+//!   ScreamTx.cpp at 972a83f, `bytesInQueue() - getSizeOfLastFrame()`.)
 
 use std::collections::VecDeque;
 
@@ -30,6 +44,19 @@ use super::ScreamConfig;
 
 /// rate_media_median's span (§4.1.1.2: "computed over more than 10 s").
 pub const RATE_MEDIA_MEDIAN_SPAN_SECS: f64 = 10.0;
+/// The span rate_transmit, rate_ack and rate_media are measured over, seconds (the reference
+/// implementation's 8 x 50 ms).
+pub const RATE_MEASURE_SPAN_SECS: f64 = 0.4;
+
+/// One adjustment interval's measurements: its length (s), bytes sent, bytes reported received,
+/// and bytes the encoder made (sent plus the RTP queue's growth).
+#[derive(Debug, Clone, Copy)]
+struct Interval {
+    dt: f64,
+    sent: f64,
+    acked: f64,
+    made: f64,
+}
 
 /// The media rate control of one SCReAM stream.
 #[derive(Debug, Clone)]
@@ -48,7 +75,12 @@ pub struct MediaRateControl {
     bytes_sent: u64,
     bytes_acked: u64,
     queue_bytes_then: u64,
+    /// The least the RTP queue held in the interval (bytes), of what the controller was shown.
+    queue_min: Option<u64>,
     last_adjust: Option<Time>,
+    /// The intervals of the last RATE_MEASURE_SPAN_SECS, oldest first, and how many are kept.
+    intervals: VecDeque<Interval>,
+    intervals_len: usize,
 }
 
 impl MediaRateControl {
@@ -67,7 +99,10 @@ impl MediaRateControl {
             bytes_sent: 0,
             bytes_acked: 0,
             queue_bytes_then: 0,
+            queue_min: None,
             last_adjust: None,
+            intervals: VecDeque::new(),
+            intervals_len: ((RATE_MEASURE_SPAN_SECS / interval).round() as usize).max(1),
             cfg: cfg.clone(),
         }
     }
@@ -104,6 +139,11 @@ impl MediaRateControl {
         self.bytes_acked += bytes;
     }
 
+    /// The RTP queue holds `bytes` now (at a send, a report or a timer).
+    pub fn observe_queue(&mut self, bytes: u64) {
+        self.queue_min = Some(self.queue_min.map_or(bytes, |m| m.min(bytes)));
+    }
+
     /// §4.1.3 "on loss" / "on ecn_mark": the target is cut at once, by BETA_R or BETA_ECN,
     /// and the adjustment is "exited" (the regular one runs on at its interval).
     pub fn on_congestion(&mut self, kind: Congestion) {
@@ -125,10 +165,21 @@ impl MediaRateControl {
         let dt = self.last_adjust.map_or(0.0, |t| (now - t).as_secs_f64());
         self.last_adjust = Some(now);
         if dt > 0.0 {
-            self.rate_transmit = self.bytes_sent as f64 * 8.0 / dt;
-            self.rate_ack = self.bytes_acked as f64 * 8.0 / dt;
             let made = self.bytes_sent as f64 + view.queue_bytes as f64 - self.queue_bytes_then as f64;
-            self.rate_media = made.max(0.0) * 8.0 / dt;
+            self.intervals.push_back(Interval {
+                dt,
+                sent: self.bytes_sent as f64,
+                acked: self.bytes_acked as f64,
+                made,
+            });
+            if self.intervals.len() > self.intervals_len {
+                self.intervals.pop_front();
+            }
+            let sum = |f: fn(&Interval) -> f64| self.intervals.iter().map(f).sum::<f64>();
+            let span = sum(|i| i.dt);
+            self.rate_transmit = sum(|i| i.sent) * 8.0 / span;
+            self.rate_ack = sum(|i| i.acked) * 8.0 / span;
+            self.rate_media = sum(|i| i.made).max(0.0) * 8.0 / span;
             self.rate_media_hist.push_back(self.rate_media);
             if self.rate_media_hist.len() > self.rate_media_hist_len {
                 self.rate_media_hist.pop_front();
@@ -153,7 +204,8 @@ impl MediaRateControl {
         if net.in_fast_increase {
             self.target_bitrate += ramp_up_speed * interval * scale;
         } else {
-            let rtp_queue_size = view.queue_bytes as f64 * 8.0;
+            // The queue that stayed through the interval (see the module's notes).
+            let rtp_queue_size = self.queue_min.map_or(view.queue_bytes, |m| m.min(view.queue_bytes)) as f64 * 8.0;
             // The change to the rate the throughput allows (the RFC's pseudocode omits
             // `- target_bitrate`: see the module's notes).
             let mut delta = current_rate * (1.0 - self.cfg.pre_congestion_guard * net.qdelay_trend)
@@ -180,6 +232,7 @@ impl MediaRateControl {
         let limit = current_rate.max(self.rate_media.max(self.rate_media_median)) * (2.0 - net.qdelay_trend_mem);
         self.target_bitrate = self.target_bitrate.min(limit);
         self.target_bitrate = self.target_bitrate.max(self.cfg.min_bitrate).min(self.cfg.max_bitrate);
+        self.queue_min = None;
     }
 
     /// §4.1.3: "The sender SHOULD also be equipped with a mechanism that discards RTP packets

@@ -26,18 +26,26 @@ fn media(target: f64, last_max: f64, rate: f64, queue_bytes: u64) -> (MediaRateC
 }
 
 #[test]
-fn the_rates_are_measured_over_the_interval() {
+fn the_rates_are_measured_over_the_last_two_intervals() {
     let (mut m, view) = media(1e6, 1.0, 1e6, 0);
     m.on_sent(0);
     m.adjust(ms(200), &view, FAST);
     assert!((m.rate_transmit() - 1e6).abs() < 1e-6);
     assert!((m.rate_ack() - 1e6).abs() < 1e-6);
     assert!((m.rate_media() - 1e6).abs() < 1e-6, "no queue growth: what was sent");
-    // 25000 bytes more queued over the next interval, 25000 sent: 2 Mb/s made.
+    // 25000 bytes more queued over the next interval, 25000 sent, none acknowledged: over the
+    // last 400 ms, 50000 bytes sent (1 Mb/s), 25000 acknowledged (0.5 Mb/s), 75000 made
+    // (1.5 Mb/s).
     m.on_sent(25_000);
     m.adjust(ms(400), &SenderView { queue_bytes: 25_000, ..view }, FAST);
-    assert!((m.rate_media() - 2e6).abs() < 1e-6);
-    assert!((m.rate_media_median() - 1.5e6).abs() < 1e-6, "the median of 1 and 2 Mb/s");
+    assert!((m.rate_transmit() - 1e6).abs() < 1e-6, "{}", m.rate_transmit());
+    assert!((m.rate_ack() - 0.5e6).abs() < 1e-6, "{}", m.rate_ack());
+    assert!((m.rate_media() - 1.5e6).abs() < 1e-6, "{}", m.rate_media());
+    assert!((m.rate_media_median() - 1.25e6).abs() < 1e-6, "the median of 1 and 1.5 Mb/s");
+    // The third interval: the first leaves the span (nothing sent, acknowledged or made now).
+    m.adjust(ms(600), &SenderView { queue_bytes: 25_000, ..view }, FAST);
+    assert!((m.rate_transmit() - 0.5e6).abs() < 1e-6, "{}", m.rate_transmit());
+    assert!((m.rate_media() - 1e6).abs() < 1e-6, "{}", m.rate_media());
 }
 
 #[test]
@@ -95,6 +103,26 @@ fn an_rtp_queue_over_rtp_qdelay_th_scales_the_target_by_0_95() {
     let (mut m, view) = media(800e3, 1.0, 1e6, 2000);
     m.adjust(ms(200), &view, SLOW);
     assert!((m.target_bitrate() - 840e3).abs() < 1e-6);
+}
+
+#[test]
+fn a_queue_that_emptied_in_the_interval_did_not_build_up() {
+    // 5000 bytes queued at the adjustment (a frame being paced out), but the queue was seen
+    // empty at a send in the interval: no RTP-queue term, no 0.95 (840 kb/s as with no queue).
+    let (mut m, view) = media(800e3, 1.0, 1e6, 5000);
+    m.observe_queue(3000);
+    m.observe_queue(0);
+    m.observe_queue(6000);
+    m.adjust(ms(200), &view, SLOW);
+    assert!((m.target_bitrate() - 840e3).abs() < 1e-6, "{}", m.target_bitrate());
+    // A queue that stayed at 5000 bytes or more through the next interval builds up: 0.95.
+    m.target_bitrate = 800e3;
+    m.on_sent(25_000);
+    m.on_acked(25_000);
+    m.observe_queue(5000);
+    m.observe_queue(7000);
+    m.adjust(ms(400), &SenderView { queue_bytes: 9000, ..view }, SLOW);
+    assert!((m.target_bitrate() - 798e3).abs() < 1e-6, "{}", m.target_bitrate());
 }
 
 #[test]

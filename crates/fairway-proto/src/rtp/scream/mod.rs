@@ -315,16 +315,18 @@ impl RateController for Scream {
         self.ensure_started(now);
     }
 
-    fn on_sent(&mut self, now: Time, seq: u64, size: Bytes, _view: &SenderView) {
+    fn on_sent(&mut self, now: Time, seq: u64, size: Bytes, view: &SenderView) {
         self.ensure_started(now);
         self.net.on_sent(now, seq, size.as_u64());
         self.media.on_sent(size.as_u64());
+        self.media.observe_queue(view.queue_bytes);
     }
 
     fn on_feedback(&mut self, now: Time, packets: &[PacketResult], view: &SenderView) {
         self.ensure_started(now);
         let out = self.net.on_feedback(now, packets, view.rtt);
         self.media.on_acked(out.bytes_received);
+        self.media.observe_queue(view.queue_bytes);
         match out.congestion {
             // §4.1.3: "with the exception of a prompt reaction to loss events": the loss and
             // ECN cuts of the target are made at once, not at the next adjustment.
@@ -336,6 +338,7 @@ impl RateController for Scream {
 
     fn on_timer(&mut self, now: Time, view: &SenderView) {
         self.ensure_started(now);
+        self.media.observe_queue(view.queue_bytes);
         if let Some(due) = self.next_sample.filter(|&t| t <= now) {
             self.net.sample_qdelay(now);
             self.next_sample = Some(advance(due, self.cfg.qdelay_sample_interval, now));
