@@ -252,7 +252,7 @@ pub fn scenario_text(opts: &ReproduceOptions, paper: &str, stem: &str) -> Result
                 field: String::new(),
                 message: "no such built-in scenario".into(),
             })?;
-            Ok((format!("scenarios/{paper}/{stem}.toml (built in)"), text.to_string()))
+            Ok((format!("scenarios/{paper}/{stem}.toml{}", fairway_scenario::parse::BUILT_IN), text.to_string()))
         }
     }
 }

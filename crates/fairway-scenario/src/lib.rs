@@ -13,6 +13,7 @@ pub mod queues;
 pub mod reader;
 pub mod sweep;
 pub mod text_file;
+pub mod video_trace;
 pub mod wireless;
 
 pub use fairway_model::scenario;

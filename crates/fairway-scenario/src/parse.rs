@@ -72,6 +72,13 @@ const TCP_KEYS: &[&str] = &[
 /// The apps TCP carries.
 const TCP_APPS: &[&str] = &["ftp", "transfer", "web"];
 const MONITOR_KEYS: &[&str] = &["bin", "queue_interval", "links"];
+/// How a built-in scenario's name ends (`scenarios/<paper>/<stem>.toml (built in)`, as
+/// fairway-papers names the files compiled into it): such a scenario has no folder, so a file it
+/// names (a video trace) cannot be found and is refused. Any other name's folder is where such
+/// files are read from: a scenario parsed from text under a bare name (`t.toml`) reads them from
+/// the current directory.
+pub const BUILT_IN: &str = " (built in)";
+
 /// Reads and checks a scenario file.
 pub fn parse_scenario_file(path: &Path) -> Result<Scenario, ScenarioError> {
     parse_scenario_file_warn(path).map(|(sc, _)| sc)
@@ -105,8 +112,11 @@ pub fn parse_scenario_warn(
         src.error(e.span(), "", format!("not valid TOML: {msg}"))
     })?;
     let root = Tbl::root(&src, doc.as_table(), Some(0..0));
-    let mut b =
-        Builder { dir: Path::new(file).parent().map(Path::to_path_buf).unwrap_or_default(), ..Default::default() };
+    let mut b = Builder {
+        dir: Path::new(file).parent().map(Path::to_path_buf).unwrap_or_default(),
+        built_in: file.ends_with(BUILT_IN),
+        ..Default::default()
+    };
     let sc = b.build(&root, default_name)?;
     let mut warnings = src.take_warnings();
     warnings.append(&mut b.warnings);
@@ -139,6 +149,8 @@ struct Builder {
     components: Vec<u32>,
     /// The scenario file's folder (files it names are read from there).
     dir: std::path::PathBuf,
+    /// A built-in scenario ([`BUILT_IN`]): it has no folder for a flow's files.
+    built_in: bool,
 }
 
 impl Builder {
@@ -602,7 +614,8 @@ impl Builder {
                     .route(from, to)
                     .map(|path| path.iter().map(|&l| self.links[l].rate).collect())
                     .unwrap_or_default();
-                let spec = (reg.parse)(t, app, &protocols::FlowContext { route_rates })?;
+                let dir = (!self.built_in).then(|| self.dir.clone());
+                let spec = (reg.parse)(t, app, &protocols::FlowContext { route_rates, dir })?;
                 finish_app(t, reg.keys)?;
                 AppSpec::Datagram(DatagramApp { spec })
             }

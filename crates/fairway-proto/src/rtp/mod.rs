@@ -4,6 +4,7 @@
 //! - [`header`]: the RTP header with a transport-wide sequence number;
 //! - [`rfc8888`]: RFC 8888's congestion-control feedback, the one report format;
 //! - [`media`] and [`synthetic`]: the encoder seam and RFC 8593 §5's synthetic video encoder;
+//! - [`trace`]: RFC 8593 §6's trace-driven video encoder;
 //! - [`sender`] and [`receiver`]: the two endpoints;
 //! - [`controller`]: the seam the controllers share; [`nada`]: NADA (RFC 8698); [`scream`]:
 //!   SCReAM (RFC 8298); [`gcc`]: Google Congestion Control as WebRTC runs it.
@@ -18,6 +19,7 @@ pub mod rfc8888;
 pub mod scream;
 pub mod sender;
 pub mod synthetic;
+pub mod trace;
 
 pub use controller::{PacketResult, RateController, SenderView};
 pub use receiver::{FeedbackInterval, RtpReceiver, RtpReceiverConfig, RtpReceiverStats};

@@ -63,6 +63,9 @@ pub(crate) struct Registration {
 pub(crate) struct FlowContext {
     /// The rates of the links of the flow's route, source first.
     pub route_rates: Vec<Rate>,
+    /// The scenario file's folder, where files it names are read from; `None` for a built-in
+    /// scenario ([`crate::parse::BUILT_IN`]), which has none.
+    pub dir: Option<std::path::PathBuf>,
 }
 
 /// The registration of `transport` that carries `app` (a transport may have several: UDP

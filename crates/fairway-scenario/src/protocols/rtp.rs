@@ -1,5 +1,6 @@
 //! `transport = "rtp"`: RTP media with RFC 8888 feedback and an RMCAT congestion controller
-//! (`cc = "nada"`, `"scream"` or `"gcc"`), carrying RFC 8593 §5's synthetic video encoder (`app = "video"`).
+//! (`cc = "nada"`, `"scream"` or `"gcc"`), carrying RFC 8593 §5's synthetic video encoder or its §6
+//! trace-driven one (`app = "video"`).
 //!
 //! Keys beside the common ones:
 //! - `cc`: the controller, required;
@@ -11,6 +12,14 @@
 //!   NADA always starts at RMIN (RFC 8698 §4.3) and takes no `start_rate`;
 //! - `fps`, `tau_v`, `burst_frames`, `burst_size`, `scale_t`, `scale_b`: the rest of RFC 8593
 //!   Figure 2 (its example values by default);
+//! - `trace`: a trace file ([`crate::video_trace`]'s CSV), its path relative to the scenario
+//!   file's folder: the flow carries RFC 8593 §6's trace-driven encoder instead, its frames of
+//!   the sizes the trace gives at the target rate. The file is read once, as the scenario is;
+//!   a built-in scenario has no folder and is refused (run it from a file). `skip_frames`
+//!   (20, §6.2.1's SkipFrames) goes with it; `fps` (30) stays, `tau_v` too but 0 by default
+//!   (§6.2.1 has no reaction latency: [`fairway_proto::rtp::trace`]), `min_rate` and
+//!   `max_rate` still clip the target; the synthetic encoder's `burst_*` and `scale_*` are
+//!   refused;
 //! - `packet_size`: the largest media payload per packet (1200 bytes);
 //! - `feedback_interval`: a duration, or `"media-rate"` for RFC 8298 §4.2.2's rule; by default
 //!   the controller's (NADA: DELTA, 100 ms; SCReAM: RFC 8298 §4.2.2's media-rate rule; GCC:
@@ -19,13 +28,16 @@
 //! - `ecn`, `class`.
 
 use std::any::Any;
+use std::path::Path;
 use std::sync::Arc;
 
 use fairway_core::{Bytes, Dur, Rng, Time};
 use fairway_proto::rtp::gcc::{Gcc, GccConfig};
+use fairway_proto::rtp::media::MediaSource;
 use fairway_proto::rtp::nada::{Nada, NadaConfig};
 use fairway_proto::rtp::scream::{Scream, ScreamConfig};
 use fairway_proto::rtp::synthetic::{SyntheticCodec, SyntheticCodecConfig};
+use fairway_proto::rtp::trace::{TraceCodec, TraceCodecConfig, Traces};
 use fairway_proto::rtp::{
     FeedbackInterval, RateController, RtpReceiver, RtpReceiverConfig, RtpSender, RtpSenderConfig,
 };
@@ -63,6 +75,8 @@ const KEYS: &[&str] = &[
     "burst_size",
     "scale_t",
     "scale_b",
+    "trace",
+    "skip_frames",
     "packet_size",
     "feedback_interval",
     "prio",
@@ -109,10 +123,25 @@ impl CcSpec {
     }
 }
 
+/// The keys of RFC 8593 §5's statistical model that a trace replaces (§6 takes frame sizes, and
+/// so their fluctuation and any burst, from the encoder that made the trace).
+const SYNTHETIC_ONLY: &[&str] = &["burst_frames", "burst_size", "scale_t", "scale_b"];
+
+/// The encoder a flow carries.
+#[derive(Debug, Clone)]
+enum Codec {
+    /// RFC 8593 §5.
+    Synthetic(SyntheticCodecConfig),
+    /// RFC 8593 §6, with the map its file gave.
+    Trace(TraceCodecConfig, Arc<Traces>),
+}
+
 #[derive(Debug, Clone)]
 struct RtpSpec {
     cc: CcSpec,
+    /// The synthetic encoder's settings, whichever encoder: its fps and rate range are both's.
     codec: SyntheticCodecConfig,
+    encoder: Codec,
     sender: RtpSenderConfig,
     interval: FeedbackInterval,
 }
@@ -143,7 +172,7 @@ pub struct RtpSummary {
     pub ce_marked: u64,
 }
 
-fn parse(t: &Tbl, _app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
+fn parse(t: &Tbl, _app: &str, ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
     let cc_val = t.req("cc")?;
     let cc_name = cc_val.string()?;
     let mut codec = SyntheticCodecConfig::default();
@@ -182,6 +211,41 @@ fn parse(t: &Tbl, _app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> 
             None => t.error(e),
         }
     })?;
+    let encoder = match t.get("trace") {
+        Some(v) => {
+            for k in SYNTHETIC_ONLY {
+                if let Some(kv) = t.get(k) {
+                    return Err(kv.error(format!(
+                        "`{k}` is RFC 8593 §5's synthetic encoder's; with `trace` (§6) the frame sizes come from the trace"
+                    )));
+                }
+            }
+            let mut cfg =
+                TraceCodecConfig { fps: codec.fps, r_min: codec.r_min, r_max: codec.r_max, ..Default::default() };
+            if let Some(v) = t.get("tau_v") {
+                cfg.tau_v = v.dur()?;
+            }
+            if let Some(v) = t.get("skip_frames") {
+                cfg.skip_frames = v.int_in(0, i64::from(u32::MAX))? as usize;
+            }
+            let traces = read_trace(&v, ctx.dir.as_deref())?;
+            if traces.frames() <= cfg.skip_frames {
+                let at = t.get("skip_frames").unwrap_or(v);
+                return Err(at.error(format!(
+                    "skip_frames {} leaves nothing to loop over in a trace of {} frames",
+                    cfg.skip_frames,
+                    traces.frames()
+                )));
+            }
+            Codec::Trace(cfg, traces)
+        }
+        None => {
+            if let Some(v) = t.get("skip_frames") {
+                return Err(v.error("`skip_frames` is the trace's (RFC 8593 §6.2.1): give `trace`"));
+            }
+            Codec::Synthetic(codec.clone())
+        }
+    };
     let max_payload = match t.get("packet_size") {
         Some(v) => packet_size(&v)?,
         None => RtpSenderConfig::default().max_payload,
@@ -248,7 +312,32 @@ fn parse(t: &Tbl, _app: &str, _ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> 
         Some(v) => FeedbackInterval::Fixed(v.dur_pos()?),
         None => cc.default_interval(),
     };
-    Ok(Arc::new(RtpSpec { cc, codec, sender, interval }))
+    Ok(Arc::new(RtpSpec { cc, codec, encoder, sender, interval }))
+}
+
+/// The trace file `v` names, relative to `dir`, the scenario file's folder (`None`: a built-in
+/// scenario, which has none), read and checked.
+fn read_trace(v: &crate::reader::Val, dir: Option<&Path>) -> Res<Arc<Traces>> {
+    let name = v.string()?;
+    let Some(dir) = dir else {
+        return Err(v.error(format!(
+            "a built-in scenario has no folder to find the trace `{name}` in: run the scenario from its file"
+        )));
+    };
+    let path = dir.join(&name);
+    // A regular file only: a device or a pipe could be endless.
+    match std::fs::metadata(&path) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => return Err(v.error(format!("trace {} is not a regular file", path.display()))),
+        Err(e) => return Err(v.error(format!("cannot read trace {}: {e}", path.display()))),
+    }
+    let text = crate::text_file::read(&path, crate::video_trace::MAX_TRACE_BYTES, "a trace file")
+        .map_err(|e| v.error(format!("trace {}: {e}", path.display())))?;
+    let traces = crate::video_trace::parse(&text).map_err(|(line, e)| match line {
+        0 => v.error(format!("trace {}: {e}", path.display())),
+        _ => v.error(format!("trace {}:{line}: {e}", path.display())),
+    })?;
+    Ok(Arc::new(traces))
 }
 
 /// `start_rate`, or `min_rate` (RFC 8867 §4.3's start at the bottom of the range).
@@ -275,11 +364,14 @@ impl DatagramSpec for RtpSpec {
 
     fn build(&self, b: &Build) -> Result<Box<dyn FlowDriver>, String> {
         let rng = Rng::stream(b.seed, &format!("codec:{}", b.name));
-        let codec = SyntheticCodec::new(self.codec.clone(), rng, Time::ZERO, self.codec.r_min)?;
+        let codec: Box<dyn MediaSource> = match &self.encoder {
+            Codec::Synthetic(c) => Box::new(SyntheticCodec::new(c.clone(), rng, Time::ZERO, c.r_min)?),
+            Codec::Trace(c, traces) => Box::new(TraceCodec::new(c.clone(), traces.clone(), Time::ZERO, c.r_min)?),
+        };
         // One stream per flow: its SSRC from the flow's index, the receiver's one above it.
         let ssrc = 2 * b.flow + 1;
         let sender = RtpSenderConfig { ssrc, ..self.sender.clone() };
-        let snd = RtpSender::new(sender, Box::new(codec), self.cc.build()?)?;
+        let snd = RtpSender::new(sender, codec, self.cc.build()?)?;
         let rcv = RtpReceiver::new(RtpReceiverConfig {
             ssrc,
             own_ssrc: ssrc + 1,
@@ -318,8 +410,12 @@ impl DatagramSpec for RtpSpec {
         ))
     }
 
+    /// The encoder's settings: a [`SyntheticCodecConfig`] or a [`TraceCodecConfig`].
     fn config(&self) -> &dyn Any {
-        &self.codec
+        match &self.encoder {
+            Codec::Synthetic(c) => c,
+            Codec::Trace(c, _) => c,
+        }
     }
 
     /// At most the content's top rate in full packets, a timer per frame, and feedback at its
