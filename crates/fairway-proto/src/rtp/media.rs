@@ -15,6 +15,10 @@ pub trait MediaSource: Send {
     /// The frame due now (called at or after [`next_frame_at`](Self::next_frame_at)): its size.
     fn frame(&mut self, now: Time) -> Bytes;
 
+    /// The encoder did not run until `now` (its sender was held up): the frames due before
+    /// `now` are not made; the next is due at `now` at the earliest.
+    fn skip_to(&mut self, now: Time);
+
     /// The controller asks for `target` at `now`; the encoder takes it as its model allows.
     fn set_target(&mut self, now: Time, target: f64);
 

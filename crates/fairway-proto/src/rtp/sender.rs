@@ -218,9 +218,21 @@ impl RtpSender {
         (at.saturating_since(self.started_at).0 as u128 * MEDIA_CLOCK_HZ / 1_000_000_000) as u32
     }
 
-    /// Produces every frame due by `now` into the queue.
+    /// Produces every frame due by `now` into the queue. Frames more than one frame interval
+    /// late (the sender was not run for a while: a stalled host, a timer far behind) are not
+    /// made: a live encoder captures what is in front of it now, not what it missed.
     fn produce(&mut self, now: Time) {
+        let late = Dur::from_secs_f64(1.0 / self.source.fps().max(1e-9));
+        if self.source.next_frame_at().is_some_and(|t| t.0.saturating_add(late.0) < now.0) {
+            self.source.skip_to(now);
+        }
+        let mut last = None;
         while let Some(at) = self.source.next_frame_at().filter(|&t| t <= now) {
+            // A frame clock that no longer advances (it reached the end of time) makes one frame.
+            if last == Some(at) {
+                break;
+            }
+            last = Some(at);
             let view = self.view(now);
             let target = self.cc.target_rate(&view) * self.payload_share();
             self.source.set_target(now, target);

@@ -29,6 +29,9 @@ impl MediaSource for Frames {
         self.next = self.next.map(|t| t + self.every);
         Bytes(self.size)
     }
+    fn skip_to(&mut self, now: Time) {
+        self.next = self.next.map(|t| t.max(now));
+    }
     fn set_target(&mut self, _now: Time, _target: f64) {}
     fn rate(&self) -> f64 {
         self.size as f64 * 8.0 / self.every.as_secs_f64()

@@ -192,7 +192,7 @@ impl SyntheticCodec {
         };
         let t0 = 1.0 / self.cfg.fps;
         let interval = (t0 * (1.0 + self.laplacian(self.cfg.scale_t))).max(0.1 * t0);
-        self.next_at = self.next_at + Dur::from_secs_f64(interval);
+        self.next_at = Time(self.next_at.0.saturating_add(Dur::from_secs_f64(interval).0));
         self.frames += 1;
         Bytes(size.round().max(1.0) as u64)
     }
@@ -214,6 +214,10 @@ impl super::media::MediaSource for SyntheticCodec {
 
     fn frame(&mut self, _now: Time) -> Bytes {
         SyntheticCodec::frame(self)
+    }
+
+    fn skip_to(&mut self, now: Time) {
+        self.next_at = self.next_at.max(now);
     }
 
     fn set_target(&mut self, now: Time, target: f64) {

@@ -211,7 +211,7 @@ impl TraceCodec {
 
     /// When the next frame is due.
     pub fn next_frame_at(&self) -> Time {
-        self.epoch + Dur::from_secs_f64(self.since_epoch as f64 / self.cfg.fps)
+        Time(self.epoch.0.saturating_add(Dur::from_secs_f64(self.since_epoch as f64 / self.cfg.fps).0))
     }
 
     /// Frames produced so far.
@@ -290,6 +290,14 @@ impl super::media::MediaSource for TraceCodec {
 
     fn frame(&mut self, _now: Time) -> Bytes {
         TraceCodec::frame(self)
+    }
+
+    /// The frame clock starts again at `now`; the trace goes on from the frame it was at.
+    fn skip_to(&mut self, now: Time) {
+        if TraceCodec::next_frame_at(self) < now {
+            self.epoch = now;
+            self.since_epoch = 0;
+        }
     }
 
     fn set_target(&mut self, now: Time, target: f64) {

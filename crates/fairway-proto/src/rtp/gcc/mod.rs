@@ -351,9 +351,12 @@ impl RateController for Gcc {
     fn on_timer(&mut self, now: Time, _view: &SenderView) {
         self.loss.update(now);
         let step = self.cfg.process_interval;
+        // The first tick of the timer's grid after `now` (ticks missed while the sender was
+        // held up are not made up).
         let mut next = self.next_timer.unwrap_or(now) + step;
-        while next <= now {
-            next += step;
+        if next <= now && !step.is_zero() {
+            let missed = (now.0 - next.0) / step.0 + 1;
+            next = Time(next.0.saturating_add(missed.saturating_mul(step.0)));
         }
         self.next_timer = Some(next);
     }
