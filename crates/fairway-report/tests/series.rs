@@ -140,7 +140,8 @@ fn a_protocols_declared_series_reach_its_bins_flows_csv_its_log_and_figure_by_na
     // flows.csv: a column per series of the scenario's, in order after the window; each filled
     // for the flow that reports it, with its decimals, and empty for the others.
     let csv = flows_csv(&res, &sc);
-    assert!(csv.starts_with(&format!("{},scale,target_bps,toy_sent,toy_half\n", fairway_report::output::csv::FLOWS_COLUMNS)));
+    assert!(csv
+        .starts_with(&format!("{},scale,target_bps,toy_sent,toy_half\n", fairway_report::output::csv::FLOWS_COLUMNS)));
     // Rows: bin 0's toy, bin 0's ftp, bin 1's toy, ...
     assert_eq!(cell(&csv, 0, "flow"), "toy");
     assert_eq!(cell(&csv, 0, "toy_sent"), toy[0].sent_pkts.to_string());
