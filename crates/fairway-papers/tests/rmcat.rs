@@ -230,3 +230,34 @@ fn on_5_7_no_media_flow_starves_beside_short_tcp_flows() {
         }
     }
 }
+
+/// RFC 8867 §6.3: video1 crosses both bottlenecks, sharing the first with video2 and the second
+/// with video3; "without starving any of the three ... and ensuring fair share of the available
+/// bandwidth at each bottleneck". No flow under its 150 kb/s minimum over the last 150 s, and at
+/// each bottleneck the two flows within RFC 8868's ratio of three. NADA holds it.
+#[test]
+fn on_6_3_nada_shares_each_bottleneck_and_starves_none() {
+    let (x, ratios) = shares_6_3("nada");
+    assert!(x.iter().all(|&v| v >= 150e3), "nada: {x:?}");
+    assert!(ratios.iter().all(|&r| r <= 3.0), "nada: {x:?}");
+}
+
+/// SCReAM and GCC starve none on §6.3 but give the flow that crosses both bottlenecks under a
+/// quarter of what its neighbour on the first gets (0.30 against 1.40 Mb/s for both, seed 1).
+#[test]
+#[ignore = "SCReAM's and GCC's two-bottleneck flow gets under a quarter of its neighbour's rate on §6.3 (RFC 8868: at most 3)"]
+fn on_6_3_scream_and_gcc_share_each_bottleneck_within_a_ratio_of_three() {
+    for cc in ["scream", "gcc"] {
+        let (x, ratios) = shares_6_3(cc);
+        assert!(x.iter().all(|&v| v >= 150e3), "{cc}: {x:?}");
+        assert!(ratios.iter().all(|&r| r <= 3.0), "{cc}: {x:?}");
+    }
+}
+
+/// The three video flows' rates over the last 150 s, and the ratio at each bottleneck.
+fn shares_6_3(cc: &str) -> (Vec<f64>, [f64; 2]) {
+    let r = run("6.3-multiple-bottlenecks", cc);
+    let x: Vec<f64> = (1..=3).map(|i| mean_rate(&r, &format!("video{i}"), 150.0, 299.0)).collect();
+    let ratio = |a: f64, b: f64| a.max(b) / a.min(b);
+    (x.clone(), [ratio(x[0], x[1]), ratio(x[0], x[2])])
+}
