@@ -35,9 +35,10 @@ pub(crate) fn rmcat(
     let kept =
         if out.exists() { format!("; the earlier report in {} is unchanged", out.display()) } else { String::new() };
     let report = run_suite(&opts, &mut |label| eprintln!("  running {label}")).map_err(|e| match e {
-        ReproduceError::Unknown(_) | ReproduceError::Planned(..) | ReproduceError::Scenario(_) => {
-            Failure::Input(e.to_string())
-        }
+        ReproduceError::Unknown(_)
+        | ReproduceError::Planned(..)
+        | ReproduceError::Scenario(_)
+        | ReproduceError::NotInSuite(_) => Failure::Input(e.to_string()),
         ReproduceError::Interrupted(_) => Failure::Interrupted(format!("{e}: nothing written{kept}")),
         other => Failure::Other(anyhow::Error::new(other).context(format!("the suite failed{kept}"))),
     })?;

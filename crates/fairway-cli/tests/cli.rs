@@ -249,6 +249,37 @@ fn reproduce_runs_from_any_directory_and_names_every_paper() {
 }
 
 #[test]
+fn suite_rmcat_runs_from_any_directory_and_refuses_what_it_does_not_have() {
+    // From a directory with no scenarios/: the case files are built in. One case, one seed.
+    let elsewhere = tmp("suite-elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let run_in = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_fairway")).args(args).current_dir(&elsewhere).output().expect("run fairway")
+    };
+    let o = run_in(&["suite", "rmcat", "--cases", "5.4-competing-same-cc", "--reps", "1", "--out", "s"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report = fs::read_to_string(elsewhere.join("s/report.md")).unwrap();
+    for cc in ["nada", "scream", "gcc"] {
+        assert!(report.contains(&format!("| {cc} |")), "{cc} in the table:\n{report}");
+    }
+    assert!(elsewhere.join("s/5.4-competing-same-cc/report.html").is_file());
+    // An unknown controller or case is an input error naming what there is; nothing written.
+    for (args, needles) in [
+        (["--cc", "nada,foo"], vec!["foo", "nada, scream, gcc"]),
+        (["--cases", "9.9"], vec!["9.9", "5.1-variable-capacity", "6.3-multiple-bottlenecks"]),
+    ] {
+        let o = run_in(&[&["suite", "rmcat", "--out", "t"][..], &args[..]].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        for n in needles {
+            assert!(err.contains(n), "{args:?}: {err}");
+        }
+        assert!(!elsewhere.join("t").exists());
+    }
+    let _ = fs::remove_dir_all(elsewhere);
+}
+
+#[test]
 fn sweep_runs_every_point_and_writes_one_csv_the_same_whatever_the_jobs() {
     let dir = tmp("sweep");
     fs::create_dir_all(&dir).unwrap();

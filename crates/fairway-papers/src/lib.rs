@@ -148,6 +148,9 @@ pub enum ReproduceError {
     Io(PathBuf, std::io::Error),
     #[error("interrupted during {0}")]
     Interrupted(String),
+    /// A suite asked for something it does not have (a controller, a case).
+    #[error("{0}")]
+    NotInSuite(String),
 }
 
 fn ready() -> String {

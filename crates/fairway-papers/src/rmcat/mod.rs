@@ -107,7 +107,10 @@ pub fn with_controller(text: &str, cc: &str) -> Result<(String, bool), String> {
 pub fn run_suite(opts: &SuiteOptions, progress: &mut dyn FnMut(&str)) -> Result<PathBuf, ReproduceError> {
     for c in &opts.controllers {
         if !CONTROLLERS.contains(&c.as_str()) {
-            return Err(ReproduceError::Unknown(format!("controller `{c}` (known: {})", CONTROLLERS.join(", "))));
+            return Err(ReproduceError::NotInSuite(format!(
+                "no controller `{c}` in the rmcat suite; known: {}",
+                CONTROLLERS.join(", ")
+            )));
         }
     }
     let all = cases();
@@ -116,7 +119,10 @@ pub fn run_suite(opts: &SuiteOptions, progress: &mut dyn FnMut(&str)) -> Result<
     } else {
         for c in &opts.cases {
             if !all.contains(&c.as_str()) {
-                return Err(ReproduceError::Unknown(format!("case `{c}` (known: {})", all.join(", "))));
+                return Err(ReproduceError::NotInSuite(format!(
+                    "no case `{c}` in the rmcat suite; known: {}",
+                    all.join(", ")
+                )));
             }
         }
         opts.cases.clone()
