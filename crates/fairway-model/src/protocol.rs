@@ -73,6 +73,11 @@ pub trait DatagramSpec: Debug + Send + Sync {
     fn per_route(&self) -> bool {
         false
     }
+    /// Whether its sender keeps its session across a pause (a stop, then a start again), so
+    /// that the flow may take `pause` spells.
+    fn pausable(&self) -> bool {
+        false
+    }
     /// The flow's two endpoints, ready to start.
     fn build(&self, b: &Build) -> Result<Box<dyn FlowDriver>, String>;
     /// What the protocol adds to the flow's summary, under its own name.

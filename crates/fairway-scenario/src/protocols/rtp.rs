@@ -362,6 +362,11 @@ impl DatagramSpec for RtpSpec {
         "rtp"
     }
 
+    /// RtpSender::start after a stop resumes the session (RFC 8867 §5.8).
+    fn pausable(&self) -> bool {
+        true
+    }
+
     fn build(&self, b: &Build) -> Result<Box<dyn FlowDriver>, String> {
         let rng = Rng::stream(b.seed, &format!("codec:{}", b.name));
         let codec: Box<dyn MediaSource> = match &self.encoder {
