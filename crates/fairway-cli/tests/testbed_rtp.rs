@@ -49,6 +49,9 @@ fn nada_on_rfc_8867_5_1_live_is_the_simulation_within_15_percent() {
         let s: Value = serde_json::from_str(&fs::read_to_string(out.join(side).join("summary.json")).unwrap()).unwrap();
         let f = s["flows"].as_array().unwrap().iter().find(|f| f["name"] == "video").unwrap().clone();
         assert_eq!(f["transport"], "rtp");
+        // Both sides judge its convergence over §5.1's four capacity phases (docs/scenarios.md,
+        // "Convergence"; the live side's bottleneck is the emulated one).
+        assert_eq!(f["convergence_periods"], 4, "{side}");
         f["throughput_bps"].as_f64().unwrap()
     };
     let (sim, live) = (rate("simulated"), rate("live"));

@@ -28,6 +28,7 @@ use fairway_core::{Dur, Time};
 
 // The scenario model, the endpoint driver and the result types are fairway-model's, shared with
 // the live side; the engine names them by these paths.
+use fairway_model::convergence::{self, Convergence, WindowTap};
 use fairway_model::{driver, fairness, protocol, results, scenario};
 
 pub use fairway_model::results::{class_names, class_summaries};
@@ -123,12 +124,59 @@ pub fn run_into(
     if let Some(spec) = &opts.trace_packets {
         sim.trace_packets(spec);
     }
-    let complete = sim.run(progress, opts.interrupt, sink);
-    let res = collect(&mut sim, seed, complete);
+    let mut tap = WindowTap::new(sink, sc.flows.len(), sc.monitor.bin);
+    let complete = sim.run(progress, opts.interrupt, &mut tap);
+    let conv = convergences(&sim, &tap);
+    let res = collect(&mut sim, seed, complete, &conv);
     if opts.leave_state {
         std::mem::forget(sim);
     }
     res
+}
+
+/// Each flow's convergence (convergence.rs) from its window rates in `tap`: over the periods
+/// its bottleneck's events cut the run into (the slowest link of its data path, the first of
+/// equals, as `collect` takes it); none across a wireless network.
+fn convergences(sim: &Sim, tap: &WindowTap) -> Vec<Convergence> {
+    let sc = sim.sc;
+    let end = sim.end();
+    let n = sc.flows.len();
+    if convergence::bins_per_window(sc.monitor.bin).is_none() {
+        return vec![Convergence::default(); n];
+    }
+    let routes: Vec<Option<Vec<usize>>> = (0..n).map(|i| sim.routes_of(i).0).collect();
+    let bottleneck: Vec<Option<usize>> =
+        routes.iter().map(|r| r.as_ref().and_then(|r| r.iter().copied().min_by_key(|&l| sc.links[l].rate.0))).collect();
+    // The flows crossing each bottleneck, then each bottleneck's judged periods, once.
+    let mut crossing: Vec<Option<Vec<usize>>> = vec![None; sc.links.len()];
+    for &b in bottleneck.iter().flatten() {
+        crossing[b] = Some(vec![]);
+    }
+    for (j, r) in routes.iter().enumerate() {
+        for &l in r.iter().flatten() {
+            if let Some(c) = crossing[l].as_mut() {
+                c.push(j);
+            }
+        }
+    }
+    let periods: Vec<Option<Vec<(f64, f64)>>> = crossing
+        .iter()
+        .enumerate()
+        .map(|(l, c)| {
+            let c = c.as_ref()?;
+            let ev = convergence::bottleneck_events(sc, l, c.iter().map(|&j| (&sc.flows[j], sim.start_of(j))), end);
+            Some(convergence::judged_periods(&ev, end.as_secs_f64()))
+        })
+        .collect();
+    (0..n)
+        .map(|i| {
+            let Some(p) = bottleneck[i].and_then(|b| periods[b].as_ref()) else { return Convergence::default() };
+            let f = &sc.flows[i];
+            let active = (sim.start_of(i).as_secs_f64(), f.stop.unwrap_or(end).min(end).as_secs_f64());
+            let pauses: Vec<(f64, f64)> = f.pauses.iter().map(|(a, b)| (a.as_secs_f64(), b.as_secs_f64())).collect();
+            convergence::convergence(&tap.rates(i, end), p, active, &pauses)
+        })
+        .collect()
 }
 
 /// Each wireless node's path: its waypoints and where it is at the end.
@@ -178,7 +226,7 @@ fn wireless_summary(sim: &Sim) -> Option<results::WirelessSummary> {
 
 /// Gathers the results of a finished run; takes the per-bin rows out of `sim` rather than
 /// copying them.
-fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimError> {
+fn collect(sim: &mut Sim, seed: u64, complete: bool, conv: &[Convergence]) -> Result<RunResult, SimError> {
     let sc = sim.sc;
     let end = sim.end();
     let in_net = sim.in_network();
@@ -283,6 +331,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool) -> Result<RunResult, SimErr
             ..FlowSummary::named(sc, f, path, start, stop)
         };
         summary.set_delay_percentiles(&c.delays);
+        summary.set_convergence(&conv[i]);
         flows.push(summary);
         // The measured part's histogram, or without a warm-up the flow's own, taken rather than
         // copied (the run is over).

@@ -8,6 +8,7 @@
 //! simulation or opens a socket (docs/architecture.md, "The parts").
 
 pub mod apps;
+pub mod convergence;
 pub mod datagram;
 pub mod decimal;
 pub mod delay_hist;

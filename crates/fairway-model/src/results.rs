@@ -145,6 +145,17 @@ pub struct FlowSummary {
     pub delay_p95_s: Option<f64>,
     #[serde(default)]
     pub delay_p99_s: Option<f64>,
+    /// Its convergence (RFC 8868 §3 item 8; convergence.rs, docs/scenarios.md "Convergence"):
+    /// the periods judged (those between changes at its bottleneck long enough to judge, in
+    /// which it ran throughout), how many it converged in, and its mean time to converge over
+    /// those (null if it converged in none). Both counts are 0 where it is not measured: across
+    /// a wireless network, or with a `bin` that does not divide 1 s.
+    #[serde(default)]
+    pub convergence_periods: u32,
+    #[serde(default)]
+    pub converged_periods: u32,
+    #[serde(default)]
+    pub convergence_s: Option<f64>,
     /// TCP only: acknowledgements sent by the sink and dropped on the way back.
     pub acks_sent_pkts: u64,
     pub acks_dropped_pkts: u64,
@@ -218,6 +229,9 @@ impl FlowSummary {
             delay_p50_s: None,
             delay_p95_s: None,
             delay_p99_s: None,
+            convergence_periods: 0,
+            converged_periods: 0,
+            convergence_s: None,
             acks_sent_pkts: 0,
             acks_dropped_pkts: 0,
             retransmits_pkts: 0,
@@ -243,6 +257,13 @@ impl FlowSummary {
         self.delay_p50_s = h.quantile_s(0.50);
         self.delay_p95_s = h.quantile_s(0.95);
         self.delay_p99_s = h.quantile_s(0.99);
+    }
+
+    /// Its convergence from `c` (convergence.rs).
+    pub fn set_convergence(&mut self, c: &crate::convergence::Convergence) {
+        self.convergence_periods = c.periods;
+        self.converged_periods = c.converged;
+        self.convergence_s = c.mean_s;
     }
 
     /// The protocol's report, if the flow's protocol writes a `T` (`MappSummary`,

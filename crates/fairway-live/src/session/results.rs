@@ -11,7 +11,8 @@
 
 use std::path::Path;
 
-use fairway_core::Time;
+use fairway_core::{Dur, Time};
+use fairway_model::convergence;
 use fairway_model::delay_hist::DelayHist;
 use fairway_model::results::{
     BinRow, BinSeries, FlowSummary, LinkSummary, QueueRow, RunResult, SeriesInfo, SeriesLog, SUMMARY_SCHEMA,
@@ -130,6 +131,17 @@ pub fn run_result(sc: &Scenario, bottleneck: usize, run: LiveRun) -> RunResult {
     let to_deliver: Vec<u64> = run.flows.iter().map(|f| f.sent_pkts).collect();
     let mut classes = fairway_model::results::class_summaries(sc, &run.flows, &to_deliver, 0.0, &run.delay_hists);
     let mut flows = run.flows;
+    // Convergence over the periods the emulated bottleneck's events cut the run into.
+    let end = Time::ZERO + sc.duration;
+    let starts = flows.iter().map(|f| Time::ZERO + Dur::from_secs_f64(f.start_s));
+    let ev = convergence::bottleneck_events(sc, bottleneck, sc.flows.iter().zip(starts), end);
+    let periods = convergence::judged_periods(&ev, end.as_secs_f64());
+    let measured = convergence::bins_per_window(sc.monitor.bin).is_some();
+    for ((f, spec), bins) in flows.iter_mut().zip(&sc.flows).zip(&run.bins).filter(|_| measured) {
+        let pauses: Vec<(f64, f64)> = spec.pauses.iter().map(|(a, b)| (a.as_secs_f64(), b.as_secs_f64())).collect();
+        let rates = convergence::bin_rates(bins, sc.monitor.bin, end);
+        f.set_convergence(&convergence::convergence(&rates, &periods, (f.start_s, f.stop_s), &pauses));
+    }
     // The bottleneck the live run emulates is every flow's.
     let bottlenecks = vec![Some(bottleneck); flows.len()];
     let (jain_index_flows, jain_index_classes) =

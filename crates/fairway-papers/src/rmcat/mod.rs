@@ -270,34 +270,19 @@ pub fn measure(sc: &Scenario, res: &RunResult) -> Measures {
         / n;
     m.jain = measures::jain(&media.iter().map(|&i| flows[i].throughput_bps).collect::<Vec<_>>());
     let end = res.summary.duration_s;
-    let rates: Vec<Vec<(f64, f64)>> = media.iter().map(|&i| window_rates(res, i)).collect();
     if let Some((link, capacity)) = bottleneck(sc) {
         let from = media.iter().map(|&i| flows[i].start_s).fold(f64::INFINITY, f64::min);
         let to = media.iter().map(|&i| flows[i].stop_s).fold(0.0, f64::max);
         if let Some((_, samples)) = res.queue_samples.iter().find(|(l, _)| *l == link) {
             m.utilisation = measures::utilisation(&link_windows(samples, end), &capacity, from, to);
         }
-        // Periods: the capacity's changes and every flow's start and stop.
-        let mut events: Vec<f64> = capacity.iter().map(|c| c.0).collect();
-        for f in flows {
-            events.push(f.start_s);
-            events.push(f.stop_s);
-        }
-        let mut times = vec![];
-        for (k, &i) in media.iter().enumerate() {
-            let (a, b) = (flows[i].start_s, flows[i].stop_s);
-            for (t0, t1) in measures::periods(&events, end) {
-                if t0 + 1e-9 < a || t1 > b + 1e-9 {
-                    continue;
-                }
-                m.periods += 1;
-                if let Some(t) = measures::convergence_time(&rates[k], t0, t1) {
-                    m.converged += 1;
-                    times.push(t);
-                }
-            }
-        }
-        m.convergence_s = (!times.is_empty()).then(|| times.iter().sum::<f64>() / times.len() as f64);
     }
+    // Each flow's convergence is in the summary: the mean over the (flow, period) pairs that
+    // converged is the flows' means weighted by how many each converged in.
+    m.periods = media.iter().map(|&i| flows[i].convergence_periods as usize).sum();
+    m.converged = media.iter().map(|&i| flows[i].converged_periods as usize).sum();
+    let total: f64 =
+        media.iter().map(|&i| flows[i].convergence_s.unwrap_or(0.0) * flows[i].converged_periods as f64).sum();
+    m.convergence_s = (m.converged > 0).then(|| total / m.converged as f64);
     m
 }
