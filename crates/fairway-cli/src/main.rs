@@ -320,6 +320,10 @@ enum SuiteCmd {
         /// Independent runs (seeds) per case and controller.
         #[arg(long, default_value_t = fairway_papers::DEFAULT_REPS as u64, value_parser = clap::value_parser!(u64).range(1..=1000))]
         reps: u64,
+        /// Also run each case with ECN (RFC 8867 §6.2: every RTP flow ECN-capable, each one's
+        /// bottleneck a marking CoDel), as a variant "ECN" beside the case's own.
+        #[arg(long)]
+        ecn: bool,
     },
 }
 
@@ -471,8 +475,8 @@ fn main() -> ExitCode {
         Cmd::Key { file } => live::make_key(file.as_deref()),
         Cmd::Sweep { file, out, jobs, quiet, reps, resume } => sweep::run_sweep(&file, out, jobs, quiet, reps, resume),
         Cmd::Reproduce { name, out, scenarios, seed, reps } => reproduce::reproduce(&name, out, scenarios, seed, reps),
-        Cmd::Suite { which: SuiteCmd::Rmcat { cc, cases, out, scenarios, seed, reps } } => {
-            suite::rmcat(cc, cases, out, scenarios, seed, reps)
+        Cmd::Suite { which: SuiteCmd::Rmcat { cc, cases, out, scenarios, seed, reps, ecn } } => {
+            suite::rmcat(suite::RmcatArgs { controllers: cc, cases, out, scenarios, seed, reps, ecn })
         }
         Cmd::Plot { dir, x, y, rows, title, figures } => {
             let req = output::sweep_plot::PlotRequest {

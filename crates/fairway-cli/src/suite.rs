@@ -8,15 +8,20 @@ use fairway_report::output::folder::Staged;
 
 use crate::{interrupt, Failure};
 
-pub(crate) fn rmcat(
-    controllers: Vec<String>,
-    cases: Vec<String>,
-    out: Option<PathBuf>,
-    scenarios: Option<PathBuf>,
-    seed: u64,
-    reps: u64,
-) -> Result<(), Failure> {
+/// What `fairway suite rmcat` was asked for.
+pub(crate) struct RmcatArgs {
+    pub controllers: Vec<String>,
+    pub cases: Vec<String>,
+    pub out: Option<PathBuf>,
+    pub scenarios: Option<PathBuf>,
+    pub seed: u64,
+    pub reps: u64,
+    pub ecn: bool,
+}
+
+pub(crate) fn rmcat(args: RmcatArgs) -> Result<(), Failure> {
     use fairway_papers::rmcat::{run_suite, SuiteOptions};
+    let RmcatArgs { controllers, cases, out, scenarios, seed, reps, ecn } = args;
     use fairway_papers::{ReproduceError, ReproduceOptions};
     let out = out.unwrap_or_else(|| PathBuf::from("out").join("rmcat"));
     let staged = Staged::begin(&out).map_err(|e| Failure::Input(e.to_string()))?;
@@ -30,6 +35,7 @@ pub(crate) fn rmcat(
         },
         controllers,
         cases,
+        ecn,
     };
     let started = Instant::now();
     let kept =

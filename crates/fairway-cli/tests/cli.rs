@@ -256,11 +256,14 @@ fn suite_rmcat_runs_from_any_directory_and_refuses_what_it_does_not_have() {
     let run_in = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_fairway")).args(args).current_dir(&elsewhere).output().expect("run fairway")
     };
-    let o = run_in(&["suite", "rmcat", "--cases", "5.4-competing-same-cc", "--reps", "1", "--out", "s"]);
+    let o = run_in(&["suite", "rmcat", "--cases", "5.4-competing-same-cc", "--reps", "1", "--out", "s", "--ecn"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let report = fs::read_to_string(elsewhere.join("s/report.md")).unwrap();
     for cc in ["nada", "scream", "gcc"] {
-        assert!(report.contains(&format!("| {cc} |")), "{cc} in the table:\n{report}");
+        // The case as written and its ECN variant (--ecn).
+        assert!(report.contains(&format!("|  | {cc} |")), "{cc} in the table:\n{report}");
+        assert!(report.contains(&format!("| ECN | {cc} |")), "{cc} with ECN in the table:\n{report}");
+        assert!(elsewhere.join(format!("s/5.4-competing-same-cc/{cc}-ecn")).is_dir());
     }
     assert!(elsewhere.join("s/5.4-competing-same-cc/report.html").is_file());
     // An unknown controller or case is an input error naming what there is; nothing written.

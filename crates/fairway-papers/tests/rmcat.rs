@@ -42,6 +42,7 @@ fn the_suite_runs_every_case_with_every_controller_and_writes_its_reports() {
         base: opts(dir.clone(), 1),
         controllers: CONTROLLERS.iter().map(|s| s.to_string()).collect(),
         cases: vec![],
+        ecn: true,
     };
     let report = run_suite(&o, &mut |_| {}).unwrap();
     assert_eq!(report, dir.join("report.md"));
@@ -53,9 +54,17 @@ fn the_suite_runs_every_case_with_every_controller_and_writes_its_reports() {
         for cc in CONTROLLERS {
             let mine: Vec<&Vec<String>> = rows.iter().filter(|r| r[0] == case && r[2] == *cc).collect();
             assert!(!mine.is_empty(), "{case} with {cc}: no row");
-            for r in mine {
+            for r in &mine {
                 let rate: f64 = r[4].parse().unwrap();
                 assert!(rate > 0.0, "{case} with {cc}: no media got through");
+            }
+            // With --ecn every case but §6.2's own has an ECN variant, its runs apart.
+            let ecn = mine.iter().filter(|r| r[1].starts_with("ECN")).count();
+            if case == "6.2-ecn" {
+                assert_eq!(ecn, 0);
+            } else {
+                assert!(ecn > 0 && ecn < mine.len(), "{case} with {cc}: {ecn} ECN rows of {}", mine.len());
+                assert!(dir.join(case).join(format!("{cc}-ecn")).is_dir(), "{case}/{cc}-ecn");
             }
             for f in [format!("{cc}.svg"), format!("{cc}-delay-cdf.svg")] {
                 assert!(dir.join(case).join(&f).is_file(), "{case}/{f}");

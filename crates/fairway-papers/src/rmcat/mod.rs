@@ -10,6 +10,7 @@
 //! without it, and the report says so. The bottleneck whose capacity the measures divide by is
 //! the case's first monitored link (`[monitor] links`).
 
+pub mod ecn;
 pub mod measures;
 mod report;
 
@@ -36,6 +37,9 @@ pub struct SuiteOptions {
     pub controllers: Vec<String>,
     /// The cases by file stem; empty: all.
     pub cases: Vec<String>,
+    /// Runs each case also with ECN (ecn.rs), as RFC 8867 §6.2 asks of "all the basic test
+    /// cases": a variant "ECN" beside each of its own (not of a case already ECN-capable).
+    pub ecn: bool,
 }
 
 /// The case files' stems, built in, in section order.
@@ -134,6 +138,9 @@ pub fn run_suite(opts: &SuiteOptions, progress: &mut dyn FnMut(&str)) -> Result<
         let mut case_runs = vec![];
         for cc in &opts.controllers {
             case_runs.extend(run_case(&opts.base, case, cc, progress)?);
+            if opts.ecn {
+                case_runs.extend(run_case_with(&opts.base, case, cc, true, progress)?);
+            }
         }
         report::write_case(&opts.base, case, &case_runs)?;
         runs.extend(case_runs);
@@ -149,11 +156,30 @@ pub fn run_case(
     cc: &str,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<CaseRun>, ReproduceError> {
+    run_case_with(opts, case, cc, false, progress)
+}
+
+/// [`run_case`], with `ecn` its ECN variant (ecn.rs; none for a case already ECN-capable), each
+/// variant's name led by "ECN" and its runs under `<case>/<cc>-ecn`.
+pub fn run_case_with(
+    opts: &ReproduceOptions,
+    case: &str,
+    cc: &str,
+    ecn: bool,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<CaseRun>, ReproduceError> {
     let (file, text) = crate::scenario_text(opts, "rfc8867", case)?;
     let mut case_runs = vec![];
-    let label = format!("{case}/{cc}");
-    let (text, prio_dropped) =
-        with_controller(&text, cc).map_err(|e| ReproduceError::Run(label.clone(), run_error(&label, e)))?;
+    if ecn && ecn::is_ecn_case(&text) {
+        return Ok(case_runs);
+    }
+    let label = if ecn { format!("{case}/{cc}-ecn") } else { format!("{case}/{cc}") };
+    let fail = |e: String| ReproduceError::Run(label.clone(), run_error(&label, e));
+    let (mut text, prio_dropped) = with_controller(&text, cc).map_err(fail)?;
+    if ecn {
+        let sc = fairway_scenario::parse_scenario(&file, &text, case).map_err(|e| fail(e.to_string()))?;
+        text = ecn::with_ecn(&text, &sc).map_err(fail)?;
+    }
     let r = run_text(opts, &label, &file, &text, true, progress)?;
     // A case's own [sweep] (RFC 8867's alternatives: §5.1's two delays, §5.6's two queue
     // sizes) gives variants, each run over the seeds; the seed is the sweep's last axis.
@@ -169,8 +195,11 @@ pub fn run_case(
     let mut results: Vec<Option<RunResult>> = r.results;
     for (values, points) in variants {
         let scenario = r.sweep.build(points[0])?.scenario;
-        let variant =
-            values.iter().zip(&r.sweep.keys).map(|(v, k)| format!("{k} = {v}")).collect::<Vec<_>>().join(", ");
+        let mut names: Vec<String> = values.iter().zip(&r.sweep.keys).map(|(v, k)| format!("{k} = {v}")).collect();
+        if ecn {
+            names.insert(0, "ECN".to_string());
+        }
+        let variant = names.join(", ");
         let mut measures = vec![];
         let mut first = None;
         for &i in &points {

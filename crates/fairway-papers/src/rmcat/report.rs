@@ -203,7 +203,7 @@ pub(super) fn write_summary(opts: &ReproduceOptions, runs: &[CaseRun]) -> Result
         "Each case's media flows with each controller, the mean over seeds {}; each case's own report is <case>/report.md. \
          Media rate: the media flows' mean throughput at their receivers; utilisation: what the bottleneck (the case's first \
          monitored link) carried over its capacity (RFC 8868 §3 item 10), over 1 s windows while any media flow runs; delay: \
-         the media flows' packets together; convergence: docs/scenarios.md, \"fairway suite rmcat\".\n",
+         the media flows' packets together; convergence: docs/scenarios.md, \"Convergence\".\n",
         opts.seeds().iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")
     );
     md.push_str("| case | variant | controller | media rate (kb/s) | utilisation | delay p50 / p95 (ms) | loss | Jain | convergence (s) |\n|---|---|---|---|---|---|---|---|---|\n");
