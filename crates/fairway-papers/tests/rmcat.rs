@@ -12,8 +12,11 @@ fn opts(out: PathBuf, reps: usize) -> ReproduceOptions {
     ReproduceOptions { scenarios: None, out, first_seed: 1, reps, interrupt: None }
 }
 
+/// A fresh folder of its own: tests run in parallel, and two may run the same case.
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("fairway-rmcat-{name}-{}", std::process::id()));
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let d = std::env::temp_dir().join(format!("fairway-rmcat-{name}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
 }
@@ -106,11 +109,16 @@ fn on_5_1_each_controller_follows_the_capacity_schedule_and_keeps_the_queue_low(
 }
 
 fn follows_5_1(cc: &str) {
+    follows_5_1_in(&run("5.1-variable-capacity", cc), cc);
+}
+
+/// [`follows_5_1`]'s bands on a run of §5.1's schedule (§5.1's case, or §6.2's, which is §5.1's
+/// with a marking CoDel).
+fn follows_5_1_in(r: &CaseRun, cc: &str) {
     let may = [0.98e6, 1.525e6, 0.58e6, 0.98e6];
     {
-        let r = run("5.1-variable-capacity", cc);
         let phases = [(20.0, 40.0), (50.0, 60.0), (70.0, 80.0), (90.0, 99.0)];
-        let rate: Vec<f64> = phases.iter().map(|&(a, b)| mean_rate(&r, "video", a, b)).collect();
+        let rate: Vec<f64> = phases.iter().map(|&(a, b)| mean_rate(r, "video", a, b)).collect();
         assert!(rate[1] > rate[0] && rate[2] < rate[1] && rate[3] > rate[2], "{cc}: {rate:?}");
         for (k, (&x, &m)) in rate.iter().zip(&may).enumerate() {
             assert!(x >= 0.5 * m, "{cc}: phase {k} at {x:.0} b/s of {m:.0}");
@@ -273,4 +281,85 @@ fn shares_6_3(cc: &str) -> (Vec<f64>, [f64; 2]) {
     let x: Vec<f64> = (1..=3).map(|i| mean_rate(&r, &format!("video{i}"), 150.0, 299.0)).collect();
     let ratio = |a: f64, b: f64| a.max(b) / a.min(b);
     (x.clone(), [ratio(x[0], x[1]), ratio(x[0], x[2])])
+}
+
+/// Every variant of `case` with `cc`, one seed.
+fn run_all(case: &str, cc: &str) -> Vec<CaseRun> {
+    let dir = scratch(&format!("{case}-{cc}-all"));
+    let runs = run_case(&opts(dir.clone(), 1), case, cc, &mut |_| {}).unwrap_or_else(|e| panic!("{case}/{cc}: {e}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    runs
+}
+
+/// RFC 8867 §5.3: the backward path (S2's media, S1's feedback) drops from 2 to 0.8 Mb/s over
+/// 35-70 s; "the candidate algorithms are able to cope with the lack of feedback information
+/// and to adapt to minimize the performance degradation of media flows in the forward channel",
+/// compared with "the reference case, i.e., when the backward channel has no impairments" (the
+/// case's second variant, the backward path at 2 Mb/s throughout). Bands: the forward flow's
+/// rate over the impaired span stays within 10% of the reference's (the band docs/scenarios.md
+/// takes for "the same rate" in its convergence time): its feedback, a few percent of its media
+/// rate, still crosses, only later by the backward queue's delay, which S2's own controller
+/// holds down; the forward flow still follows its own capacity through the impairment (at 40 s
+/// it falls to 0.5 Mb/s: over 45-60 s it holds at least half of the 0.48 Mb/s it may use, as
+/// §5.1's band, and no more than that capacity); and the backward flow follows the backward
+/// capacity down and back up, holding at least half of the 0.78 Mb/s it may use over 45-70 s.
+#[test]
+fn on_5_3_the_forward_flow_copes_with_congested_feedback_and_the_backward_one_follows_its_capacity() {
+    for cc in CONTROLLERS {
+        let (x, x0) = copes_5_3(cc);
+        // SCReAM's below.
+        if *cc != "scream" {
+            assert!((x / x0 - 1.0).abs() <= 0.10, "{cc}: forward {x:.0} b/s against the reference's {x0:.0}");
+        }
+    }
+}
+
+/// SCReAM loses 11% (540 against 607 kb/s) over 35-70 s, all of it in the first 5 s of the
+/// impairment (35-40 s: 554 against 946 kb/s; 40-70 s together 538 against 550 kb/s): S2's flow fills the backward queue at the cut (37.5 kB, 375 ms at
+/// 0.8 Mb/s), S1's feedback waits behind it, and SCReAM's self-clocked window (RFC 8298
+/// §4.1.2.5: nothing is sent while the bytes in flight fill it) stalls until the acknowledgements
+/// come back. NADA and GCC, rate-based, keep sending through the gap.
+#[test]
+#[ignore = "SCReAM's forward flow loses 11% over §5.3's impaired 35-70 s, all in its first 5 s (self-clocking stalls while the feedback waits)"]
+fn on_5_3_scream_copes_with_congested_feedback_within_10_percent() {
+    let (x, x0) = copes_5_3("scream");
+    assert!((x / x0 - 1.0).abs() <= 0.10, "scream: forward {x:.0} b/s against the reference's {x0:.0}");
+}
+
+/// §5.3 with `cc`: asserts the bands that do not compare with the reference; returns the
+/// forward flow's rate over the impaired span, and the reference's.
+fn copes_5_3(cc: &str) -> (f64, f64) {
+    let runs = run_all("5.3-congested-feedback-link", cc);
+    assert_eq!(runs.len(), 2, "{cc}: the impaired case and the reference");
+    let (impaired, reference) = (&runs[0], &runs[1]);
+    assert!(reference.variant.ends_with("= 2Mb"), "{}", reference.variant);
+    let low = mean_rate(impaired, "video-fwd", 45.0, 60.0);
+    assert!((0.24e6..=0.5e6).contains(&low), "{cc}: forward {low:.0} b/s on 0.5 Mb/s");
+    let before = mean_rate(impaired, "video-bwd", 25.0, 35.0);
+    let during = mean_rate(impaired, "video-bwd", 45.0, 70.0);
+    let after = mean_rate(impaired, "video-bwd", 80.0, 99.0);
+    assert!(during < before && after > during, "{cc}: backward {before:.0}, {during:.0}, {after:.0} b/s");
+    assert!(during >= 0.39e6, "{cc}: backward {during:.0} b/s of the 0.78 Mb/s it may use");
+    (mean_rate(impaired, "video-fwd", 35.0, 70.0), mean_rate(reference, "video-fwd", 35.0, 70.0))
+}
+
+/// RFC 8867 §6.2: §5.1 with ECN; "the candidate algorithms do not fail when ECN signals are
+/// available" and "are expected to perform better than their delay-based variants" (the case's
+/// second variant: the same CoDel, the video not ECN-capable). Not failing: with ECN each
+/// controller keeps §5.1's bands (`follows_5_1`). Better: CoDel marks the video's packets it
+/// would have dropped, so with ECN the video loses fewer packets than without (what is left is
+/// the overflow when the capacity falls fourfold at 60 s, which no signal prevents), and some
+/// are marked.
+#[test]
+fn on_6_2_every_controller_keeps_5_1s_bands_with_ecn_and_loses_less_than_without() {
+    for cc in CONTROLLERS {
+        let runs = run_all("6.2-ecn", cc);
+        let (ecn, plain) = (&runs[0], &runs[1]);
+        assert_eq!((ecn.variant.as_str(), plain.variant.as_str()), ("flow.video.ecn = true", "flow.video.ecn = false"));
+        follows_5_1_in(ecn, cc);
+        let video = |r: &CaseRun| r.first.summary.flows.iter().find(|f| f.name == "video").unwrap().dropped_pkts;
+        let marks = ecn.first.summary.links.iter().find(|l| l.name == "a->b").unwrap().marks_pkts;
+        assert!(marks > 0, "{cc}: nothing marked");
+        assert!(video(ecn) < video(plain), "{cc}: {} drops with ECN, {} without", video(ecn), video(plain));
+    }
 }
