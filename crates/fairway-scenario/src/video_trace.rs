@@ -70,8 +70,9 @@ pub fn parse(text: &str) -> Result<Traces, (usize, String)> {
                 return Err((
                     line,
                     format!(
-                        "rate {r} has {} frames and rate {r0} has {n}: every rate needs the same frames",
-                        sizes.len()
+                        "rate {r} has {} and rate {r0} has {}: every rate needs the same frames",
+                        frames(sizes.len()),
+                        frames(n)
                     ),
                 ));
             }
@@ -86,6 +87,15 @@ pub fn parse(text: &str) -> Result<Traces, (usize, String)> {
     }
     // The last rate's count, the rates' order, positive rates: as the map checks them.
     Traces::new(traces).map_err(|e| (0, e))
+}
+
+/// "1 frame", "2 frames".
+fn frames(n: usize) -> String {
+    if n == 1 {
+        "1 frame".to_string()
+    } else {
+        format!("{n} frames")
+    }
 }
 
 #[cfg(test)]
@@ -119,7 +129,7 @@ mod tests {
         assert_eq!(e, (3, "rate 100 after rate 200: rows must come grouped by rate, the rates increasing".into()));
         assert_eq!(bad(&format!("{h}100,0,5\n200,0,5\n100,0,5\n")).0, 4);
         let e = bad(&format!("{h}100,0,5\n100,1,5\n200,0,5\n300,0,5\n"));
-        assert_eq!(e, (5, "rate 200 has 1 frames and rate 100 has 2: every rate needs the same frames".into()));
+        assert_eq!(e, (5, "rate 200 has 1 frame and rate 100 has 2 frames: every rate needs the same frames".into()));
         // The last rate short: the map's own check, for the file as a whole.
         let e = bad(&format!("{h}100,0,5\n100,1,5\n200,0,5\n"));
         assert_eq!(e, (0, "every rate needs the same number of frames: 200 b/s has 1, 100 b/s has 2".into()));
