@@ -321,7 +321,7 @@ enum SuiteCmd {
         #[arg(long, default_value_t = fairway_papers::DEFAULT_REPS as u64, value_parser = clap::value_parser!(u64).range(1..=1000))]
         reps: u64,
         /// Also run each case with ECN (RFC 8867 §6.2: every RTP flow ECN-capable, each one's
-        /// bottleneck a marking CoDel), as a variant "ECN" beside the case's own.
+        /// bottleneck a marking CoDel) and with that CoDel dropping: variants "ECN" and "CoDel".
         #[arg(long)]
         ecn: bool,
     },

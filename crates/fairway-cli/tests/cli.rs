@@ -260,10 +260,13 @@ fn suite_rmcat_runs_from_any_directory_and_refuses_what_it_does_not_have() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let report = fs::read_to_string(elsewhere.join("s/report.md")).unwrap();
     for cc in ["nada", "scream", "gcc"] {
-        // The case as written and its ECN variant (--ecn).
+        // The case as written, its ECN variant and its CoDel twin (--ecn).
         assert!(report.contains(&format!("|  | {cc} |")), "{cc} in the table:\n{report}");
-        assert!(report.contains(&format!("| ECN | {cc} |")), "{cc} with ECN in the table:\n{report}");
-        assert!(elsewhere.join(format!("s/5.4-competing-same-cc/{cc}-ecn")).is_dir());
+        for v in ["ECN", "CoDel"] {
+            assert!(report.contains(&format!("| {v} | {cc} |")), "{cc}, {v}, in the table:\n{report}");
+            let dir = format!("s/5.4-competing-same-cc/{cc}-{}", v.to_lowercase());
+            assert!(elsewhere.join(dir).is_dir());
+        }
     }
     assert!(elsewhere.join("s/5.4-competing-same-cc/report.html").is_file());
     // An unknown controller or case is an input error naming what there is; nothing written.

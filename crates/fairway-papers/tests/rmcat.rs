@@ -61,13 +61,21 @@ fn the_suite_runs_every_case_with_every_controller_and_writes_its_reports() {
                 let rate: f64 = r[4].parse().unwrap();
                 assert!(rate > 0.0, "{case} with {cc}: no media got through");
             }
-            // With --ecn every case but §6.2's own has an ECN variant, its runs apart.
+            // With --ecn every case but §6.2's own has an ECN variant and its CoDel twin, as many
+            // as the case's own, their runs apart.
             let ecn = mine.iter().filter(|r| r[1].starts_with("ECN")).count();
+            let codel = mine.iter().filter(|r| r[1].starts_with("CoDel")).count();
             if case == "6.2-ecn" {
-                assert_eq!(ecn, 0);
+                assert_eq!((ecn, codel), (0, 0));
             } else {
-                assert!(ecn > 0 && ecn < mine.len(), "{case} with {cc}: {ecn} ECN rows of {}", mine.len());
-                assert!(dir.join(case).join(format!("{cc}-ecn")).is_dir(), "{case}/{cc}-ecn");
+                assert!(
+                    ecn > 0 && ecn == codel && 3 * ecn == mine.len(),
+                    "{case} with {cc}: {ecn}, {codel} of {}",
+                    mine.len()
+                );
+                for v in ["ecn", "codel"] {
+                    assert!(dir.join(case).join(format!("{cc}-{v}")).is_dir(), "{case}/{cc}-{v}");
+                }
             }
             for f in [format!("{cc}.svg"), format!("{cc}-delay-cdf.svg")] {
                 assert!(dir.join(case).join(&f).is_file(), "{case}/{f}");

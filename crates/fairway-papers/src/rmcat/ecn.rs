@@ -1,12 +1,16 @@
-//! A case's ECN variant (`fairway suite rmcat --ecn`): RFC 8867 §6.2 asks for "all the basic test
-//! cases" run "with the availability of Explicit Congestion Notification (ECN)". The variant is
-//! the case's own text with every RTP flow ECN-capable (`ecn = true`: its packets leave ECT(0),
-//! RFC 6679) and the bottleneck of each RTP flow (the slowest link of its data path, the first
-//! of equals, as the engine and docs/scenarios.md take it) marking: CoDel at its defaults with
-//! `ecn = true` in place of the case's tail drop, with the same room. §6.2 names no AQM and tail
-//! drop marks nothing; 6.2-ecn.toml gives the reasons for CoDel on §5.1, and this makes every
-//! other case the same way. Flows that are not ECN-capable (audio, TCP) are dropped by CoDel
-//! where it would have marked.
+//! A case's ECN variant and its delay-based twin (`fairway suite rmcat --ecn`): RFC 8867 §6.2
+//! asks for "all the basic test cases" run "with the availability of Explicit Congestion
+//! Notification (ECN)", and expects the algorithms "to perform better than their delay-based
+//! variants". The ECN variant is the case's own text with every RTP flow ECN-capable (`ecn =
+//! true`: its packets leave ECT(0), RFC 6679) and the bottleneck of each RTP flow (the slowest
+//! link of its data path, the first of equals, as the engine and docs/scenarios.md take it)
+//! marking: CoDel at its defaults with `ecn = true` in place of the case's tail drop, with the
+//! same room. Its twin has the same CoDel dropping and no flow ECN-capable, so that the two
+//! differ in the signal alone (CoDel's limit counts packets: the audio's 50-byte packets take
+//! whole places, so either has less room for video than the tail drop's bytes). §6.2 names no
+//! AQM and tail drop marks nothing; 6.2-ecn.toml gives the reasons for CoDel on §5.1, and this
+//! makes every other case the same way. Flows that are not ECN-capable (audio, TCP) are dropped
+//! by CoDel where it would have marked.
 
 use toml_edit::{value, DocumentMut, InlineTable};
 
@@ -23,9 +27,10 @@ pub fn video_packet_bytes() -> u64 {
     RtpSenderConfig::default().max_payload.0 + HEADER_LEN
 }
 
-/// `text` (the case whose checked scenario is `sc`) with ECN; an error names what cannot be
-/// made so (a bottleneck already not tail drop).
-pub fn with_ecn(text: &str, sc: &Scenario) -> Result<String, String> {
+/// `text` (the case whose checked scenario is `sc`) with CoDel at its RTP flows' bottlenecks,
+/// marking and every RTP flow ECN-capable if `ecn`, else dropping; an error names what cannot
+/// be made so (a bottleneck already not tail drop).
+pub fn with_codel(text: &str, sc: &Scenario, ecn: bool) -> Result<String, String> {
     let mut doc: DocumentMut = text.parse().map_err(|e| format!("{e}"))?;
     let pairs: Vec<_> = sc.links.iter().map(|l| (l.from, l.to)).collect();
     let mut router = Router::new(sc.nodes.len(), &pairs);
@@ -41,7 +46,7 @@ pub fn with_ecn(text: &str, sc: &Scenario) -> Result<String, String> {
     if let Some(flows) = doc.get_mut("flow").and_then(|f| f.as_array_of_tables_mut()) {
         for f in flows.iter_mut() {
             if f.get("transport").and_then(|t| t.as_str()) == Some("rtp") {
-                f.insert("ecn", value(true));
+                f.insert("ecn", value(ecn));
             }
         }
     }
@@ -66,7 +71,7 @@ pub fn with_ecn(text: &str, sc: &Scenario) -> Result<String, String> {
         };
         let mut q = InlineTable::new();
         q.insert("kind", "codel".into());
-        q.insert("ecn", true.into());
+        q.insert("ecn", ecn.into());
         q.insert("limit", (packets as i64).into());
         entry.insert("queue", value(q));
     }

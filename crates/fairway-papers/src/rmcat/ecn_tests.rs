@@ -10,7 +10,7 @@ fn case(stem: &str) -> (String, Scenario) {
 
 fn ecn(stem: &str) -> (Scenario, Scenario) {
     let (text, sc) = case(stem);
-    let out = with_ecn(&text, &sc).unwrap_or_else(|e| panic!("{e}"));
+    let out = with_codel(&text, &sc, true).unwrap_or_else(|e| panic!("{e}"));
     let new = fairway_scenario::parse_scenario("case.toml", &out, stem).unwrap_or_else(|e| panic!("{e}\n{out}"));
     (sc, new)
 }
@@ -56,7 +56,7 @@ fn every_media_flows_bottleneck_marks_both_of_6_3s_and_both_directions_of_5_3s()
 fn every_rtp_flow_turns_ecn_capable_and_the_ecn_case_is_known_as_one() {
     let (text, sc) = case("5.4-competing-same-cc");
     assert!(!is_ecn_case(&text));
-    let out = with_ecn(&text, &sc).unwrap();
+    let out = with_codel(&text, &sc, true).unwrap();
     assert!(is_ecn_case(&out));
     let doc: DocumentMut = out.parse().unwrap();
     let flows = doc["flow"].as_array_of_tables().unwrap();
@@ -71,7 +71,7 @@ fn every_rtp_flow_turns_ecn_capable_and_the_ecn_case_is_known_as_one() {
 #[test]
 fn a_bottleneck_that_is_not_tail_drop_is_refused() {
     let (text, sc) = case("6.2-ecn");
-    let e = with_ecn(&text, &sc).unwrap_err();
+    let e = with_codel(&text, &sc, true).unwrap_err();
     assert!(e.contains("a->b runs `codel`"), "{e}");
 }
 
@@ -79,11 +79,24 @@ fn a_bottleneck_that_is_not_tail_drop_is_refused() {
 fn a_sweep_over_the_bottlenecks_limit_counts_packets_too() {
     // §5.6 sweeps a -> b's tail drop over 75 000 and 250 000 bytes: 62 and 205 packets.
     let (text, sc) = case("5.6-long-tcp-flow");
-    let out = with_ecn(&text, &sc).unwrap();
+    let out = with_codel(&text, &sc, true).unwrap();
     let doc: DocumentMut = out.parse().unwrap();
     let limits: Vec<i64> =
         doc["sweep"]["link[2].queue.limit"].as_array().unwrap().iter().map(|v| v.as_integer().unwrap()).collect();
     assert_eq!(limits, [62, 205]);
     let points = fairway_scenario::sweep::points_of_text("case.toml", &out).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(points.points.len(), 2);
+}
+
+#[test]
+fn the_delay_based_twin_has_the_same_codel_dropping_and_no_flow_ecn_capable() {
+    let (text, sc) = case("5.4-competing-same-cc");
+    let out = with_codel(&text, &sc, false).unwrap();
+    assert!(!is_ecn_case(&out));
+    let new = fairway_scenario::parse_scenario("case.toml", &out, "5.4").unwrap();
+    let q = &link(&new, "a->b").queue;
+    assert_eq!((q.kind(), q.limit()), ("codel", Limit::Packets(108)));
+    // The same text as the ECN variant but for the two `ecn` values.
+    let marked = with_codel(&text, &sc, true).unwrap();
+    assert_eq!(marked.replace("ecn = true", "ecn = false"), out);
 }

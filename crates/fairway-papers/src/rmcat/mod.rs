@@ -38,7 +38,9 @@ pub struct SuiteOptions {
     /// The cases by file stem; empty: all.
     pub cases: Vec<String>,
     /// Runs each case also with ECN (ecn.rs), as RFC 8867 §6.2 asks of "all the basic test
-    /// cases": a variant "ECN" beside each of its own (not of a case already ECN-capable).
+    /// cases", and with the same marking queue dropping instead, the "delay-based variant" §6.2
+    /// compares with: variants "ECN" and "CoDel" beside each of its own (not of a case already
+    /// ECN-capable).
     pub ecn: bool,
 }
 
@@ -139,7 +141,9 @@ pub fn run_suite(opts: &SuiteOptions, progress: &mut dyn FnMut(&str)) -> Result<
         for cc in &opts.controllers {
             case_runs.extend(run_case(&opts.base, case, cc, progress)?);
             if opts.ecn {
-                case_runs.extend(run_case_with(&opts.base, case, cc, true, progress)?);
+                for ecn in [true, false] {
+                    case_runs.extend(run_case_with(&opts.base, case, cc, Some(ecn), progress)?);
+                }
             }
         }
         report::write_case(&opts.base, case, &case_runs)?;
@@ -156,29 +160,35 @@ pub fn run_case(
     cc: &str,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<CaseRun>, ReproduceError> {
-    run_case_with(opts, case, cc, false, progress)
+    run_case_with(opts, case, cc, None, progress)
 }
 
-/// [`run_case`], with `ecn` its ECN variant (ecn.rs; none for a case already ECN-capable), each
-/// variant's name led by "ECN" and its runs under `<case>/<cc>-ecn`.
+/// [`run_case`], or with `codel` the case with CoDel at its RTP flows' bottlenecks (ecn.rs),
+/// `Some(true)` marking ECN-capable flows, `Some(false)` dropping (none for a case already
+/// ECN-capable), each variant's name led by "ECN" or "CoDel" and its runs under
+/// `<case>/<cc>-ecn` or `<case>/<cc>-codel`.
 pub fn run_case_with(
     opts: &ReproduceOptions,
     case: &str,
     cc: &str,
-    ecn: bool,
+    codel: Option<bool>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<CaseRun>, ReproduceError> {
     let (file, text) = crate::scenario_text(opts, "rfc8867", case)?;
     let mut case_runs = vec![];
-    if ecn && ecn::is_ecn_case(&text) {
+    if codel.is_some() && ecn::is_ecn_case(&text) {
         return Ok(case_runs);
     }
-    let label = if ecn { format!("{case}/{cc}-ecn") } else { format!("{case}/{cc}") };
+    let label = match codel {
+        Some(true) => format!("{case}/{cc}-ecn"),
+        Some(false) => format!("{case}/{cc}-codel"),
+        None => format!("{case}/{cc}"),
+    };
     let fail = |e: String| ReproduceError::Run(label.clone(), run_error(&label, e));
     let (mut text, prio_dropped) = with_controller(&text, cc).map_err(fail)?;
-    if ecn {
+    if let Some(ecn) = codel {
         let sc = fairway_scenario::parse_scenario(&file, &text, case).map_err(|e| fail(e.to_string()))?;
-        text = ecn::with_ecn(&text, &sc).map_err(fail)?;
+        text = ecn::with_codel(&text, &sc, ecn).map_err(fail)?;
     }
     let r = run_text(opts, &label, &file, &text, true, progress)?;
     // A case's own [sweep] (RFC 8867's alternatives: §5.1's two delays, §5.6's two queue
@@ -196,8 +206,10 @@ pub fn run_case_with(
     for (values, points) in variants {
         let scenario = r.sweep.build(points[0])?.scenario;
         let mut names: Vec<String> = values.iter().zip(&r.sweep.keys).map(|(v, k)| format!("{k} = {v}")).collect();
-        if ecn {
-            names.insert(0, "ECN".to_string());
+        match codel {
+            Some(true) => names.insert(0, "ECN".to_string()),
+            Some(false) => names.insert(0, "CoDel".to_string()),
+            None => {}
         }
         let variant = names.join(", ");
         let mut measures = vec![];
