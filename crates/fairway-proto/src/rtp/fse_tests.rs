@@ -45,10 +45,10 @@ fn an_update_folds_the_change_into_the_sum_and_shares_it_by_priority() {
 fn a_flow_whose_share_passes_its_desired_rate_gets_that_and_the_rest_is_shared() {
     let mut fse = Fse::new();
     let s1 = fse.register(2.0, 0.15 * M, 1.5 * M);
-    let s2 = fse.register(1.0, 0.15 * M, 1.5 * M);
-    let s3 = fse.register(1.0, 0.15 * M, 1.5 * M);
-    // S_CR = 0.45 + 3.14 - 0.15 = 3.44.
-    fse.update(s1, 3.14 * M, 1.5 * M);
+    let s2 = fse.register(1.0, 0.2 * M, 1.5 * M);
+    let s3 = fse.register(1.0, 0.2 * M, 1.5 * M);
+    // S_CR = 0.55 + 3.04 - 0.15 = 3.44.
+    fse.update(s1, 3.04 * M, 1.5 * M);
     assert!(close(fse.sum(), 3.44 * M));
     assert!(close(fse.rate(s1).unwrap(), 1.5 * M));
     assert!(close(fse.rate(s2).unwrap(), 0.97 * M));
