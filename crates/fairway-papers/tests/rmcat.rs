@@ -268,13 +268,15 @@ fn shares_6_3(cc: &str) -> (Vec<f64>, [f64; 2]) {
 
 /// RFC 8867 §6.1: §5.4's three video flows, coupled (RFC 8699's flow state exchange) from one
 /// sender at priorities 2, 1, 1; S1 "must arrive at a steady-state rate approximately twice that
-/// of the other two". §4.3's 1.5 Mb/s maximum caps S1: of the ~3.44 Mb/s the audio leaves, 2:1:1
-/// would give S1 1.72 Mb/s, so the FSE gives S1 its 1.5 Mb/s (its desired rate) and S2 and S3
-/// the other ~0.97 Mb/s each: the ratio the case can reach is 1.5 / 0.97 = 1.55, not 2. The
-/// band: at least 1.3 (S1 within about 15% of that reachable ratio, and well clear of the equal
-/// share, 1, that uncoupled flows reach on §5.4), at most 2.2 (10% over "twice": more would
-/// mean S2 and S3 starved below half of S1's share). Over the last 40 s, when all three have run
-/// at least 40 s (as §5.4's test).
+/// of the other two". The FSE shares the group's sum S 2:1:1 with §4.3's 1.5 Mb/s maximum as S1's
+/// desired rate, so S1 gets min(S/2, 1.5 Mb/s) and S2 and S3 half the rest each: the ratio is 2
+/// while S <= 3 Mb/s and falls to 1.5 / 0.97 = 1.55 as S reaches the ~3.44 Mb/s the audio leaves
+/// (2:1:1 would want S1 at 1.72 Mb/s). So the case can reach no less than 1.55 and no more than
+/// 2. The band: at least 1.3 (the floor less about 15% for the rate's swings over 1 s windows,
+/// and well clear of the equal share, 1, that §5.4's uncoupled flows reach), at most 2.2 (10%
+/// over "twice": more would mean S2 and S3 held below half of S1's share). Over the last 40 s,
+/// when all three have run at least 40 s (as §5.4's test). The controllers' sums there are
+/// §5.4's uncoupled totals (about 2.9 to 3.2 Mb/s), so the ratios come out between 1.75 and 2.
 fn priority_ratios_6_1(cc: &str) -> [f64; 2] {
     let r = run("6.1-priorities", cc);
     let x: Vec<f64> = ["video1", "video2", "video3"].iter().map(|f| mean_rate(&r, f, 79.0, 119.0)).collect();
