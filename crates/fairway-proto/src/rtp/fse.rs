@@ -28,7 +28,15 @@
 //!   is before it next uses its rate: updates are applied in event order, so a run stays
 //!   deterministic;
 //! - registration (§5.3.1 step (1)) only adds the flow's initial rate to S_CR; the shares are
-//!   recomputed at the next UPDATE, as the step says.
+//!   recomputed at the next UPDATE, as the step says. A flow resuming after a pause registers
+//!   again with its controller's rate at that moment (the session keeps its rate, RFC 8867
+//!   §5.8), not the controller's initial one;
+//! - step (3) runs when the controller's rate differs from the FSE_R the flow runs on (a rate
+//!   that did not move is no "new sending rate");
+//! - a controller keeps its own floor (GCC's and SCReAM's minimum rate; NADA's r_vin stays at
+//!   least RMIN): a FSE_R below it leaves the flow at its floor, and its next CC_R counts the
+//!   difference as an increase, so S_CR grows until every share is above the floors. The group
+//!   holds no flow under its minimum.
 
 use std::sync::{Arc, Mutex};
 
