@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use fairway_papers::rmcat::{
-    cases, media_flows, run_case, run_suite, window_rates, CaseRun, SuiteOptions, CONTROLLERS,
+    cases, media_flows, run_case, run_suite, window_rates, with_controller, CaseRun, SuiteOptions, CONTROLLERS,
 };
 use fairway_papers::ReproduceOptions;
 
@@ -303,4 +303,23 @@ fn on_6_1_coupled_scream_gives_the_priority_2_flow_about_twice_the_others() {
 #[test]
 fn on_6_1_coupled_gcc_gives_the_priority_2_flow_about_twice_the_others() {
     assert_6_1_band("gcc");
+}
+
+/// The suite keeps a coupled flow's `prio` (RFC 8699's priority, any controller) and drops an
+/// uncoupled flow's for a controller other than NADA (whose PRIO it is), saying so.
+#[test]
+fn the_suite_keeps_a_coupled_flow_s_prio_and_drops_an_uncoupled_one_s_for_all_but_nada() {
+    let case = "[[flow]]\ntransport = \"rtp\"\ncc = \"nada\"\ncouple = \"v\"\nprio = 2\n";
+    let (text, dropped) = with_controller(case, "gcc").unwrap();
+    assert!(!dropped && text.contains("prio = 2") && text.contains("cc = \"gcc\""), "{text}");
+    let case = "[[flow]]\ntransport = \"rtp\"\ncc = \"nada\"\nprio = 2\n";
+    let (text, dropped) = with_controller(case, "scream").unwrap();
+    assert!(dropped && !text.contains("prio"), "{text}");
+    let (text, dropped) = with_controller(case, "nada").unwrap();
+    assert!(!dropped && text.contains("prio = 2"), "{text}");
+    // §6.1's case drops nothing for any controller.
+    let text = include_str!("../../../scenarios/rfc8867/6.1-priorities.toml");
+    for cc in CONTROLLERS {
+        assert!(!with_controller(text, cc).unwrap().1, "{cc}");
+    }
 }
