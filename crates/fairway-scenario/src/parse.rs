@@ -311,7 +311,10 @@ impl Builder {
                     place.render(),
                     self.nodes[f.from.0 as usize],
                 );
-                Err(t.get("couple").map_or_else(|| t.error(msg.clone()), |v| v.error(msg.clone())))
+                Err(match t.get("couple") {
+                    Some(v) => v.error(msg),
+                    None => t.error(msg),
+                })
             }
             Some(_) => Ok(()),
             None => {
