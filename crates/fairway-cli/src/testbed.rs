@@ -24,7 +24,7 @@ use fairway_live::{emulate, in_netns, Link, LinkConfig, Monitor, Sampler};
 use fairway_model::apps::WebSessions;
 use fairway_model::delay_hist::DelayHist;
 use fairway_model::driver::FlowDriver;
-use fairway_model::protocol::{Build, ReportContext};
+use fairway_model::protocol::{Build, ReportContext, RunShared};
 use fairway_model::results::{FlowSummary, SeriesLog};
 use fairway_model::scenario::{AppSpec, FlowSpec, LinkSpec, Scenario};
 use fairway_report::output;
@@ -266,12 +266,14 @@ pub fn testbed(
 
     // Datagram flows: their ends, and sockets in their hosts' namespaces.
     let mut drivers: Vec<(usize, Box<dyn FlowDriver>)> = vec![];
+    // One process runs every flow: a coupled group's senders share their state exchange.
+    let shared = RunShared::new();
     let mut tcp_plans = vec![];
     for p in &flows {
         let port = FIRST_PORT + p.index as u16;
         match &p.f.app {
             AppSpec::Datagram(d) => {
-                let b = Build { flow: p.index as u32, name: &p.f.name, seed: sc.seed, wire: true };
+                let b = Build { flow: p.index as u32, name: &p.f.name, seed: sc.seed, wire: true, shared: &shared };
                 drivers
                     .push((p.index, d.spec.build(&b).map_err(|e| Failure::Input(format!("flow {}: {e}", p.f.name)))?));
             }

@@ -146,6 +146,11 @@ fn send_and_recv_refuse_what_they_cannot_run() {
     let o = fairway().args(["send", tcp, "--flow", "tcp0", "--to", "127.0.0.1:9"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("TCP flows are the kernel's"), "{o:?}");
+    // A coupled RTP flow shares its rate with its group's other senders: one process has none.
+    let coupled = "scenarios/rfc8867/6.1-priorities.toml";
+    let o = fairway().args(["send", coupled, "--flow", "video1", "--to", "127.0.0.1:9"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot couple it"), "{o:?}");
     let o =
         fairway().args(["recv", tcp, "--flow", "nope", "--listen", "127.0.0.1:0", "--out"]).arg(&dir).output().unwrap();
     assert_eq!(o.status.code(), Some(2));

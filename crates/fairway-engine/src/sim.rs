@@ -177,6 +177,8 @@ impl<'a> Sim<'a> {
         let nbins = (sc.duration.0.div_ceil(sc.monitor.bin.0)).max(1) as usize;
         let mut path = vec![];
         let air = sc.wireless.as_ref().map(|w| Box::new(Air::new(w, sc.nodes.len(), seed, &sc.nodes)));
+        // What this run's flows share (a coupled group's state exchange): this run's alone.
+        let shared = crate::protocol::RunShared::new();
         for f in &sc.flows {
             let mut route = |a: fairway_core::NodeId, b: fairway_core::NodeId| -> Result<u32, SimError> {
                 if let Some(air) = &air {
@@ -200,7 +202,7 @@ impl<'a> Sim<'a> {
             let fwd = route(f.from, f.to)?;
             let rev = route(f.to, f.from).unwrap_or(u32::MAX);
             let fi = flows.len() as u32;
-            let b = crate::protocol::Build { flow: fi, name: &f.name, seed, wire: sc.wire };
+            let b = crate::protocol::Build { flow: fi, name: &f.name, seed, wire: sc.wire, shared: &shared };
             let drv = f.app.driver(&b).map_err(|e| SimError::App(f.name.clone(), e))?;
             flows.push(FlowRt { fwd, rev, drv, mon: FlowMonitor::new() });
         }

@@ -3,8 +3,9 @@
 //! protocols themselves, their scenario keys and their registry are in fairway-scenario.
 
 use std::any::Any;
+use std::collections::HashMap;
 use std::fmt::Debug;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use fairway_core::{Bytes, Time};
 use serde::Serialize;
@@ -20,6 +21,30 @@ pub struct Build<'a> {
     pub seed: u64,
     /// Carry bytes rather than typed messages (the scenario's `wire`).
     pub wire: bool,
+    /// What the flows of this run share ([`RunShared`]).
+    pub shared: &'a RunShared,
+}
+
+/// Objects the flows of one run share, made by the first flow that asks for one under its key
+/// and handed to the others: the state exchange of a coupled group of RTP flows (RFC 8699). One
+/// per run, so that runs on other threads never see each other's.
+#[derive(Default)]
+pub struct RunShared {
+    items: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
+}
+
+impl RunShared {
+    pub fn new() -> RunShared {
+        RunShared::default()
+    }
+
+    /// The object under `key`, made by `make` if there is none yet. A key another type took
+    /// is an error.
+    pub fn get_or_make<T: Any + Send + Sync>(&self, key: &str, make: impl FnOnce() -> T) -> Result<Arc<T>, String> {
+        let mut items = self.items.lock().unwrap_or_else(|e| e.into_inner());
+        let item = items.entry(key.to_string()).or_insert_with(|| Arc::new(make())).clone();
+        item.downcast::<T>().map_err(|_| format!("shared object `{key}` is of another kind"))
+    }
 }
 
 /// When the flow ran, for the summary.
@@ -77,6 +102,11 @@ pub trait DatagramSpec: Debug + Send + Sync {
     /// that the flow may take `pause` spells.
     fn pausable(&self) -> bool {
         false
+    }
+    /// The name of the group of flows whose senders share their congestion control state with
+    /// this flow's (RFC 8699's flow group, an RTP flow's `couple`); `None`: its own.
+    fn coupled_group(&self) -> Option<&str> {
+        None
     }
     /// The flow's two endpoints, ready to start.
     fn build(&self, b: &Build) -> Result<Box<dyn FlowDriver>, String>;

@@ -9,7 +9,7 @@ use fairway_proto::tcp::TcpVariant;
 
 use crate::driver::{FlowDriver, Header, Io, Side, TimerId, APP};
 use crate::packet_trace::PktKind;
-use crate::protocol::Build;
+use crate::protocol::{Build, RunShared};
 use crate::scenario::TcpSpec;
 use crate::stream::StreamApp;
 use crate::tcp_flow::TcpFlow;
@@ -103,7 +103,9 @@ fn secs(s: u64) -> Time {
 }
 
 fn build(name: &str) -> Build<'_> {
-    Build { flow: 0, name, seed: 1, wire: false }
+    // A run's shared objects: stream flows ask for none, so one for all tests will do.
+    static SHARED: std::sync::LazyLock<RunShared> = std::sync::LazyLock::new(RunShared::new);
+    Build { flow: 0, name, seed: 1, wire: false, shared: &SHARED }
 }
 
 fn tcp() -> TcpSpec {

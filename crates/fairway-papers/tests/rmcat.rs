@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use fairway_papers::rmcat::{
-    cases, media_flows, run_case, run_suite, window_rates, CaseRun, SuiteOptions, CONTROLLERS,
+    cases, media_flows, run_case, run_suite, window_rates, with_controller, CaseRun, SuiteOptions, CONTROLLERS,
 };
 use fairway_papers::ReproduceOptions;
 
@@ -369,5 +369,63 @@ fn on_6_2_every_controller_keeps_5_1s_bands_with_ecn_and_loses_less_than_without
         let marks = ecn.first.summary.links.iter().find(|l| l.name == "a->b").unwrap().marks_pkts;
         assert!(marks > 0, "{cc}: nothing marked");
         assert!(video(ecn) < video(plain), "{cc}: {} drops with ECN, {} without", video(ecn), video(plain));
+    }
+}
+
+/// RFC 8867 §6.1: §5.4's three video flows, coupled (RFC 8699's flow state exchange) from one
+/// sender at priorities 2, 1, 1; S1 "must arrive at a steady-state rate approximately twice that
+/// of the other two". The FSE shares the group's sum S 2:1:1 with §4.3's 1.5 Mb/s maximum as S1's
+/// desired rate, so S1 gets min(S/2, 1.5 Mb/s) and S2 and S3 half the rest each: the ratio is 2
+/// while S <= 3 Mb/s and falls to 1.5 / 0.97 = 1.55 as S reaches the ~3.44 Mb/s the audio leaves
+/// (2:1:1 would want S1 at 1.72 Mb/s). So the case can reach no less than 1.55 and no more than
+/// 2. The band is that range widened by the 10% docs/scenarios.md takes for "the same rate"
+/// (its convergence time): at least 1.4, well clear of the equal share, 1, that §5.4's uncoupled
+/// flows reach; at most 2.2 (more would mean S2 and S3 held below half of S1's share). Over the last 40 s,
+/// when all three have run at least 40 s (as §5.4's test). The controllers' sums there are
+/// §5.4's uncoupled totals (about 2.9 to 3.2 Mb/s), so the ratios come out between 1.75 and 2.
+fn priority_ratios_6_1(cc: &str) -> [f64; 2] {
+    let r = run("6.1-priorities", cc);
+    let x: Vec<f64> = ["video1", "video2", "video3"].iter().map(|f| mean_rate(&r, f, 79.0, 119.0)).collect();
+    eprintln!("6.1 {cc}: rates {x:.0?}, ratios {:.3} {:.3}", x[0] / x[1], x[0] / x[2]);
+    [x[0] / x[1], x[0] / x[2]]
+}
+
+fn assert_6_1_band(cc: &str) {
+    for ratio in priority_ratios_6_1(cc) {
+        assert!((1.4..=2.2).contains(&ratio), "{cc}: S1 over S2/S3 {ratio:.3}, band 1.4 .. 2.2");
+    }
+}
+
+#[test]
+fn on_6_1_coupled_nada_gives_the_priority_2_flow_about_twice_the_others() {
+    assert_6_1_band("nada");
+}
+
+#[test]
+fn on_6_1_coupled_scream_gives_the_priority_2_flow_about_twice_the_others() {
+    assert_6_1_band("scream");
+}
+
+#[test]
+fn on_6_1_coupled_gcc_gives_the_priority_2_flow_about_twice_the_others() {
+    assert_6_1_band("gcc");
+}
+
+/// The suite keeps a coupled flow's `prio` (RFC 8699's priority, any controller) and drops an
+/// uncoupled flow's for a controller other than NADA (whose PRIO it is), saying so.
+#[test]
+fn the_suite_keeps_a_coupled_flow_s_prio_and_drops_an_uncoupled_one_s_for_all_but_nada() {
+    let case = "[[flow]]\ntransport = \"rtp\"\ncc = \"nada\"\ncouple = \"v\"\nprio = 2\n";
+    let (text, dropped) = with_controller(case, "gcc").unwrap();
+    assert!(!dropped && text.contains("prio = 2") && text.contains("cc = \"gcc\""), "{text}");
+    let case = "[[flow]]\ntransport = \"rtp\"\ncc = \"nada\"\nprio = 2\n";
+    let (text, dropped) = with_controller(case, "scream").unwrap();
+    assert!(dropped && !text.contains("prio"), "{text}");
+    let (text, dropped) = with_controller(case, "nada").unwrap();
+    assert!(!dropped && text.contains("prio = 2"), "{text}");
+    // §6.1's case drops nothing for any controller.
+    let text = include_str!("../../../scenarios/rfc8867/6.1-priorities.toml");
+    for cc in CONTROLLERS {
+        assert!(!with_controller(text, cc).unwrap().1, "{cc}");
     }
 }

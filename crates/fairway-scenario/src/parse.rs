@@ -228,6 +228,8 @@ impl Builder {
         let mut router = Router::new(self.nodes.len(), &self.links.iter().map(|l| (l.from, l.to)).collect::<Vec<_>>());
         let mut flow_names: FastMap<String, Place> = FastMap::default();
         let mut window_uses = vec![];
+        // Each coupled group's sender node, with its first flow's name and place.
+        let mut senders: FastMap<String, (NodeId, String, Place)> = FastMap::default();
         for (gi, entry) in fv.tables()?.into_iter().enumerate() {
             let group = match entry.get("name") {
                 Some(v) => v.string()?.replace("{i}", ""),
@@ -265,6 +267,7 @@ impl Builder {
                     return Err(t.error(format!("flow name `{}` is already used by {}", f.name, prev.render())));
                 }
                 flow_names.insert(f.name.clone(), t.place());
+                self.check_sender(&t, &f, &mut senders)?;
                 flows.push(f);
             }
         }
@@ -292,6 +295,33 @@ impl Builder {
         let (nodes, links) = (std::mem::take(&mut self.nodes), std::mem::take(&mut self.links));
         let wireless = self.wireless.take();
         Ok(Scenario { name, description, duration, measure_from, seed, wire, nodes, links, flows, monitor, wireless })
+    }
+
+    /// RFC 8699 couples the flows of one sender (its §1 and §3): every flow of a coupled group
+    /// starts at the node its first flow starts at.
+    fn check_sender(&self, t: &Tbl, f: &FlowSpec, senders: &mut FastMap<String, (NodeId, String, Place)>) -> Res<()> {
+        let AppSpec::Datagram(d) = &f.app else { return Ok(()) };
+        let Some(group) = d.spec.coupled_group() else { return Ok(()) };
+        match senders.get(group) {
+            Some((from, first, place)) if *from != f.from => {
+                let msg = format!(
+                    "coupled group `{group}` sends from node `{}` (flow `{first}`, {}), this flow from `{}`: RFC 8699 \
+                     couples the flows of one sender, so a group's flows start at one node",
+                    self.nodes[from.0 as usize],
+                    place.render(),
+                    self.nodes[f.from.0 as usize],
+                );
+                Err(match t.get("couple") {
+                    Some(v) => v.error(msg),
+                    None => t.error(msg),
+                })
+            }
+            Some(_) => Ok(()),
+            None => {
+                senders.insert(group.to_string(), (f.from, f.name.clone(), t.place()));
+                Ok(())
+            }
+        }
     }
 
     /// `[[node]]` entries and the `[wireless]` table.

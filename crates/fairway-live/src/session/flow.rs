@@ -8,7 +8,7 @@ use std::path::Path;
 use fairway_core::{Dur, Time};
 use fairway_model::delay_hist::DelayHist;
 use fairway_model::driver::FlowDriver;
-use fairway_model::protocol::Build;
+use fairway_model::protocol::{Build, RunShared};
 use fairway_model::results::FlowSummary;
 use fairway_model::scenario::{AppSpec, FlowSpec, Scenario};
 use fairway_report::output;
@@ -39,7 +39,14 @@ fn flow<'a>(sc: &'a Scenario, name: &str) -> Result<(usize, &'a FlowSpec, Box<dy
             f.transport()
         )));
     };
-    let b = Build { flow: i as u32, name: &f.name, seed: sc.seed, wire: true };
+    // RFC 8699 couples the flows of one sender through state they share; `fairway send` runs
+    // one flow per process, with no other flow to share it with.
+    if let Some(g) = d.spec.coupled_group() {
+        return Err(Failure::Input(format!(
+            "--flow {name}: coupled (couple = \"{g}\"); live mode runs one flow per process and cannot couple it with the others of its group (run the scenario in the simulator, or drop `couple`)"
+        )));
+    }
+    let b = Build { flow: i as u32, name: &f.name, seed: sc.seed, wire: true, shared: &RunShared::new() };
     let drv = d.spec.build(&b).map_err(|e| Failure::Input(format!("--flow {name}: {e}")))?;
     Ok((i, f, drv))
 }

@@ -5,9 +5,11 @@
 //! (report.md, report.html and summary.csv).
 //!
 //! A case's media flows are its `transport = "rtp"` flows; the suite sets their `cc` to each
-//! controller in turn (a case file names one, which the suite overrides). A controller that
-//! takes no `prio` (RFC 8867 §6.1's priorities exist in NADA alone) runs a case that sets one
-//! without it, and the report says so. The bottleneck whose capacity the measures divide by is
+//! controller in turn (a case file names one, which the suite overrides). A flow's `prio` is
+//! valid for every controller when the flow is coupled (`couple`, RFC 8699's flow state
+//! exchange: §6.1's case couples its video flows) and for NADA alone otherwise (its PRIO): a
+//! controller that cannot take an uncoupled flow's `prio` runs the case without it, and the
+//! report says so. The bottleneck whose capacity the measures divide by is
 //! the case's first monitored link (`[monitor] links`).
 
 pub mod ecn;
@@ -86,12 +88,14 @@ pub struct CaseRun {
     pub measures: Vec<Measures>,
     pub first: RunResult,
     pub scenario: Scenario,
-    /// The case set `prio`, which this controller does not take: it ran without it.
+    /// The case set `prio` on an uncoupled flow, which this controller does not take: it ran
+    /// without it.
     pub prio_dropped: bool,
 }
 
-/// The case's text with every RTP flow's `cc` set to `cc`; true if a `prio` was dropped for a
-/// controller other than NADA.
+/// The case's text with every RTP flow's `cc` set to `cc`; true if a `prio` was dropped: an
+/// uncoupled flow's, for a controller other than NADA (a coupled flow's priority is its FSE's,
+/// valid for every controller).
 pub fn with_controller(text: &str, cc: &str) -> Result<(String, bool), String> {
     let mut doc: DocumentMut = text.parse().map_err(|e| format!("{e}"))?;
     let mut dropped = false;
@@ -99,7 +103,7 @@ pub fn with_controller(text: &str, cc: &str) -> Result<(String, bool), String> {
         for f in flows.iter_mut() {
             if f.get("transport").and_then(|t| t.as_str()) == Some("rtp") {
                 f.insert("cc", value(cc));
-                if cc != "nada" && f.remove("prio").is_some() {
+                if cc != "nada" && !f.contains_key("couple") && f.remove("prio").is_some() {
                     dropped = true;
                 }
             }

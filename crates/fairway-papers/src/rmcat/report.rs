@@ -94,7 +94,8 @@ pub(super) fn write_case(opts: &ReproduceOptions, case: &str, runs: &[CaseRun]) 
         md.push('\n');
     }
     for r in runs.iter().filter(|r| r.prio_dropped) {
-        let _ = writeln!(md, "{} takes no flow priority: it ran this case without `prio`.\n", r.controller);
+        let _ =
+            writeln!(md, "{} takes no priority on an uncoupled flow: it ran this case without `prio`.\n", r.controller);
     }
     md.push_str("## Figures (first seed)\n\n");
     for (r, k) in runs.iter().zip(0..) {

@@ -108,4 +108,22 @@ pub trait RateController: Send {
 
     /// Its state for traces: `rate_bps` the target, the others where it has them.
     fn state(&self, view: &SenderView) -> AgentState;
+
+    /// The rate it hands RFC 8699's flow state exchange at UPDATE (CC_R(f), [`super::fse`]),
+    /// bits per second: the rate variable the RFC's application of the FSE to it names. `None`:
+    /// it cannot be coupled.
+    fn coupled_rate(&self) -> Option<f64> {
+        None
+    }
+
+    /// The FSE's rate for this flow, FSE_R(f), to run on from `now` in place of the one it
+    /// computed (RFC 8699 §5.3.1 step (d)): it becomes the variable
+    /// [`coupled_rate`](Self::coupled_rate) reads.
+    fn set_coupled_rate(&mut self, _now: Time, _rate: f64) {}
+
+    /// The most its flow's application can use, bits per second: the FSE's desired rate DR(f)
+    /// (RFC 8699 §5.2) of a media flow whose encoder tops out there.
+    fn max_rate(&self) -> f64 {
+        f64::INFINITY
+    }
 }

@@ -7,9 +7,12 @@
 //! - [`trace`]: RFC 8593 §6's trace-driven video encoder;
 //! - [`sender`] and [`receiver`]: the two endpoints;
 //! - [`controller`]: the seam the controllers share; [`nada`]: NADA (RFC 8698); [`scream`]:
-//!   SCReAM (RFC 8298); [`gcc`]: Google Congestion Control as WebRTC runs it.
+//!   SCReAM (RFC 8298); [`gcc`]: Google Congestion Control as WebRTC runs it;
+//! - [`fse`]: RFC 8699's flow state exchange, which couples the controllers of one sender's
+//!   flows and shares their rates by priority.
 
 pub mod controller;
+pub mod fse;
 pub mod gcc;
 pub mod header;
 pub mod media;

@@ -441,6 +441,25 @@ impl RateController for Nada {
         self.r_send(view.queue_bytes, view.fps)
     }
 
+    /// RFC 8699 §6.1: "the UPDATE function call ... gives the FSE NADA's reference rate r_ref".
+    fn coupled_rate(&self) -> Option<f64> {
+        Some(self.r_ref)
+    }
+
+    /// RFC 8699 §6.1: FSE_R(i) "is used as their reference rate r_ref"; r_vin and r_send follow
+    /// from it by §5.2.2 as always. It is taken as given, not clamped to [RMIN, RMAX] (eq. (8)
+    /// and (9) clamp the next update's result): a clamped r_ref would make the next CC_R count
+    /// the clamp as a change of rate and move S_CR by it. The FSE gives no flow more than
+    /// RMAX, its desired rate; the encoder's r_vin stays at least RMIN by eq. (13).
+    fn set_coupled_rate(&mut self, _now: Time, rate: f64) {
+        self.r_ref = rate;
+    }
+
+    /// RMAX.
+    fn max_rate(&self) -> f64 {
+        self.cfg.rmax
+    }
+
     fn state(&self, view: &SenderView) -> AgentState {
         AgentState {
             rate_bps: Some(self.r_vin(view.queue_bytes, view.fps)),

@@ -205,3 +205,17 @@ fn bad_settings_are_refused_by_name() {
     let e = Nada::new(NadaConfig { alpha: 1.5, ..NadaConfig::default() }).unwrap_err();
     assert!(e.contains("alpha"), "{e}");
 }
+
+/// RFC 8699 §6.1: NADA gives the FSE r_ref and takes FSE_R as r_ref, from which r_vin and
+/// r_send follow (eq. (11)-(14)): with an empty buffer both are r_ref.
+#[test]
+fn coupled_the_fse_s_rate_is_the_reference_rate() {
+    let mut n = nada();
+    assert_eq!(n.coupled_rate(), Some(150e3));
+    n.set_coupled_rate(Time::ZERO, 800e3);
+    assert_eq!(n.r_ref(), 800e3);
+    assert_eq!(n.coupled_rate(), Some(800e3));
+    assert_eq!(n.r_vin(0, 30.0), 800e3);
+    assert_eq!(n.r_send(0, 30.0), 800e3);
+    assert_eq!(n.max_rate(), 1.5e6);
+}

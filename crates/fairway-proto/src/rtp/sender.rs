@@ -22,12 +22,17 @@
 //!   covered it was lost) is no longer in flight and is not shown to the controller; one not
 //!   covered after 2^15 later packets is forgotten likewise (beyond that its 16-bit number is
 //!   ambiguous).
+//! - a coupled sender (RFC 8699, [`super::fse`]) registers with its group when it starts or
+//!   resumes and leaves it when it stops; it hands the group its controller's rate after each
+//!   of the controller's updates (a report, a timer of its own), and takes the rate the group
+//!   last computed for it before anything else at each of its events.
 
 use std::collections::VecDeque;
 
 use fairway_core::{Bytes, Dur, Time};
 
 use super::controller::{PacketResult, RateController, SenderView};
+use super::fse::FseMember;
 use super::header::RtpHeader;
 use super::media::MediaSource;
 use super::rfc8888::{Feedback, Report};
@@ -136,6 +141,8 @@ pub struct RtpSender {
     last_report: Option<u128>,
     /// Reused for each report's results.
     results: Vec<PacketResult>,
+    /// Its flow group's state exchange, if it is coupled.
+    coupling: Option<FseMember>,
 }
 
 impl RtpSender {
@@ -169,7 +176,42 @@ impl RtpSender {
             target_log: vec![],
             last_report: None,
             results: vec![],
+            coupling: None,
         })
+    }
+
+    /// Couples the sender's controller with the other flows of `member`'s group (RFC 8699).
+    pub fn with_coupling(mut self, member: FseMember) -> Result<RtpSender, String> {
+        if self.cc.coupled_rate().is_none() {
+            return Err(format!("{} cannot be coupled (RFC 8699)", self.cc.name()));
+        }
+        self.coupling = Some(member);
+        Ok(self)
+    }
+
+    /// Its group's state exchange, if coupled.
+    pub fn coupling(&self) -> Option<&FseMember> {
+        self.coupling.as_ref()
+    }
+
+    /// RFC 8699 §5.3.1 step (d): the rate the group computed for this flow since it last took
+    /// one, if any, becomes its controller's (and its target is logged).
+    fn take_coupled_rate(&mut self, now: Time) {
+        if let Some(r) = self.coupling.as_mut().and_then(|m| m.pending()) {
+            self.cc.set_coupled_rate(now, r);
+            self.log_target(now);
+        }
+    }
+
+    /// RFC 8699 §5.3.1 step (3): after the controller's update, its rate goes to the group and
+    /// the group's rate for this flow comes back.
+    fn give_coupled_rate(&mut self, now: Time) {
+        let Some(m) = self.coupling.as_mut() else { return };
+        let Some(cc_rate) = self.cc.coupled_rate() else { return };
+        let r = m.update(cc_rate, self.cc.max_rate());
+        if r != cc_rate {
+            self.cc.set_coupled_rate(now, r);
+        }
     }
 
     /// The controller, for reports and tests.
@@ -353,8 +395,10 @@ impl RtpSender {
             self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
         }
         if !results.is_empty() {
+            self.take_coupled_rate(now);
             let view = self.view(now);
             self.cc.on_feedback(now, &results, &view);
+            self.give_coupled_rate(now);
         }
         self.results = results;
         self.maybe_discard(now);
@@ -378,6 +422,9 @@ impl Endpoint for RtpSender {
         } else {
             self.cc.resume(now);
         }
+        if let (Some(m), Some(rate)) = (self.coupling.as_mut(), self.cc.coupled_rate()) {
+            m.join(rate, self.cc.max_rate());
+        }
         let target = self.cc.target_rate(&self.view(now)) * self.payload_share();
         self.source.start(now, target);
         self.log_target(now);
@@ -388,6 +435,9 @@ impl Endpoint for RtpSender {
     /// still count.
     fn stop(&mut self, _now: Time) {
         self.running = false;
+        if let Some(m) = self.coupling.as_mut() {
+            m.leave();
+        }
         self.queue.clear();
         self.queue_bytes = 0;
     }
@@ -406,9 +456,11 @@ impl Endpoint for RtpSender {
         if !self.running {
             return;
         }
+        self.take_coupled_rate(now);
         if self.cc.next_timer().is_some_and(|t| t <= now) {
             let view = self.view(now);
             self.cc.on_timer(now, &view);
+            self.give_coupled_rate(now);
             self.log_target(now);
         }
         self.produce(now);
@@ -419,6 +471,7 @@ impl Endpoint for RtpSender {
         if !self.running || now < self.next_send {
             return None;
         }
+        self.take_coupled_rate(now);
         let q = *self.queue.front()?;
         let size = q.payload.0 + HEADER_LEN;
         if !self.window_allows(now, size) {

@@ -350,3 +350,40 @@ fn under_rfc_8298_a_gap_between_frames_does_not_stretch_the_next_interval() {
     assert!(worst < 0.06, "reports up to {worst:.3} s apart");
     assert!(late.len() >= 150, "{} reports in 8 s", late.len());
 }
+
+/// RFC 8699: a coupled sender registers with its group at its start, leaves it when it stops
+/// and joins again when it resumes; the group's redistribution reaches its controller before
+/// its next packet; a controller with no coupled rate cannot be coupled.
+#[test]
+fn a_coupled_sender_joins_its_group_while_it_sends_and_runs_on_the_group_s_rate() {
+    use crate::rtp::fse::{Fse, FseMember, SharedFse};
+    use crate::rtp::nada::{Nada, NadaConfig};
+    let fse: SharedFse = Arc::new(Mutex::new(Fse::new()));
+    let fixed = Fixed { rate: 1e6, window: None, discard_over: None, seen: Default::default() };
+    let e = sender(1000, 40, fixed).with_coupling(FseMember::new(fse.clone(), 1.0).unwrap()).err().unwrap();
+    assert!(e.contains("cannot be coupled"), "{e}");
+
+    let nada = |prio| {
+        let src = Frames { size: 1000, every: Dur(40 * MS), next: None };
+        RtpSender::new(RtpSenderConfig::default(), Box::new(src), Box::new(Nada::new(NadaConfig::default()).unwrap()))
+            .unwrap()
+            .with_coupling(FseMember::new(fse.clone(), prio).unwrap())
+            .unwrap()
+    };
+    let (mut a, mut b) = (nada(2.0), nada(1.0));
+    a.start(Time::ZERO);
+    b.start(Time::ZERO);
+    // Both at RMIN, 150 kb/s: S_CR 300 kb/s.
+    assert_eq!(fse.lock().unwrap().len(), 2);
+    assert_eq!(fse.lock().unwrap().sum(), 300e3);
+    // Another member's update (S_CR to 330 kb/s, shared 2:1) reaches a at its next event.
+    let mut other = FseMember::new(fse.clone(), 1.0).unwrap();
+    other.join(0.0, 1.5e6);
+    other.update(30e3, 1.5e6);
+    let _ = a.poll_transmit(Time(MS));
+    assert_eq!(a.controller().coupled_rate(), Some(165e3));
+    b.stop(Time(MS));
+    assert_eq!(fse.lock().unwrap().len(), 2);
+    b.start(Time(2 * MS));
+    assert_eq!(fse.lock().unwrap().len(), 3);
+}

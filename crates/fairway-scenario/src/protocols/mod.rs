@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use fairway_core::{Bytes, Rate};
-pub use fairway_model::protocol::{Build, DatagramSpec, Load, ProtocolReport, Report, ReportContext};
+pub use fairway_model::protocol::{Build, DatagramSpec, Load, ProtocolReport, Report, ReportContext, RunShared};
 use fairway_model::results::SeriesInfo;
 
 use crate::reader::{Res, Tbl, Val};
@@ -185,7 +185,10 @@ mod tests {
                 let AppSpec::Datagram(d) = &sc.flows[0].app else {
                     panic!("{app}/{}: not a datagram flow", r.transport)
                 };
-                let drv = d.spec.build(&Build { flow: 0, name: "f", seed: 1, wire: false }).unwrap();
+                let drv = d
+                    .spec
+                    .build(&Build { flow: 0, name: "f", seed: 1, wire: false, shared: &RunShared::new() })
+                    .unwrap();
                 let b = drv.sample().unwrap_or_default();
                 let sampled: Vec<SeriesInfo> = b.iter().map(|(x, _)| *x).collect();
                 assert_eq!(sampled, r.series, "{app} over {}", r.transport);

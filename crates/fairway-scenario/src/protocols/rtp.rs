@@ -24,14 +24,21 @@
 //! - `feedback_interval`: a duration, or `"media-rate"` for RFC 8298 §4.2.2's rule; by default
 //!   the controller's (NADA: DELTA, 100 ms; SCReAM: RFC 8298 §4.2.2's media-rate rule; GCC:
 //!   100 ms, WebRTC's transport-feedback interval);
-//! - `prio`: NADA's PRIO, the flow's weight (RFC 8698 §4.3, RFC 8867 §6.1);
+//! - `couple`: a name; the flows that give the same one are a coupled group (RFC 8699's flow
+//!   group): their controllers share their rates through one flow state exchange
+//!   ([`fairway_proto::rtp::fse`]), by priority. All of a group's flows start at one node (the
+//!   RFC couples the flows of one sender: the parser refuses others);
+//! - `prio`: the flow's weight: in a coupled group its FSE priority P(f) (RFC 8699 §5.2), any
+//!   controller; uncoupled, NADA's PRIO (RFC 8698 §4.3), NADA only (RFC 8867 §6.1 asks for
+//!   either);
 //! - `ecn`, `class`.
 
 use std::any::Any;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use fairway_core::{Bytes, Dur, Rng, Time};
+use fairway_proto::rtp::fse::{Fse, FseMember};
 use fairway_proto::rtp::gcc::{Gcc, GccConfig};
 use fairway_proto::rtp::media::MediaSource;
 use fairway_proto::rtp::nada::{Nada, NadaConfig};
@@ -79,6 +86,7 @@ const KEYS: &[&str] = &[
     "skip_frames",
     "packet_size",
     "feedback_interval",
+    "couple",
     "prio",
     "ecn",
 ];
@@ -144,6 +152,15 @@ struct RtpSpec {
     encoder: Codec,
     sender: RtpSenderConfig,
     interval: FeedbackInterval,
+    /// Its coupled group (`couple`) and its priority there.
+    coupling: Option<Coupling>,
+}
+
+/// A flow's place in a coupled group.
+#[derive(Debug, Clone)]
+struct Coupling {
+    group: String,
+    prio: f64,
 }
 
 type RtpFlow = DatagramFlow<RtpSender, RtpReceiver>;
@@ -250,11 +267,33 @@ fn parse(t: &Tbl, _app: &str, ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
         Some(v) => packet_size(&v)?,
         None => RtpSenderConfig::default().max_payload,
     };
+    let coupling = match t.get("couple") {
+        Some(v) => {
+            let group = v.string()?;
+            if group.is_empty() {
+                return Err(v.error("`couple` names a group of flows: give a name"));
+            }
+            let prio = match t.get("prio") {
+                Some(p) => {
+                    let x = p.f64()?;
+                    if !(x.is_finite() && x > 0.0) {
+                        return Err(p.error(format!("prio = {x}: a priority is a number above 0 (RFC 8699 §5.2)")));
+                    }
+                    x
+                }
+                None => 1.0,
+            };
+            Some(Coupling { group, prio })
+        }
+        None => None,
+    };
     let cc = match cc_name.as_str() {
         "nada" => {
             let mut c =
                 NadaConfig { rmin: codec.r_min.as_bps_f64(), rmax: codec.r_max.as_bps_f64(), ..NadaConfig::default() };
-            if let Some(v) = t.get("prio") {
+            // Coupled, the priority is the FSE's and NADA's own PRIO stays 1: both would weight
+            // the flow twice.
+            if let Some(v) = t.get("prio").filter(|_| coupling.is_none()) {
                 c.prio = v.f64()?;
             }
             c.check().map_err(|e| match t.get("prio").filter(|_| e.starts_with("prio")) {
@@ -299,8 +338,10 @@ fn parse(t: &Tbl, _app: &str, ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
     if t.has("start_rate") && matches!(cc, CcSpec::Nada(_)) {
         return Err(t.req("start_rate")?.error("NADA starts at min_rate, its RMIN (RFC 8698 §4.3)"));
     }
-    if t.has("prio") && !matches!(cc, CcSpec::Nada(_)) {
-        return Err(t.req("prio")?.error("`prio` is NADA's weight (RFC 8698 §4.3)"));
+    if t.has("prio") && coupling.is_none() && !matches!(cc, CcSpec::Nada(_)) {
+        return Err(t.req("prio")?.error(
+            "`prio` is NADA's weight (RFC 8698 §4.3), or with `couple` the flow's priority in its coupled group (RFC 8699)",
+        ));
     }
     let mut sender = RtpSenderConfig { max_payload, ..RtpSenderConfig::default() };
     if let Some(v) = t.get("ecn") {
@@ -312,7 +353,7 @@ fn parse(t: &Tbl, _app: &str, ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
         Some(v) => FeedbackInterval::Fixed(v.dur_pos()?),
         None => cc.default_interval(),
     };
-    Ok(Arc::new(RtpSpec { cc, codec, encoder, sender, interval }))
+    Ok(Arc::new(RtpSpec { cc, codec, encoder, sender, interval, coupling }))
 }
 
 /// The trace file `v` names, relative to `dir`, the scenario file's folder (`None`: a built-in
@@ -362,6 +403,10 @@ impl DatagramSpec for RtpSpec {
         "rtp"
     }
 
+    fn coupled_group(&self) -> Option<&str> {
+        self.coupling.as_ref().map(|c| c.group.as_str())
+    }
+
     /// RtpSender::start after a stop resumes the session (RFC 8867 §5.8).
     fn pausable(&self) -> bool {
         true
@@ -376,7 +421,12 @@ impl DatagramSpec for RtpSpec {
         // One stream per flow: its SSRC from the flow's index, the receiver's one above it.
         let ssrc = 2 * b.flow + 1;
         let sender = RtpSenderConfig { ssrc, ..self.sender.clone() };
-        let snd = RtpSender::new(sender, codec, self.cc.build()?)?;
+        let mut snd = RtpSender::new(sender, codec, self.cc.build()?)?;
+        if let Some(c) = &self.coupling {
+            // One state exchange per group and run, made by the group's first flow.
+            let fse = b.shared.get_or_make(&format!("rtp-fse:{}", c.group), || Mutex::new(Fse::new()))?;
+            snd = snd.with_coupling(FseMember::new(fse, c.prio)?)?;
+        }
         let rcv = RtpReceiver::new(RtpReceiverConfig {
             ssrc,
             own_ssrc: ssrc + 1,

@@ -187,6 +187,13 @@ impl Aimd {
         self.last_change = Some(now);
     }
 
+    /// Takes RFC 8699's coupled rate as the estimate (Appendix A: FSE_R(i) is used as A_hat),
+    /// floored at the minimum. The time of the last change stays: the increase counts from the
+    /// controller's own last update, not from when another flow's update moved this one.
+    pub fn set_coupled(&mut self, rate_bps: f64) {
+        self.rate_bps = rate_bps.max(self.min_bps);
+    }
+
     /// While over-using: whether to decrease again at `now` given acknowledged rate `acked_bps`
     /// (an RTT, clamped to 10..200 ms, has passed since the last change, or the acknowledged
     /// rate is below half the estimate; WebRTC).

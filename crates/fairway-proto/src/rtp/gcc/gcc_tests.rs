@@ -98,3 +98,16 @@ fn closed_loop_settles_near_capacity() {
     assert!(max_queue_ms < 200.0, "queue {max_queue_ms} ms");
     assert!(g.usage() != Usage::Overusing || g.delay_based_bps() < cap);
 }
+
+/// RFC 8699 Appendix A: GCC gives the FSE its delay-based estimate A_hat and takes FSE_R as
+/// A_hat; the target is min(A_hat, loss-based): lowering A_hat lowers the target at once.
+#[test]
+fn coupled_the_fse_s_rate_is_the_delay_based_estimate() {
+    let mut g = Gcc::new(GccConfig::default()).unwrap();
+    assert_eq!(g.coupled_rate(), Some(300e3));
+    g.set_coupled_rate(Time::ZERO, 200e3);
+    assert_eq!(g.delay_based_bps(), 200e3);
+    assert_eq!(g.coupled_rate(), Some(200e3));
+    assert_eq!(g.target_bps(), 200e3);
+    assert_eq!(g.max_rate(), 10e6);
+}

@@ -373,6 +373,28 @@ impl RateController for Gcc {
         self.cfg.pacing_factor * self.target_bps()
     }
 
+    /// RFC 8699 Appendix A: "the UPDATE function call ... gives the FSE GCC's estimate of
+    /// available bandwidth A_hat": the delay-based estimate (draft-ietf-rmcat-gcc-02 §5.5's
+    /// A_hat, the AIMD's rate). The target stays GCC's own, min(A_hat, loss-based) within
+    /// [min, max]. (Not the target: the AIMD's increase reaches the target only at the
+    /// loss-based rule's next tick, and a redistribution by another flow in between would set
+    /// the estimate back to the FSE's rate, losing the increase.)
+    fn coupled_rate(&self) -> Option<f64> {
+        Some(self.delay.aimd.rate_bps())
+    }
+
+    /// RFC 8699 Appendix A: FSE_R(i) "is used as the estimate of available bandwidth A_hat":
+    /// the AIMD's rate, and so the cap the loss-based target keeps under.
+    fn set_coupled_rate(&mut self, _now: Time, rate: f64) {
+        self.delay.aimd.set_coupled(rate);
+        self.loss.on_delay_based(self.delay.aimd.rate_bps());
+    }
+
+    /// The maximum bitrate.
+    fn max_rate(&self) -> f64 {
+        self.cfg.max_rate_bps
+    }
+
     fn state(&self, _view: &SenderView) -> AgentState {
         AgentState {
             srtt: self.rtt(),

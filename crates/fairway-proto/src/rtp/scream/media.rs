@@ -155,6 +155,12 @@ impl MediaRateControl {
         self.target_bitrate = (beta * self.target_bitrate).max(self.cfg.min_bitrate);
     }
 
+    /// Takes RFC 8699's coupled rate as the target bitrate, within [TARGET_BITRATE_MIN,
+    /// TARGET_BITRATE_MAX] as every adjustment leaves it.
+    pub fn set_coupled_target(&mut self, rate: f64) {
+        self.target_bitrate = rate.max(self.cfg.min_bitrate).min(self.cfg.max_bitrate);
+    }
+
     /// §4.1.3: "The target_bitrate_last_max is updated when congestion is detected."
     pub fn on_congestion_detected(&mut self) {
         self.target_bitrate_last_max = self.target_bitrate;

@@ -375,6 +375,25 @@ impl RateController for Scream {
         self.media.discard_queue(view)
     }
 
+    /// RFC 8699 gives no application to SCReAM; its FSE exchanges rates (§5.2: FSE_R(f) and
+    /// DR(f) in bits per second), and SCReAM's rate is the media rate control's target bitrate
+    /// (RFC 8298 §4.1.3), the rate the encoder is given: the FSE gets that. The self-clocked
+    /// window stays the flow's own (§6.2's stateful algorithms: its state is per path and
+    /// per flow), limiting what is in flight against the qdelay target as before.
+    fn coupled_rate(&self) -> Option<f64> {
+        Some(self.media.target_bitrate())
+    }
+
+    /// The FSE's rate becomes the target bitrate (within TARGET_BITRATE_MIN and _MAX).
+    fn set_coupled_rate(&mut self, _now: Time, rate: f64) {
+        self.media.set_coupled_target(rate);
+    }
+
+    /// TARGET_BITRATE_MAX.
+    fn max_rate(&self) -> f64 {
+        self.cfg.max_bitrate
+    }
+
     fn state(&self, _view: &SenderView) -> AgentState {
         AgentState {
             cwnd_pkts: Some(self.net.cwnd() as f64 / self.cfg.mss as f64),

@@ -261,3 +261,17 @@ fn each_capacity_phase_s_mean_target_is_within_15_percent_of_the_referee_s() {
         );
     }
 }
+
+/// SCReAM gives the FSE its target bitrate and takes FSE_R as the target bitrate, within
+/// TARGET_BITRATE_MIN and _MAX.
+#[test]
+fn coupled_the_fse_s_rate_is_the_target_bitrate() {
+    let mut s = Scream::new(ScreamConfig::default()).unwrap();
+    assert_eq!(s.coupled_rate(), Some(s.config().start_bitrate));
+    s.set_coupled_rate(Time::ZERO, 700e3);
+    assert_eq!(s.media().target_bitrate(), 700e3);
+    assert_eq!(s.coupled_rate(), Some(700e3));
+    s.set_coupled_rate(Time::ZERO, 5e6);
+    assert_eq!(s.media().target_bitrate(), s.config().max_bitrate);
+    assert_eq!(s.max_rate(), s.config().max_bitrate);
+}
