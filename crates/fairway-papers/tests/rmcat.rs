@@ -174,6 +174,8 @@ fn on_5_6_nada_and_gcc_neither_starve_nor_are_starved_by_a_long_tcp_flow() {
 /// starves as well: 73 to 100 kb/s with the compensation off, 83 to 127 kb/s with it on, 47 to 57
 /// kb/s with the 1000 ms buffer (where its base-delay reset, which RFC 8298 does not have, counts
 /// part of TCP's standing queue as base delay).
+#[test]
+#[ignore = "SCReAM starves against NewReno on §5.6 (58 kb/s, under its 150 kb/s minimum): RFC 8298's algorithm itself; Ericsson's v1 implementation starves too (47-127 kb/s, bench/referees/scream/tcp-competition)"]
 fn on_5_6_scream_neither_starves_nor_is_starved_by_a_long_tcp_flow() {
     let r = run("5.6-long-tcp-flow", "scream");
     let video = mean_rate(&r, "video", 5.0, 119.0);
