@@ -166,15 +166,24 @@ fn on_5_6_nada_and_gcc_neither_starve_nor_are_starved_by_a_long_tcp_flow() {
 }
 
 /// SCReAM on §5.6 falls to 58 kb/s against NewReno (and about 20 kb/s with the 1000 ms buffer),
-/// below its own 150 kb/s minimum, and it is RFC 8298's algorithm that does it: TCP's sawtooth
-/// keeps the queue between 0.1 and 0.3 s, above the 0.1 s qdelay target, so the window sits at
-/// MIN_CWND (3000 B: under 70 kb/s at the ~350 ms round trip) and the RTP queue's discards
-/// (over 2000 packets) bring the rest. The competing-flows compensation (§4.1.2.3) that should
-/// raise the target never does: the sawtooth's normalised queue delay has a variance of 0.27 to
-/// 0.45 (traced), above the 0.2 under which the RFC lets the target rise, and without losses of
-/// its own SCReAM takes the branch that lowers the target (the false negative §4.1.2.3 warns of).
+/// below its own 150 kb/s minimum (seeds 1 to 6: 58 to 137 kb/s, 20 to 22 with the 1000 ms
+/// buffer), and it is RFC 8298's algorithm that does it, as its authors' implementation does too.
+/// TCP's sawtooth keeps the queue between 0.1 and 0.3 s (seed 1: qdelay's median 0.21 s, above the
+/// 0.1 s target 94% of 20-119 s), so the window sits at MIN_CWND (3000 B: under 70 kb/s at the
+/// ~350 ms round trip) and the RTP queue's discards (over 2000 packets) bring the rest. The
+/// competing-flows compensation (§4.1.2.3) raises the target only when SCReAM loses packets
+/// (loss_event_rate > 0.002) or the normalised qdelay's variance over its last 200 samples is under
+/// 0.2: no packet of SCReAM's is dropped, and the sawtooth's variance is 0.27, 0.40 and 0.55 at its
+/// 10th, 50th and 90th percentiles (traced), so the target is above 0.1 s for 7% of the run, at
+/// most 0.21 s (the false negative §4.1.2.3 warns of). The RFC's reference implementation
+/// (Ericsson's ScreamTx at 972a83f, RFC 8298's [SCReAM-CPP-implementation]) ships the compensation
+/// off (`kEnableSbd = false`), and with it on gates it alike (variance < 0.2, its loss branch
+/// too); driven against a Reno flow on this bottleneck (bench/referees/scream/tcp-competition) it
+/// starves as well: 73 to 100 kb/s with the compensation off, 83 to 127 kb/s with it on, 47 to 57
+/// kb/s with the 1000 ms buffer (where its base-delay reset, which RFC 8298 does not have, counts
+/// part of TCP's standing queue as base delay).
 #[test]
-#[ignore = "SCReAM starves against NewReno on §5.6 (58 kb/s, under its 150 kb/s minimum): open"]
+#[ignore = "SCReAM starves against NewReno on §5.6 (58 kb/s, under its 150 kb/s minimum): RFC 8298's algorithm itself; Ericsson's v1 implementation starves too (47-127 kb/s, bench/referees/scream/tcp-competition)"]
 fn on_5_6_scream_neither_starves_nor_is_starved_by_a_long_tcp_flow() {
     let r = run("5.6-long-tcp-flow", "scream");
     let video = mean_rate(&r, "video", 5.0, 119.0);

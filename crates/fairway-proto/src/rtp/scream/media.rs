@@ -244,7 +244,9 @@ impl MediaRateControl {
     /// §4.1.3: "The sender SHOULD also be equipped with a mechanism that discards RTP packets
     /// when the network throughput becomes very low and RTP packets are excessively delayed":
     /// the queue goes when its oldest packet has waited longer than `max_rtp_queue_delay` (a
-    /// choice: the reference implementation's rule and value, 0.1 s).
+    /// choice: the reference implementation's threshold, 0.1 s; that implementation also
+    /// discards at most once a second, checking as each frame arrives (ScreamTx.cpp at 972a83f,
+    /// `kMinRtpQueueDiscardInterval_ntp`), which this does not: it discards whenever asked).
     pub fn discard_queue(&self, view: &SenderView) -> bool {
         view.queue_bytes > 0 && view.queue_delay > self.cfg.max_rtp_queue_delay
     }
