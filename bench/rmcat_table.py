@@ -6,7 +6,7 @@
 
 Prints markdown tables, each case's first variant (its first [sweep] values), the mean over the
 seeds: the case as written, and when the suite ran with --ecn its "ECN" variant and its "CoDel"
-twin.
+twin, and a last table of ECN against CoDel dropping.
 """
 
 import csv
@@ -62,7 +62,43 @@ def main(path):
         print()
 
 
+def ecn_against_codel(path):
+    """One table: each case's first variant with ECN against the same CoDel dropping, per
+    controller: media rate and loss, the mean over the seeds."""
+    rows = list(csv.DictReader(open(path)))
+    cases = []
+    cells = {}
+    for r in rows:
+        kind = next((k for k in ("ECN", "CoDel") if r["variant"].startswith(k)), None)
+        if kind is None:
+            continue
+        if r["case"] not in cases:
+            cases.append(r["case"])
+        first = cells.setdefault((r["case"], r["controller"], kind, "variant"), r["variant"])
+        if r["variant"] == first:
+            cells.setdefault((r["case"], r["controller"], kind), []).append(r)
+    if not cases:
+        return
+    print("ECN against CoDel dropping (media rate, loss):\n")
+    print("| case | " + " | ".join(NAMES[c] for c in CONTROLLERS) + " |")
+    print("|---|" + "---|" * len(CONTROLLERS))
+    for case in cases:
+        out = []
+        for c in CONTROLLERS:
+            parts = []
+            for kind in ("ECN", "CoDel"):
+                rs = cells.get((case, c, kind), [])
+                if rs:
+                    rate = mean(r["media_rate_bps"] for r in rs) / 1e3
+                    loss = mean(r["loss"] for r in rs) * 100
+                    parts.append(f"{rate:.0f} kb/s, {loss:.2f}%")
+            out.append(" against ".join(parts) or "-")
+        print(f"| {case} | " + " | ".join(out) + " |")
+    print()
+
+
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     main(sys.argv[1])
+    ecn_against_codel(sys.argv[1])
