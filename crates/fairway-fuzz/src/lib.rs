@@ -277,12 +277,16 @@ fn decode_rfc8888(b: &[u8]) {
 
 fn decode_rtp(b: &[u8]) {
     if let Ok((h, payload)) = RtpHeader::decode(b) {
-        // What decodes re-encodes (without what fairway does not write: CSRCs, padding, other
-        // extension elements) to a packet that decodes to the same header and payload.
+        // What decodes re-encodes (without what fairway does not write: CSRCs, other extension
+        // elements; padding, when the P bit says there is some, as one byte counting itself) to
+        // a packet that decodes to the same header and payload.
         let mut again = vec![];
         h.encode(&mut again);
         assert_eq!(again.len(), h.len());
         again.extend_from_slice(payload);
+        if h.padding {
+            again.push(1);
+        }
         assert_eq!(RtpHeader::decode(&again), Ok((h, payload)), "RTP re-encodes to the same header");
     }
 }
