@@ -39,6 +39,8 @@
 //!   any packet, and having no payload and no marker it counts as no media and no frame. A
 //!   cluster that has not started [`PROBE_CLUSTER_TIMEOUT`] after it was asked for (the window
 //!   held it) is dropped, as WebRTC's prober drops it; a stopped sender drops its clusters.
+//!   (WebRTC's prober waits for a media packet before it starts a cluster; this one starts at
+//!   once, with padding if the queue is empty.)
 
 use std::collections::VecDeque;
 

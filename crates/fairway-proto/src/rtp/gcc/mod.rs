@@ -17,15 +17,16 @@
 //!   last cluster's rate, up to the maximum ([`probe_controller`]); each cluster's reported
 //!   packets give a send and a receive rate ([`probe_estimator`]); a report that completes a
 //!   valid cluster sets the delay-based estimate to its result unless the detector signals
-//!   over-use, no lower than min(estimate, 0.85 x acknowledged rate) (WebRTC's
+//!   over-use, no lower than min(last delay-based estimate, 0.85 x acknowledged rate) (WebRTC's
 //!   LimitProbesLowerThanThroughputEstimate, on by default), and the loss-based target to it
 //!   outright (WebRTC's `SetSendBitrate`). The sender sends a cluster from its queue's media
 //!   and, when that runs dry, padding packets ([`super::sender`]).
 //!
 //! Where WebRTC departs from the draft fairway follows WebRTC, and says so where it does.
-//! Left out, with reasons: WebRTC's probing in the application-limited region and after a
-//! large drop (which WebRTC does only in or just after ALR), and on changes of the maximum or
-//! allocated rate (the seam changes neither during a run) (see [`probe_controller`]); its
+//! Left out, with reasons: WebRTC's probing in the application-limited region (off unless the
+//! application asks for it) and after a large drop (which WebRTC does only in or just after
+//! ALR), and on changes of the maximum or allocated rate (the seam changes neither during a
+//! run) (see [`probe_controller`]); its
 //! application-limited-region detector (the sender's queue and rates are not all visible to the
 //! seam; the delay-based estimate behaves as WebRTC's does outside ALR), its RTT back-off (acts
 //! only with RTTs over 3 s), its congestion window and pushback (off for the target in WebRTC's

@@ -6,6 +6,9 @@
 //! for a result ends a second after the last cluster was asked for.
 //!
 //! Each cluster is asked for with WebRTC's minimum of 5 packets and 15 ms of its rate in bytes.
+//! The highest rate probed is the controller's maximum rate: WebRTC probes up to the call's
+//! maximum (5 Mb/s when the application sets none), and up to twice the streams' allocated
+//! maximum when it knows it; fairway's seam knows only the one maximum, the encoder's.
 //!
 //! Left out (see the module doc of [`super`]): probing in the application-limited region (ALR
 //! probing, off in WebRTC unless the application asks for it; and the probe after a large drop
