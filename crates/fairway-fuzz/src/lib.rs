@@ -152,8 +152,15 @@ pub fn decoder_seeds() -> Vec<(&'static str, Vec<u8>)> {
         report_timestamp: 0x1234_5678,
     };
     put("decode-rfc8888", &|b| fb.encode(b));
-    let h =
-        RtpHeader { marker: true, payload_type: 96, seq: 65535, timestamp: 90_000, ssrc: 7, transport_seq: Some(3) };
+    let h = RtpHeader {
+        padding: false,
+        marker: true,
+        payload_type: 96,
+        seq: 65535,
+        timestamp: 90_000,
+        ssrc: 7,
+        transport_seq: Some(3),
+    };
     put("decode-rtp", &|b| {
         h.encode(b);
         b.extend_from_slice(b"frame");
@@ -270,12 +277,16 @@ fn decode_rfc8888(b: &[u8]) {
 
 fn decode_rtp(b: &[u8]) {
     if let Ok((h, payload)) = RtpHeader::decode(b) {
-        // What decodes re-encodes (without what fairway does not write: CSRCs, padding, other
-        // extension elements) to a packet that decodes to the same header and payload.
+        // What decodes re-encodes (without what fairway does not write: CSRCs, other extension
+        // elements; padding, when the P bit says there is some, as one byte counting itself) to
+        // a packet that decodes to the same header and payload.
         let mut again = vec![];
         h.encode(&mut again);
         assert_eq!(again.len(), h.len());
         again.extend_from_slice(payload);
+        if h.padding {
+            again.push(1);
+        }
         assert_eq!(RtpHeader::decode(&again), Ok((h, payload)), "RTP re-encodes to the same header");
     }
 }
@@ -501,9 +512,12 @@ fn rtp_receiver(b: &[u8]) -> RtpReceiver {
 }
 
 fn rtp_packet(r: &mut Reader, _now: Time) -> RtpPacket {
+    // One byte: the marker, and the padding bit (a probe's padding packet).
+    let flags = r.u8();
     RtpPacket {
         header: RtpHeader {
-            marker: r.u8() & 1 == 1,
+            padding: flags & 2 == 2,
+            marker: flags & 1 == 1,
             payload_type: 96,
             seq: r.u16(),
             timestamp: r.u32(),

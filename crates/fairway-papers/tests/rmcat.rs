@@ -206,18 +206,27 @@ fn on_5_2_the_flows_follow_the_capacity_down_and_up() {
 
 /// §5.2's first phase: "the flows stabilize around their maximum bit rate as the maximum link
 /// capacity is large enough" (two flows of at most 1.5 Mb/s on 4 Mb/s), so the drop to 2 Mb/s
-/// at 25 s lowers their sum. SCReAM reaches its maximum (3.0 Mb/s together over 12.5-25 s); NADA
-/// (1.30) and GCC (about 1.26) are still ramping from 150 kb/s and go on rising into the 2 Mb/s
-/// phase (1.68 and about 1.77): NADA's accelerated ramp-up needs every raw queueing delay sample of the
-/// last 500 ms under QEPS (10 ms, RFC 8698 §4.2), which §4.2's jitter of up to 30 ms rarely
-/// allows; GCC ramps at 8% a second without probing.
+/// at 25 s lowers their sum. SCReAM reaches its maximum (3.0 Mb/s together over 12.5-25 s), and
+/// so does GCC, which probes from its start as WebRTC's does (clusters at 3 and 6 x its 150 kb/s
+/// start rate, then at twice each result up to its 1.5 Mb/s maximum): 3.02 Mb/s together, where
+/// without probing, ramping at 8% a second, it had 1.31 and went on rising into the 2 Mb/s phase.
 #[test]
-#[ignore = "NADA and GCC have not reached §5.2's 4 Mb/s in 25 s (1.30 and about 1.26 Mb/s together)"]
-fn on_5_2_the_flows_reach_their_maximum_in_the_first_phase() {
-    for cc in CONTROLLERS {
+fn on_5_2_scream_and_gcc_reach_their_maximum_in_the_first_phase() {
+    for cc in ["scream", "gcc"] {
         let sum = sums_5_2(cc);
         assert!(sum[1] < sum[0], "{cc}: {sum:?}");
     }
+}
+
+/// NADA does not: 1.30 Mb/s together over 12.5-25 s, still ramping from 150 kb/s, and it goes
+/// on rising into the 2 Mb/s phase (1.68): its accelerated ramp-up needs every raw queueing
+/// delay sample of the last 500 ms under QEPS (10 ms, RFC 8698 §4.2), which §4.2's jitter of up
+/// to 30 ms rarely allows (and RFC 8698 has no probing).
+#[test]
+#[ignore = "NADA has not reached §5.2's 4 Mb/s in 25 s (1.30 Mb/s together)"]
+fn on_5_2_nada_reaches_its_maximum_in_the_first_phase() {
+    let sum = sums_5_2("nada");
+    assert!(sum[1] < sum[0], "nada: {sum:?}");
 }
 
 /// The two flows' summed rate over the second half of each §5.2 phase.
@@ -236,10 +245,11 @@ fn on_5_5_nada_shares_across_round_trips_within_a_ratio_of_three() {
     assert!(rtt_ratio("nada") <= 3.0);
 }
 
-/// SCReAM and GCC do not: over the last 150 s the fastest flow has 4.7 (SCReAM) and 4.0 (GCC)
-/// times the slowest's rate (SCReAM favours the long round trips, GCC the middle ones).
+/// SCReAM and GCC do not: over the last 150 s the fastest flow has 4.7 (SCReAM) and 3.2 (GCC;
+/// 4.0 before it probed) times the slowest's rate (SCReAM favours the long round trips, GCC the
+/// long ones since it probes, the middle ones before).
 #[test]
-#[ignore = "SCReAM and GCC are not RTT-fair on §5.5: ratios 4.7 and 4.0 against RFC 8868's 3"]
+#[ignore = "SCReAM and GCC are not RTT-fair on §5.5: ratios 4.7 and 3.2 against RFC 8868's 3"]
 fn on_5_5_scream_and_gcc_share_across_round_trips_within_a_ratio_of_three() {
     for cc in ["scream", "gcc"] {
         assert!(rtt_ratio(cc) <= 3.0, "{cc}");
@@ -281,7 +291,8 @@ fn on_6_3_nada_shares_each_bottleneck_and_starves_none() {
 }
 
 /// SCReAM and GCC starve none on §6.3 but give the flow that crosses both bottlenecks under a
-/// quarter of what its neighbour on the first gets (0.30 against 1.40 Mb/s for both, seed 1).
+/// quarter of what its neighbour on the first gets (0.30 against 1.40 Mb/s for SCReAM and 1.43
+/// for GCC, seed 1).
 #[test]
 #[ignore = "SCReAM's and GCC's two-bottleneck flow gets under a quarter of its neighbour's rate on §6.3 (RFC 8868: at most 3)"]
 fn on_6_3_scream_and_gcc_share_each_bottleneck_within_a_ratio_of_three() {

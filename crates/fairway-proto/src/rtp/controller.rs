@@ -2,10 +2,13 @@
 //! NADA, SCReAM and GCC are rate-based (SCReAM adds a window) and read per-packet feedback, so
 //! they share this trait, not TCP's congestion-control trait.
 //!
-//! The sender tells its controller of every media packet it sends ([`RateController::on_sent`])
+//! The sender tells its controller of every packet it sends ([`RateController::on_sent`])
 //! and of every RFC 8888 report, turned into one [`PacketResult`] per packet it covers
 //! ([`RateController::on_feedback`]); between them it asks for the encoder's target rate, the
-//! pacing rate and, for a self-clocked controller, the bytes it may have in flight. All three
+//! pacing rate and, for a self-clocked controller, the bytes it may have in flight. A controller
+//! that probes (GCC, as WebRTC's does) asks for probe clusters ([`RateController::take_probe`]):
+//! bursts sent at a rate of its choosing, whose packets come back marked with the cluster's id
+//! ([`PacketResult::cluster`]). All three
 //! controllers run at the sender: RFC 8698 §6.4 allows NADA's receiver-side calculations there,
 //! and RFC 8888 is the one feedback format (GCC's transport-wide feedback carries the same
 //! per-packet arrival times).
@@ -15,7 +18,8 @@ use fairway_core::{Bytes, Dur, Time};
 use super::rfc8888::Ecn;
 use crate::AgentState;
 
-/// One media packet: when and how big it left, and what a report said of it.
+/// One packet (media, or a probe cluster's padding): when and how big it left, and what a report
+/// said of it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PacketResult {
     /// Its extended RTP sequence number (fairway's RTP flows carry one stream, so this is also
@@ -30,12 +34,28 @@ pub struct PacketResult {
     pub arrived_at: Option<Time>,
     /// Its ECN codepoint on arrival (`NotEct` when lost).
     pub ecn: Ecn,
+    /// The probe cluster it was sent in ([`ProbeCluster::id`]), if any.
+    pub cluster: Option<u32>,
 }
 
 impl PacketResult {
     pub fn received(&self) -> bool {
         self.arrived_at.is_some()
     }
+}
+
+/// A probe cluster a controller asks its sender for (WebRTC's `ProbeClusterConfig` as its
+/// pacer's `BitrateProber` takes it): packets sent back to back at `rate_bps`, media from the
+/// queue while there is some and padding when it runs dry, until at least `min_packets`
+/// packets and `min_bytes` bytes have gone.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProbeCluster {
+    /// Its id, carried back in the [`PacketResult`] of each packet sent in it.
+    pub id: u32,
+    /// The rate its packets are sent at, bits per second of what goes on the wire.
+    pub rate_bps: f64,
+    pub min_packets: u32,
+    pub min_bytes: u64,
 }
 
 /// What the controller may read of its sender at a call.
@@ -71,12 +91,21 @@ pub trait RateController: Send {
     /// learnt; a timer of its own that measures the time between updates starts again here.
     fn resume(&mut self, _now: Time) {}
 
-    /// A media packet of `size` (extended sequence number `seq`) leaves at `now`.
+    /// A packet of `size` (extended sequence number `seq`; media, or a probe's padding) leaves
+    /// at `now`.
     fn on_sent(&mut self, _now: Time, _seq: u64, _size: Bytes, _view: &SenderView) {}
 
     /// A report arrived at `now`: the packets it covers, each reported once, in sequence order
     /// (a packet whose report was lost is never reported).
     fn on_feedback(&mut self, now: Time, packets: &[PacketResult], view: &SenderView);
+
+    /// The next probe cluster it wants sent, handed over once (the sender asks after starting
+    /// the controller and after each report and timer, until it gets `None`, and sends the
+    /// clusters in the order it got them, one after another); `None`: none wanted. By default a
+    /// controller never probes.
+    fn take_probe(&mut self, _now: Time) -> Option<ProbeCluster> {
+        None
+    }
 
     /// A timer of its own ([`next_timer`](Self::next_timer)) is due.
     fn on_timer(&mut self, _now: Time, _view: &SenderView) {}

@@ -4,8 +4,10 @@
 //! number (what RFC 8888 reports on), its media timestamp, its SSRC and, for GCC's feedback, a
 //! sequence number across all of a sender's streams.
 //!
-//! Writing: V = 2, no padding, no CSRCs; the extension (profile 0xBEDE) only with a
-//! transport-wide number, its one element padded to a 32-bit word. Reading takes what RFC 3550
+//! Writing: V = 2, no CSRCs; the extension (profile 0xBEDE) only with a transport-wide number,
+//! its one element padded to a 32-bit word; the P bit when the packet ends in padding (the
+//! sender's probe padding, a packet of padding only: RFC 3550 §5.1 has its last byte count the
+//! padding, which whoever writes the packet's end puts there). Reading takes what RFC 3550
 //! allows: padding (its count in the last byte), CSRCs, any extension, and in a one-byte
 //! extension any elements beside ours (RFC 8285: ID 0 is padding, ID 15 ends the list).
 
@@ -22,6 +24,8 @@ pub const TRANSPORT_SEQ_ID: u8 = 1;
 /// The header fields fairway's media transport uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RtpHeader {
+    /// P: the packet ends in padding, its count in its last byte (RFC 3550 §5.1).
+    pub padding: bool,
     /// M: the last packet of a video frame (RFC 3551 §4.1's use for video).
     pub marker: bool,
     /// PT, 7 bits.
@@ -49,7 +53,7 @@ impl RtpHeader {
     /// Appends the header to `out`.
     pub fn encode(&self, out: &mut Vec<u8>) {
         let x = self.transport_seq.is_some() as u8;
-        out.push(0x80 | x << 4);
+        out.push(0x80 | (self.padding as u8) << 5 | x << 4);
         out.push((self.marker as u8) << 7 | (self.payload_type & 0x7F));
         out.extend_from_slice(&self.seq.to_be_bytes());
         out.extend_from_slice(&self.timestamp.to_be_bytes());
@@ -105,6 +109,7 @@ impl RtpHeader {
             at += 4 + 4 * words;
         }
         let header = RtpHeader {
+            padding,
             marker: b[1] & 0x80 != 0,
             payload_type: b[1] & 0x7F,
             seq: u16::from_be_bytes([b[2], b[3]]),

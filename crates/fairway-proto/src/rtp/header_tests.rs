@@ -4,7 +4,15 @@
 use super::*;
 
 fn header(transport_seq: Option<u16>) -> RtpHeader {
-    RtpHeader { marker: true, payload_type: 96, seq: 0xABCD, timestamp: 0x0102_0304, ssrc: 0xDEAD_BEEF, transport_seq }
+    RtpHeader {
+        padding: false,
+        marker: true,
+        payload_type: 96,
+        seq: 0xABCD,
+        timestamp: 0x0102_0304,
+        ssrc: 0xDEAD_BEEF,
+        transport_seq,
+    }
 }
 
 #[test]
@@ -51,6 +59,7 @@ fn a_reader_skips_csrcs_padding_and_other_extension_elements() {
     let (h, payload) = RtpHeader::decode(&b).unwrap();
     assert_eq!((h.seq, h.timestamp, h.ssrc, h.transport_seq), (7, 9, 1, Some(0x5678)));
     assert!(!h.marker);
+    assert!(h.padding);
     assert_eq!(payload, b"xy");
     // ID 15 ends the list: an element after it is not read.
     let mut b = vec![0x90, 96, 0, 7, 0, 0, 0, 9, 0, 0, 0, 1, 0xBE, 0xDE, 0x00, 0x02];
@@ -60,6 +69,19 @@ fn a_reader_skips_csrcs_padding_and_other_extension_elements() {
     let mut b = vec![0x90, 96, 0, 7, 0, 0, 0, 9, 0, 0, 0, 1, 0x10, 0x00, 0x00, 0x01, 1, 2, 0x56, 0x78];
     b.extend_from_slice(b"p");
     assert_eq!(RtpHeader::decode(&b).unwrap(), (RtpHeader { transport_seq: None, ..header_of(&b) }, &b"p"[..]));
+}
+
+/// A packet of padding only (the sender's probe padding): P set, no payload left once the
+/// padding its last byte counts is taken off.
+#[test]
+fn a_padding_only_packet_round_trips_with_no_payload() {
+    let h = RtpHeader { padding: true, marker: false, ..header(Some(7)) };
+    let mut b = vec![];
+    h.encode(&mut b);
+    assert_eq!(b[0], 0xB0, "V=2 P=1 X=1");
+    b.extend_from_slice(&[0; 223]);
+    b.push(224);
+    assert_eq!(RtpHeader::decode(&b), Ok((h, &b""[..])));
 }
 
 fn header_of(b: &[u8]) -> RtpHeader {

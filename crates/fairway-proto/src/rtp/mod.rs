@@ -24,6 +24,6 @@ pub mod sender;
 pub mod synthetic;
 pub mod trace;
 
-pub use controller::{PacketResult, RateController, SenderView};
+pub use controller::{PacketResult, ProbeCluster, RateController, SenderView};
 pub use receiver::{FeedbackInterval, RtpReceiver, RtpReceiverConfig, RtpReceiverStats};
 pub use sender::{RtpPacket, RtpSender, RtpSenderConfig, RtpSenderStats};

@@ -25,6 +25,7 @@ fn packets(first_seq: u64, from_ms: u64, n: u64, q: impl Fn(u64) -> Option<u64>)
                 sent_at,
                 arrived_at: q(i).map(|d| sent_at + Dur((50 + d) * MS)),
                 ecn: Ecn::NotEct,
+                cluster: None,
             }
         })
         .collect()

@@ -25,13 +25,28 @@
 //! - a coupled sender (RFC 8699, [`super::fse`]) registers with its group when it starts or
 //!   resumes and leaves it when it stops; it hands the group its controller's rate after each
 //!   of the controller's updates (a report, a timer of its own), and takes the rate the group
-//!   last computed for it before anything else at each of its events.
+//!   last computed for it before anything else at each of its events;
+//! - a probe cluster the controller asks for ([`RateController::take_probe`], GCC's probing as
+//!   WebRTC's pacer sends it) is sent as WebRTC's `BitrateProber` does: its packets at its rate,
+//!   each `sent bytes * 8 / rate` after the cluster's first, until it has sent its minimum
+//!   packets and bytes; clusters one after another in the order asked, the next starting when
+//!   the packet after the last one's last would have been due at its rate; while one runs the
+//!   pacing rate does not apply (the pacer sends only on the cluster's schedule). Each packet
+//!   is the queue's first media packet or, when the queue is empty, a padding packet: RTP's
+//!   padding bit set and a payload of [`PADDING_LEN`] bytes of padding only (RFC 3550 §5.1),
+//!   the media stream's SSRC and payload type, the next sequence number, the last media
+//!   packet's timestamp (as WebRTC pads), no marker; the receiver records and reports it like
+//!   any packet, and having no payload and no marker it counts as no media and no frame. A
+//!   cluster that has not started [`PROBE_CLUSTER_TIMEOUT`] after it was asked for (the window
+//!   held it) is dropped, as WebRTC's prober drops it; a stopped sender drops its clusters.
+//!   (WebRTC's prober waits for a media packet before it starts a cluster; this one starts at
+//!   once, with padding if the queue is empty.)
 
 use std::collections::VecDeque;
 
 use fairway_core::{Bytes, Dur, Time};
 
-use super::controller::{PacketResult, RateController, SenderView};
+use super::controller::{PacketResult, ProbeCluster, RateController, SenderView};
 use super::fse::FseMember;
 use super::header::RtpHeader;
 use super::media::MediaSource;
@@ -55,6 +70,13 @@ pub const RECEIVER_EPOCH: Dur = Dur(65_536 * 1_000_000_000);
 const RECEIVER_EPOCH_UNITS: u128 = 1 << 32;
 /// The 90 kHz media clock of video (RFC 3551 §5).
 const MEDIA_CLOCK_HZ: u128 = 90_000;
+/// The padding of a probe's padding packet: WebRTC's largest padding-only payload, 224 bytes
+/// (`kMaxPaddingLength` of its RTP sender: RFC 3550's one-byte count allows 255, WebRTC keeps to
+/// a multiple of 32 for SRTP). The packet is [`HEADER_LEN`] + 224 = 244 bytes on the wire.
+pub const PADDING_LEN: u64 = 224;
+/// A probe cluster not started this long after it was asked for is dropped (WebRTC's
+/// `kProbeClusterTimeout` in its `BitrateProber`, 5 s).
+pub const PROBE_CLUSTER_TIMEOUT: Dur = Dur::from_secs(5);
 
 /// How an RTP sender is set up.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,6 +113,30 @@ struct Queued {
 struct Sent {
     size: Bytes,
     sent_at: Time,
+    cluster: Option<u32>,
+}
+
+/// A probe cluster asked for, waiting its turn or being sent.
+#[derive(Debug, Clone, Copy)]
+struct Probe {
+    req: ProbeCluster,
+    asked_at: Time,
+    /// When its first packet left.
+    started_at: Option<Time>,
+    packets: u32,
+    bytes: u64,
+}
+
+impl Probe {
+    /// When its next packet is due (WebRTC's `BitrateProber`: the cluster's start plus the bytes
+    /// sent so far at its rate); `None` before it starts.
+    fn next_at(&self) -> Option<Time> {
+        self.started_at.map(|t| t + Dur::from_secs_f64(self.bytes as f64 * 8.0 / self.req.rate_bps))
+    }
+
+    fn done(&self) -> bool {
+        self.packets >= self.req.min_packets.max(1) && self.bytes >= self.req.min_bytes
+    }
 }
 
 /// What an RTP sender did.
@@ -102,6 +148,14 @@ pub struct RtpSenderStats {
     pub media_bytes_sent: u64,
     /// Packets the controller had discarded from the queue unsent.
     pub packets_discarded: u64,
+    /// Packets sent in probe clusters (media and padding), and of them the padding packets and
+    /// their bytes on the wire (in `packets_sent` and `bytes_sent` too).
+    pub probe_packets_sent: u64,
+    pub padding_packets_sent: u64,
+    pub padding_bytes_sent: u64,
+    /// Probe clusters sent whole, and dropped unstarted.
+    pub probe_clusters_sent: u64,
+    pub probe_clusters_dropped: u64,
     pub feedback_received: u64,
     /// Packets reports said arrived, and said did not.
     pub reported_received: u64,
@@ -143,6 +197,13 @@ pub struct RtpSender {
     results: Vec<PacketResult>,
     /// Its flow group's state exchange, if it is coupled.
     coupling: Option<FseMember>,
+    /// Probe clusters asked for, the one being sent first.
+    probes: VecDeque<Probe>,
+    /// The next cluster starts no sooner than this: when the packet after the last cluster's
+    /// last would have been due at its rate (WebRTC's prober).
+    probe_free_at: Time,
+    /// The media timestamp of the last media packet sent (a padding packet's).
+    last_timestamp: u32,
 }
 
 impl RtpSender {
@@ -177,6 +238,9 @@ impl RtpSender {
             last_report: None,
             results: vec![],
             coupling: None,
+            probes: VecDeque::new(),
+            probe_free_at: Time::ZERO,
+            last_timestamp: 0,
         })
     }
 
@@ -246,6 +310,38 @@ impl RtpSender {
             fps: self.source.fps(),
             min_rtt: self.min_rtt,
             rtt: self.rtt,
+        }
+    }
+
+    /// Takes the probe clusters the controller now asks for.
+    fn take_probes(&mut self, now: Time) {
+        while let Some(req) = self.cc.take_probe(now) {
+            // A rate that cannot pace anything is no cluster.
+            if req.rate_bps.is_finite() && req.rate_bps > 0.0 {
+                self.probes.push_back(Probe { req, asked_at: now, started_at: None, packets: 0, bytes: 0 });
+            }
+        }
+    }
+
+    /// The probe cluster to send from now, if any: clusters not started within
+    /// [`PROBE_CLUSTER_TIMEOUT`] are dropped first.
+    fn current_probe(&mut self, now: Time) -> Option<Probe> {
+        while let Some(p) = self.probes.front() {
+            if p.started_at.is_none() && now.saturating_since(p.asked_at) > PROBE_CLUSTER_TIMEOUT {
+                self.probes.pop_front();
+                self.stats.probe_clusters_dropped += 1;
+            } else {
+                break;
+            }
+        }
+        self.probes.front().copied()
+    }
+
+    /// The size on the wire of the next packet: the queue's first, or padding.
+    fn next_size(&self, probing: bool) -> Option<u64> {
+        match self.queue.front() {
+            Some(q) => Some(q.payload.0 + HEADER_LEN),
+            None => probing.then_some(HEADER_LEN + PADDING_LEN),
         }
     }
 
@@ -384,7 +480,14 @@ impl RtpSender {
                 } else {
                     self.stats.reported_lost += 1;
                 }
-                results.push(PacketResult { seq, size: p.size, sent_at: p.sent_at, arrived_at, ecn });
+                results.push(PacketResult {
+                    seq,
+                    size: p.size,
+                    sent_at: p.sent_at,
+                    arrived_at,
+                    ecn,
+                    cluster: p.cluster,
+                });
             }
         }
         // The round trip of the newest packet received: from its sending to the report's
@@ -399,6 +502,7 @@ impl RtpSender {
             let view = self.view(now);
             self.cc.on_feedback(now, &results, &view);
             self.give_coupled_rate(now);
+            self.take_probes(now);
         }
         self.results = results;
         self.maybe_discard(now);
@@ -422,6 +526,7 @@ impl Endpoint for RtpSender {
         } else {
             self.cc.resume(now);
         }
+        self.take_probes(now);
         if let (Some(m), Some(rate)) = (self.coupling.as_mut(), self.cc.coupled_rate()) {
             m.join(rate, self.cc.max_rate());
         }
@@ -440,6 +545,7 @@ impl Endpoint for RtpSender {
         }
         self.queue.clear();
         self.queue_bytes = 0;
+        self.probes.clear();
     }
 
     fn handle(&mut self, now: Time, msg: &Feedback, _arrival: Arrival) {
@@ -461,6 +567,7 @@ impl Endpoint for RtpSender {
             let view = self.view(now);
             self.cc.on_timer(now, &view);
             self.give_coupled_rate(now);
+            self.take_probes(now);
             self.log_target(now);
         }
         self.produce(now);
@@ -468,23 +575,54 @@ impl Endpoint for RtpSender {
     }
 
     fn poll_transmit(&mut self, now: Time) -> Option<Transmit<RtpPacket>> {
-        if !self.running || now < self.next_send {
+        if !self.running {
+            return None;
+        }
+        // While a probe cluster runs, the pacer sends on its schedule only.
+        let probe = self.current_probe(now);
+        let due = match probe {
+            Some(p) => p.next_at().unwrap_or(self.probe_free_at),
+            None => self.next_send,
+        };
+        if now < due {
             return None;
         }
         self.take_coupled_rate(now);
-        let q = *self.queue.front()?;
-        let size = q.payload.0 + HEADER_LEN;
+        let size = self.next_size(probe.is_some())?;
         if !self.window_allows(now, size) {
             return None;
         }
-        self.queue.pop_front();
-        self.queue_bytes -= size;
+        // A media packet, or (probing with the queue empty) padding.
+        let (q, padding) = match self.queue.pop_front() {
+            Some(q) => {
+                self.queue_bytes -= size;
+                self.last_timestamp = q.timestamp;
+                (q, false)
+            }
+            None => (Queued { payload: Bytes(0), marker: false, timestamp: self.last_timestamp, queued_at: now }, true),
+        };
+        let cluster = probe.map(|p| p.req.id);
+        if let Some(p) = self.probes.front_mut().filter(|_| probe.is_some()) {
+            p.started_at.get_or_insert(now);
+            p.packets += 1;
+            p.bytes += size;
+            self.stats.probe_packets_sent += 1;
+            if padding {
+                self.stats.padding_packets_sent += 1;
+                self.stats.padding_bytes_sent += size;
+            }
+            if p.done() {
+                self.probe_free_at = p.next_at().unwrap_or(now);
+                self.probes.pop_front();
+                self.stats.probe_clusters_sent += 1;
+            }
+        }
         let seq = self.next_seq;
         self.next_seq += 1;
         if self.sent.len() == HISTORY {
             self.skip_to(self.sent_base + 1);
         }
-        self.sent.push_back(Sent { size: Bytes(size), sent_at: now });
+        self.sent.push_back(Sent { size: Bytes(size), sent_at: now, cluster });
         self.in_flight += size;
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += size;
@@ -495,6 +633,7 @@ impl Endpoint for RtpSender {
         let rate = self.cc.pacing_rate(&self.view(now)).max(1.0);
         self.next_send = now + Dur::from_secs_f64(size as f64 * 8.0 / rate);
         let header = RtpHeader {
+            padding,
             marker: q.marker,
             payload_type: self.cfg.payload_type,
             seq: seq as u16,
@@ -519,11 +658,16 @@ impl Endpoint for RtpSender {
         if let Some(c) = self.cc.next_timer() {
             t = Some(t.map_or(c, |x| x.min(c)));
         }
-        if !self.queue.is_empty() {
-            // A packet waiting for the window waits for a report, not a time.
-            let size = self.queue.front().map_or(0, |q| q.payload.0 + HEADER_LEN);
-            if self.window_allows(self.next_send, size) {
-                t = Some(t.map_or(self.next_send, |x| x.min(self.next_send)));
+        // A probe cluster's next packet (at once if it has not started), else the queue's first
+        // at the pacer's time; a packet waiting for the window waits for a report, not a time.
+        let probe = self.probes.front();
+        let due = match probe {
+            Some(p) => p.next_at().unwrap_or(self.probe_free_at.max(p.asked_at)),
+            None => self.next_send,
+        };
+        if let Some(size) = self.next_size(probe.is_some()) {
+            if self.window_allows(due, size) {
+                t = Some(t.map_or(due, |x| x.min(due)));
             }
         }
         t
@@ -549,6 +693,12 @@ impl Endpoint for RtpSender {
         let start = out.len();
         t.msg.header.encode(out);
         out.resize(start + (t.size.0 as usize).max(t.msg.header.len()), 0);
+        // RFC 3550 §5.1: the last byte counts the padding, itself included (all that follows
+        // the header: a padding packet carries no payload).
+        let n = out.len() - start - t.msg.header.len();
+        if t.msg.header.padding && n > 0 {
+            *out.last_mut().expect("a byte") = n.min(255) as u8;
+        }
     }
 }
 

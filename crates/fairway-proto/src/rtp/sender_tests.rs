@@ -333,8 +333,15 @@ fn under_rfc_8298_a_gap_between_frames_does_not_stretch_the_next_interval() {
         let Some(now) = next.filter(|&t| t < end) else { break };
         if next_arrival == Some(now) {
             arrivals.pop();
-            let header =
-                RtpHeader { marker: false, payload_type: 96, seq, timestamp: 0, ssrc: 1, transport_seq: Some(seq) };
+            let header = RtpHeader {
+                padding: false,
+                marker: false,
+                payload_type: 96,
+                seq,
+                timestamp: 0,
+                ssrc: 1,
+                transport_seq: Some(seq),
+            };
             seq = seq.wrapping_add(1);
             r.handle(now, &RtpPacket { header }, Arrival { ce: false, size: Bytes(1250), payload: Bytes(1230) });
         } else {
@@ -386,4 +393,151 @@ fn a_coupled_sender_joins_its_group_while_it_sends_and_runs_on_the_group_s_rate(
     assert_eq!(fse.lock().unwrap().len(), 2);
     b.start(Time(2 * MS));
     assert_eq!(fse.lock().unwrap().len(), 3);
+}
+
+/// [`Fixed`] that asks for probe clusters: `at_start` when it starts, `on_report` at its first
+/// report.
+struct Prober {
+    inner: Fixed,
+    at_start: Vec<ProbeCluster>,
+    on_report: Vec<ProbeCluster>,
+    ready: Vec<ProbeCluster>,
+}
+
+impl RateController for Prober {
+    fn name(&self) -> &'static str {
+        "prober"
+    }
+    fn start(&mut self, _now: Time) {
+        self.ready.append(&mut self.at_start);
+    }
+    fn on_feedback(&mut self, now: Time, packets: &[PacketResult], view: &SenderView) {
+        self.ready.append(&mut self.on_report);
+        self.inner.on_feedback(now, packets, view);
+    }
+    fn take_probe(&mut self, _now: Time) -> Option<ProbeCluster> {
+        (!self.ready.is_empty()).then(|| self.ready.remove(0))
+    }
+    fn target_rate(&self, view: &SenderView) -> f64 {
+        self.inner.target_rate(view)
+    }
+    fn pacing_rate(&self, view: &SenderView) -> f64 {
+        self.inner.pacing_rate(view)
+    }
+    fn state(&self, view: &SenderView) -> AgentState {
+        self.inner.state(view)
+    }
+}
+
+fn prober(rate: f64, seen: &Arc<Mutex<Seen>>, at_start: Vec<ProbeCluster>, on_report: Vec<ProbeCluster>) -> Prober {
+    Prober { inner: fixed(rate, seen), at_start, on_report, ready: vec![] }
+}
+
+fn sender_with(size: u64, every_ms: u64, cc: impl RateController + 'static) -> RtpSender {
+    let src = Frames { size, every: Dur(every_ms * MS), next: None };
+    RtpSender::new(
+        RtpSenderConfig { max_payload: Bytes(1000), ..RtpSenderConfig::default() },
+        Box::new(src),
+        Box::new(cc),
+    )
+    .unwrap()
+}
+
+/// A cluster of at least 5 packets and 3000 bytes at 2 Mb/s, asked for at the start, with the
+/// first frame (packets of 853, 853 and 854 bytes) queued and the pacing rate at 1 Mb/s: the
+/// three media packets go at the cluster's rate, not the pacing rate, each its predecessors'
+/// bytes at 2 Mb/s after the first (0, 3.412, 6.824 ms), then, the queue empty, two padding
+/// packets of 244 bytes (10.24 and 11.216 ms: 2560 + 244 = 2804 bytes is under 3000). Then the
+/// pacing rate again: the next frame's packets 853 x 8 / 1 Mb/s = 6.824 ms apart. The receiver
+/// reports the padding like any packet, as no media and no frame; the results carry the
+/// cluster's id.
+#[test]
+fn a_probe_cluster_goes_at_its_rate_from_the_queue_then_padding() {
+    for wire in [false, true] {
+        let seen = Arc::new(Mutex::new(Seen::default()));
+        let c = ProbeCluster { id: 7, rate_bps: 2e6, min_packets: 5, min_bytes: 3000 };
+        let mut s = sender_with(2500, 100, prober(1e6, &seen, vec![c], vec![]));
+        let mut r = receiver(50);
+        let (sent, _) = run(&mut s, &mut r, 10, |_| false, 250, wire);
+        let at = |us: u64| Time(us * 1000);
+        let times: Vec<Time> = sent.iter().take(5).map(|x| x.0).collect();
+        assert_eq!(times, [at(0), at(3_412), at(6_824), at(10_240), at(11_216)], "wire {wire}");
+        let sizes: Vec<u64> = sent.iter().take(5).map(|x| x.1.size.0).collect();
+        assert_eq!(sizes, [853, 853, 854, 244, 244]);
+        for (i, (_, t)) in sent.iter().enumerate() {
+            let h = t.msg.header;
+            assert_eq!(h.padding, i == 3 || i == 4, "packet {i}");
+            if h.padding {
+                assert_eq!((t.payload, h.marker, h.timestamp, h.ssrc), (Bytes(0), false, 0, 1));
+                assert_eq!(h.seq as usize, i);
+            }
+        }
+        // The next frame at 100 ms, paced at 1 Mb/s again.
+        assert_eq!(sent[5].0, Time(100 * MS));
+        assert_eq!(sent[6].0 - sent[5].0, Dur::from_secs_f64(853.0 * 8.0 / 1e6));
+        assert_eq!(sent.len(), 5 + 3 + 3);
+        let seen = seen.lock().unwrap();
+        let clusters: Vec<Option<u32>> = seen.results.iter().take(7).map(|p| p.cluster).collect();
+        assert_eq!(clusters, [Some(7u32), Some(7), Some(7), Some(7), Some(7), None, None]);
+        assert!(seen.results[3].received() && seen.results[4].received());
+        let st = s.stats();
+        assert_eq!((st.probe_packets_sent, st.padding_packets_sent, st.padding_bytes_sent), (5, 2, 488));
+        assert_eq!((st.probe_clusters_sent, st.probe_clusters_dropped), (1, 0));
+        assert_eq!(st.media_bytes_sent, 3 * 2500);
+        let rs = r.stats();
+        assert_eq!(rs.packets_received, sent.len() as u64);
+        assert_eq!(rs.media_bytes_received, 3 * 2500, "padding is no media");
+        assert_eq!(rs.frames_completed, 3);
+    }
+}
+
+/// Two clusters asked for together run one after the other: the second starts when the
+/// packet after the first's last would have been due at the first's rate. With the queue
+/// empty (the frame's packets already sent at a fast pacing rate), both are padding.
+#[test]
+fn clusters_run_one_after_another_and_a_later_one_waits_for_a_report() {
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let a = ProbeCluster { id: 1, rate_bps: 1e6, min_packets: 5, min_bytes: 0 };
+    let b = ProbeCluster { id: 2, rate_bps: 2e6, min_packets: 5, min_bytes: 0 };
+    let later = ProbeCluster { id: 3, rate_bps: 4e6, min_packets: 3, min_bytes: 2000 };
+    // Frames of 100 bytes (one packet of 120) every 1000 ms; the first frame is the first
+    // cluster's first packet.
+    let mut s = sender_with(100, 1000, prober(1e6, &seen, vec![a, b], vec![later]));
+    let mut r = receiver(50);
+    let (sent, _) = run(&mut s, &mut r, 10, |_| false, 500, false);
+    let probe: Vec<(Time, u64)> = sent.iter().take(13).map(|x| (x.0, x.1.size.0)).collect();
+    // Cluster 1 at 1 Mb/s: 120 bytes, then padding of 244 every 1.952 ms.
+    let after = |start: Time, bytes: u64, rate: f64| start + Dur::from_secs_f64(bytes as f64 * 8.0 / rate);
+    let mut want = vec![(Time::ZERO, 120)];
+    for k in 0..4 {
+        want.push((after(Time::ZERO, 120 + 244 * k, 1e6), 244));
+    }
+    // Cluster 2 at 2 Mb/s, from when cluster 1's sixth packet would have gone (8.768 ms).
+    let start2 = after(Time::ZERO, 120 + 244 * 4, 1e6);
+    assert_eq!(start2, Time(8_768_000));
+    for k in 0..5 {
+        want.push((after(start2, 244 * k, 2e6), 244));
+    }
+    assert_eq!(&probe[..10], &want[..]);
+    // Cluster 3, asked for at the first report (one 50 ms interval after the first arrival at
+    // 10 ms, back at 70 ms), goes at once: 9 padding packets make its 2000 bytes.
+    assert_eq!(probe[10].0, Time(70 * MS));
+    let c3 = sent.iter().filter(|x| x.1.msg.header.padding && x.0 >= Time(70 * MS)).count();
+    assert_eq!(c3, 9);
+    let seen = seen.lock().unwrap();
+    let ids: Vec<Option<u32>> = seen.results.iter().map(|p| p.cluster).collect();
+    assert_eq!(&ids[..10], &[[Some(1u32); 5], [Some(2u32); 5]].concat()[..]);
+    assert_eq!(s.stats().probe_clusters_sent, 3);
+}
+
+/// A controller that never asks for a cluster (NADA's and SCReAM's default) never gets padding.
+#[test]
+fn without_probes_no_padding_is_sent() {
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let mut s = sender(2500, 100, fixed(1e6, &seen));
+    let mut r = receiver(50);
+    let (sent, _) = run(&mut s, &mut r, 10, |_| false, 1000, true);
+    assert!(sent.iter().all(|x| !x.1.msg.header.padding && x.1.payload.0 > 0));
+    assert!(seen.lock().unwrap().results.iter().all(|p| p.cluster.is_none()));
+    assert_eq!(s.stats().padding_packets_sent, 0);
 }

@@ -77,6 +77,7 @@ fn closed_loop_settles_near_capacity() {
                 sent_at: Time(next_send),
                 arrived_at: Some(Time(busy + 20_000_000)),
                 ecn: Ecn::NotEct,
+                cluster: None,
             });
             seq += 1;
             next_send += (1200.0 * 8.0 / g.target_rate(&v) * 1e9) as u64;

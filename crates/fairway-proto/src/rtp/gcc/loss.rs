@@ -133,6 +133,16 @@ impl LossBased {
         self.rate_bps = rate_bps.min(cap).max(self.min_bps);
     }
 
+    /// The delay-based side took a probe's result (WebRTC's `SetSendBitrate`): the target
+    /// becomes `rate_bps` outright (within the minimum and the maximum, no longer capped by the
+    /// previous delay-based estimate), and the increase's history of the last second starts
+    /// again from it.
+    pub fn on_probe(&mut self, rate_bps: f64) {
+        self.delay_limit_bps = None;
+        self.set_rate(rate_bps);
+        self.history.clear();
+    }
+
     /// A new delay-based estimate.
     pub fn on_delay_based(&mut self, rate_bps: f64) {
         self.delay_limit_bps = Some(rate_bps);

@@ -11,15 +11,29 @@
 //! - loss-based (draft §6): the classic rule on the loss fraction ([`loss`]), capped by the
 //!   delay-based estimate (so the target is min(delay-based, loss-based));
 //! - target: that, clipped to [min, max] of [`GccConfig`]; pacing rate: pacing factor (2.5) x
-//!   target.
+//!   target;
+//! - probing (WebRTC's, not in the draft): at the start the sender is asked for probe clusters
+//!   at 3 and 6 x the start rate, and for one more at 2 x each estimate that reaches 0.7 of the
+//!   last cluster's rate, up to the maximum ([`probe_controller`]); each cluster's reported
+//!   packets give a send and a receive rate ([`probe_estimator`]); a report that completes a
+//!   valid cluster sets the delay-based estimate to its result unless the detector signals
+//!   over-use, no lower than min(last delay-based estimate, 0.85 x acknowledged rate) (WebRTC's
+//!   LimitProbesLowerThanThroughputEstimate, on by default), and the loss-based target to it
+//!   outright (WebRTC's `SetSendBitrate`). The sender sends a cluster from its queue's media
+//!   and, when that runs dry, padding packets ([`super::sender`]).
 //!
 //! Where WebRTC departs from the draft fairway follows WebRTC, and says so where it does.
-//! Left out, with reasons: WebRTC's probing (the seam has no way to ask the sender for probe
-//! clusters, so the start is the 8 %/s ramp from the start rate), its application-limited-region
-//! detector (the sender's queue and rates are not all visible to the seam; the delay-based
-//! estimate behaves as WebRTC's does outside ALR), its RTT back-off (acts only with RTTs over
-//! 3 s), its congestion window and pushback (off for the target in WebRTC's default, which only
-//! drops frames), and LossBasedBweV2 (see [`loss`]).
+//! Left out, with reasons: WebRTC's probing in the application-limited region (off unless the
+//! application asks for it) and after a large drop (which WebRTC does only in or just after
+//! ALR), and on changes of the maximum or allocated rate (the seam changes neither during a
+//! run) (see [`probe_controller`]); its
+//! application-limited-region detector (the sender's queue and rates are not all visible to the
+//! seam; the delay-based estimate behaves as WebRTC's does outside ALR), its RTT back-off (acts
+//! only with RTTs over 3 s), its congestion window and pushback (off for the target in WebRTC's
+//! default, which only drops frames), and LossBasedBweV2 (see [`loss`]).
+//!
+//! RFC 8888 reports arrival times to 1/1024 s, where WebRTC's transport-wide feedback has
+//! 250 us: over a cluster of 15 ms at its rate, a receive rate is read to about 7 %.
 //!
 //! Send times are on the sender's clock, arrival times on the receiver's (from RFC 8888's
 //! 1/1024 s offsets): only differences within each clock are used. RTTs come from the reports
@@ -33,19 +47,23 @@ pub mod aimd;
 pub mod arrival;
 pub mod loss;
 pub mod overuse;
+pub mod probe_controller;
+pub mod probe_estimator;
 pub mod trendline;
 
 use std::collections::VecDeque;
 
 use fairway_core::{Dur, Time};
 
-use super::controller::{PacketResult, RateController, SenderView};
+use super::controller::{PacketResult, ProbeCluster, RateController, SenderView};
 use crate::AgentState;
 use acked_rate::AckedRate;
 use aimd::Aimd;
 use arrival::{diff_ns, InterArrival};
 use loss::LossBased;
 use overuse::{OveruseDetector, Usage};
+use probe_controller::ProbeController;
+use probe_estimator::ProbeEstimator;
 use trendline::Trendline;
 
 #[cfg(test)]
@@ -70,6 +88,10 @@ const STREAM_TIMEOUT: Dur = Dur::from_secs(2);
 /// RTT samples averaged for the AIMD's response time (WebRTC keeps the largest RTT of each of
 /// the last 32 reports and takes their mean).
 const RTT_WINDOW: usize = 32;
+/// A probe's result is taken no lower than this share of the acknowledged rate (or the
+/// delay-based estimate, if lower): WebRTC's `kProbeDropThroughputFraction`, 0.85, of its
+/// LimitProbesLowerThanThroughputEstimate (on by default).
+const PROBE_DROP_THROUGHPUT_FRACTION: f64 = 0.85;
 
 /// GCC's configuration.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -173,6 +195,13 @@ pub struct Gcc {
     loss: LossBased,
     rtts_ms: VecDeque<f64>,
     next_timer: Option<Time>,
+    probe: ProbeController,
+    probe_estimator: ProbeEstimator,
+    /// The target the probe controller was last given.
+    probe_told_bps: Option<f64>,
+    /// The delay-based estimate of the last report that updated it (WebRTC's
+    /// `DelayBasedBwe::last_estimate`: zero before any).
+    last_delay_estimate_bps: f64,
 }
 
 /// What [`Gcc::on_feedback`] learned from one report's received packets, in arrival order.
@@ -182,6 +211,7 @@ struct Received {
     size: u64,
     sent_at: Time,
     arrived_at: Time,
+    cluster: Option<u32>,
 }
 
 impl Gcc {
@@ -201,6 +231,10 @@ impl Gcc {
             loss: LossBased::new(cfg.start_rate_bps, min, cfg.max_rate_bps),
             rtts_ms: VecDeque::with_capacity(RTT_WINDOW + 1),
             next_timer: None,
+            probe: ProbeController::new(cfg.max_rate_bps),
+            probe_estimator: ProbeEstimator::default(),
+            probe_told_bps: None,
+            last_delay_estimate_bps: 0.0,
         })
     }
 
@@ -252,9 +286,26 @@ impl Gcc {
         self.loss.rate_bps().clamp(self.cfg.min_rate_bps, self.cfg.max_rate_bps)
     }
 
+    /// The probe controller's state.
+    pub fn probe_state(&self) -> probe_controller::ProbeState {
+        self.probe.state()
+    }
+
+    /// Tells the probe controller the target (after a report that updated the delay-based
+    /// estimate, or a timer that changed the target: WebRTC tells it whenever its target
+    /// changes).
+    fn tell_probe_controller(&mut self, now: Time) {
+        let t = self.target_bps();
+        let delay_increased = matches!(self.usage(), Usage::Overusing | Usage::Underusing);
+        self.probe.on_estimate(now, t, delay_increased);
+        self.probe_told_bps = Some(t);
+    }
+
     /// The delay-based side's handling of one report (WebRTC's DelayBasedBwe): the received
-    /// packets through grouping, trendline and detector, then one AIMD update.
-    fn delay_based(&mut self, now: Time, received: &[Received]) -> Option<f64> {
+    /// packets through grouping, trendline and detector, then one AIMD update, or the probe's
+    /// result `probe` taken as the estimate when not over-using. Returns the estimate, if
+    /// updated, and whether it is the probe's.
+    fn delay_based(&mut self, now: Time, received: &[Received], probe: Option<f64>) -> Option<(f64, bool)> {
         if received.is_empty() {
             return None;
         }
@@ -276,18 +327,24 @@ impl Gcc {
         let aimd = &mut d.aimd;
         match d.detector.usage() {
             Usage::Overusing => match acked {
-                Some(a) => aimd.time_to_reduce_further(now, a).then(|| aimd.update(Usage::Overusing, Some(a), now)),
+                Some(a) => {
+                    aimd.time_to_reduce_further(now, a).then(|| (aimd.update(Usage::Overusing, Some(a), now), false))
+                }
                 None => {
                     // Over-use before any acknowledged rate: halve (WebRTC), no faster than the
                     // further-decrease spacing.
                     let r = aimd.rate_bps();
                     aimd.time_to_reduce_further(now, r / 2.0 - 1.0).then(|| {
                         aimd.set_estimate(r / 2.0, now);
-                        aimd.rate_bps()
+                        (aimd.rate_bps(), false)
                     })
                 }
             },
-            usage => Some(aimd.update(usage, acked, now)),
+            _ if probe.is_some() => {
+                aimd.set_estimate(probe.expect("a probe result"), now);
+                Some((aimd.rate_bps(), true))
+            }
+            usage => Some((aimd.update(usage, acked, now), false)),
         }
     }
 }
@@ -299,6 +356,13 @@ impl RateController for Gcc {
 
     fn start(&mut self, now: Time) {
         self.next_timer = Some(now + self.cfg.process_interval);
+        self.probe.start(now, self.cfg.start_rate_bps);
+    }
+
+    fn take_probe(&mut self, _now: Time) -> Option<ProbeCluster> {
+        let c = self.probe.take()?;
+        self.probe_estimator.expect(&c);
+        Some(c)
     }
 
     fn on_feedback(&mut self, now: Time, packets: &[PacketResult], _view: &SenderView) {
@@ -308,7 +372,13 @@ impl RateController for Gcc {
         let mut received: Vec<Received> = packets
             .iter()
             .filter_map(|p| {
-                p.arrived_at.map(|a| Received { seq: p.seq, size: p.size.0, sent_at: p.sent_at, arrived_at: a })
+                p.arrived_at.map(|a| Received {
+                    seq: p.seq,
+                    size: p.size.0,
+                    sent_at: p.sent_at,
+                    arrived_at: a,
+                    cluster: p.cluster,
+                })
             })
             .collect();
         // WebRTC reads a report's packets in arrival order (then send order, then sequence).
@@ -343,13 +413,36 @@ impl RateController for Gcc {
             self.acked.on_packet(p.arrived_at, p.size);
         }
 
-        if let Some(rate) = self.delay_based(now, &received) {
+        // The probe clusters' packets, in arrival order: the last valid cluster's estimate is
+        // the report's (WebRTC), taken no lower than min(the delay-based estimate, 0.85 x the
+        // acknowledged rate).
+        for p in &received {
+            if let Some(id) = p.cluster {
+                self.probe_estimator.on_packet(id, p.sent_at, p.arrived_at, p.size);
+            }
+        }
+        let mut probe = self.probe_estimator.take_estimate();
+        if let (Some(r), Some(a)) = (probe, self.acked.rate_bps()) {
+            let floor = self.last_delay_estimate_bps.min(PROBE_DROP_THROUGHPUT_FRACTION * a);
+            probe = Some(r.max(floor));
+        }
+
+        if let Some((rate, probed)) = self.delay_based(now, &received, probe) {
+            self.last_delay_estimate_bps = rate;
+            if probed {
+                self.loss.on_probe(rate);
+            }
             self.loss.on_delay_based(rate);
+            self.tell_probe_controller(now);
         }
     }
 
     fn on_timer(&mut self, now: Time, _view: &SenderView) {
         self.loss.update(now);
+        self.probe.process(now);
+        if self.probe_told_bps != Some(self.target_bps()) {
+            self.tell_probe_controller(now);
+        }
         let step = self.cfg.process_interval;
         // The first tick of the timer's grid after `now` (ticks missed while the sender was
         // held up are not made up).

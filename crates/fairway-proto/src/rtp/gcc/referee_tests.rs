@@ -14,8 +14,19 @@
 //! field trials set to WebRTC's own defaults, where the port's differ: LossBasedBweV2 off (so it
 //! runs the classic loss rule that [`super::loss`] implements; WebRTC enables V2 by default, see
 //! there) and the robust throughput estimator off (WebRTC's default: its acknowledged bitrate
-//! comes from the Bayesian `BitrateEstimator`, as [`super::acked_rate`]'s does). Its probes are
-//! requested but never sent, as fairway's seam has no probing.
+//! comes from the Bayesian `BitrateEstimator`, as [`super::acked_rate`]'s does).
+//!
+//! Probing: in the traces without it the referee is never told the network is available, so it
+//! asks for no probe, and the clusters ours asks for are not sent (ours waits for their results
+//! a second, then gives up: its estimates are those of a GCC without probing). In the traces with
+//! it the referee is told the network is available before its first process interval, and the
+//! model's pacer sends the clusters the referee asks for as fairway's sender does (WebRTC's
+//! prober): each packet its cluster's bytes so far at the cluster's rate after the cluster's
+//! first, the queue's media first and then padding packets of 244 bytes, until the cluster's
+//! minimum packets (the referee's target probe count) and bytes (its rate over its target
+//! duration) have gone; each packet carries its cluster to both controllers, and ours must have
+//! asked for the same clusters. The goog_cc crate keeps its `ProbeBitrateEstimator` private, so
+//! the estimator is checked through the whole controller's target, not on its own.
 
 use std::collections::VecDeque;
 
@@ -23,8 +34,8 @@ use fairway_core::{Bytes, Dur, Time};
 use goog_cc::experiments::FieldTrials;
 use goog_cc::network_control::{NetworkControllerConfig, NetworkControllerInterface};
 use goog_cc::transport::{
-    NetworkControlUpdate, PacketResult as GPacket, ProcessInterval, SentPacket, StreamsConfig, TargetRateConstraints,
-    TransportPacketsFeedback,
+    NetworkAvailability, NetworkControlUpdate, PacedPacketInfo, PacketResult as GPacket, ProbeClusterConfig,
+    ProcessInterval, SentPacket, StreamsConfig, TargetRateConstraints, TransportPacketsFeedback,
 };
 use goog_cc::units::{DataRate, DataSize, Timestamp};
 use goog_cc::{GoogCcConfig, GoogCcNetworkController, LossBasedBweV2Config, RobustThroughputEstimatorSettings};
@@ -38,6 +49,8 @@ const MTU: u64 = 1200;
 const ONE_WAY: Dur = Dur::from_millis(25);
 const MAX_QUEUE: Dur = Dur::from_millis(300);
 const REPORT_EVERY: Dur = Dur::from_millis(50);
+/// A padding packet on the wire (fairway's sender's: 20 bytes of header, 224 of padding).
+const PADDING: u64 = 244;
 /// The receiver's clock is this far ahead of the sender's.
 const RECEIVER_OFFSET: Dur = Dur::from_secs(7);
 
@@ -49,6 +62,8 @@ struct Trace {
     loss: f64,
     start_bps: f64,
     length: Dur,
+    /// The referee probes (and the model sends its clusters).
+    probing: bool,
 }
 
 impl Trace {
@@ -75,8 +90,44 @@ struct Sent {
     at: Time,
     /// On the receiver's clock.
     arrived: Option<Time>,
+    /// Its probe cluster: (id, min packets, min bytes).
+    cluster: Option<(i32, i64, i64)>,
 }
 
+/// A cluster the referee asked for, as the model's pacer sends it.
+struct Cluster {
+    id: i32,
+    rate_bps: f64,
+    min_packets: i64,
+    min_bytes: i64,
+    started: Option<Time>,
+    packets: i64,
+    bytes: i64,
+}
+
+impl Cluster {
+    fn new(c: &ProbeClusterConfig) -> Cluster {
+        // WebRTC's BitrateProber: the minimum bytes are the rate over the target duration,
+        // rounded as WebRTC's rate x duration is.
+        let min_bytes = (c.target_data_rate.bps() * c.target_duration.us() + 4_000_000) / 8_000_000;
+        Cluster {
+            id: c.id,
+            rate_bps: c.target_data_rate.bps() as f64,
+            min_packets: c.target_probe_count as i64,
+            min_bytes,
+            started: None,
+            packets: 0,
+            bytes: 0,
+        }
+    }
+
+    fn next_at(&self, free_at: Time) -> Time {
+        match self.started {
+            Some(t) => t + Dur::from_secs_f64(self.bytes as f64 * 8.0 / self.rate_bps),
+            None => free_at,
+        }
+    }
+}
 fn ts(t: Time) -> Timestamp {
     Timestamp::from_micros((t.0 / 1000) as i64)
 }
@@ -104,15 +155,32 @@ fn referee(start_bps: f64) -> GoogCcNetworkController {
     GoogCcNetworkController::new(config, GoogCcConfig { feedback_only: true })
 }
 
-fn take_target(update: &NetworkControlUpdate, target: &mut f64) {
-    if let Some(t) = &update.target_rate {
-        *target = t.target_rate.bps() as f64;
+/// The referee's side of the model: its target, the clusters it asked for still to be sent,
+/// and all it asked for.
+struct Theirs {
+    target: f64,
+    clusters: VecDeque<Cluster>,
+    asked: Vec<(u32, f64)>,
+}
+
+impl Theirs {
+    fn take(&mut self, update: &NetworkControlUpdate) {
+        if let Some(t) = &update.target_rate {
+            self.target = t.target_rate.bps() as f64;
+        }
+        for c in &update.probe_cluster_configs {
+            self.asked.push((c.id as u32, c.target_data_rate.bps() as f64));
+            self.clusters.push_back(Cluster::new(c));
+        }
     }
 }
 
-/// The outcome of one trace: (time, ours, theirs) after every report.
+/// The outcome of one trace: (time, ours, theirs) after every report; the clusters each asked
+/// for, (id, rate).
 struct Run {
     samples: Vec<(f64, f64, f64)>,
+    ours_asked: Vec<(u32, f64)>,
+    theirs_asked: Vec<(u32, f64)>,
 }
 
 impl Run {
@@ -127,7 +195,6 @@ fn run(trace: &Trace, acked_initial_window: Dur) -> Run {
     let mut ours = Gcc::new(cfg).unwrap();
     let mut theirs = referee(trace.start_bps);
     let view = SenderView::default();
-    let mut target = trace.start_bps;
     let mut rng = Xorshift(0x9E37_79B9_7F4A_7C15);
 
     let mut log: Vec<Sent> = Vec::new();
@@ -143,19 +210,37 @@ fn run(trace: &Trace, acked_initial_window: Dur) -> Run {
     let mut next_process = Time::ZERO;
     let mut next_report = Time::ZERO + REPORT_EVERY;
     let end = Time::ZERO + trace.length;
+    let mut th = Theirs { target: trace.start_bps, clusters: VecDeque::new(), asked: Vec::new() };
+    let mut ours_asked = Vec::new();
+    // When the next cluster may start: when the packet after the last one's last would have
+    // been due.
+    let mut probe_free_at = Time::ZERO;
+    if trace.probing {
+        let u =
+            theirs.on_network_availability(NetworkAvailability { at_time: ts(Time::ZERO), network_available: true });
+        th.take(&u);
+    }
     ours.start(Time::ZERO);
+    while let Some(c) = ours.take_probe(Time::ZERO) {
+        ours_asked.push((c.id, c.rate_bps));
+    }
     let mut samples = Vec::new();
 
     loop {
-        let next_send = pending.front().map_or(Time::MAX, |p| p.0);
+        // While a cluster runs, the pacer sends on its schedule only.
+        let next_send = match th.clusters.front() {
+            Some(_) => Time::MAX,
+            None => pending.front().map_or(Time::MAX, |p| p.0),
+        };
         let next_delivery = reports.front().map_or(Time::MAX, |r| r.0);
-        let t = next_frame.min(next_process).min(next_report).min(next_send).min(next_delivery);
+        let next_probe = th.clusters.front().map_or(Time::MAX, |c| c.next_at(probe_free_at));
+        let t = next_frame.min(next_process).min(next_report).min(next_send).min(next_delivery).min(next_probe);
         if t > end {
             break;
         }
         if t == next_process {
             let u = theirs.on_process_interval(ProcessInterval { at_time: ts(t), pacer_queue: None });
-            take_target(&u, &mut target);
+            th.take(&u);
             while ours.next_timer().is_some_and(|n| n <= t) {
                 ours.on_timer(t, &view);
             }
@@ -176,6 +261,9 @@ fn run(trace: &Trace, acked_initial_window: Dur) -> Run {
                             send_time: ts(p.sent_at),
                             size: DataSize::from_bytes(p.size.0 as i64),
                             sequence_number: p.seq as i64,
+                            pacing_info: log[p.seq as usize]
+                                .cluster
+                                .map_or_else(PacedPacketInfo::default, |(id, n, b)| PacedPacketInfo::new(id, n, b)),
                             ..Default::default()
                         },
                         receive_time: p.arrived_at.map_or(Timestamp::plus_infinity(), ts),
@@ -185,10 +273,32 @@ fn run(trace: &Trace, acked_initial_window: Dur) -> Run {
                 sendless_arrival_times: Vec::new(),
             };
             let u = theirs.on_transport_packets_feedback(fb);
-            take_target(&u, &mut target);
-            samples.push((t.as_secs_f64(), ours.target_rate(&view), target));
-        } else if t == next_send {
-            let (_, size) = pending.pop_front().unwrap();
+            th.take(&u);
+            samples.push((t.as_secs_f64(), ours.target_rate(&view), th.target));
+        } else if t == next_send || t == next_probe {
+            // A probe's packet is the queue's first media packet, else padding.
+            let probing = t == next_probe;
+            let size = match pending.pop_front() {
+                Some((_, size)) => size,
+                None if probing => PADDING,
+                None => unreachable!("a send with nothing queued"),
+            };
+            let mut cluster = None;
+            if probing {
+                let c = th.clusters.front_mut().unwrap();
+                c.started.get_or_insert(t);
+                c.packets += 1;
+                c.bytes += size as i64;
+                cluster = Some((c.id, c.min_packets, c.min_bytes));
+                if c.packets >= c.min_packets && c.bytes >= c.min_bytes {
+                    probe_free_at = c.next_at(t);
+                    th.clusters.pop_front();
+                }
+            }
+            let pacing_info = match cluster {
+                Some((id, n, b)) => PacedPacketInfo::new(id, n, b),
+                None => PacedPacketInfo::default(),
+            };
             let seq = log.len() as u64;
             sent_bytes += size;
             let u = theirs.on_sent_packet(SentPacket {
@@ -196,9 +306,10 @@ fn run(trace: &Trace, acked_initial_window: Dur) -> Run {
                 size: DataSize::from_bytes(size as i64),
                 sequence_number: seq as i64,
                 data_in_flight: DataSize::from_bytes((sent_bytes - acked_bytes) as i64),
+                pacing_info,
                 ..Default::default()
             });
-            take_target(&u, &mut target);
+            th.take(&u);
             ours.on_sent(t, seq, Bytes(size), &view);
             // The bottleneck: random loss on entry, then a FIFO with tail drop.
             let arrived = if rng.unit() < trace.loss {
@@ -213,7 +324,7 @@ fn run(trace: &Trace, acked_initial_window: Dur) -> Run {
                     Some(busy_until + ONE_WAY + RECEIVER_OFFSET)
                 }
             };
-            log.push(Sent { seq, size, at: t, arrived });
+            log.push(Sent { seq, size, at: t, arrived, cluster });
         } else if t == next_report {
             // The receiver (its clock ahead by RECEIVER_OFFSET) reports up to the newest arrival.
             let now_rx = t + RECEIVER_OFFSET;
@@ -230,7 +341,14 @@ fn run(trace: &Trace, acked_initial_window: Dur) -> Run {
                         // Arrival times travel as RFC 8888 offsets before the report, 1/1024 s.
                         let arrived_at =
                             s.arrived.and_then(|a| Ato::between(a, now_rx).offset().map(|o| Time(now_rx.0 - o.0)));
-                        PacketResult { seq: s.seq, size: Bytes(s.size), sent_at: s.at, arrived_at, ecn: Ecn::NotEct }
+                        PacketResult {
+                            seq: s.seq,
+                            size: Bytes(s.size),
+                            sent_at: s.at,
+                            arrived_at,
+                            ecn: Ecn::NotEct,
+                            cluster: s.cluster.map(|c| c.0 as u32),
+                        }
                     })
                     .collect();
                 next_report_seq = hi + 1;
@@ -239,9 +357,9 @@ fn run(trace: &Trace, acked_initial_window: Dur) -> Run {
             next_report = t + REPORT_EVERY;
         } else {
             // A frame of target / FPS bits, paced at 2.5 x target.
-            let bytes = (target / FPS as f64 / 8.0).round() as u64;
+            let bytes = (th.target / FPS as f64 / 8.0).round() as u64;
             let n = bytes.div_ceil(MTU).max(1);
-            let gap = Dur::from_secs_f64(MTU as f64 * 8.0 / (PACING_FACTOR * target));
+            let gap = Dur::from_secs_f64(MTU as f64 * 8.0 / (PACING_FACTOR * th.target));
             let mut at = pending.back().map_or(t, |p| p.0.max(t));
             for i in 0..n {
                 let size = if i + 1 < n { MTU } else { bytes - MTU * (n - 1) };
@@ -250,8 +368,11 @@ fn run(trace: &Trace, acked_initial_window: Dur) -> Run {
             }
             next_frame = t + frame_gap;
         }
+        while let Some(c) = ours.take_probe(t) {
+            ours_asked.push((c.id, c.rate_bps));
+        }
     }
-    Run { samples }
+    Run { samples, ours_asked, theirs_asked: th.asked }
 }
 
 fn report(name: &str, window: Dur, r: &Run) -> f64 {
@@ -272,7 +393,19 @@ fn report(name: &str, window: Dur, r: &Run) -> f64 {
     for s in r.samples.iter().step_by(80) {
         println!("  t={:6.2}s ours={:9.0} goog_cc={:9.0}", s.0, s.1, s.2);
     }
+    println!("  clusters asked for, ours: {:?}", r.ours_asked);
+    println!("  clusters asked for, goog_cc's: {:?}", r.theirs_asked);
     rms
+}
+
+/// Where the referee probed, ours asked for the same clusters: the same ids, rates within
+/// 1 % (a further cluster's rate is twice an estimate, and the two estimates differ a little).
+fn same_clusters(name: &str, r: &Run) {
+    let ids = |v: &[(u32, f64)]| v.iter().map(|c| c.0).collect::<Vec<_>>();
+    assert_eq!(ids(&r.ours_asked), ids(&r.theirs_asked), "{name}: clusters asked for");
+    for (a, b) in r.ours_asked.iter().zip(&r.theirs_asked) {
+        assert!((a.1 - b.1).abs() <= 0.01 * b.1, "{name}: cluster {} at {} and {}", a.0, a.1, b.1);
+    }
 }
 
 /// Runs `trace` twice: with WebRTC's first acknowledged-rate window (500 ms, fairway's default),
@@ -283,8 +416,14 @@ fn report(name: &str, window: Dur, r: &Run) -> f64 {
 fn check(trace: Trace) -> (f64, f64) {
     let webrtc = GccConfig::default().acked_initial_window;
     let port = Dur::from_millis(1000);
-    let a = report(trace.name, webrtc, &run(&trace, webrtc));
-    let b = report(trace.name, port, &run(&trace, port));
+    let (ra, rb) = (run(&trace, webrtc), run(&trace, port));
+    let a = report(trace.name, webrtc, &ra);
+    let b = report(trace.name, port, &rb);
+    if trace.probing {
+        assert!(!ra.theirs_asked.is_empty(), "{}: the referee probed", trace.name);
+        same_clusters(trace.name, &ra);
+        same_clusters(trace.name, &rb);
+    }
     assert!(a <= BAND, "{}: RMS {a} with WebRTC's window", trace.name);
     assert!(b <= BAND_SAME_WINDOW, "{}: RMS {b} with the port's window", trace.name);
     (a, b)
@@ -307,6 +446,7 @@ fn referee_overshoot_constant_capacity() {
         loss: 0.0,
         start_bps: 800_000.0,
         length: Dur::from_secs(40),
+        probing: false,
     });
 }
 
@@ -319,6 +459,7 @@ fn referee_capacity_drop() {
         loss: 0.0,
         start_bps: 1_500_000.0,
         length: Dur::from_secs(40),
+        probing: false,
     });
 }
 
@@ -333,6 +474,7 @@ fn referee_random_loss_5() {
         loss: 0.05,
         start_bps: 1_000_000.0,
         length: Dur::from_secs(40),
+        probing: false,
     });
 }
 
@@ -345,5 +487,34 @@ fn referee_random_loss_15() {
         loss: 0.15,
         start_bps: 1_000_000.0,
         length: Dur::from_secs(40),
+        probing: false,
+    });
+}
+
+/// Probing from 300 kb/s on a 4 Mb/s link: the initial clusters at 0.9 and 1.8 Mb/s pass whole,
+/// so further ones follow at twice each result until one finds the bottleneck.
+#[test]
+fn referee_probing_start_4mbps() {
+    check(Trace {
+        name: "probing 4 Mb/s",
+        capacity: vec![(Dur::ZERO, 4_000_000.0)],
+        loss: 0.0,
+        start_bps: 300_000.0,
+        length: Dur::from_secs(30),
+        probing: true,
+    });
+}
+
+/// Probing from 300 kb/s on a 1 Mb/s link: the 1.8 Mb/s cluster arrives at the capacity, whose
+/// result (0.95 x the receive rate) is under 0.7 x 1.8 Mb/s, so probing stops there.
+#[test]
+fn referee_probing_start_1mbps() {
+    check(Trace {
+        name: "probing 1 Mb/s",
+        capacity: vec![(Dur::ZERO, 1_000_000.0)],
+        loss: 0.0,
+        start_bps: 300_000.0,
+        length: Dur::from_secs(30),
+        probing: true,
     });
 }

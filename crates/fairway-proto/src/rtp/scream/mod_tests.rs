@@ -178,6 +178,7 @@ pub(crate) fn run(cfg: ScreamConfig, secs: f64) -> Vec<Sample> {
                     sent_at: sent,
                     arrived_at: Some(arr + Dur(RX_CLOCK_AHEAD)),
                     ecn: Ecn::NotEct,
+                    cluster: None,
                 });
             }
             if let Some(last) = pkts.last() {

@@ -15,11 +15,18 @@ fn net() -> NetworkCongestionControl {
 }
 
 fn received(seq: u64, size: u64, sent_ms: u64, arrived_ms: u64) -> PacketResult {
-    PacketResult { seq, size: Bytes(size), sent_at: ms(sent_ms), arrived_at: Some(ms(arrived_ms)), ecn: Ecn::NotEct }
+    PacketResult {
+        seq,
+        size: Bytes(size),
+        sent_at: ms(sent_ms),
+        arrived_at: Some(ms(arrived_ms)),
+        ecn: Ecn::NotEct,
+        cluster: None,
+    }
 }
 
 fn lost(seq: u64, size: u64, sent_ms: u64) -> PacketResult {
-    PacketResult { seq, size: Bytes(size), sent_at: ms(sent_ms), arrived_at: None, ecn: Ecn::NotEct }
+    PacketResult { seq, size: Bytes(size), sent_at: ms(sent_ms), arrived_at: None, ecn: Ecn::NotEct, cluster: None }
 }
 
 /// A controller out of fast increase with cwnd 10000 bytes, 10000 in flight (so the window is
