@@ -187,6 +187,12 @@ pub struct RtpSummary {
     pub feedback_overhead: f64,
     pub frames_completed: u64,
     pub ce_marked: u64,
+    /// Bandwidth probing (GCC's; zero for the others): probe clusters sent whole, and the
+    /// padding-only packets and their wire bytes sent for them (in `packets_sent` and in the
+    /// flow's throughput, not in its media).
+    pub probe_clusters: u64,
+    pub padding_packets_sent: u64,
+    pub padding_bytes_sent: u64,
 }
 
 fn parse(t: &Tbl, _app: &str, ctx: &FlowContext) -> Res<Arc<dyn DatagramSpec>> {
@@ -461,6 +467,9 @@ impl DatagramSpec for RtpSpec {
                 },
                 frames_completed: r.frames_completed,
                 ce_marked: r.ce_marked,
+                probe_clusters: s.probe_clusters_sent,
+                padding_packets_sent: s.padding_packets_sent,
+                padding_bytes_sent: s.padding_bytes_sent,
             },
         ))
     }
