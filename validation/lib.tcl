@@ -109,6 +109,7 @@ proc fw_tcp_agent {name tcp sinkclass src dst window psize start} {
     set sink [new $sinkclass]
     $ns attach-agent $src $tcp
     $ns attach-agent $dst $sink
+    set fw(node_of,$name) $src
     $ns connect $tcp $sink
     set ftp [new Application/FTP]
     $ftp attach-agent $tcp
@@ -348,7 +349,61 @@ proc fw_finish {} {
 # Schedule the end of the run and start the simulator. fw_finish is the
 # last setup-time event; it reads every counter at t = duration and exits.
 proc fw_run {} {
-    global ns fw
+    global ns fw env
+    if {[info exists env(FAIRWAY_NS2_BOOT_TIMES)] && $env(FAIRWAY_NS2_BOOT_TIMES) != ""} {
+        fw_boot_times
+        return
+    }
     $ns at $fw(duration) "fw_finish"
     $ns run
+}
+
+Simulator instproc fw_node_order {} {
+    $self instvar Node_
+    return [array names Node_]
+}
+
+# Each TCP agent's boot_time_, the phase of its tcpTick_ RTT clock, which
+# ns-2 draws from the default RNG in TcpAgent::reset: once when the agent is
+# made (in the order the agents are made) and again when `$ns run` resets the
+# agents node by node, in the order Tcl's `array names` lists the
+# Simulator's Node_ array; the last draw holds, and boot_time_ is not
+# readable from Tcl. With FAIRWAY_NS2_BOOT_TIMES set, fw_run writes those
+# draws, from an RNG seeded as fw_init seeds the default one, to the output
+# file instead of running: {"boot_times": {"<flow>": <seconds>, ...}}, for
+# fairway's `tick_phase` (docs/semantics.md, "Phase effects"). Only for twins
+# whose only draws are their TCP agents' (no RED, no random starts), with one
+# TCP agent per node.
+proc fw_boot_times {} {
+    global ns fw
+    set rng [new RNG]
+    $rng seed $fw(seed)
+    set tcps {}
+    foreach f $fw(flows) {
+        if {[lindex $f 0] == "tcp"} {
+            lappend tcps [lindex $f 1]
+            set agent([lindex $f 1]) [lindex $f 2]
+        }
+    }
+    foreach name $tcps {
+        $rng uniform 0 [$agent($name) set tcpTick_]
+    }
+    set seen {}
+    foreach id [$ns fw_node_order] {
+        foreach name $tcps {
+            if {[$fw(node_of,$name) id] != $id} { continue }
+            if {[lsearch $seen $id] >= 0} {
+                fw_usage "fw_boot_times: two TCP agents on node $id; their reset order is not derived"
+            }
+            lappend seen $id
+            set bt($name) [$rng uniform 0 [$agent($name) set tcpTick_]]
+        }
+    }
+    set items {}
+    foreach name $tcps {
+        lappend items "\"$name\": $bt($name)"
+    }
+    set out [open $fw(out) w]
+    puts $out "{\"boot_times\": {[join $items {, }]}}"
+    close $out
 }

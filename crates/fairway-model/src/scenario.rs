@@ -252,13 +252,16 @@ pub struct TcpSpec {
     pub sender: TcpConfig,
     /// `delayed_ack: None` acks every packet (ns-2 TCPSink); `Some(interval)` is TCPSink/DelAck.
     pub sink: SinkConfig,
+    /// The phase of each connection's tick clock (ns-2 `boot_time_`, the scenario's
+    /// `tick_phase`); `None`: drawn per connection from the flow's stream, as ns-2 draws it.
+    pub tick_phase: Option<Dur>,
 }
 
 impl TcpSpec {
     pub fn ns2_default(variant: TcpVariant) -> TcpSpec {
         // ns-2 pairs Agent/TCP/Sack1 with Agent/TCPSink/Sack1, the sink that sends SACK blocks.
         let sink = SinkConfig { sack: variant == TcpVariant::Sack, ..SinkConfig::default() };
-        TcpSpec { sender: TcpConfig::new(variant), sink }
+        TcpSpec { sender: TcpConfig::new(variant), sink, tick_phase: None }
     }
 }
 

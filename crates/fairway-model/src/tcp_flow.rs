@@ -125,7 +125,9 @@ impl StreamTransport for TcpSpec {
         let mut cfg = self.sender.clone();
         // ns-2 starts each agent's tick clock at a random phase (boot_time_); draw it from the
         // flow's own stream so connections do not share tick boundaries.
-        cfg.tick_phase = Dur::from_nanos(rng.below(cfg.tick.0.max(1)));
+        // Drawn whether or not the scenario pins it, so that pinning it moves no other draw.
+        let drawn = Dur::from_nanos(rng.below(cfg.tick.0.max(1)));
+        cfg.tick_phase = self.tick_phase.unwrap_or(drawn);
         if !cfg.overhead.is_zero() {
             // The connection's own stream for its `overhead` delays (drawn only when used, so
             // that runs without it keep their bytes).

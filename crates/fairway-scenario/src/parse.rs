@@ -53,6 +53,7 @@ const TCP_KEYS: &[&str] = &[
     "max_rto",
     "initial_rto",
     "overhead",
+    "tick_phase",
     "delayed_ack",
     "quick_ack",
     "header_size",
@@ -1231,6 +1232,15 @@ fn parse_tcp(t: &Tbl, variant: TcpVariant) -> Res<TcpSpec> {
     }
     if let Some(v) = t.get("initial_rto") {
         s.sender.initial_rto = v.dur_pos()?;
+    }
+    if let Some(v) = t.get("tick_phase") {
+        // ns-2 `boot_time_`, which ns-2 draws in [0, tcpTick_) at each reset of the agent
+        // (docs/semantics.md, "Phase effects"): pinned here, for every connection of the flow.
+        let phase = v.dur()?;
+        if phase >= s.sender.tick {
+            return Err(v.error(format!("tick_phase {phase} must be under the tick, {}", s.sender.tick)));
+        }
+        s.tick_phase = Some(phase);
     }
     if let Some(v) = t.get("overhead") {
         // ns-2 `overhead_`: a random wait before new data is sent (docs/semantics.md, phase

@@ -1155,3 +1155,16 @@ fn wrong_tcp_options_are_located_errors_that_list_the_accepted_ones() {
     let e = err("rto = \"bsd\"");
     assert!(e.message.contains("expected rfc6298, linux"), "{e}");
 }
+
+#[test]
+fn tick_phase_pins_the_tick_clocks_phase_under_the_tick() {
+    let tcp = |sc: &Scenario| sc.flows[0].tcp().expect("ftp is TCP").tick_phase;
+    assert_eq!(tcp(&parse(GOOD).unwrap()), None);
+    let sc = with("window = 15", "window = 15\ntick_phase = \"4.25ms\"").unwrap();
+    assert_eq!(tcp(&sc), Some(Dur::from_micros(4250)));
+    let e = with("window = 15", "window = 15\ntick_phase = \"10ms\"").unwrap_err();
+    assert!(e.to_string().contains("tick_phase 10ms must be under the tick, 10ms"), "{e}");
+    // Under a finer tick, the bound follows it.
+    let e = with("window = 15", "window = 15\ntick = \"1ms\"\ntick_phase = \"2ms\"").unwrap_err();
+    assert!(e.to_string().contains("under the tick, 1ms"), "{e}");
+}
