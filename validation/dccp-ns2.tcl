@@ -94,4 +94,9 @@ proc finish {} {
     exit 0
 }
 $ns at [expr {$dur + 0.001}] "finish"
+if {[info exists env(FAIRWAY_NS2_BOOT_TIMES)] && $env(FAIRWAY_NS2_BOOT_TIMES) != ""} {
+    # The TCP agents' boot_time_ instead of the run (lib.tcl's fw_boot_times).
+    fw_boot_times
+    exit 0
+}
 $ns run
