@@ -47,11 +47,6 @@ pub struct LossConfig {
     /// Date a lost packet by the packet received just before it, not by interpolation
     /// (RFC 4342 §10.2: CCID3 compares the window counters C(X_prev) and C(Y_prev)).
     pub date_by_previous: bool,
-    /// The discount factor folded into the older intervals when a new loss event begins is the
-    /// one computed at the last report (ns-2's TFRCSink refreshes its mult_factor_ only in
-    /// est_loss_WALI, at reports), not one computed at the loss; 1 when no report came since
-    /// the last event.
-    pub discount_at_reports: bool,
 }
 
 impl Default for LossConfig {
@@ -68,7 +63,6 @@ impl Default for LossConfig {
             holes_before_first: true,
             zero_filled: false,
             date_by_previous: false,
-            discount_at_reports: false,
         }
     }
 }
@@ -147,8 +141,6 @@ pub struct LossHistory {
     needs_seed: bool,
     events: u64,
     lost: u64,
-    /// DF as of the last report ([`LossConfig::discount_at_reports`]).
-    report_df: f64,
 }
 
 impl LossHistory {
@@ -166,7 +158,6 @@ impl LossHistory {
             needs_seed: false,
             events: 0,
             lost: 0,
-            report_df: 1.0,
         }
     }
 
@@ -296,14 +287,7 @@ impl LossHistory {
                 let short = self.cfg.count_losses_in_short_intervals
                     && at.saturating_since(c.start_at) <= rtt.saturating_mul(2);
                 let size = if short { n_pkts / c.losses.max(1) as f64 } else { n_pkts };
-                let df = match (self.cfg.discounting, self.cfg.discount_at_reports) {
-                    (false, _) => 1.0,
-                    (true, false) => self.discount_now(c.start_seq),
-                    // tfrc-sink.cc est_loss_WALI: on a new loss event, multiply_array(mult,
-                    // mult_factor_) with the factor of the last report, then mult_factor_ = 1.
-                    (true, true) => self.report_df,
-                };
-                self.report_df = 1.0;
+                let df = if self.cfg.discounting { self.discount_now(c.start_seq) } else { 1.0 };
                 // §5.5: fold DF into the discount array, then shift.
                 for cl in self.closed.iter_mut() {
                     cl.df *= df;
@@ -314,18 +298,6 @@ impl LossHistory {
                 self.current = Some(Current { start_seq: seq, start_at: at, losses: 1, last_loss: seq, round });
                 self.events += 1;
                 d.new_events += 1;
-            }
-        }
-    }
-
-    /// A report goes out now: with [`LossConfig::discount_at_reports`], the discount factor that
-    /// the next loss event folds into the older intervals becomes the current one (ns-2's
-    /// est_loss_WALI sets mult_factor_ only when its ratio is below 1, and the ratio only falls
-    /// while the current interval grows).
-    pub fn note_report(&mut self) {
-        if self.cfg.discounting && self.cfg.discount_at_reports {
-            if let Some(c) = self.current {
-                self.report_df = self.report_df.min(self.discount_now(c.start_seq));
             }
         }
     }
@@ -626,38 +598,6 @@ mod tests {
         let wt0 = 1.0 + 0.25 * w[1..].iter().sum::<f64>();
         let want = (wt0 / it0).min(1.0 / 20.0);
         assert!((pd - want).abs() < 1e-12, "{pd} vs {want}");
-    }
-
-    /// ns-2's TFRCSink: the discount folded into the older intervals at a new loss event is the
-    /// one of the last report, not one computed at the loss.
-    #[test]
-    fn ns2_folds_the_discount_of_the_last_report() {
-        let base = LossConfig { discounting: true, ..LossConfig::default() };
-        let mut at_loss = LossHistory::new(base);
-        let mut at_reports = LossHistory::new(LossConfig { discount_at_reports: true, ..base });
-        let lost: Vec<u64> = (1..=9).map(|k| 20 * k).chain([330]).collect();
-        for h in [&mut at_loss, &mut at_reports] {
-            for seq in 0..=340u64 {
-                if !lost.contains(&seq) {
-                    h.on_packet(seq, Time(seq * 10 * MS), false, R, 0);
-                }
-                if seq == 280 {
-                    // A report with I_0 = 280 - 180 + 1 = 101 against a mean of 20.
-                    h.note_report();
-                }
-            }
-        }
-        // Closed after the event at 330: 150, then seven of the eight 20s (the unseeded first
-        // interval is not needed here) discounted by DF.
-        let w = weights(8);
-        let p1 = |df: f64| {
-            let wt = w[0] + df * w[1..8].iter().sum::<f64>();
-            wt / (150.0 * w[0] + 20.0 * df * w[1..8].iter().sum::<f64>())
-        };
-        let (pl, pr) = (at_loss.loss_event_rate(Time(0), R), at_reports.loss_event_rate(Time(0), R));
-        // The report's DF 40/101; at the loss (found at 333, three packets later) 40/154.
-        assert!((pr - p1(40.0 / 101.0)).abs() < 1e-12, "{pr} vs {}", p1(40.0 / 101.0));
-        assert!((pl - p1(40.0 / 154.0)).abs() < 1e-12, "{pl} vs {}", p1(40.0 / 154.0));
     }
 
     /// RFC 4828 §3: an interval of at most two RTTs with N packets and K losses counts as N/K.

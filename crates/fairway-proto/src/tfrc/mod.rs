@@ -159,7 +159,6 @@ impl TfrcConfig {
                 ndupack: 1,
                 discounting: true,
                 discount_floor: 0.5,
-                discount_at_reports: true,
                 send_time_events: true,
                 ns2_average: true,
                 round_check: true,

@@ -272,7 +272,6 @@ impl TfrcReceiver {
         let first = self.last_report.is_none();
         let x_recv = if first && !self.ns2() { 0.0 } else { self.receive_rate(now) };
         let p = self.hist.loss_event_rate(now, self.rtt);
-        self.hist.note_report();
         self.max_x_recv = self.max_x_recv.max(x_recv);
         self.p_prev = p;
         self.stats.p = p;
