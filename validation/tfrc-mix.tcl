@@ -7,7 +7,10 @@
 #
 #   bottleneck 1.5Mb 20ms: RED (limit 50, thresh 5, maxthresh 15, q_weight 0.002, ns-2's other
 #   defaults) or DropTail (limit 30); with <loss> > 0 an ErrorModel drops that fraction of the
-#   packets that leave r1 towards r2 (fairway's link `loss`)
+#   packets that leave r1 towards r2 (fairway's link `loss`): `link-lossmodel` puts it after the
+#   link's delay, so a packet is lost at r2's end after its serialisation and propagation, and
+#   r2 -> r1 (the feedback) loses nothing; it draws from its own RNG (a new stream advanced
+#   <seed> - 1 substreams)
 #   flows: <ntfrc> TFRC (packetSize_ 1000, FTP) starting 0, 0.3, 0.6 ... s, then <ntcp>
 #   Agent/TCP/Newreno + TCPSink (window_ 64, packetSize_ 1000, FTP) starting 0.15, 0.45 ... s
 #   (the spacing is the optional <stagger> argument)
@@ -60,7 +63,18 @@ if {$loss > 0} {
     set em [new ErrorModel]
     $em unit pkt
     $em set rate_ $loss
-    $em ranvar [new RandomVariable/Uniform]
+    # The ErrorModel draws from its own RNG, a new stream advanced <seed> - 1 substreams, not the
+    # default RNG: MRG32k3a seeded with a small integer n starts with a draw of about
+    # 0.00034 n (0.00034, 0.00067, 0.00101 for seeds 1-3), so on the default RNG the very first
+    # packet was lost on every seed below 30, and the TFRC flow, which sends one packet at
+    # InitRate_ 300 B/s before any report, stood idle until 3.39 s. fairway's link loss draws
+    # from the link's own stream. (TFRC's per-packet Random::uniform() stays on the default
+    # RNG; with overhead_ 0 it changes nothing.)
+    set lossrng [new RNG]
+    for {set i 1} {$i < $fw(seed)} {incr i} { $lossrng next-substream }
+    set lossvar [new RandomVariable/Uniform]
+    $lossvar use-rng $lossrng
+    $em ranvar $lossvar
     $em drop-target [new Agent/Null]
     $ns link-lossmodel $em $r1 $r2
 }

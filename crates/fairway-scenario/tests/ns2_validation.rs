@@ -151,6 +151,11 @@ fn bench_twin_args(toml: &Path) -> Vec<String> {
 }
 
 fn compare_files(name: &str, toml: &Path, tcl: &Path, args: &[String]) {
+    compare_files_within(name, toml, tcl, args, THROUGHPUT_TOLERANCE);
+}
+
+/// [`compare_files`] with each class's delivered bytes within `throughput_tolerance`.
+fn compare_files_within(name: &str, toml: &Path, tcl: &Path, args: &[String], throughput_tolerance: f64) {
     if !ns_available() {
         return;
     }
@@ -158,8 +163,8 @@ fn compare_files(name: &str, toml: &Path, tcl: &Path, args: &[String]) {
     let fw: Vec<Measure> = SEEDS.iter().map(|s| fairway(toml, *s)).collect();
     let (n, f) = (mean(&ns), mean(&fw));
     let rows = [
-        ("tcp delivered bytes", f.tcp_bytes, n.tcp_bytes, THROUGHPUT_TOLERANCE),
-        ("udp delivered bytes", f.udp_bytes, n.udp_bytes, THROUGHPUT_TOLERANCE),
+        ("tcp delivered bytes", f.tcp_bytes, n.tcp_bytes, throughput_tolerance),
+        ("udp delivered bytes", f.udp_bytes, n.udp_bytes, throughput_tolerance),
         ("bottleneck drops", f.drops, n.drops, DROPS_TOLERANCE),
     ];
     eprintln!("{name} (mean of seeds {SEEDS:?}): fairway vs ns-2");
@@ -358,9 +363,14 @@ fn tahoe_mix_agrees_with_ns2() {
 
 /// A validation scenario whose twin and its arguments the scenario's header names.
 fn compare_twin(name: &str) {
+    compare_twin_within(name, THROUGHPUT_TOLERANCE);
+}
+
+/// [`compare_twin`] with the delivered bytes within `throughput_tolerance`.
+fn compare_twin_within(name: &str, throughput_tolerance: f64) {
     let toml = repo().join("scenarios/validation").join(format!("{name}.toml"));
     let (tcl, args) = twin_of(&toml);
-    compare_files(name, &toml, &tcl, &args);
+    compare_files_within(name, &toml, &tcl, &args, throughput_tolerance);
 }
 
 /// TFRC in its ns-2 flavour against ns-2 2.35's Agent/TFRC and Agent/TFRCSink (at their
@@ -375,9 +385,11 @@ fn tfrc_droptail_agrees_with_ns2() {
     compare_twin("tfrc-droptail");
 }
 
+/// Within 5% (issue 36): with the twin's ErrorModel on its own random stream and on r1 -> r2
+/// only, as fairway's link loss, the two agree within 1% on seeds 1-3 (docs/semantics.md).
 #[test]
 fn tfrc_lossy_agrees_with_ns2() {
-    compare_twin("tfrc-lossy");
+    compare_twin_within("tfrc-lossy", 0.05);
 }
 
 /// CCID2 in its ns-2 flavour against ns-2 2.35's Agent/DCCP/TCPlike: dccp-ns2's dumbbell through

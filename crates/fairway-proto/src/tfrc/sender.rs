@@ -495,8 +495,11 @@ impl TfrcSender {
             self.x = self.x.min(cap);
             self.last_change = now;
         } else {
-            // decrease_rate: straight to X_calc, at most max(2 X_recv, s/R).
+            // decrease_rate: straight to X_calc, at most max(2 X_recv, s/R). tfrc.cc's
+            // decrease_rate also sets last_change_ to now, so the next increase_rate grows the
+            // rate by the time since this report (mult), not since the last increase.
             self.x = self.x_bps.min(self.maxrate.max(s / r));
+            self.last_change = now;
         }
     }
 
@@ -504,29 +507,52 @@ impl TfrcSender {
         self.lastlimited.is_some_and(|t| t.as_secs_f64() > now.as_secs_f64() - 1.5 * r)
     }
 
-    /// tfrc.cc slowstart.
+    /// tfrc.cc slowstart. Each branch that changes the rate starts its per-packet ramp from the
+    /// old rate (oldrate_, delta_) and sets last_change_ to now, as ns-2's does; a report that
+    /// changes nothing (the rate below 2 X_recv but less than an RTT since the last change) keeps
+    /// the ramp as it was.
     fn ns2_slowstart(&mut self, now: Time) {
         let r = self.r.expect("called after an RTT sample");
         let s = self.s();
         let init = ns2_initial_window(s) * s / r;
         if self.round <= 1 || (self.round == 2 && ns2_initial_window(s) > 1.0) {
+            // No good rate report yet: keep to the initial rate.
             self.oldrate = self.x;
             self.x = self.x.max(init);
+            self.ns2_ramp(now, r);
         } else if self.ss_maxrate > 0.0 {
             let limited = self.datalimited || self.recently_limited(now, r);
             if limited && self.ss_maxrate < init {
+                // Data-limited lately and 2 X_recv small: not below the initial rate.
+                self.oldrate = self.x;
                 self.x = self.x.max(init);
+                self.ns2_ramp(now, r);
             } else if self.x < self.ss_maxrate && now.saturating_since(self.last_change).as_secs_f64() > r {
+                // Double, at most to 2 X_recv, at least a packet per RTT.
+                self.oldrate = self.x;
                 self.x = (2.0 * self.x).min(self.ss_maxrate).max(s / r);
-                self.last_change = now;
+                self.ns2_ramp(now, r);
             } else if self.x > self.ss_maxrate {
                 self.x = self.ss_maxrate / 2.0;
                 self.oldrate = self.x;
+                self.delta = 0.0;
+                self.last_change = now;
             }
         } else {
+            // A receive rate of zero: back to a packet per RTT.
+            self.oldrate = self.x;
             self.x = s / r;
+            self.delta = 0.0;
+            self.last_change = now;
         }
+    }
+
+    /// The per-packet step from oldrate_ to the new rate over one RTT's packets (delta_), and
+    /// last_change_.
+    fn ns2_ramp(&mut self, now: Time, r: f64) {
+        let s = self.s();
         self.delta = if self.x > 0.0 { (self.x - self.oldrate) / (self.x * r / s) } else { 0.0 };
+        self.last_change = now;
     }
 
     /// ns-2's immediate nextpkt after a report in slow start: a packet now, the timer re-armed.
@@ -734,6 +760,39 @@ mod tests {
         let mut t = TickRto::default();
         // 0.5 s: 5 ticks, rttvar 2.5: 5 + 4 x 2.5 = 15 ticks.
         assert!((t.sample(0.5, 0.1) - 1.5).abs() < 1e-12);
+    }
+
+    /// tfrc.cc: decrease_rate sets last_change_ too, so the increase at the next report adds
+    /// s/R times the RTTs since that decrease (here one), not since the last increase (two,
+    /// the cap, when it was long ago).
+    #[test]
+    fn ns2s_increase_after_a_decrease_counts_from_the_decrease() {
+        const MS: u64 = 1_000_000;
+        let mut s = TfrcSender::new(TfrcConfig::ns2(), Box::new(Greedy::new(Bytes(1000), None))).unwrap();
+        s.start(Time::ZERO);
+        s.r = Some(0.1);
+        s.r_sqmean = 0.1f64.sqrt();
+        s.slow_start = false;
+        s.round = 10;
+        s.x = 1e9;
+        let fb = |p: f64, at_ms: u64| TfrcFeedback {
+            flow: 0,
+            echo: Time((at_ms - 100) * MS),
+            t_delay: Dur::ZERO,
+            x_recv: 1e6,
+            p,
+            loss_events: 1,
+        };
+        // At 1 s, p = 0.05: X_calc (about 40 kB/s) is below X, a decrease straight to it.
+        s.handle_feedback(Time(1000 * MS), &fb(0.05, 1000));
+        let after_decrease = s.x;
+        assert!((after_decrease - s.x_bps).abs() < 1e-9 && after_decrease < 50_000.0, "{after_decrease}");
+        assert_eq!(s.last_change, Time(1000 * MS));
+        // An RTT later, p = 0.001: X_calc is far above, an increase by one s/R.
+        s.handle_feedback(Time(1100 * MS), &fb(0.001, 1100));
+        let r = s.r.unwrap();
+        let want = after_decrease + (0.1 / r) * 1000.0 / r;
+        assert!((s.x - want).abs() < 1e-6, "{} vs {want}", s.x);
     }
 
     #[test]
