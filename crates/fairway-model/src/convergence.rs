@@ -32,17 +32,6 @@ pub const SETTLE_S: f64 = 5.0;
 pub const WINDOW_S: f64 = 1.0;
 const WINDOW: Dur = Dur(1_000_000_000);
 
-/// Rates over windows of `window` seconds from `bins`: (start, bits per second) where `bins` are
-/// (start, bytes) of width `bin` seconds. Bins are summed into windows aligned at 0; a window
-/// past the last bin is not made.
-pub fn windows(bins: &[(f64, f64)], bin: f64, window: f64) -> Vec<(f64, f64)> {
-    let per = (window / bin).round().max(1.0) as usize;
-    bins.chunks(per)
-        .filter(|c| c.len() == per)
-        .map(|c| (c[0].0, c.iter().map(|b| b.1).sum::<f64>() * 8.0 / (per as f64 * bin)))
-        .collect()
-}
-
 /// The periods between consecutive `events` (any order, repeats allowed) within [0, end).
 pub fn periods(events: &[f64], end: f64) -> Vec<(f64, f64)> {
     let mut t: Vec<f64> = events.iter().copied().filter(|&e| e > 0.0 && e < end).collect();
@@ -160,19 +149,27 @@ pub fn bins_per_window(bin: Dur) -> Option<u64> {
 /// A flow's window rates (start, b/s) from all its `bins` of width `bin`, of the windows whole
 /// by `end`: what [`WindowTap`] gives for a run that keeps its bins (a live run's).
 pub fn bin_rates(bins: &[BinRow], bin: Dur, end: Time) -> Vec<(f64, f64)> {
-    let mut tap = WindowTap { inner: &mut NoSink, per: bins_per_window(bin), bytes: vec![vec![]] };
+    let Some(per) = bins_per_window(bin) else { return vec![] };
+    let mut bytes = vec![];
     for (k, b) in bins.iter().enumerate() {
-        tap.add(k, std::slice::from_ref(b));
+        add(&mut bytes, k / per as usize, b.distinct_bytes);
     }
-    tap.rates(0, end)
+    rates(&bytes, end)
 }
 
-/// A sink that keeps nothing.
-struct NoSink;
+/// Adds `b` bytes to window `w` of one flow's window bytes.
+fn add(bytes: &mut Vec<f32>, w: usize, b: u64) {
+    if bytes.len() <= w {
+        bytes.resize(w + 1, 0.0);
+    }
+    bytes[w] += b as f32;
+}
 
-impl SeriesSink for NoSink {
-    fn bin(&mut self, _: usize, _: Time, _: Time, _: &[BinRow]) {}
-    fn queue(&mut self, _: usize, _: &QueueRow) {}
+/// One flow's window rates, (start, b/s), from its bytes per window, of the windows whole by
+/// `end`.
+fn rates(bytes: &[f32], end: Time) -> Vec<(f64, f64)> {
+    let whole = (end.0 / WINDOW.0) as usize;
+    bytes.iter().take(whole).enumerate().map(|(w, &b)| (w as f64 * WINDOW_S, b as f64 * 8.0 / WINDOW_S)).collect()
 }
 
 /// Each flow's bytes delivered per 1 s window, summed from the bins as a run hands them to the
@@ -195,25 +192,15 @@ impl<'a> WindowTap<'a> {
     /// Bin `k` of every flow.
     fn add(&mut self, k: usize, rows: &[BinRow]) {
         let Some(per) = self.per else { return };
-        let w = k / per as usize;
         for (b, r) in self.bytes.iter_mut().zip(rows) {
-            if b.len() <= w {
-                b.resize(w + 1, 0.0);
-            }
-            b[w] += r.distinct_bytes as f32;
+            add(b, k / per as usize, r.distinct_bytes);
         }
     }
 
     /// Flow `i`'s window rates, (start, b/s), of the windows whole by `end` (when the run
     /// ended); empty when the bin does not divide 1 s.
     pub fn rates(&self, i: usize, end: Time) -> Vec<(f64, f64)> {
-        let whole = (end.0 / WINDOW.0) as usize;
-        self.bytes[i]
-            .iter()
-            .take(whole)
-            .enumerate()
-            .map(|(w, &b)| (w as f64 * WINDOW_S, b as f64 * 8.0 / WINDOW_S))
-            .collect()
+        rates(&self.bytes[i], end)
     }
 }
 

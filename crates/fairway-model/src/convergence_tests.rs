@@ -51,13 +51,6 @@ fn periods_cut_at_every_event_inside_the_run() {
 }
 
 #[test]
-fn windows_sum_bins_into_whole_windows() {
-    // 500 ms bins of 1000 bytes: 16 kb/s over 1 s windows; a half window at the end is left out.
-    let bins: Vec<(f64, f64)> = (0..5).map(|i| (i as f64 * 0.5, 1000.0)).collect();
-    assert_eq!(windows(&bins, 0.5, 1.0), [(0.0, 16000.0), (1.0, 16000.0)]);
-}
-
-#[test]
 fn a_flow_is_judged_over_the_long_periods_it_runs_through_and_not_while_paused() {
     // Events at 10, 30, 33 and 50 s in a 60 s run: periods 0-10, 10-30, 30-33 (too short to
     // judge), 33-50, 50-60. The flow runs 10-60 and pauses 33-50.
@@ -100,6 +93,9 @@ fn the_tap_sums_bins_into_whole_one_second_windows_and_passes_every_bin_on() {
     assert_eq!(tap.rates(1, Time(1_500_000_000)), [(0.0, 0.0)]);
     drop(tap);
     assert_eq!(inner.flow_bins[0].len(), 10);
+    // A run that keeps its bins (the live one's) gets the same windows from them.
+    assert_eq!(bin_rates(&inner.flow_bins[1], bin, end), [(0.0, 0.0), (1.0, 16000.0)]);
+    assert_eq!(bin_rates(&inner.flow_bins[1], Dur::from_millis(300), end), []);
     // A bin that does not divide 1 s gives no windows; one that does, however coarse, does.
     assert_eq!(bins_per_window(Dur::from_millis(300)), None);
     assert_eq!(bins_per_window(Dur::from_millis(2000)), None);

@@ -26,3 +26,10 @@ fn utilisation_divides_each_window_by_the_capacity_in_force() {
     assert_eq!(step_at(&cap, 1.999), 1e6);
     assert_eq!(step_at(&cap, 2.0), 2e6);
 }
+
+#[test]
+fn windows_sum_bins_into_whole_windows() {
+    // 500 ms bins of 1000 bytes: 16 kb/s over 1 s windows; a half window at the end is left out.
+    let bins: Vec<(f64, f64)> = (0..5).map(|i| (i as f64 * 0.5, 1000.0)).collect();
+    assert_eq!(windows(&bins, 0.5, 1.0), [(0.0, 16000.0), (1.0, 16000.0)]);
+}
