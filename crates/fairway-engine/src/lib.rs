@@ -146,7 +146,7 @@ fn convergences(sim: &Sim, tap: &WindowTap) -> Vec<Convergence> {
     }
     let routes: Vec<Option<Vec<usize>>> = (0..n).map(|i| sim.routes_of(i).0).collect();
     let bottleneck: Vec<Option<usize>> =
-        routes.iter().map(|r| r.as_ref().and_then(|r| r.iter().copied().min_by_key(|&l| sc.links[l].rate.0))).collect();
+        routes.iter().map(|r| r.as_ref().and_then(|r| fairness::bottleneck(sc, r))).collect();
     // The flows crossing each bottleneck, then each bottleneck's judged periods, once.
     let mut crossing: Vec<Option<Vec<usize>>> = vec![None; sc.links.len()];
     for &b in bottleneck.iter().flatten() {
@@ -278,7 +278,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool, conv: &[Convergence]) -> Re
         });
         let base_rtt_s = fwd.as_ref().zip(rev.as_ref()).map(|(a, b)| delays(a) + delays(b));
         // The slowest link of the data path, the first of equals (fairness.rs's bottleneck).
-        bottlenecks.push(fwd.as_ref().and_then(|r| r.iter().copied().min_by_key(|&l| sc.links[l].rate.0)));
+        bottlenecks.push(fwd.as_ref().and_then(|r| fairness::bottleneck(sc, r)));
         let state = sim.driver(i).summary_state();
         let mean_rtt_s = match state {
             Some(s) => s.srtt.map(|d| d.as_secs_f64()),

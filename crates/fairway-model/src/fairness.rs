@@ -57,6 +57,12 @@ pub fn jain_over_flows(flows: &[FlowView]) -> Option<f64> {
     jain(&flows.iter().map(|f| f.throughput_bps).collect::<Vec<_>>())
 }
 
+/// A flow's bottleneck: the slowest link of its data path `route` (link indices into `sc`),
+/// the first of equals; `None` for an empty path.
+pub fn bottleneck(sc: &crate::scenario::Scenario, route: &[usize]) -> Option<usize> {
+    route.iter().copied().min_by_key(|&l| sc.links[l].rate.0)
+}
+
 /// Each flow's throughput over the mean throughput of the TCP flows other than itself that share
 /// its bottleneck and whose base round trip is within [`RTT_LIKE`] of its own; `None` where there
 /// are none (or its bottleneck or round trip is unknown). O(n log n): the TCP flows of each

@@ -37,7 +37,7 @@ pub fn with_codel(text: &str, sc: &Scenario, ecn: bool) -> Result<String, String
     let mut bottlenecks: Vec<usize> = vec![];
     for f in sc.flows.iter().filter(|f| f.transport() == "rtp") {
         let route = router.route(f.from, f.to).ok_or_else(|| format!("flow {}: no route", f.name))?;
-        if let Some(b) = route.iter().copied().min_by_key(|&l| sc.links[l].rate.0) {
+        if let Some(b) = fairway_model::fairness::bottleneck(sc, &route) {
             if !bottlenecks.contains(&b) {
                 bottlenecks.push(b);
             }
