@@ -125,6 +125,7 @@ fn scenario(nodes: &[&str], links: Vec<LinkSpec>, flows: Vec<FlowSpec>, duration
         measure_from: Dur::ZERO,
         seed: 7,
         wire: false,
+        clock: Default::default(),
         nodes: nodes.iter().map(|n| n.to_string()).collect(),
         links,
         flows,

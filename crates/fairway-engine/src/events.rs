@@ -1,6 +1,8 @@
 //! The event queue: events come out by time, and simultaneous events in the order they were
-//! scheduled (docs/architecture.md, "Determinism"). The key of an event packs its time and an insertion
-//! counter into one `u128`, so that order is a single comparison.
+//! scheduled (docs/architecture.md, "Determinism"), or with ns-2's clock by the double ns-2 would
+//! give each first ([`crate::ns2_clock`]). The key of an event packs its time and an insertion
+//! counter (with ns-2's clock, the double's place beside it) into one `u128`, so that order is a
+//! single comparison.
 //!
 //! It is a calendar queue. Time is cut into buckets of 2^shift ns; a ring of 2^17 buckets covers
 //! the near future, which is where nearly all of a simulation's events fall (a packet's next
@@ -105,6 +107,8 @@ pub struct EventQueue<E> {
     /// Pops and bucket switches since the last look at the density.
     pops: u64,
     switches: u64,
+    /// With ns-2's clock ([`crate::ns2_clock`]): the ns-2 time of the last event popped.
+    ns2_now: Option<f64>,
 }
 
 impl<E: Copy + Default> Default for EventQueue<E> {
@@ -124,13 +128,44 @@ impl<E: Copy + Default> Default for EventQueue<E> {
             shift: INITIAL_SHIFT,
             pops: 0,
             switches: 0,
+            ns2_now: None,
         }
     }
 }
 
 impl<E: Copy + Default> EventQueue<E> {
-    pub fn push(&mut self, time: Time, ev: E) {
+    /// Orders simultaneous events by ns-2's clock ([`crate::ns2_clock`]) from now on; to be
+    /// called before the first push.
+    pub fn use_ns2_clock(&mut self) {
+        debug_assert!(self.len == 0 && self.seq == 0);
+        self.ns2_now = Some(0.0);
+    }
+
+    /// With ns-2's clock, the ns-2 time of the event just popped.
+    pub fn ns2_now(&self) -> Option<f64> {
+        self.ns2_now
+    }
+
+    /// With ns-2's clock, the insertion number for an event at `time` whose ns-2 time is `d`
+    /// ([`crate::ns2_clock::tie`]), for [`push_reserved`](Self::push_reserved); without it,
+    /// [`reserve`](Self::reserve)'s.
+    pub fn reserve_at(&mut self, time: Time, d: f64) -> u64 {
         let seq = self.reserve();
+        match self.ns2_now {
+            Some(_) => crate::ns2_clock::tie(time, d, seq),
+            None => seq,
+        }
+    }
+
+    pub fn push(&mut self, time: Time, ev: E) {
+        let seq = match self.ns2_now {
+            // ns-2's `clock_ + delay` with the delay from the nanoseconds.
+            Some(now) => {
+                let d = now + crate::ns2_clock::secs(time.0.saturating_sub(self.last));
+                self.reserve_at(time, d)
+            }
+            None => self.reserve(),
+        };
         self.push_reserved(time, seq, ev);
     }
 
@@ -222,6 +257,9 @@ impl<E: Copy + Default> EventQueue<E> {
         };
         self.len -= 1;
         self.last = e.time();
+        if self.ns2_now.is_some() {
+            self.ns2_now = Some(crate::ns2_clock::double(Time(self.last), e.key as u64));
+        }
         self.pops += 1;
         if self.pops == TUNE_EVERY {
             self.tune();

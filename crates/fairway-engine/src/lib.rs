@@ -11,6 +11,7 @@ pub mod events;
 pub mod fasthash;
 pub mod link;
 pub mod monitor;
+pub mod ns2_clock;
 pub mod packet;
 pub mod packet_trace;
 mod prefetch;
@@ -114,6 +115,9 @@ pub fn run_into(
     let mut sim = Sim::new(sc, seed)?;
     if let Some(b) = opts.behind_from {
         sim.behind_from = b;
+    }
+    if sc.clock == fairway_model::scenario::Clock::Ns2 {
+        sim.use_ns2_clock();
     }
     if opts.general_path {
         for l in &mut sim.links {

@@ -18,6 +18,7 @@ use crate::driver::{FlowDriver, Header, Io, Outgoing, TimerId, TransportCounters
 use crate::events::EventQueue;
 use crate::link::{DeviceQueue, InFlight, LinkEnd, LinkState, BEHIND_FROM};
 use crate::monitor::{FlowCounters, FlowMonitor, LinkCheck};
+use crate::ns2_clock;
 use crate::packet::{Arena, Packet};
 use crate::packet_trace::{PacketOp, PacketTraceSpec, PacketTracer};
 use crate::prefetch::{prefetch, prefetch_lines};
@@ -352,6 +353,16 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Orders simultaneous events as ns-2 does ([`ns2_clock`]): every link on the general path,
+    /// a packet's arrival at the far end scheduled when its transmission starts, and the end of
+    /// each transmission an event in its place rather than caught up with.
+    pub(crate) fn use_ns2_clock(&mut self) {
+        self.q.use_ns2_clock();
+        for l in &mut self.links {
+            l.general = true;
+        }
+    }
+
     /// When flow `i` starts in this run.
     pub(crate) fn start_of(&self, i: usize) -> Time {
         self.starts[i]
@@ -590,12 +601,15 @@ impl<'a> Sim<'a> {
         }
         self.arena.get_mut(p).queued_at = now;
         // Its arrival at the far end keeps the place among simultaneous events that the fast
-        // path gives it, which reserves it on admission.
+        // path gives it, which reserves it on admission (on ns-2's clock, `transmit` gives it
+        // one when its transmission starts, as ns-2 does).
         let slot = p.0 as usize;
         if self.queued_seq.len() <= slot {
             self.queued_seq.resize(slot + 1, 0);
         }
-        self.queued_seq[slot] = self.q.reserve();
+        if self.q.ns2_now().is_none() {
+            self.queued_seq[slot] = self.q.reserve();
+        }
         if self.links[l].dev.is_some() {
             self.device_arrival(l);
         } else if !self.links[l].tx_pending {
@@ -704,10 +718,30 @@ impl<'a> Sim<'a> {
         if !waited.is_zero() {
             link.waited(waited);
         }
-        self.q.push(now + d, Ev::TxDone(l as u32, link.tx_gen));
+        let gen = link.tx_gen;
+        let (rate, delay, scheduled) = (link.rate, link.delay, link.sched.is_some());
+        let seq = match self.q.ns2_now() {
+            // ns-2's LinkDelay::recv schedules the arrival at `clock_ + (txtime + delay_)`, then
+            // its next transmission at `clock_ + txtime`, when the transmission starts.
+            Some(now_d) if !scheduled => {
+                let txt = ns2_clock::txtime(dep.size.0, rate.0);
+                let seq = self.q.reserve_at(at, now_d + (txt + ns2_clock::secs(delay.0)));
+                let done = self.q.reserve_at(now + d, now_d + txt);
+                self.q.push_reserved(now + d, done, Ev::TxDone(l as u32, gen));
+                seq
+            }
+            Some(now_d) => {
+                let seq = self.q.reserve_at(at, now_d + ns2_clock::secs(at.0 - now.0));
+                self.q.push(now + d, Ev::TxDone(l as u32, gen));
+                seq
+            }
+            None => {
+                self.q.push(now + d, Ev::TxDone(l as u32, gen));
+                self.queued_seq[dep.pkt.0 as usize]
+            }
+        };
         let next = self.next_hop(dep.pkt, dep.mark);
         self.trace_packet(PacketOp::Dequeue, l, dep.pkt);
-        let seq = self.queued_seq[dep.pkt.0 as usize];
         self.on_wire(l, dep.pkt, next, at, seq);
     }
 
@@ -715,6 +749,11 @@ impl<'a> Sim<'a> {
     /// happens at the link now (an arrival, a sample), whatever the order of their events: the
     /// order the fast path keeps (its dequeues come first, `LinkState::advance`).
     fn catch_up(&mut self, l: usize) {
+        // With ns-2's clock each serialisation ends by its own event, in its place among the
+        // simultaneous ones, until the run's end, after which no event comes.
+        if self.q.ns2_now().is_some() && self.now < self.end {
+            return;
+        }
         while self.links[l].tx_pending && self.links[l].free_at <= self.now {
             self.links[l].tx_pending = false;
             self.serve(l);

@@ -29,6 +29,8 @@ pub struct Scenario {
     /// Wire mode: datagram protocols exchange their encoded bytes, each end decoding what
     /// arrives as it would from a socket, rather than typed messages.
     pub wire: bool,
+    /// What orders simultaneous events (`clock`).
+    pub clock: Clock,
     /// Node names; a `NodeId` indexes this list.
     pub nodes: Vec<String>,
     /// Simplex links; a duplex link in the file gives two.
@@ -37,6 +39,28 @@ pub struct Scenario {
     pub monitor: MonitorSpec,
     /// Wireless nodes and their channel, if the scenario has any.
     pub wireless: Option<crate::wireless::WirelessSpec>,
+}
+
+/// What orders events that fall at the same nanosecond (`clock`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Clock {
+    /// fairway's: the order they were scheduled in.
+    #[default]
+    Fairway,
+    /// ns-2's: each event also carries the double-precision seconds ns-2 would give it, and the
+    /// smaller double comes first (fairway-engine's `ns2_clock`). Every link then takes the
+    /// general path.
+    Ns2,
+}
+
+impl Clock {
+    pub fn parse(s: &str) -> Option<Clock> {
+        match s {
+            "fairway" => Some(Clock::Fairway),
+            "ns2" => Some(Clock::Ns2),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -26,6 +26,7 @@ const TOP_KEYS: &[&str] = &[
     "measure_from",
     "seed",
     "wire",
+    "clock",
     "link",
     "node",
     "wireless",
@@ -196,6 +197,13 @@ impl Builder {
             Some(v) => v.bool()?,
             None => false,
         };
+        let clock = match root.get("clock") {
+            Some(v) => {
+                let s = v.string()?;
+                Clock::parse(&s).ok_or_else(|| v.error(format!("unknown clock `{s}`: expected fairway or ns2")))?
+            }
+            None => Clock::Fairway,
+        };
 
         // A scenario has links, wireless nodes, or both.
         let links = match (root.get("link"), root.get("node")) {
@@ -295,7 +303,20 @@ impl Builder {
         root.finish(TOP_KEYS)?;
         let (nodes, links) = (std::mem::take(&mut self.nodes), std::mem::take(&mut self.links));
         let wireless = self.wireless.take();
-        Ok(Scenario { name, description, duration, measure_from, seed, wire, nodes, links, flows, monitor, wireless })
+        Ok(Scenario {
+            name,
+            description,
+            duration,
+            measure_from,
+            seed,
+            wire,
+            clock,
+            nodes,
+            links,
+            flows,
+            monitor,
+            wireless,
+        })
     }
 
     /// RFC 8699 couples the flows of one sender (its §1 and §3): every flow of a coupled group

@@ -1168,3 +1168,13 @@ fn tick_phase_pins_the_tick_clocks_phase_under_the_tick() {
     let e = with("window = 15", "window = 15\ntick = \"1ms\"\ntick_phase = \"2ms\"").unwrap_err();
     assert!(e.to_string().contains("under the tick, 1ms"), "{e}");
 }
+
+#[test]
+fn the_clock_is_fairways_unless_ns2s_is_asked_for() {
+    assert_eq!(parse(GOOD).unwrap().clock, Clock::Fairway);
+    assert_eq!(with("seed = 3", "seed = 3\nclock = \"ns2\"").unwrap().clock, Clock::Ns2);
+    assert_eq!(with("seed = 3", "seed = 3\nclock = \"fairway\"").unwrap().clock, Clock::Fairway);
+    let e = with("seed = 3", "seed = 3\nclock = \"ns3\"").unwrap_err();
+    assert!(e.message.contains("unknown clock `ns3`: expected fairway or ns2"), "{e}");
+    assert!(e.to_string().starts_with(&format!("test.toml:{}:", line_of(GOOD, "seed = 3") + 1)), "{e}");
+}
