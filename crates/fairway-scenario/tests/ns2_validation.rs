@@ -354,8 +354,9 @@ fn deterministic_dumbbells_with_ns2s_tick_phases_agree_with_ns2_flow_by_flow() {
 /// `clock = "ns2"` orders them the same way (docs/semantics.md, "Phase effects"). On it each
 /// client's delivered payload agrees with ns-2's in all five set-ups of `fairway reproduce
 /// dccp-ns2` (the bottleneck as written, its queue at 100, its rate at 20 Mb/s, its delay at 10
-/// and 50 ms) within two packets; fairway counts one packet more per client in every run, on
-/// either clock. On fairway's own clock the default set-up settles in another phase (client 1
+/// and 50 ms) within two packets: the twin's figure, TCPSink's `bytes_`, is one packet short of
+/// the distinct packets its own trace shows reaching each sink, which fairway's count matches
+/// (40 839 for client 1 in the default set-up). On fairway's own clock the default set-up settles in another phase (client 1
 /// 22% under ns-2, client 3 21% over): the last assertion shows the clock is what closes it.
 #[test]
 fn dccp_ns2_tcp_runs_without_jitter_agree_with_ns2_to_the_packet_on_ns2s_clock() {
