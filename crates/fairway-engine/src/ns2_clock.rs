@@ -48,6 +48,11 @@ pub fn double(t: Time, low: u64) -> f64 {
     f64::from_bits((nearest(t).to_bits() as i64 + off) as u64)
 }
 
+/// The nanosecond nearest to ns-2's time `d` seconds.
+pub fn nanos(d: f64) -> Time {
+    Time((d.max(0.0) * 1e9).round() as u64)
+}
+
 /// A span of nanoseconds as ns-2 would have written it in seconds.
 pub fn secs(ns: u64) -> f64 {
     ns as f64 / 1e9

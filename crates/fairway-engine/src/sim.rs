@@ -703,14 +703,30 @@ impl<'a> Sim<'a> {
     fn transmit(&mut self, l: usize, dep: Departure) {
         let now = self.now;
         let link = &mut self.links[l];
-        let (d, at) = if link.sched.is_some() {
+        let (d, mut at) = if link.sched.is_some() {
             link.scheduled_departure(now, dep.size)
         } else {
             let d = link.tx_time(dep.size);
             (d, now + d + link.delay)
         };
-        link.free_at = now + d;
-        link.tail_end = now + d;
+        let mut done = now + d;
+        // On ns-2's clock (a link without a schedule), the doubles ns-2 gives the arrival at
+        // the far end and the end of the transmission: LinkDelay::recv schedules them at
+        // `clock_ + (txtime + delay_)` and `clock_ + txtime` when the transmission starts. Their
+        // nanoseconds are taken from them, so that a transmission time of a fraction of a
+        // nanosecond does not drift from ns-2's, transmission after transmission.
+        let ns2 = match self.q.ns2_now() {
+            Some(now_d) if link.sched.is_none() => {
+                let txt = ns2_clock::txtime(dep.size.0, link.rate.0);
+                let (done_d, at_d) = (now_d + txt, now_d + (txt + ns2_clock::secs(link.delay.0)));
+                done = ns2_clock::nanos(done_d).max(now);
+                at = ns2_clock::nanos(at_d).max(done);
+                Some((done_d, at_d))
+            }
+            _ => None,
+        };
+        link.free_at = done;
+        link.tail_end = done;
         link.busy += d;
         link.tx_pending = true;
         link.tx_gen = link.tx_gen.wrapping_add(1);
@@ -719,24 +735,21 @@ impl<'a> Sim<'a> {
             link.waited(waited);
         }
         let gen = link.tx_gen;
-        let (rate, delay, scheduled) = (link.rate, link.delay, link.sched.is_some());
-        let seq = match self.q.ns2_now() {
-            // ns-2's LinkDelay::recv schedules the arrival at `clock_ + (txtime + delay_)`, then
-            // its next transmission at `clock_ + txtime`, when the transmission starts.
-            Some(now_d) if !scheduled => {
-                let txt = ns2_clock::txtime(dep.size.0, rate.0);
-                let seq = self.q.reserve_at(at, now_d + (txt + ns2_clock::secs(delay.0)));
-                let done = self.q.reserve_at(now + d, now_d + txt);
-                self.q.push_reserved(now + d, done, Ev::TxDone(l as u32, gen));
+        let seq = match (ns2, self.q.ns2_now()) {
+            // ns-2 schedules the arrival first.
+            (Some((done_d, at_d)), _) => {
+                let seq = self.q.reserve_at(at, at_d);
+                let tie = self.q.reserve_at(done, done_d);
+                self.q.push_reserved(done, tie, Ev::TxDone(l as u32, gen));
                 seq
             }
-            Some(now_d) => {
+            (None, Some(now_d)) => {
                 let seq = self.q.reserve_at(at, now_d + ns2_clock::secs(at.0 - now.0));
-                self.q.push(now + d, Ev::TxDone(l as u32, gen));
+                self.q.push(done, Ev::TxDone(l as u32, gen));
                 seq
             }
-            None => {
-                self.q.push(now + d, Ev::TxDone(l as u32, gen));
+            (None, None) => {
+                self.q.push(done, Ev::TxDone(l as u32, gen));
                 self.queued_seq[dep.pkt.0 as usize]
             }
         };
