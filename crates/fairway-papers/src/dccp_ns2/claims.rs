@@ -17,7 +17,7 @@ fn mb(e: &Estimate) -> String {
 }
 
 /// The primary reading: the paper's set-up as stated, which has no random input.
-pub const NO_WAIT: &str = "as stated: no random wait, one deterministic run per set-up";
+pub const NO_WAIT: &str = "as stated: no random wait, one deterministic run per set-up, on ns-2's clock";
 
 /// The second reading: the paper's set-up with a random wait before each packet.
 pub const JITTERED: &str = "a random wait before each packet (not in the paper)";
@@ -141,7 +141,7 @@ fn under(r: &Results, all: &Results, ns2: &Reference, reading: &str) -> Claims {
         )
         .shown(adv.show(2))
         .why(format!(
-            "a drop-tail phase effect. The three windows of 20 (60 packets) overfill the 31-packet pipe and the 20-packet queue, and which client loses is decided by the order of packets that reach the full queue at the same instant (every link 10 Mb/s, every packet 540 B). ns-2's deterministic run gives client 1 {:.2} times client 3's throughput ({}): from 10 s client 3's packets are the ones that find the queue full. fairway's run without the wait orders the ties differently from ns-2's scheduler (their 1 s series agree to 0.01 Mb/s until client 3 starts; docs/semantics.md, \"Phase effects\") and gives {:.2}. With a random wait before each packet the ties go, and the clients share evenly: fairway {}, ns-2 with overhead_ 400 us {} over seeds 1-5",
+            "a drop-tail phase effect. The three windows of 20 (60 packets) overfill the 31-packet pipe and the 20-packet queue, and which client loses is decided by the order of packets that reach the full queue at the same instant (every link 10 Mb/s, every packet 540 B). ns-2's deterministic run gives client 1 {:.2} times client 3's throughput ({}): from 10 s client 3's packets are the ones that find the queue full. ns-2 orders such ties by the rounding of its double-precision times; fairway's run without the wait, on ns-2's clock, which orders them the same way (docs/semantics.md, \"Phase effects\"), gives {:.2}. With a random wait before each packet the ties go, and the clients share evenly: fairway {}, ns-2 with overhead_ 400 us {} over seeds 1-5",
             ns2_ratio(ns2, "tcp", "default"),
             ns2_means(ns2, "tcp", "default"),
             ratio13(all.deterministic("tcp", Default)),

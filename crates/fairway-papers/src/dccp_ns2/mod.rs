@@ -101,7 +101,10 @@ impl Change {
 }
 
 /// The scenario text without the random wait before each packet (`send_jitter`): the
-/// deterministic run, as ns-2's agents give it.
+/// deterministic run, as ns-2's agents give it, on ns-2's clock (`clock = "ns2"`). Every link
+/// here is 10 Mb/s with 540 B packets, so packets of different clients reach the bottleneck at
+/// exactly the same instant again and again, and ns-2's order of such ties, by the rounding of
+/// its double-precision times, decides which client loses (docs/semantics.md, "Phase effects").
 pub fn without_jitter(text: &str) -> String {
     let Ok(mut doc) = text.parse::<DocumentMut>() else { return text.to_string() };
     if let Some(flows) = doc.get_mut("flow").and_then(|f| f.as_array_of_tables_mut()) {
@@ -109,6 +112,7 @@ pub fn without_jitter(text: &str) -> String {
             f.remove("send_jitter");
         }
     }
+    doc["clock"] = value("ns2");
     doc.to_string()
 }
 

@@ -35,7 +35,8 @@ fairway's means and their 95% confidence intervals by the rules every reproducti
 a fair share is the clients' largest mean within 1.25 times their smallest (the smaller within 20% of the larger), an \
 advantage a ratio above 1.25. Each claim is judged twice. First, the primary reading and the one counted: the \
 set-up as the paper states it, which has no random input, so one deterministic run per set-up, as ns-2's agents give \
-it, judged on its numbers (a direction on its sign). Second, shown and not counted: the same with a random wait of up \
+it, on ns-2's clock (simultaneous events in ns-2's order: docs/semantics.md, \"Phase effects\"), judged on its \
+numbers (a direction on its sign). Second, shown and not counted: the same with a random wait of up \
 to 400 us before each packet, which the paper does not have (it breaks the drop-tail phase effects of deterministic \
 runs), over the seeds. Each row names its reading; the section after the table lists the claims whose verdict \
 depends on the wait. Made by `fairway reproduce dccp-ns2` (fairway {}): the runs with the wait with seeds {} to {} \
@@ -73,8 +74,9 @@ average first reaches 90% of its mean over 25-35 s; \"velocity\" is the dominant
 - The primary reading has no random wait: every seed gives the same run, so there is one. The second reading has \
 each packet leave its server after a random wait below one packet time at the bottleneck (400 us), which breaks the \
 phase effects of deterministic drop-tail runs: which client loses when packets reach a full queue at the same instant \
-is then decided by chance, not by the simulator's order of ties (where fairway and ns-2 differ: docs/semantics.md, \
-\"Phase effects\").\n"
+is then decided by chance, not by the simulator's order of ties. The primary reading's runs order their ties as ns-2's \
+scheduler does (`clock = \"ns2\"`): on fairway's own clock, which orders ties by when they were scheduled, TCP's default \
+set-up settles in another phase than ns-2's (docs/semantics.md, \"Phase effects\").\n"
     );
     let _ = writeln!(s, "## Claims\n\n{}", c.markdown());
     let _ = writeln!(s, "## Which verdicts depend on the random wait\n");
@@ -134,8 +136,8 @@ at 10 ms and {:.2} at 50 ms.\n",
     let _ = writeln!(s, "## Without the random wait, beside ns-2\n");
     let _ = writeln!(
         s,
-        "The primary reading's runs, without the random wait before each packet: deterministic, as ns-2's, and so one run each, \
-beside ns-2's runs with ECN off (deterministic too; the next section). Means over 10-35 s in Mb/s of payload, and the \
+        "The primary reading's runs, without the random wait before each packet: deterministic, as ns-2's, on ns-2's clock, and so one \
+run each, beside ns-2's runs with ECN off (deterministic too; the next section). Means over 10-35 s in Mb/s of payload, and the \
 coefficient of variation.\n"
     );
     let _ = writeln!(
