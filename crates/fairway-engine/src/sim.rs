@@ -358,6 +358,7 @@ impl<'a> Sim<'a> {
     /// each transmission an event in its place rather than caught up with.
     pub(crate) fn use_ns2_clock(&mut self) {
         self.q.use_ns2_clock();
+        self.io.eager = true;
         for l in &mut self.links {
             l.general = true;
         }

@@ -138,16 +138,20 @@ pub struct Io {
     /// The state of the connection whose sender the call drained, if `traced` (a list, not an
     /// `Option`, to keep `Io` small).
     pub states: Vec<(u32, AgentState)>,
+    /// Set by the loop on ns-2's clock: a timer whose deadline moves later is re-armed at once,
+    /// as ns-2 reschedules it, so that its wake-up is made when ns-2 makes it (its place among
+    /// simultaneous events, and its double-precision time, follow from that).
+    pub eager: bool,
 }
 
 impl Io {
     /// Asks for a wake-up of `timer` at `deadline` through `slot`, if it is earlier than the one
-    /// pending (or none is): at most one live wake-up per timer, the later ones found stale by
-    /// [`TimerSlot::fire`].
+    /// pending (or none is; with `eager`, if it differs): at most one live wake-up per timer, the
+    /// others found stale by [`TimerSlot::fire`].
     pub fn arm(&mut self, slot: &mut TimerSlot, timer: TimerId, deadline: Option<Time>) {
         let Some(d) = deadline else { return };
         match slot.armed {
-            Some(a) if a <= d => {}
+            Some(a) if a == d || (a < d && !self.eager) => {}
             _ => {
                 slot.gen = slot.gen.wrapping_add(1);
                 slot.armed = Some(d);
