@@ -187,6 +187,13 @@ fn compare_files_within(name: &str, toml: &Path, tcl: &Path, args: &[String], th
 const FLOW_SEEDS: u64 = 20;
 const FLOW_TOLERANCE: f64 = 0.10;
 
+/// CCID3's bottleneck drops, mean over the seeds: within 10% of ns-2's (issue 36's target). A
+/// run's drops vary by about 4% from seed to seed on the random-start dumbbells (the rare
+/// outlier near -15% is a run where a flow's handshake Ack was lost: its server then ignores
+/// the data, as ns-2's dccp.cc does in the same state), so the mean of 20 has a standard error near 1% and the difference of two such means
+/// near 1.5%: 10% is well outside chance.
+const CCID3_DROPS_TOLERANCE: f64 = 0.10;
+
 /// The twin command a validation scenario names in its header: `# ns-2 twin: ns
 /// validation/<file>.tcl out.json SEED <args...>`. Returns the twin's path and its arguments after
 /// the seed.
@@ -215,6 +222,11 @@ fn compare_per_flow_seeds(name: &str, seeds: u64) {
 
 /// [`compare_per_flow_seeds`] with each flow within `tolerance`.
 fn compare_per_flow_within(name: &str, seeds: u64, tolerance: f64) {
+    compare_per_flow_and_drops(name, seeds, tolerance, DROPS_TOLERANCE);
+}
+
+/// [`compare_per_flow_within`] with the bottleneck's mean drops within `drops_tolerance`.
+fn compare_per_flow_and_drops(name: &str, seeds: u64, tolerance: f64, drops_tolerance: f64) {
     if !ns_available() {
         return;
     }
@@ -254,7 +266,7 @@ fn compare_per_flow_within(name: &str, seeds: u64, tolerance: f64) {
     for (what, a, b, tol) in [
         ("tcp", f.tcp_bytes, n.tcp_bytes, THROUGHPUT_TOLERANCE),
         ("udp", f.udp_bytes, n.udp_bytes, THROUGHPUT_TOLERANCE),
-        ("drops", f.drops, n.drops, DROPS_TOLERANCE),
+        ("drops", f.drops, n.drops, drops_tolerance),
     ] {
         let r = rel(a, b);
         eprintln!("  {what:<10} {a:>12.0} {b:>12.0}  {:>5.1}%  (limit {:.0}%)", r * 100.0, tol * 100.0);
@@ -499,20 +511,33 @@ fn ccid2_red_without_ecn_agrees_with_ns2_flow_by_flow() {
 }
 
 /// CCID3 in its ns-2 flavour against ns-2 2.35's Agent/DCCP/TFRC, on the same dumbbell: flow
-/// by flow through DropTail too (the rate-paced flows do not lock into drop-tail phases).
+/// by flow through DropTail too (the rate-paced flows do not lock into drop-tail phases), and
+/// the bottleneck's drops within [`CCID3_DROPS_TOLERANCE`].
 #[test]
 fn ccid3_droptail_agrees_with_ns2_flow_by_flow() {
-    compare_per_flow_seeds("dccp-ccid3", 3);
+    compare_per_flow_and_drops("dccp-ccid3", 3, FLOW_TOLERANCE, CCID3_DROPS_TOLERANCE);
 }
 
 #[test]
 fn ccid3_red_with_ecn_agrees_with_ns2_flow_by_flow() {
-    compare_per_flow("dccp-ccid3-red");
+    compare_per_flow_and_drops("dccp-ccid3-red", FLOW_SEEDS, FLOW_TOLERANCE, CCID3_DROPS_TOLERANCE);
 }
 
 #[test]
 fn ccid3_red_without_ecn_agrees_with_ns2_flow_by_flow() {
-    compare_per_flow("dccp-ccid3-red-noecn");
+    compare_per_flow_and_drops("dccp-ccid3-red-noecn", FLOW_SEEDS, FLOW_TOLERANCE, CCID3_DROPS_TOLERANCE);
+}
+
+/// dccp-ccid3 with random starts: one run per seed in each tool, compared as means.
+#[test]
+fn ccid3_random_starts_agree_with_ns2_flow_by_flow() {
+    compare_per_flow_and_drops("dccp-ccid3-random", FLOW_SEEDS, FLOW_TOLERANCE, CCID3_DROPS_TOLERANCE);
+}
+
+/// Two CCID3 flows beside two NewReno flows, random starts.
+#[test]
+fn ccid3_beside_tcp_agrees_with_ns2_flow_by_flow() {
+    compare_per_flow_and_drops("dccp-ccid3-tcp", FLOW_SEEDS, FLOW_TOLERANCE, CCID3_DROPS_TOLERANCE);
 }
 
 #[test]

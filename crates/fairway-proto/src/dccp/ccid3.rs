@@ -38,8 +38,9 @@ pub fn rfc4342_tfrc() -> TfrcConfig {
 }
 
 /// ns-2 2.35's Agent/DCCP/TFRC's TFRC (dccp_tfrc.cc at its defaults): one packet per RTT after
-/// the first feedback (RFC 3448 §4.2) and p averaged over zero-filled interval slots; the rest
-/// as RFC 4342.
+/// the first feedback (RFC 3448 §4.2), p averaged over zero-filled interval slots, loss events
+/// told apart by the 4-bit window counters as they are (modulo 16), its sender's rate rules and
+/// nofeedback timer and its first loss interval ([`TfrcConfig::dccp_ns2`]); the rest as RFC 4342.
 pub fn ns2_tfrc() -> TfrcConfig {
     let mut c = rfc4342_tfrc();
     c.packet_size = Bytes(500);
@@ -47,6 +48,9 @@ pub fn ns2_tfrc() -> TfrcConfig {
     c.loss.zero_filled = true;
     // Its current interval runs from the event's first loss to the newest packet, exclusive.
     c.loss.ns2_average = true;
+    // Its receiver tells a new loss event by the window counters modulo 16.
+    c.loss.event_wrap = Some(Dur(WCTRMAX * WC_UNIT));
+    c.dccp_ns2 = true;
     c
 }
 
@@ -261,6 +265,9 @@ pub struct Ccid3Receiver {
     max_counter_since: Option<u64>,
     /// ns-2's feedback: Loss Event Rate (1/p rounded down) and Receive Rate only.
     ns2: bool,
+    /// ns-2: the RTT of the handshake (Response to the Ack that answers it), which stands in
+    /// for the window-counter estimate until there is one.
+    handshake_rtt: Dur,
     echoes: IntervalEchoes,
     /// n, the closed intervals the history keeps (and their echoes kept beside them).
     n: usize,
@@ -344,6 +351,7 @@ impl Ccid3Receiver {
     pub fn new(cfg: TfrcConfig, ns2: bool) -> Result<Ccid3Receiver, ParamError> {
         Ok(Ccid3Receiver {
             ns2,
+            handshake_rtt: Dur::ZERO,
             echoes: IntervalEchoes::default(),
             n: cfg.loss.intervals,
             tfrc: TfrcReceiver::new(cfg)?,
@@ -361,6 +369,15 @@ impl Ccid3Receiver {
     /// The receiver's RTT estimate from window counters (zero until it has one).
     pub fn rtt(&self) -> Dur {
         self.rtt
+    }
+
+    /// The handshake's RTT, measured by the DCCP receiver. ns-2 2.35's Agent/DCCP/TFRC uses it
+    /// until the window counters give an estimate (dccp_tfrc.cc sampleRTT, dccp.cc
+    /// rtt_conn_est_); RFC 4342 has no such fallback, so only the `ns2` flavour does.
+    pub fn set_handshake_rtt(&mut self, rtt: Dur) {
+        if self.ns2 {
+            self.handshake_rtt = rtt;
+        }
     }
 
     /// Takes a packet of the connection from the sender: `data` with `ccval` and its ECN
@@ -386,14 +403,15 @@ impl Ccid3Receiver {
                 self.estimate_rtt(now, wc);
             }
         }
+        let rtt = if self.rtt.is_zero() { self.handshake_rtt } else { self.rtt };
         let o = Observed {
             seq,
             data,
             ts: now,
             loss_time: Time(wc * WC_UNIT),
             loss_rtt: Dur(4 * WC_UNIT),
-            rtt: self.rtt,
-            t_rto: Dur(4 * self.rtt.0),
+            rtt,
+            t_rto: Dur(4 * rtt.0),
             round: 0,
             urgent: false,
         };

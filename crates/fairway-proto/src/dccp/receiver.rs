@@ -52,6 +52,8 @@ pub struct DccpReceiver {
     /// The Request being answered, and the features it asked for.
     request_seq: u64,
     request_features: Vec<FeatureOpt>,
+    /// When the last Response went (CCID3's ns2 flavour takes the handshake's RTT from it).
+    response_at: Option<Time>,
     /// The greatest sequence number received (CCID3).
     gsr: Option<u64>,
     /// Data packets since the last acknowledgement, and when the first of them arrived.
@@ -75,6 +77,7 @@ impl DccpReceiver {
             respond: false,
             request_seq: 0,
             request_features: vec![],
+            response_at: None,
             unacked: 0,
             ack_due: None,
             gsr: None,
@@ -141,6 +144,9 @@ impl DccpReceiver {
                     return;
                 }
                 self.state = State::Open;
+                if let (Some(c), Some(t)) = (&mut self.ccid3, self.response_at) {
+                    c.set_handshake_rtt(now.saturating_since(t));
+                }
             }
             (State::Open, _) => {}
         }
@@ -246,6 +252,7 @@ impl Endpoint for DccpReceiver {
             }
             self.record.sent_ack(p.seq, p.ack);
             self.stats.responses_sent += 1;
+            self.response_at = Some(now);
             return Some(self.transmit(p));
         }
         if self.state != State::Open {

@@ -54,9 +54,45 @@ pub fn loss_rate_for(x: f64, s: f64, r: f64, t_rto: f64, b: f64) -> Option<f64> 
     Some((0.5 * (lo + hi)).exp())
 }
 
+/// ns-2 2.35 Agent/DCCP/TFRC's inverse (dccp_tfrc.cc tfrc_calcP), which seeds its first loss
+/// interval: 1 if even p = 1 allows `x`; else a bisection from p = 0.5 by steps of 0.25, halved
+/// each time, stopped as soon as [`throughput`] (t_RTO = 4R, b = 1) is within 5% of `x`, or
+/// after 50 steps.
+pub fn dccp_ns2_loss_rate_for(x: f64, s: f64, r: f64) -> f64 {
+    let eq = |p: f64| throughput(s, r, p, 4.0 * r, 1.0);
+    if x <= eq(1.0) {
+        return 1.0;
+    }
+    let (mut p, mut step) = (0.5, 0.25);
+    for _ in 0..50 {
+        let y = eq(p);
+        if y > 0.95 * x && y < 1.05 * x {
+            break;
+        }
+        if y > x {
+            p += step;
+        } else {
+            p -= step;
+        }
+        step /= 2.0;
+    }
+    p
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dccp_ns2s_inverse_stops_within_five_percent() {
+        let (s, r) = (500.0, 0.02);
+        for x in [30_000.0, 300_000.0, 3_000_000.0] {
+            let p = dccp_ns2_loss_rate_for(x, s, r);
+            let y = throughput(s, r, p, 4.0 * r, 1.0);
+            assert!((y / x - 1.0).abs() < 0.05, "{x}: p {p} gives {y}");
+        }
+        assert_eq!(dccp_ns2_loss_rate_for(1.0, s, r), 1.0);
+    }
 
     /// The simplified form RFC 5348 §3.1 gives for t_RTO = 4R and b = 1:
     /// X = s / (R (sqrt(2p/3) + 12 sqrt(3p/8) p (1 + 32 p^2))).

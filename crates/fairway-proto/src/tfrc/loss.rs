@@ -47,6 +47,12 @@ pub struct LossConfig {
     /// Date a lost packet by the packet received just before it, not by interpolation
     /// (RFC 4342 §10.2: CCID3 compares the window counters C(X_prev) and C(Y_prev)).
     pub date_by_previous: bool,
+    /// Losses are dated on a clock that wraps with this period, and a loss belongs to the
+    /// current event when its date is within an RTT of the event's start modulo the period:
+    /// ns-2 2.35's Agent/DCCP/TFRC compares the 4-bit window counters of the two as they are,
+    /// so a loss 16 to 20 counters (4 to 5 RTTs) after the start of an event, or 32 to 36, and
+    /// so on, joins that event instead of starting one (dccp_tfrc.cc, tfrc_recv_updateLI).
+    pub event_wrap: Option<Dur>,
 }
 
 impl Default for LossConfig {
@@ -63,6 +69,7 @@ impl Default for LossConfig {
             holes_before_first: true,
             zero_filled: false,
             date_by_previous: false,
+            event_wrap: None,
         }
     }
 }
@@ -277,7 +284,14 @@ impl LossHistory {
                 d.new_events += 1;
                 d.first_event = true;
             }
-            Some(ref mut c) if c.start_at + rtt >= at || (self.cfg.round_check && round <= c.round) => {
+            Some(ref mut c)
+                if c.start_at + rtt >= at
+                    || (self.cfg.round_check && round <= c.round)
+                    || self
+                        .cfg
+                        .event_wrap
+                        .is_some_and(|w| Dur(at.saturating_since(c.start_at).0 % w.0.max(1)) <= rtt) =>
+            {
                 c.losses += 1;
                 c.last_loss = seq;
             }
@@ -476,6 +490,20 @@ mod tests {
         // Closed: I_1 = 20 - 5 = 15, I_2 = 100 (seed). I_0 = 39 - 20 + 1 = 20.
         // k = 2: I_tot0 = 20 + 15, I_tot1 = 15 + 100; W = 2: p = 2 / 115.
         assert!((h.loss_event_rate(Time(400 * MS), R) - 2.0 / 115.0).abs() < 1e-12);
+    }
+
+    /// ns-2's Agent/DCCP/TFRC compares 4-bit counters: with a period of 4 RTTs (400 ms here), a
+    /// loss 4 to 5 RTTs after an event's start joins it, one 5.5 RTTs after starts a new one.
+    #[test]
+    fn a_wrapping_clock_joins_losses_a_whole_period_after_the_start() {
+        let mut h = LossHistory::new(LossConfig { event_wrap: Some(Dur(400 * MS)), ..LossConfig::default() });
+        // 10 ms apart: 5 at 50 ms; 47 at 470 ms (420 ms on: 20 ms past the period) joins it;
+        // 60 at 600 ms (550 ms on: 150 ms past) starts the second event.
+        feed(&mut h, 80, &[5, 47, 60]);
+        assert_eq!((h.events(), h.lost_or_marked()), (2, 3));
+        let mut plain = hist();
+        feed(&mut plain, 80, &[5, 47, 60]);
+        assert_eq!(plain.events(), 3);
     }
 
     #[test]

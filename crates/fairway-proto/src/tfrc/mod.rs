@@ -124,6 +124,12 @@ pub struct TfrcConfig {
     /// The receiver's feedback timer (RFC 5348 §6.2); off, reports go when p rises and when its
     /// owner asks (CCID3's window counter rule, RFC 4342 §10.3).
     pub feedback_timer: bool,
+    /// The sender of ns-2 2.35's Agent/DCCP/TFRC (dccp_tfrc.cc) in place of RFC 5348's rate
+    /// rules (CCID3's `ns2` flavour): X limited by twice the latest X_recv alone, X_inst = X
+    /// until the first loss and X's oscillation-reduced value after it (no floor), and its
+    /// nofeedback timer's variant of RFC 3448 §4.4. The receiver seeds its first loss interval
+    /// by ns-2's bisection. The rest (pacing included) as RFC 5348.
+    pub dccp_ns2: bool,
 }
 
 impl TfrcConfig {
@@ -145,6 +151,7 @@ impl TfrcConfig {
             sp: None,
             initial_window: InitialWindow::Rfc3390,
             feedback_timer: true,
+            dccp_ns2: false,
         }
     }
 

@@ -234,6 +234,12 @@ impl TfrcReceiver {
             let p = ns2_inverse(x, s, r, self.t_rto.as_secs_f64(), self.cfg.b);
             return (1.0 / p).floor().max(1.0);
         }
+        if self.cfg.dccp_ns2 {
+            // ns-2 2.35 Agent/DCCP/TFRC (tfrc_recv_calcFirstLI): the receive rate now, inverted
+            // by its bisection, 1/p rounded up.
+            let x = self.receive_rate(now);
+            return (1.0 / super::equation::dccp_ns2_loss_rate_for(x, s, r)).ceil().max(1.0);
+        }
         let x_target = self.max_x_recv.max(self.receive_rate(now)).max(0.5 * s / r);
         match loss_rate_for(x_target, s, r, 4.0 * r, self.cfg.b) {
             Some(p) => 1.0 / p,

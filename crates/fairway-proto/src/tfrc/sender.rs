@@ -20,6 +20,9 @@ const INITIAL_NOFEEDBACK: Dur = Dur(2_000_000_000);
 const NS2_INIT_RATE: f64 = 300.0;
 /// Up to this many recent receive rates are kept (RFC 5348 §8.2.2: N = 3).
 const X_RECV_SET_LEN: usize = 3;
+/// ns-2's Agent/DCCP/TFRC: the smallest loss event rate it puts in the equation; below it (a
+/// report of p = 0) it is in slow start (dccp_tfrc.h).
+const DCCP_NS2_SMALLEST_P: f64 = 0.00001;
 
 /// Counters of a sender.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -121,6 +124,8 @@ pub struct TfrcSender {
     datalimited: bool,
     lastlimited: Option<Time>,
     all_idle: bool,
+    /// ns-2's Agent/DCCP/TFRC: the latest report's X_recv.
+    latest_x_recv: f64,
     stats: TfrcSenderStats,
 }
 
@@ -166,6 +171,7 @@ impl TfrcSender {
             datalimited: false,
             lastlimited: None,
             all_idle: false,
+            latest_x_recv: 0.0,
             stats: TfrcSenderStats::default(),
         })
     }
@@ -360,6 +366,8 @@ impl TfrcSender {
         self.p = fb.p;
         if self.ns2() {
             self.ns2_feedback(now, fb, sample, old_x);
+        } else if self.cfg.dccp_ns2 {
+            self.dccp_ns2_feedback(now, fb, sample);
         } else {
             self.rfc_feedback(now, fb, sample, old_x, p_prev, new_event);
         }
@@ -420,6 +428,73 @@ impl TfrcSender {
         };
         // Step 6: the nofeedback timer, the interval of step 3.
         self.nofeedback_at = Some(now + Dur::from_secs_f64(rto));
+    }
+
+    /// ns-2 2.35's Agent/DCCP/TFRC on a report (dccp_tfrc.cc tfrc_send_packet_recv): the RTT
+    /// as RFC 5348, X_recv the report's alone, X by [`Self::dccp_ns2_update_x`], the nofeedback
+    /// timer max(4R, 2s/X) at the new X.
+    fn dccp_ns2_feedback(&mut self, now: Time, fb: &TfrcFeedback, sample: f64) {
+        self.update_rtt(sample);
+        let r = self.r.expect("set");
+        self.latest_x_recv = fb.x_recv;
+        // A reported p below its smallest is raised to it; p = 0 stays 0 (slow start).
+        if self.p > 0.0 {
+            self.p = self.p.max(DCCP_NS2_SMALLEST_P);
+        }
+        self.dccp_ns2_update_x(now);
+        let rto = (self.cfg.nofeedback_rtts * r).max(2.0 * self.s() / self.x.max(1e-9));
+        self.nofeedback_at = Some(now + Dur::from_secs_f64(rto));
+    }
+
+    /// dccp_tfrc.cc tfrc_updateX. After a loss (p > 0): X = max(min(X_calc, 2 X_recv), s/t_mbi)
+    /// and X_inst its oscillation-reduced value, without RFC 5348's floor. Before (p = 0), at most
+    /// once an RTT: X = max(min(2X, 2 X_recv), s/R) and X_inst = X, no oscillation reduction.
+    /// X_recv is the latest report's (or the nofeedback timer's cut of it), not RFC 5348's set.
+    fn dccp_ns2_update_x(&mut self, now: Time) {
+        let s = self.s();
+        let r = self.r.expect("called after an RTT sample");
+        if self.p >= DCCP_NS2_SMALLEST_P {
+            self.x_bps = self.equation(self.p);
+            self.x = self.x_bps.min(2.0 * self.latest_x_recv).max(s / T_MBI);
+            self.x_inst =
+                if self.cfg.oscillation_reduction { self.x * self.r_sqmean / self.r_sample.sqrt() } else { self.x };
+        } else {
+            self.x_bps = f64::INFINITY;
+            if self.tld.is_none_or(|t| now.saturating_since(t).as_secs_f64() >= r) {
+                self.x = (2.0 * self.x).min(2.0 * self.latest_x_recv).max(s / r);
+                self.tld = Some(now);
+                self.x_inst = self.x;
+            }
+        }
+    }
+
+    /// ns-2 2.35 dccp_tfrc.cc tfrc_time_no_feedback, its variant of RFC 3448 §4.4. Before any
+    /// report: X halved (at least s/t_mbi), X_inst = X, the timer again in max(2 s, 2s/X). After:
+    /// unless the sender was idle since the last expiry with X_recv below 4 packets per RTT,
+    /// X_recv is halved (at least s/(2 t_mbi)), or set to X_calc/4 when X_calc is at most
+    /// 2 X_recv, and X recomputed as on a report; the timer again in max(4R, 2s/X).
+    fn dccp_ns2_nofeedback(&mut self, now: Time) {
+        let s = self.s();
+        let next = match self.r {
+            None => {
+                self.x = (self.x / 2.0).max(s / T_MBI);
+                self.x_inst = self.x;
+                (2.0 * s / self.x).max(INITIAL_NOFEEDBACK.as_secs_f64())
+            }
+            Some(r) => {
+                if !self.idle_since_timer || self.latest_x_recv >= 4.0 * s / r {
+                    if self.p < DCCP_NS2_SMALLEST_P || self.x_bps > 2.0 * self.latest_x_recv {
+                        self.latest_x_recv = (self.latest_x_recv / 2.0).max(s / (2.0 * T_MBI));
+                    } else {
+                        self.latest_x_recv = self.x_bps / 4.0;
+                    }
+                    self.dccp_ns2_update_x(now);
+                }
+                (2.0 * s / self.x.max(1e-9)).max(self.cfg.nofeedback_rtts * r)
+            }
+        };
+        self.nofeedback_at = Some(now + Dur::from_secs_f64(next));
+        self.idle_since_timer = true;
     }
 
     /// §8.2.1: whether the sender was data-limited over the whole interval the report covers.
@@ -563,6 +638,10 @@ impl TfrcSender {
     /// The nofeedback timer expired (RFC 5348 §4.4; ns-2's reduce_rate_on_no_feedback).
     fn on_nofeedback(&mut self, now: Time) {
         self.stats.nofeedback_expiries += 1;
+        if self.cfg.dccp_ns2 {
+            self.dccp_ns2_nofeedback(now);
+            return;
+        }
         let s = self.s();
         if self.ns2() {
             let r = self.r.unwrap_or(0.0);
@@ -793,6 +872,36 @@ mod tests {
         let r = s.r.unwrap();
         let want = after_decrease + (0.1 / r) * 1000.0 / r;
         assert!((s.x - want).abs() < 1e-6, "{} vs {want}", s.x);
+    }
+
+    /// ns-2's Agent/DCCP/TFRC: before the first loss X_inst = X (no oscillation reduction);
+    /// after it, X is limited by twice the latest X_recv alone and X_inst is oscillation-reduced.
+    #[test]
+    fn dccp_ns2s_rate_follows_the_latest_receive_rate_and_reduces_oscillation_after_a_loss() {
+        const MS: u64 = 1_000_000;
+        let cfg = TfrcConfig { packet_size: Bytes(500), dccp_ns2: true, ..TfrcConfig::rfc5348() };
+        let mut s = TfrcSender::new(cfg, Box::new(Greedy::new(Bytes(500), None))).unwrap();
+        s.start(Time::ZERO);
+        let fb = |at_ms: u64, rtt_ms: u64, x_recv: f64, p: f64| TfrcFeedback {
+            flow: 0,
+            echo: Time((at_ms - rtt_ms) * MS),
+            t_delay: Dur::ZERO,
+            x_recv,
+            p,
+            loss_events: u32::from(p > 0.0),
+        };
+        // The first report (X_recv 0): one packet per RTT.
+        s.handle_feedback(Time(100 * MS), &fb(100, 20, 0.0, 0.0));
+        assert!((s.x - 500.0 / 0.02).abs() < 1e-6, "{}", s.x);
+        // A longer RTT sample in slow start: X doubles, X_inst = X all the same.
+        s.handle_feedback(Time(200 * MS), &fb(200, 40, 1e6, 0.0));
+        assert!((s.x - 50_000.0).abs() < 1e-6 && s.x_inst == s.x, "{} {}", s.x, s.x_inst);
+        // A loss: X = min(X_calc, 2 X_recv) with the latest X_recv (10 kB/s) though an earlier
+        // report said 1 MB/s; X_inst scaled by sqrt-R's mean over the sample's root.
+        s.handle_feedback(Time(300 * MS), &fb(300, 40, 10_000.0, 0.01));
+        assert!((s.x - 20_000.0).abs() < 1e-6, "{}", s.x);
+        let want = s.x * s.r_sqmean / 0.04f64.sqrt();
+        assert!((s.x_inst - want).abs() < 1e-9 && s.x_inst != s.x, "{} {want}", s.x_inst);
     }
 
     #[test]
