@@ -696,9 +696,12 @@ fn wireless_tcp_agrees_with_ns2() {
     compare_wireless("wireless-tcp", 3, DelayBand::Spread);
 }
 
+/// Ten seeds: the chain's mean delay swings from seed to seed in either tool (ns-2: 0.90 to
+/// 1.24 s over seeds 1 to 10), and five seeds' means of ns-2 alone differ by 5% in delivered
+/// packets (1070 over seeds 1 to 5, 1013 over 6 to 10).
 #[test]
 fn wireless_chain_busy_agrees_with_ns2() {
-    compare_wireless("wireless-chain-busy", 5, DelayBand::Spread);
+    compare_wireless("wireless-chain-busy", 10, DelayBand::Spread);
 }
 
 #[test]
@@ -773,4 +776,81 @@ fn wireless_mobile_agrees_with_ns2() {
         }
     }
     assert!(failed.is_empty(), "wireless-mobile: outside two standard errors: {failed:?}");
+}
+
+/// janani-tfrc's Table 5 set-up at 50 nodes (issue 36; scenarios/validation/wireless-table5.toml),
+/// short form: pauses 10 and 80 s over seeds 1 to 5, each seed with its own movement file
+/// (scenarios/validation/moves/t5-p<pause>-<seed>.tcl, from validation/setdest.py), read by both
+/// simulators; bench/table5.py runs the full set (pauses 10, 40 and 80 s, seeds 1 to 10;
+/// bench/results-table5.md). Per pause, as for wireless-mobile, the runs pair up seed by seed:
+/// the mean of the per-seed differences of the delivery ratio and of the mean delay must lie
+/// within two of its standard errors of zero (which route AODV finds first, and so how long a
+/// path carries the run, is luck in both tools: per seed the delivery ratios differ by up to 0.2).
+#[test]
+fn wireless_table5_agrees_with_ns2() {
+    if !ns_available() {
+        return;
+    }
+    let toml = repo().join("scenarios/validation/wireless-table5.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    let flows = "voip0:cbr:0:1:84000:160:0:100;voip1:cbr:2:3:84000:160:0.1:100";
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let var = |v: &[f64]| {
+        let m = mean(v);
+        v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() as f64 - 1.0)
+    };
+    let mut failed = vec![];
+    for pause in [10, 80] {
+        let (mut fw_pdr, mut ns_pdr, mut fw_delay, mut ns_delay) = (vec![], vec![], vec![], vec![]);
+        for seed in 1..=5u64 {
+            let file = format!("moves/t5-p{pause}-{seed}.tcl");
+            let dir = repo().join("scenarios/validation");
+            let path = dir.join(format!(".wireless-table5-{pause}-{seed}-{}.toml", std::process::id()));
+            std::fs::write(&path, text.replace("moves/t5-p10-1.tcl", &file)).unwrap();
+            let sc = parse_scenario_file(&path);
+            let _ = std::fs::remove_file(&path);
+            let sc = sc.unwrap_or_else(|e| panic!("{e}"));
+            let res = run(&sc, &RunOptions { seed: Some(seed), ..Default::default() }, &mut |_| {}).unwrap();
+            let fl = &res.summary.flows;
+            let recv: u64 = fl.iter().map(|f| f.recv_pkts).sum();
+            let sent: u64 = fl.iter().map(|f| f.sent_pkts).sum();
+            fw_pdr.push(recv as f64 / sent as f64);
+            fw_delay.push(
+                fl.iter().map(|f| f.mean_delay_s.unwrap_or(0.0) * f.recv_pkts as f64).sum::<f64>() / recv.max(1) as f64,
+            );
+            let moves = format!("scenarios/validation/{file}");
+            let args: Vec<String> = ["100", "AODV", "0", "-", flows, &format!("area=1000x1000;moves={moves}")]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            let v = ns2_json(&repo().join("validation/wireless.tcl"), seed, &args);
+            let g = v["flows"].as_array().unwrap();
+            let recv: f64 = g.iter().map(|f| f["recv_pkts"].as_f64().unwrap()).sum();
+            let sent: f64 = g.iter().map(|f| f["sent_pkts"].as_f64().unwrap()).sum();
+            ns_pdr.push(recv / sent);
+            ns_delay.push(
+                g.iter()
+                    .map(|f| f["mean_delay_s"].as_f64().unwrap_or(0.0) * f["recv_pkts"].as_f64().unwrap())
+                    .sum::<f64>()
+                    / recv.max(1.0),
+            );
+        }
+        let n = fw_pdr.len() as f64;
+        eprintln!("wireless-table5, pause {pause} s (seeds 1..=5, each its own movements): fairway vs ns-2");
+        for (what, a, b) in [("delivery ratio", &fw_pdr, &ns_pdr), ("mean delay (s)", &fw_delay, &ns_delay)] {
+            let diff: Vec<f64> = a.iter().zip(b.iter()).map(|(x, y)| x - y).collect();
+            let se = (var(&diff) / n).sqrt();
+            let (ma, mb) = (mean(a), mean(b));
+            eprintln!(
+                "  {what}: {ma:.4} vs {mb:.4} (mean paired difference {:+.4}, its standard error {se:.4})",
+                ma - mb
+            );
+            eprintln!("    per seed fairway {a:.3?}");
+            eprintln!("    per seed ns-2    {b:.3?}");
+            if (ma - mb).abs() > 2.0 * se {
+                failed.push(format!("{what} at pause {pause}"));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "wireless-table5: outside two standard errors: {failed:?}");
 }

@@ -160,6 +160,10 @@ pub struct Mac {
     last_seqno: Vec<u16>,
     /// The interface queue waits to be told that the MAC can take the next packet.
     callback: bool,
+    /// A payload was given up and its sender's routing agent has not been told yet: the
+    /// queue waits, so that what the agent takes out of it (ns-2's AODV empties it of packets
+    /// for the lost neighbour) is gone before the MAC asks for the next packet.
+    failure_pending: bool,
     ifq: Ifq,
     /// A packet of the queue is at the MAC.
     blocked: bool,
@@ -190,6 +194,7 @@ impl Mac {
             next_seqno: 1,
             last_seqno: vec![0; stations],
             callback: false,
+            failure_pending: false,
             ifq: Ifq::new(p.ifq_limit),
             blocked: false,
             timers: [Timer::default(); 5],
@@ -463,11 +468,28 @@ impl Mac {
                     self.start(now, TimerKind::Defer, self.p.sifs, out);
                 }
             }
-        } else if self.callback {
+        } else if self.callback && !self.failure_pending {
             self.callback = false;
             self.queue_resume(now, out);
         }
         self.set_tx_state(now, TxState::Idle, out);
+    }
+
+    /// The routing agent has been told of the payload given up (its `Done` with
+    /// [`Outcome::RetryLimit`]): the queue may hand over its next packet. ns-2 calls the
+    /// agent's failure handler inside RetransmitRTS / RetransmitDATA, before the MAC resumes
+    /// and asks the queue for more, so a packet for the lost neighbour that the agent purges
+    /// from the queue is never sent.
+    pub fn failure_handled(&mut self, now: Time, out: &mut Vec<MacOut>) {
+        if !self.failure_pending {
+            return;
+        }
+        self.failure_pending = false;
+        let idle = self.pkt_ctrl.is_none() && self.pkt_rts.is_none() && self.pkt_tx.is_none();
+        if idle && self.callback && self.tx_state == TxState::Idle {
+            self.callback = false;
+            self.queue_resume(now, out);
+        }
     }
 
     /// CTS or ACK waiting to go. Returns whether it acted.
@@ -620,6 +642,7 @@ impl Mac {
     /// The retry limit is reached: the pending data frame is dropped.
     fn give_up(&mut self, out: &mut Vec<MacOut>) {
         if let Some(d) = self.pkt_tx.take() {
+            self.failure_pending = true;
             self.discard(&d, false, Drop::Retry);
             out.push(MacOut::Done { payload: d.payload, ra: d.ra, outcome: Outcome::RetryLimit });
         }

@@ -26,6 +26,8 @@ struct World {
     /// Keeps each station's queue full from this payload number on (saturated sources).
     saturate: Vec<Option<(u32, u32)>>,
     next_payload: u32,
+    /// On a give-up, empty the station's queue of packets for the same receiver first.
+    purge_on_failure: bool,
 }
 
 impl World {
@@ -40,6 +42,7 @@ impl World {
             sent: vec![],
             saturate: vec![None; n],
             next_payload: 1,
+            purge_on_failure: false,
         }
     }
 
@@ -62,8 +65,18 @@ impl World {
                     }
                 }
                 MacOut::Up(f) => self.ups.push((now, node, f)),
-                MacOut::Done { payload, outcome, .. } => {
+                MacOut::Done { payload, outcome, ra } => {
                     self.done.push((now, node, payload, outcome));
+                    if outcome == Outcome::RetryLimit {
+                        // The routing agent's part (as AODV's): the queue loses what was
+                        // going to the same neighbour, then the MAC may go on.
+                        if self.purge_on_failure {
+                            self.macs[node as usize].queue_mut().remove_for(ra);
+                        }
+                        let mut more = vec![];
+                        self.macs[node as usize].failure_handled(now, &mut more);
+                        self.apply(now, node, more);
+                    }
                     self.refill(now, node);
                 }
             }
@@ -182,6 +195,24 @@ fn an_unanswered_rts_is_tried_seven_times() {
     assert_eq!(w.done[0].3, Outcome::RetryLimit);
     let s = w.macs[0].stats;
     assert_eq!((s.rts_failures, s.retry_drops), (7, 2));
+}
+
+/// A give-up reaches the routing agent before the queue hands the MAC its next packet (ns-2
+/// calls AODV's rt_ll_failed inside RetransmitRTS): a second packet for the same silent
+/// receiver, purged by the agent, is never tried; without the purge it is tried in turn.
+#[test]
+fn the_queue_waits_for_the_agent_after_a_give_up() {
+    for purge in [true, false] {
+        let mut w = World::new(1, MacParams::default());
+        w.purge_on_failure = purge;
+        w.offer(Time::ZERO, 0, 5, 1000);
+        w.offer(Time::ZERO, 0, 5, 1000);
+        w.run_until(Time(20_000_000_000));
+        let rts = w.sent.iter().filter(|(_, _, f)| f.kind == FrameKind::Rts).count();
+        assert_eq!(rts, if purge { 7 } else { 14 });
+        assert_eq!(w.done.len(), if purge { 1 } else { 2 });
+        assert!(w.macs[0].queue().is_empty());
+    }
 }
 
 /// Without RTS, an unacknowledged data frame counts against the short limit too (its size is

@@ -499,7 +499,12 @@ impl Air {
                             self.drop_payload(cx, payload);
                         }
                     }
-                    Outcome::RetryLimit => self.xmit_failed(cx, n, payload, ra, false),
+                    Outcome::RetryLimit => {
+                        self.xmit_failed(cx, n, payload, ra, false);
+                        let mut more = vec![];
+                        self.macs[n as usize].failure_handled(cx.now(), &mut more);
+                        self.mac_outs(cx, n, more);
+                    }
                     Outcome::QueueFull => self.drop_payload(cx, payload),
                 },
             }

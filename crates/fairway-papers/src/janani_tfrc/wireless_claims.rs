@@ -218,7 +218,7 @@ take {:.2} of the channel's time on each hop, and the {hops:.1} hops of a path m
 range of one another: together they ask for {:.2} of one channel, which leaves queueing, collisions and retries. Drops per run, all nodes: {no_route:.0} for want \
 of a route, {link:.0} on broken links or exhausted retries, {queue:.0} in full interface queues or at ARP. The paper's \
 rows need one-hop paths that never break. ns-2.35 does no better: on Table 5's set-up at 50 nodes, both flows UDP, \
-it delivered 0.69 to 0.72 (means of ten seeds at pauses of 10, 40 and 80 s), fairway 0.63 to 0.71 (docs/semantics.md, \"Wireless (janani-tfrc)\")",
+it delivered 0.69 to 0.72 (means of ten seeds at pauses of 10, 40 and 80 s), fairway 0.67 to 0.73 (docs/semantics.md, \"Wireless (janani-tfrc)\")",
                     s.nodes,
                     joined * 100.0,
                     airtime_s(if t == Table::Pause { 180 } else { 1020 }) * 1e3,
