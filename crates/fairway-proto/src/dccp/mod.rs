@@ -127,6 +127,21 @@ impl Default for DccpConfig {
     }
 }
 
+/// The options of ns-2 2.35's Request and Response, padded to 32 bits: the Request asks to
+/// change, at both ends, the CCID, ECN, the Ack Ratio, the Ack Vector, the quiescence scheme and
+/// Q (dccp.cc, buildInitialFeatureList), and with CCID3 also the Loss Event Rate and the RTT
+/// scheme (dccp_tfrc.cc); the Response confirms each. An option is its type, length and feature
+/// number and the value (DCCPOptions::addFeatureOption): 4 bytes for a one-byte value, 5 for
+/// the two-byte Ack Ratio. 52 bytes with CCID2 (an 88-byte Request), 68 with CCID3 (104).
+fn ns2_handshake_options(ccid: Ccid) -> usize {
+    let common: usize = 2 * (5 * 4 + 5);
+    let tfrc = match ccid {
+        Ccid::Two => 0,
+        Ccid::Three => 2 * 2 * 4,
+    };
+    (common + tfrc).div_ceil(4) * 4
+}
+
 impl DccpConfig {
     /// ns-2 2.35's Agent/DCCP/TCPlike and Agent/DCCP/TFRC (ns-default.tcl): ECN on, Requests
     /// after 3 s.
@@ -161,7 +176,10 @@ impl DccpConfig {
                     PacketType::Reset => 40,
                     _ => 36,
                 };
-                let opts = wire::dccp_header_len(p) - wire::fixed_len(p.kind);
+                let opts = match p.kind {
+                    PacketType::Request | PacketType::Response => ns2_handshake_options(self.ccid),
+                    _ => wire::dccp_header_len(p) - wire::fixed_len(p.kind),
+                };
                 fixed + opts as u64
             }
         };
