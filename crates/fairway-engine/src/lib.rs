@@ -391,6 +391,7 @@ fn collect(sim: &mut Sim, seed: u64, complete: bool, conv: &[Convergence]) -> Re
         scenario: sc.name.clone(),
         seed,
         wire: sc.wire,
+        clock: (sc.clock == fairway_model::scenario::Clock::Ns2).then(|| "ns2".to_string()),
         duration_s: end.as_secs_f64(),
         measure_from_s: from.as_secs_f64(),
         complete,

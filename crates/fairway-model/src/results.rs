@@ -30,6 +30,10 @@ pub struct Summary {
     /// The run carried datagrams as bytes (the scenario's `wire = true`); left out when not.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub wire: bool,
+    /// "ns2" when the run ordered simultaneous events as ns-2 does (the scenario's `clock`);
+    /// left out on fairway's own clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<String>,
     /// The simulated time the results cover: the scenario's duration, or less when the run was
     /// interrupted.
     pub duration_s: f64,

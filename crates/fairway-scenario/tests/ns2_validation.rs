@@ -397,6 +397,7 @@ fn dccp_ns2_tcp_runs_without_jitter_agree_with_ns2_to_the_packet_on_ns2s_clock()
         let sc =
             fairway_scenario::parse_scenario("dccp-ns2-tcp.toml", &toml, "dccp-ns2").unwrap_or_else(|e| panic!("{e}"));
         let res = run(&sc, &RunOptions::default(), &mut |_| {}).unwrap();
+        assert_eq!(res.summary.clock.as_deref(), (clock == "ns2").then_some("ns2"), "summary.json names the clock");
         // 500 B of payload per packet (the ns-2 side: TCPSink's bytes_ / 540 x 500).
         res.summary.flows.iter().map(|f| f.recv_distinct_pkts as f64 * 500.0).collect()
     };

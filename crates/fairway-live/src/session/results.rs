@@ -158,6 +158,7 @@ pub fn run_result(sc: &Scenario, bottleneck: usize, run: LiveRun) -> RunResult {
             scenario: sc.name.clone(),
             seed: sc.seed,
             wire: false,
+            clock: None,
             duration_s: sc.duration.as_secs_f64(),
             measure_from_s: 0.0,
             complete: run.complete,
