@@ -25,7 +25,8 @@ use crate::wireless::event_loop::{AirEv, EventLoop, MAX_NODES};
 use crate::wireless::ifq::IfqItem;
 use crate::wireless::mac::{Frame, Mac, MacOut, MacStats, Outcome, TimerKind, BROADCAST};
 use crate::wireless::mobility::{MobilitySpec, Mover};
-use crate::wireless::{propagation, NetStats, Radio, Routing, WirelessSpec};
+use crate::wireless::propagation::Reach;
+use crate::wireless::{NetStats, Radio, Routing, WirelessSpec};
 
 /// A payload that is a control message (its slab index in the low bits), not a flow packet.
 const CTRL: u32 = 1 << 31;
@@ -61,6 +62,8 @@ struct AirTx {
 
 pub(crate) struct Air {
     radio: Radio,
+    /// The radio's received power and propagation delay at a distance, for the channel.
+    reach: Reach,
     routing: Routing,
     ll_delay: Dur,
     arp_on: bool,
@@ -133,6 +136,7 @@ impl Air {
             .collect();
         Air {
             radio: spec.radio,
+            reach: Reach::new(&spec.radio),
             routing: spec.routing,
             ll_delay: spec.ll_delay,
             arp_on: spec.arp,
@@ -549,12 +553,12 @@ impl Air {
                 continue;
             }
             let d = d2.sqrt();
-            let power = self.radio.received_power(d);
+            let power = self.reach.power(d);
             if power < self.radio.cs_threshold {
                 continue;
             }
             self.rx_power[base + r as usize] = power;
-            let delay = propagation::delay(d);
+            let delay = self.reach.delay(d);
             last = last.max(delay);
             cx.schedule(now + delay, AirEv::Rx { node: r, tx: slot });
         }
