@@ -463,9 +463,8 @@ impl Air {
     // each node in carrier-sense range): inlined into `handle`, they save a call each.
     #[inline]
     fn mac_timer(&mut self, cx: &mut impl EventLoop, n: u32, kind: TimerKind, gen: u32) {
-        let mut out = std::mem::take(&mut self.out);
-        self.macs[n as usize].on_timer(cx.now(), kind, gen, &mut out);
-        self.mac_outs(cx, n, out);
+        self.macs[n as usize].on_timer(cx.now(), kind, gen, &mut self.out);
+        self.pending_mac_outs(cx, n);
     }
 
     /// The first bit of transmission `tx` reaches node `n`.
@@ -475,9 +474,26 @@ impl Air {
         let power = self.rx_power[tx as usize * self.movers.len() + n as usize];
         let decodable = power >= self.radio.rx_threshold;
         let frame = t.frame;
-        let mut out = std::mem::take(&mut self.out);
-        self.macs[n as usize].rx_start(cx.now(), frame, power, decodable, &mut out);
-        self.mac_outs(cx, n, out);
+        self.macs[n as usize].rx_start(cx.now(), frame, power, decodable, &mut self.out);
+        self.pending_mac_outs(cx, n);
+    }
+
+    /// Does what node `n`'s MAC asked for in `self.out`. Most of its events (a frame's first
+    /// bit, the end of a reception, a stale timer) ask for one timer or nothing: those are done
+    /// here, inlined, and the rest goes through [`Self::mac_outs`] as before.
+    #[inline]
+    fn pending_mac_outs(&mut self, cx: &mut impl EventLoop, n: u32) {
+        match self.out[..] {
+            [] => {}
+            [MacOut::Arm { timer, at, gen }] => {
+                self.out.clear();
+                cx.schedule(at, AirEv::MacTimer { node: n, timer, gen });
+            }
+            _ => {
+                let out = std::mem::take(&mut self.out);
+                self.mac_outs(cx, n, out);
+            }
+        }
     }
 
     fn free_tx(&mut self, tx: u32) {
