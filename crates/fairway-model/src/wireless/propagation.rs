@@ -186,8 +186,11 @@ impl Reach {
         if !(ns > 0.0 && ns < (1u64 << 52) as f64) {
             return delay(d);
         }
-        let whole = ns as u64;
-        fairway_core::Dur(if ns - whole as f64 >= 0.5 { whole + 1 } else { whole })
+        // Through i64: a single conversion instruction each way (u64's are a sequence), and
+        // exact in this range.
+        let whole = ns as i64;
+        let ns_whole = if ns - whole as f64 >= 0.5 { whole + 1 } else { whole };
+        fairway_core::Dur(ns_whole as u64)
     }
 }
 
