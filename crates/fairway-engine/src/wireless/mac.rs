@@ -143,6 +143,8 @@ pub struct Mac {
     me: u32,
     p: MacParams,
     capture_ratio: f64,
+    /// `p.eifs()`, worked out once: every frame heard but not decoded costs one.
+    eifs: Dur,
     rng: Rng,
     rx_state: RxState,
     tx_state: TxState,
@@ -179,6 +181,7 @@ impl Mac {
             me,
             p,
             capture_ratio,
+            eifs: p.eifs(),
             rng,
             rx_state: RxState::Idle,
             tx_state: TxState::Idle,
@@ -254,8 +257,17 @@ impl Mac {
         self.arm_nav(now, out);
     }
 
-    /// The backoff counts only while the medium is idle (ns-2 checkBackoffTimer).
+    /// The backoff counts only while the medium is idle (ns-2 checkBackoffTimer). It runs at
+    /// every change of state, twice per frame heard, and mostly finds no backoff running: that
+    /// test is inlined (a paused backoff is a running one, so there is nothing else to do).
+    #[inline(always)]
     fn check_backoff(&mut self, now: Time, out: &mut Vec<MacOut>) {
+        if self.backoff.busy() {
+            self.check_running_backoff(now, out);
+        }
+    }
+
+    fn check_running_backoff(&mut self, now: Time, out: &mut Vec<MacOut>) {
         if self.is_idle(now) && self.backoff.paused() {
             let (at, gen) = self.backoff.resume(now, self.p.difs());
             out.push(MacOut::Arm { timer: TimerKind::Backoff, at, gen });
@@ -664,7 +676,7 @@ impl Mac {
         let cur = self.pkt_rx.expect("receiving");
         if cur.power / power >= self.capture_ratio {
             // Captured: the weaker frame is lost, but it keeps the medium busy.
-            self.set_nav(now, self.p.eifs() + f.txtime, out);
+            self.set_nav(now, self.eifs + f.txtime, out);
             return;
         }
         // Collision: whichever frame lasts longer is the one the receiver waits out.
@@ -686,9 +698,9 @@ impl Mac {
         if !self.tx_active {
             if self.rx_state == RxState::Coll {
                 self.discard(&slot.frame, slot.error, Drop::Collision);
-                self.set_nav(now, self.p.eifs(), out);
+                self.set_nav(now, self.eifs, out);
             } else if slot.error {
-                self.set_nav(now, self.p.eifs(), out);
+                self.set_nav(now, self.eifs, out);
             } else {
                 self.received(now, &slot.frame, out);
             }

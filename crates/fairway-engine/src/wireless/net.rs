@@ -25,7 +25,8 @@ use crate::wireless::event_loop::{AirEv, EventLoop, MAX_NODES};
 use crate::wireless::ifq::IfqItem;
 use crate::wireless::mac::{Frame, Mac, MacOut, MacStats, Outcome, TimerKind, BROADCAST};
 use crate::wireless::mobility::{MobilitySpec, Mover};
-use crate::wireless::{propagation, NetStats, Radio, Routing, WirelessSpec};
+use crate::wireless::propagation::Reach;
+use crate::wireless::{NetStats, Radio, Routing, WirelessSpec};
 
 /// A payload that is a control message (its slab index in the low bits), not a flow packet.
 const CTRL: u32 = 1 << 31;
@@ -61,6 +62,8 @@ struct AirTx {
 
 pub(crate) struct Air {
     radio: Radio,
+    /// The radio's received power and propagation delay at a distance, for the channel.
+    reach: Reach,
     routing: Routing,
     ll_delay: Dur,
     arp_on: bool,
@@ -133,6 +136,7 @@ impl Air {
             .collect();
         Air {
             radio: spec.radio,
+            reach: Reach::new(&spec.radio),
             routing: spec.routing,
             ll_delay: spec.ll_delay,
             arp_on: spec.arp,
@@ -459,9 +463,8 @@ impl Air {
     // each node in carrier-sense range): inlined into `handle`, they save a call each.
     #[inline]
     fn mac_timer(&mut self, cx: &mut impl EventLoop, n: u32, kind: TimerKind, gen: u32) {
-        let mut out = std::mem::take(&mut self.out);
-        self.macs[n as usize].on_timer(cx.now(), kind, gen, &mut out);
-        self.mac_outs(cx, n, out);
+        self.macs[n as usize].on_timer(cx.now(), kind, gen, &mut self.out);
+        self.pending_mac_outs(cx, n);
     }
 
     /// The first bit of transmission `tx` reaches node `n`.
@@ -471,9 +474,26 @@ impl Air {
         let power = self.rx_power[tx as usize * self.movers.len() + n as usize];
         let decodable = power >= self.radio.rx_threshold;
         let frame = t.frame;
-        let mut out = std::mem::take(&mut self.out);
-        self.macs[n as usize].rx_start(cx.now(), frame, power, decodable, &mut out);
-        self.mac_outs(cx, n, out);
+        self.macs[n as usize].rx_start(cx.now(), frame, power, decodable, &mut self.out);
+        self.pending_mac_outs(cx, n);
+    }
+
+    /// Does what node `n`'s MAC asked for in `self.out`. Most of its events (a frame's first
+    /// bit, the end of a reception, a stale timer) ask for one timer or nothing: those are done
+    /// here, inlined, and the rest goes through [`Self::mac_outs`] as before.
+    #[inline]
+    fn pending_mac_outs(&mut self, cx: &mut impl EventLoop, n: u32) {
+        match self.out[..] {
+            [] => {}
+            [MacOut::Arm { timer, at, gen }] => {
+                self.out.clear();
+                cx.schedule(at, AirEv::MacTimer { node: n, timer, gen });
+            }
+            _ => {
+                let out = std::mem::take(&mut self.out);
+                self.mac_outs(cx, n, out);
+            }
+        }
     }
 
     fn free_tx(&mut self, tx: u32) {
@@ -549,12 +569,12 @@ impl Air {
                 continue;
             }
             let d = d2.sqrt();
-            let power = self.radio.received_power(d);
+            let power = self.reach.power(d);
             if power < self.radio.cs_threshold {
                 continue;
             }
             self.rx_power[base + r as usize] = power;
-            let delay = propagation::delay(d);
+            let delay = self.reach.delay(d);
             last = last.max(delay);
             cx.schedule(now + delay, AirEv::Rx { node: r, tx: slot });
         }
