@@ -220,7 +220,12 @@ fn every_drawn_scenario_check_accepts_runs_within_its_estimate() {
     let (mut accepted, mut ran, mut failures) = (0, 0, vec![]);
     let ns = estimate::ns_per_event();
     for i in 0..DRAWN {
-        let text = scenario(&mut rng, i);
+        let mut text = scenario(&mut rng, i);
+        if i % 4 == 1 {
+            // Every fourth on ns-2's clock: every link on the general path, timers re-armed
+            // eagerly (chosen by index, so the draws stay those of the other scenarios).
+            text = format!("clock = \"ns2\"\n{text}");
+        }
         let Ok(sc) = fairway_scenario::parse_scenario("drawn.toml", &text, "drawn") else { continue };
         accepted += 1;
         let events = estimate::events(&sc);
