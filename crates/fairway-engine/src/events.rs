@@ -102,6 +102,8 @@ pub struct EventQueue<E> {
     len: usize,
     /// Time of the last event popped.
     last: u64,
+    /// Key of the last event popped: what came before it in the order of events has happened.
+    last_key: u128,
     /// Bucket width: 2^shift ns.
     shift: u32,
     /// Pops and bucket switches since the last look at the density.
@@ -125,6 +127,7 @@ impl<E: Copy + Default> Default for EventQueue<E> {
             seq: 0,
             len: 0,
             last: 0,
+            last_key: 0,
             shift: INITIAL_SHIFT,
             pops: 0,
             switches: 0,
@@ -167,6 +170,13 @@ impl<E: Copy + Default> EventQueue<E> {
             None => self.reserve(),
         };
         self.push_reserved(time, seq, ev);
+    }
+
+    /// The key of the last event popped (its time above its insertion number): an event
+    /// reserved with a smaller key would have come before it.
+    #[inline]
+    pub fn last_key(&self) -> u128 {
+        self.last_key
     }
 
     /// Takes the insertion number that a `push` now would give, for an event that will be
@@ -257,6 +267,7 @@ impl<E: Copy + Default> EventQueue<E> {
         };
         self.len -= 1;
         self.last = e.time();
+        self.last_key = e.key;
         if self.ns2_now.is_some() {
             self.ns2_now = Some(crate::ns2_clock::double(Time(self.last), e.key as u64));
         }

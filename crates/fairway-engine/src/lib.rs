@@ -23,7 +23,7 @@ pub mod wireless;
 #[cfg(test)]
 mod device_queue_tests;
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use fairway_core::{Dur, Time};
 
@@ -77,6 +77,15 @@ pub struct RunOptions<'a> {
     /// agree.
     #[doc(hidden)]
     pub general_path: bool,
+    /// Every frame a wireless station hears runs as events, none kept by stations that only
+    /// listen for a replay when they next act (wireless/overheard.rs). A test runs both to
+    /// show they agree, to the last byte.
+    #[doc(hidden)]
+    pub hear_eagerly: bool,
+    /// Given, receives how many of the run's events wireless stations kept and replayed rather
+    /// than ran from the queue (a test shows that lazy receivers engage).
+    #[doc(hidden)]
+    pub replayed: Option<&'a std::sync::atomic::AtomicU64>,
     /// Set (by a signal handler, say) to stop the run at the simulated time reached; the
     /// results then cover the run up to that time and say they are not complete.
     pub interrupt: Option<&'a AtomicBool>,
@@ -124,12 +133,18 @@ pub fn run_into(
             l.general = true;
         }
     }
+    if opts.hear_eagerly {
+        sim.hear_eagerly();
+    }
     sim.trace_agents(&opts.trace_agents);
     if let Some(spec) = &opts.trace_packets {
         sim.trace_packets(spec);
     }
     let mut tap = WindowTap::new(sink, sc.flows.len(), sc.monitor.bin);
     let complete = sim.run(progress, opts.interrupt, &mut tap);
+    if let (Some(count), Some(air)) = (opts.replayed, sim.air_ref()) {
+        count.store(air.replayed, Ordering::Relaxed);
+    }
     let conv = convergences(&sim, &tap);
     let res = collect(&mut sim, seed, complete, &conv);
     if opts.leave_state {

@@ -333,6 +333,13 @@ impl<'a> Sim<'a> {
                 self.flush(sink);
             }
         }
+        if let Some(air) = &mut self.air {
+            // What wireless stations kept and would have run before the end (overheard.rs): the
+            // end itself, or the event left undone where the run was stopped.
+            let bound = if complete { (self.end.0 as u128) << 64 } else { self.q.last_key() };
+            air.finish(bound);
+            self.events += air.replayed;
+        }
         self.now = self.end;
         for l in 0..self.links.len() {
             self.links[l].advance(self.end);
@@ -340,6 +347,14 @@ impl<'a> Sim<'a> {
         }
         progress(self.end);
         complete
+    }
+
+    /// Every frame a wireless station hears runs as events: none kept for a later replay
+    /// (overheard.rs). The results are the same; a test shows it.
+    pub(crate) fn hear_eagerly(&mut self) {
+        if let Some(air) = &mut self.air {
+            air.hear_eagerly();
+        }
     }
 
     /// Makes `t` the end of the run: the bins up to the one holding `t` end now (a bin whose end
@@ -1194,6 +1209,30 @@ impl EventLoop for Sim<'_> {
     fn schedule(&mut self, at: Time, ev: AirEv) {
         let [kind_node, a, b] = ev.pack();
         self.q.push(at, Ev::Air(kind_node, a, b));
+    }
+
+    fn key(&self) -> u128 {
+        self.q.last_key()
+    }
+
+    /// On ns-2's clock the end's double is ns-2's rx timer's: the first bit's `clock_ + delay`,
+    /// then that plus the transmission time (mac-802_11.cc, recv: rxtimer at txtime).
+    fn reserve_rx(&mut self, delay: Dur, txtime: Dur) -> (u64, u64) {
+        let first = self.now + delay;
+        match self.q.ns2_now() {
+            Some(now) => {
+                let first_d = now + ns2_clock::secs(delay.0);
+                let a = self.q.reserve_at(first, first_d);
+                (a, self.q.reserve_at(first + txtime, first_d + ns2_clock::secs(txtime.0)))
+            }
+            None => (self.q.reserve(), self.q.reserve()),
+        }
+    }
+
+    #[inline]
+    fn schedule_reserved(&mut self, at: Time, seq: u64, ev: AirEv) {
+        let [kind_node, a, b] = ev.pack();
+        self.q.push_reserved(at, seq, Ev::Air(kind_node, a, b));
     }
 
     fn packet(&self, p: PacketRef) -> &Packet {

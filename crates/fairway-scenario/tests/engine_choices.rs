@@ -99,3 +99,73 @@ fn the_general_path_agrees_with_the_fast_path() {
         }
     }
 }
+
+/// Every shipped scenario with wireless nodes (any folder, one level down).
+fn shipped_wireless() -> Vec<Scenario> {
+    let mut files = vec![];
+    for dir in std::fs::read_dir(root().join("scenarios")).unwrap() {
+        for f in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+            let p = f.unwrap().path();
+            if p.extension().is_some_and(|e| e == "toml") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files.iter().map(|f| parse_scenario_file(f).unwrap()).filter(|sc| sc.wireless.is_some()).collect()
+}
+
+/// Lazy receivers (wireless/overheard.rs) change no result: every shipped wireless scenario
+/// gives the same results, the count of events included, to the last byte, whether stations
+/// that only listen keep the frames they overhear and replay them when they next act, or run
+/// every frame they hear as events; also on ns-2's clock, and for a run stopped before its end
+/// (where kept frames are replayed up to the event left undone).
+#[test]
+fn lazy_receivers_change_no_result() {
+    use std::sync::atomic::{AtomicBool, AtomicU64};
+    let scenarios = shipped_wireless();
+    assert!(scenarios.len() >= 15, "the shipped wireless scenarios: {}", scenarios.len());
+    // The results as text, and how many events the stations kept.
+    let show = |sc: &Scenario, hear_eagerly: bool, interrupt: Option<&AtomicBool>| {
+        let replayed = AtomicU64::new(0);
+        let opts = RunOptions { hear_eagerly, interrupt, replayed: Some(&replayed), ..Default::default() };
+        let r = run(sc, &opts, &mut |_| {}).unwrap();
+        (format!("{r:?}"), replayed.into_inner())
+    };
+    let same = |name: &str, lazy: &str, eager: &str| {
+        if lazy != eager {
+            let at = lazy.bytes().zip(eager.bytes()).position(|(a, b)| a != b).unwrap_or(0);
+            let around = |s: &str| s[at.saturating_sub(300)..(at + 200).min(s.len())].to_string();
+            panic!("{name}: lazy and eager receivers differ\nlazy:  ...{}\neager: ...{}", around(lazy), around(eager));
+        }
+    };
+    for sc in &scenarios {
+        let (lazy, kept) = show(sc, false, None);
+        let (eager, none) = show(sc, true, None);
+        same(&sc.name, &lazy, &eager);
+        // Else this compares nothing (two stations only ever hear each other's frames for them).
+        let stations = sc.wireless.as_ref().unwrap().nodes.len();
+        assert!(none == 0 && (kept > 0 || stations < 3), "{}: {kept} events kept lazily, {none} eagerly", sc.name);
+    }
+    // ns-2's clock orders simultaneous events by ns-2's doubles: kept events keep theirs.
+    let mut ns2 = scenarios.iter().find(|sc| sc.name.contains("mobile")).expect("a mobile scenario").clone();
+    ns2.clock = fairway_model::scenario::Clock::Ns2;
+    same("on ns-2's clock", &show(&ns2, false, None).0, &show(&ns2, true, None).0);
+    // Stopped at the first look at the flag (after 2^16 events run from the queue): the results
+    // are those of a run whose end is where it stopped, the kept events before it counted.
+    let busiest = scenarios.iter().max_by_key(|sc| sc.wireless.as_ref().unwrap().nodes.len()).unwrap();
+    let stop = AtomicBool::new(true);
+    let opts = RunOptions { interrupt: Some(&stop), ..Default::default() };
+    let mut stopped = run(busiest, &opts, &mut |_| {}).unwrap();
+    assert!(!stopped.summary.complete, "{}: the run was not stopped", busiest.name);
+    let mut short = busiest.clone();
+    short.duration = fairway_core::Dur((stopped.summary.duration_s * 1e9).round() as u64);
+    let mut eager = run(&short, &RunOptions { hear_eagerly: true, ..Default::default() }, &mut |_| {}).unwrap();
+    assert!(eager.summary.events > 1 << 16, "{}: {} events", busiest.name, eager.summary.events);
+    (stopped.summary.complete, stopped.summary.scenario_duration_s) = (true, None);
+    eager.summary.scenario_duration_s = None;
+    // The shorter run ends its last bin with an event at its end; the stopped one ends it
+    // without (Sim::stop_early).
+    eager.summary.events -= 1;
+    same("stopped early", &format!("{stopped:?}"), &format!("{eager:?}"));
+}

@@ -2,7 +2,7 @@
 //! the stack's events, packed into the words the loop's queue carries, and what the stack asks
 //! of the loop.
 
-use fairway_core::{NodeId, PacketRef, Time};
+use fairway_core::{Dur, NodeId, PacketRef, Time};
 
 use crate::packet::Packet;
 use crate::wireless::aodv::TimerWhat;
@@ -96,6 +96,17 @@ pub(crate) trait EventLoop {
     fn now(&self) -> Time;
     /// Schedules `ev` at `at` (no earlier than now), after whatever is already due then.
     fn schedule(&mut self, at: Time, ev: AirEv);
+    /// The key of the event being handled: its time above its insertion number. An event whose
+    /// key is smaller comes before it in the order of events.
+    fn key(&self) -> u128;
+    /// The insertion numbers of a frame's first bit at a receiver `delay` from now and of its
+    /// reception's end `txtime` later, taken now: both events keep the place among simultaneous
+    /// events that scheduling them now would give, whenever they are scheduled
+    /// ([`schedule_reserved`](Self::schedule_reserved)), or if they never are.
+    fn reserve_rx(&mut self, delay: Dur, txtime: Dur) -> (u64, u64);
+    /// Schedules `ev` at `at` with insertion number `seq` from [`reserve_rx`](Self::reserve_rx),
+    /// before anything later than it has happened.
+    fn schedule_reserved(&mut self, at: Time, seq: u64, ev: AirEv);
     /// The flow packet in arena slot `p`.
     fn packet(&self, p: PacketRef) -> &Packet;
     /// The scenario node at which flow packet `p` leaves the wireless network.

@@ -229,6 +229,43 @@ impl Mac {
         &mut self.ifq
     }
 
+    /// Whether a unicast frame for another station, or a frame too weak to decode, heard now
+    /// or until this station's next event, would change nothing here but the receiver's state,
+    /// its Rx timer and the NAV: with no backoff counting or paused, the state changes of its
+    /// reception (`rx_start`, `rx_end`: `set_rx_state`, `set_nav`, a collision, a capture) ask
+    /// for nothing else; such a frame, received, only sets the NAV (`received`), and one that
+    /// cannot be decoded is neither counted nor handed up. Only this station's own events start
+    /// a backoff, so the answer holds until its next event.
+    pub fn hears_passively(&self) -> bool {
+        !self.backoff.busy()
+    }
+
+    /// No frame is being received.
+    pub fn receiver_idle(&self) -> bool {
+        self.rx_state == RxState::Idle
+    }
+
+    /// The whole reception of a frame heard passively ([`Self::hears_passively`]) by an idle
+    /// receiver, with nothing else heard and no event of this station's before its end: what
+    /// `rx_start` at `start` and the Rx timer's event at its end do, at once (the Rx timer
+    /// started and fired, the NAV set at the end: for the frame's duration, or an EIFS if it
+    /// could not be decoded; nothing if this station was sending).
+    pub fn hear_whole(&mut self, start: Time, f: Frame, power: f64, decodable: bool) {
+        debug_assert!(self.rx_state == RxState::Idle && self.hears_passively() && power > 0.0);
+        let error = !decodable || self.tx_active;
+        let timer = &mut self.timers[TimerKind::Rx as usize];
+        let (end, gen) = timer.start(start, f.txtime);
+        timer.fire(gen);
+        if !self.tx_active {
+            // `received`: a decodable frame kept is a unicast frame for another station.
+            debug_assert!(error || (f.ra != self.me && f.ra != BROADCAST));
+            let d = whole_us(if error { self.eifs } else { f.duration });
+            if end + d > self.nav {
+                self.nav = end + d;
+            }
+        }
+    }
+
     fn is_idle(&self, now: Time) -> bool {
         self.rx_state == RxState::Idle && self.tx_state == TxState::Idle && self.nav <= now
     }

@@ -8,6 +8,7 @@ pub mod ifq;
 pub mod mac;
 pub mod mobility;
 pub(crate) mod net;
+pub(crate) mod overheard;
 pub mod timer;
 
 pub use fairway_model::wireless::{

@@ -25,6 +25,7 @@ use crate::wireless::event_loop::{AirEv, EventLoop, MAX_NODES};
 use crate::wireless::ifq::IfqItem;
 use crate::wireless::mac::{Frame, Mac, MacOut, MacStats, Outcome, TimerKind, BROADCAST};
 use crate::wireless::mobility::{MobilitySpec, Mover};
+use crate::wireless::overheard::{self, Heard, Overheard, Pending};
 use crate::wireless::propagation::Reach;
 use crate::wireless::{NetStats, Radio, Routing, WirelessSpec};
 
@@ -38,6 +39,9 @@ const GHOST: u32 = u32::MAX;
 const ARP_SIZE: u32 = 28;
 const ARP_DELAY: Dur = Dur::from_micros(5);
 const ARP_MAX_REQUESTS: u32 = 3;
+
+/// Kept frames' events a station holds before the past ones are replayed (overheard.rs).
+const KEEP_BEFORE_REPLAY: usize = 16;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Ctrl {
@@ -84,6 +88,19 @@ pub(crate) struct Air {
     tx_free: Vec<u32>,
     /// Per transmission slot and node, the power it arrives with (taken when it is sent).
     rx_power: Vec<f64>,
+    /// Per transmission slot and node, the insertion number of the reception's end, reserved
+    /// when the frame is sent (overheard.rs).
+    rx_end_seq: Vec<u64>,
+    /// The reception's end reserved for the frame whose first bit is being handled.
+    rx_end: Option<u64>,
+    /// Per node, the unicast frames for others it heard while hearing passively and has not
+    /// yet replayed (overheard.rs); `None` for all when every frame is an event.
+    heard: Option<Vec<Overheard>>,
+    /// Scratch space for a replay's MAC outputs.
+    replay_out: Vec<MacOut>,
+    /// Events kept and replayed rather than run from the queue: the run's count of events
+    /// includes them.
+    pub(crate) replayed: u64,
     /// Beyond this distance squared no node senses a frame (the carrier-sense range, with a
     /// margin: the exact test is the power's).
     sense2: f64,
@@ -156,6 +173,11 @@ impl Air {
             txs: vec![],
             tx_free: vec![],
             rx_power: vec![],
+            rx_end_seq: vec![],
+            rx_end: None,
+            heard: Some((0..n).map(|_| Overheard::default()).collect()),
+            replay_out: vec![],
+            replayed: 0,
             sense2: (spec.radio.cs_range() * (1.0 + 1e-6) + 1e-6).powi(2),
             out: vec![],
             stats: vec![NetStats::default(); n],
@@ -172,6 +194,11 @@ impl Air {
             forwards: vec![],
             handed: vec![(0, 0); n],
         }
+    }
+
+    /// Every frame heard is run as events, none kept (a test shows the results are the same).
+    pub(crate) fn hear_eagerly(&mut self) {
+        self.heard = None;
     }
 
     /// Where node `n` is at `t`.
@@ -269,10 +296,22 @@ impl Air {
     #[inline]
     pub(crate) fn handle(&mut self, cx: &mut impl EventLoop, ev: AirEv) -> Option<PacketRef> {
         match ev {
-            AirEv::MacTimer { node, timer, gen } => self.mac_timer(cx, node, timer, gen),
-            AirEv::Rx { node, tx } => self.rx(cx, node, tx),
+            AirEv::MacTimer { node, timer, gen } => {
+                self.catch_up(cx, node);
+                self.mac_timer(cx, node, timer, gen);
+                self.settle(cx, node);
+            }
+            AirEv::Rx { node, tx } => {
+                self.catch_up(cx, node);
+                self.rx(cx, node, tx);
+                self.settle(cx, node);
+            }
             AirEv::Free { tx } => self.free_tx(tx),
-            AirEv::LlDown { node, payload, ra } => self.ll_down(cx, node, payload, ra),
+            AirEv::LlDown { node, payload, ra } => {
+                self.catch_up(cx, node);
+                self.ll_down(cx, node, payload, ra);
+                self.settle(cx, node);
+            }
             AirEv::LlUp { node, payload } => return self.ll_up(cx, node, payload),
             AirEv::RtrOut { node, payload, next } => self.arp_resolve(cx, node, next, payload),
             AirEv::AodvTimer { node, what } => self.aodv_timer(cx, node, what),
@@ -471,11 +510,70 @@ impl Air {
     #[inline]
     fn rx(&mut self, cx: &mut impl EventLoop, n: u32, tx: u32) {
         let t = self.txs[tx as usize].as_ref().expect("a transmission on the air");
-        let power = self.rx_power[tx as usize * self.movers.len() + n as usize];
+        let at = tx as usize * self.movers.len() + n as usize;
+        let power = self.rx_power[at];
         let decodable = power >= self.radio.rx_threshold;
         let frame = t.frame;
+        self.rx_end = Some(self.rx_end_seq[at]);
         self.macs[n as usize].rx_start(cx.now(), frame, power, decodable, &mut self.out);
         self.pending_mac_outs(cx, n);
+        self.rx_end = None;
+    }
+
+    /// Before node `n`'s event: the frames it kept whose events come before this one, replayed
+    /// (overheard.rs).
+    #[inline]
+    fn catch_up(&mut self, cx: &impl EventLoop, n: u32) {
+        if let Some(heard) = &mut self.heard {
+            let h = &mut heard[n as usize];
+            if !h.is_empty() {
+                let mac = &mut self.macs[n as usize];
+                self.replayed += h.replay(mac, self.radio.rx_threshold, cx.key(), &mut self.replay_out);
+            }
+        }
+    }
+
+    /// After node `n`'s event: if it no longer hears passively, what it kept goes to the
+    /// queue, each event in the place it reserved.
+    #[inline]
+    fn settle(&mut self, cx: &mut impl EventLoop, n: u32) {
+        let Some(heard) = &mut self.heard else { return };
+        let h = &mut heard[n as usize];
+        if h.is_empty() || self.macs[n as usize].hears_passively() {
+            return;
+        }
+        for p in h.drain() {
+            match p {
+                Pending::FirstBit { at, seq, tx } => cx.schedule_reserved(at, seq, AirEv::Rx { node: n, tx }),
+                Pending::End { at, seq, gen } => {
+                    cx.schedule_reserved(at, seq, AirEv::MacTimer { node: n, timer: TimerKind::Rx, gen })
+                }
+            }
+        }
+    }
+
+    /// At the run's end (or where it stopped): the kept events before `bound` (the first event
+    /// not run), replayed, so that every station's state and the count of events are what
+    /// running them all from the queue gives.
+    pub(crate) fn finish(&mut self, bound: u128) {
+        if let Some(heard) = &mut self.heard {
+            for (h, mac) in heard.iter_mut().zip(&mut self.macs) {
+                self.replayed += h.replay(mac, self.radio.rx_threshold, bound, &mut self.replay_out);
+            }
+        }
+    }
+
+    /// Schedules node `n`'s MAC timer; a reception's end in the place reserved for it when its
+    /// frame was sent.
+    #[inline]
+    fn arm(&mut self, cx: &mut impl EventLoop, n: u32, timer: TimerKind, at: Time, gen: u32) {
+        let ev = AirEv::MacTimer { node: n, timer, gen };
+        if timer == TimerKind::Rx {
+            let seq = self.rx_end.take().expect("an Rx timer starts at a frame's first bit");
+            cx.schedule_reserved(at, seq, ev);
+        } else {
+            cx.schedule(at, ev);
+        }
     }
 
     /// Does what node `n`'s MAC asked for in `self.out`. Most of its events (a frame's first
@@ -487,7 +585,7 @@ impl Air {
             [] => {}
             [MacOut::Arm { timer, at, gen }] => {
                 self.out.clear();
-                cx.schedule(at, AirEv::MacTimer { node: n, timer, gen });
+                self.arm(cx, n, timer, at, gen);
             }
             _ => {
                 let out = std::mem::take(&mut self.out);
@@ -505,7 +603,7 @@ impl Air {
     fn mac_outs(&mut self, cx: &mut impl EventLoop, n: u32, mut out: Vec<MacOut>) {
         for o in out.drain(..) {
             match o {
-                MacOut::Arm { timer, at, gen } => cx.schedule(at, AirEv::MacTimer { node: n, timer, gen }),
+                MacOut::Arm { timer, at, gen } => self.arm(cx, n, timer, at, gen),
                 MacOut::Transmit(f) => self.transmit(cx, n, f),
                 MacOut::Up(f) => self.up(cx, n, f),
                 MacOut::Done { payload, outcome, ra } => match outcome {
@@ -558,7 +656,12 @@ impl Air {
         if self.rx_power.len() < base + nodes {
             self.rx_power.resize(base + nodes, 0.0);
         }
+        if self.rx_end_seq.len() < base + nodes {
+            self.rx_end_seq.resize(base + nodes, 0);
+        }
         let mut last = Dur::ZERO;
+        // A unicast frame: only its receiver needs it.
+        let for_one = f.ra != BROADCAST;
         for r in 0..nodes as u32 {
             if r == n {
                 continue;
@@ -576,7 +679,24 @@ impl Air {
             self.rx_power[base + r as usize] = power;
             let delay = self.reach.delay(d);
             last = last.max(delay);
-            cx.schedule(now + delay, AirEv::Rx { node: r, tx: slot });
+            let (first_seq, end_seq) = cx.reserve_rx(delay, f.txtime);
+            self.rx_end_seq[base + r as usize] = end_seq;
+            if let Some(heard) = &mut self.heard {
+                let mac = &mut self.macs[r as usize];
+                // A frame that is not for it, or that it cannot decode, only occupies the
+                // medium of a station hearing passively (overheard.rs).
+                let passing = (for_one && f.ra != r) || power < self.radio.rx_threshold;
+                if passing && mac.hears_passively() {
+                    let h = &mut heard[r as usize];
+                    h.keep(Heard { key: overheard::key(now + delay, first_seq), end_seq, frame: f, power });
+                    // A station that hears for long keeps its list short: what is past, replayed.
+                    if h.len() > KEEP_BEFORE_REPLAY {
+                        self.replayed += h.replay(mac, self.radio.rx_threshold, cx.key(), &mut self.replay_out);
+                    }
+                    continue;
+                }
+            }
+            cx.schedule_reserved(now + delay, first_seq, AirEv::Rx { node: r, tx: slot });
         }
         // Kept until every receiver is through with it: a nanosecond after the last one's
         // reception ends.
