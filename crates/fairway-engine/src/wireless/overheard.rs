@@ -54,7 +54,10 @@ struct End {
 /// What a station keeps, each list in key order.
 #[derive(Debug, Default)]
 pub(crate) struct Overheard {
-    first_bits: VecDeque<Heard>,
+    /// From `head` on: the first bits not yet replayed (a vector read from the front and
+    /// emptied when read through: cheaper than a ring for the one-way traffic it carries).
+    first_bits: Vec<Heard>,
+    head: usize,
     ends: VecDeque<End>,
 }
 
@@ -78,15 +81,33 @@ fn insert_sorted<T>(list: &mut VecDeque<T>, x: T, key: impl Fn(&T) -> u128) {
 
 impl Overheard {
     pub(crate) fn is_empty(&self) -> bool {
-        self.first_bits.is_empty() && self.ends.is_empty()
+        self.head == self.first_bits.len() && self.ends.is_empty()
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.first_bits.len() + self.ends.len()
+        self.first_bits.len() - self.head + self.ends.len()
     }
 
     pub(crate) fn keep(&mut self, h: Heard) {
-        insert_sorted(&mut self.first_bits, h, |x| x.key);
+        let mut i = self.first_bits.len();
+        while i > self.head && self.first_bits[i - 1].key > h.key {
+            i -= 1;
+        }
+        self.first_bits.insert(i, h);
+    }
+
+    fn next_first_bit(&self) -> Option<&Heard> {
+        self.first_bits.get(self.head)
+    }
+
+    fn take_first_bit(&mut self) -> Heard {
+        let h = self.first_bits[self.head];
+        self.head += 1;
+        if self.head == self.first_bits.len() {
+            self.first_bits.clear();
+            self.head = 0;
+        }
+        h
     }
 
     /// Runs on `mac` the kept events whose keys are below `bound`, in key order, as the queue
@@ -95,17 +116,17 @@ impl Overheard {
     pub(crate) fn replay(&mut self, mac: &mut Mac, rx_threshold: f64, bound: u128, out: &mut Vec<MacOut>) -> u64 {
         let mut ran = 0;
         loop {
-            let first = self.first_bits.front().map_or(u128::MAX, |h| h.key);
+            let first = self.next_first_bit().map_or(u128::MAX, |h| h.key);
             let end = self.ends.front().map_or(u128::MAX, |e| e.key);
             if first.min(end) >= bound {
                 return ran;
             }
             if first < end {
-                let h = self.first_bits.pop_front().expect("a first bit");
+                let h = self.take_first_bit();
                 let now = time_of(h.key);
                 // Mostly a frame is heard whole before anything else: both its events at once.
                 let end_key = key(now + h.frame.txtime, h.end_seq);
-                let next = self.first_bits.front().map_or(u128::MAX, |h| h.key);
+                let next = self.next_first_bit().map_or(u128::MAX, |h| h.key);
                 if end_key < bound && end_key < next && end_key < end && mac.receiver_idle() {
                     mac.hear_whole(now, h.frame, h.power, h.power >= rx_threshold);
                     ran += 2;
@@ -132,7 +153,8 @@ impl Overheard {
 
     /// Empties the lists into events for the queue, in key order within each.
     pub(crate) fn drain(&mut self) -> impl Iterator<Item = Pending> + '_ {
-        let firsts = self.first_bits.drain(..).map(|h| Pending::FirstBit {
+        let head = std::mem::take(&mut self.head);
+        let firsts = self.first_bits.drain(..).skip(head).map(|h| Pending::FirstBit {
             at: time_of(h.key),
             seq: h.key as u64,
             tx: h.frame.tx,
