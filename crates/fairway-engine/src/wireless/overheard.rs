@@ -54,8 +54,8 @@ struct End {
 /// What a station keeps, each list in key order.
 #[derive(Debug, Default)]
 pub(crate) struct Overheard {
-    /// From `head` on: the first bits not yet replayed (a vector read from the front and
-    /// emptied when read through: cheaper than a ring for the one-way traffic it carries).
+    /// From `head` on: the first bits not yet replayed (a vector read from the front, emptied
+    /// when read through or cut when half read: cheaper than a ring for its one-way traffic).
     first_bits: Vec<Heard>,
     head: usize,
     ends: VecDeque<End>,
@@ -105,6 +105,11 @@ impl Overheard {
         self.head += 1;
         if self.head == self.first_bits.len() {
             self.first_bits.clear();
+            self.head = 0;
+        } else if self.head >= 32 && self.head * 2 >= self.first_bits.len() {
+            // A station that always has a frame on its way is never read through: drop what
+            // was read once it is half the vector.
+            self.first_bits.drain(..self.head);
             self.head = 0;
         }
         h
