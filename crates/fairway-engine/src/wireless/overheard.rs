@@ -219,6 +219,26 @@ mod tests {
         assert!(h.is_empty() && mac.hears_passively());
     }
 
+    /// A station that always has a frame on its way is never read through: what it has replayed
+    /// is still let go.
+    #[test]
+    fn a_list_never_read_through_stays_short() {
+        let mut mac = Mac::new(0, 3, MacParams::default(), 10.0, Rng::stream(1, "overheard"));
+        let mut h = Overheard::default();
+        let mut out = vec![];
+        let mut ran = 0;
+        let heard =
+            |i: u64| Heard { key: key(us(100 * i), 2 * i), end_seq: 2 * i + 1, frame: frame(1, 2, 50, 0), power: 1e-9 };
+        h.keep(heard(1));
+        for i in 1..=10_000u64 {
+            // The next frame is on its way when this one is replayed, up to its first bit.
+            h.keep(heard(i + 1));
+            ran += h.replay(&mut mac, 1e-10, key(us(100 * i), 2 * i + 1), &mut out);
+            assert!(h.first_bits.len() <= 64, "{} kept after {i} frames", h.first_bits.len());
+        }
+        assert!(ran >= 2 * 9_999 - 1, "{ran} events replayed");
+    }
+
     /// A first bit not yet reached, handed back: the queue gets it with its reserved number and
     /// its transmission slot.
     #[test]
