@@ -86,7 +86,7 @@ def main():
         raise SystemExit("`ns` is not on PATH (apt-get install ns2)")
     pauses = [int(p) for p in a.pauses.split(",")]
     tmp = tempfile.mkdtemp(prefix="table5-")
-    exe = a.fairway or bench.build_fairway(tmp)
+    exe = a.fairway or bench.build_fairway(tmp)[0]
     rows = []
     per_seed = []
     for pause in pauses:

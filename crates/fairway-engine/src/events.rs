@@ -44,6 +44,13 @@ const LATE_ABOVE: usize = 64;
 /// Pops between two looks at the density of events.
 const TUNE_EVERY: u64 = 1 << 14;
 
+/// An event's key: its time in ns above its insertion number (with ns-2's clock, the low word of
+/// [`crate::ns2_clock::tie`]); events come out in key order.
+#[inline]
+pub fn key(time: Time, seq: u64) -> u128 {
+    (time.0 as u128) << 64 | seq as u128
+}
+
 #[derive(Clone, Copy)]
 struct Entry<E> {
     /// (time in ns) << 64 | insertion counter.
@@ -193,8 +200,7 @@ impl<E: Copy + Default> EventQueue<E> {
     /// anything later than it is popped.
     #[inline]
     pub fn push_reserved(&mut self, time: Time, seq: u64, ev: E) {
-        let t = time.0.max(self.last);
-        let e = Entry { key: (t as u128) << 64 | seq as u128, ev };
+        let e = Entry { key: key(Time(time.0.max(self.last)), seq), ev };
         self.len += 1;
         self.place(e);
     }

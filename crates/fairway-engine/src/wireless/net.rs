@@ -93,8 +93,9 @@ pub(crate) struct Air {
     rx_end_seq: Vec<u64>,
     /// The reception's end reserved for the frame whose first bit is being handled.
     rx_end: Option<u64>,
-    /// Per node, the unicast frames for others it heard while hearing passively and has not
-    /// yet replayed (overheard.rs); `None` for all when every frame is an event.
+    /// Per node, the frames it need not decode (unicast frames for others, frames too weak to
+    /// decode) that it heard while hearing passively and has not yet replayed (overheard.rs);
+    /// `None` when every frame heard is run as events.
     heard: Option<Vec<Overheard>>,
     /// Scratch space for a replay's MAC outputs.
     replay_out: Vec<MacOut>,

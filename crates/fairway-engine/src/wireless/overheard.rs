@@ -7,11 +7,11 @@
 //! backoff counting or paused ([`Mac::hears_passively`]), such a frame changes nothing but the
 //! MAC's receiver state, its Rx timer and its NAV: no counter (the MAC counts only decodable
 //! frames from or for the station, and broadcasts), no random draw, no output but the Rx timer
-//! itself. Nothing outside the station reads that state, so its events
-//! can wait until something does: the station's own next event (a timer, a frame it must
-//! decode, a packet from its link layer), which first replays the kept frames whose events come
-//! before it, in the order the event queue would have run them. That order is exact because
-//! both events of a frame take their insertion numbers when the frame is sent
+//! itself. Nothing outside the station reads that state, so its events can wait until something
+//! does: the station's own next event (a timer, a frame it must decode, a packet from its link
+//! layer), which first replays the kept frames whose events come before it, in the order the
+//! event queue would have run them. That order is exact because both events of a frame take
+//! their insertion numbers when the frame is sent
 //! ([`EventLoop::reserve_rx`](super::event_loop::EventLoop::reserve_rx)), kept or not: a kept
 //! event's key is the key it would have had in the queue. When a station stops hearing
 //! passively (it starts a backoff), what it still keeps goes into the queue with those keys.
@@ -20,12 +20,9 @@ use std::collections::VecDeque;
 
 use fairway_core::Time;
 
-use super::mac::{Frame, Mac, MacOut, TimerKind};
+pub(crate) use crate::events::key;
 
-/// An event's key in the loop's queue: its time above its insertion number.
-pub(crate) fn key(at: Time, seq: u64) -> u128 {
-    (at.0 as u128) << 64 | seq as u128
-}
+use super::mac::{Frame, Mac, MacOut, TimerKind};
 
 fn time_of(key: u128) -> Time {
     Time((key >> 64) as u64)
