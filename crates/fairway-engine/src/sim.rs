@@ -336,7 +336,7 @@ impl<'a> Sim<'a> {
         if let Some(air) = &mut self.air {
             // What wireless stations kept and would have run before the end (overheard.rs): the
             // end itself, or the event left undone where the run was stopped.
-            let bound = if complete { (self.end.0 as u128) << 64 } else { self.q.last_key() };
+            let bound = if complete { crate::events::key(self.end, 0) } else { self.q.last_key() };
             air.finish(bound);
             self.events += air.replayed;
         }

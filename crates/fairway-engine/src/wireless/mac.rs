@@ -250,19 +250,17 @@ impl Mac {
     /// `rx_start` at `start` and the Rx timer's event at its end do, at once (the Rx timer
     /// started and fired, the NAV set at the end: for the frame's duration, or an EIFS if it
     /// could not be decoded; nothing if this station was sending).
-    pub fn hear_whole(&mut self, start: Time, f: Frame, power: f64, decodable: bool) {
-        debug_assert!(self.rx_state == RxState::Idle && self.hears_passively() && power > 0.0);
+    pub fn hear_whole(&mut self, start: Time, f: Frame, decodable: bool) {
+        debug_assert!(self.rx_state == RxState::Idle && self.hears_passively());
         let error = !decodable || self.tx_active;
         let timer = &mut self.timers[TimerKind::Rx as usize];
         let (end, gen) = timer.start(start, f.txtime);
         timer.fire(gen);
         if !self.tx_active {
-            // `received`: a decodable frame kept is a unicast frame for another station.
+            // `received`: a decodable frame kept is a unicast frame for another station. No
+            // backoff waits on the NAV (`arm_nav` would do nothing).
             debug_assert!(error || (f.ra != self.me && f.ra != BROADCAST));
-            let d = whole_us(if error { self.eifs } else { f.duration });
-            if end + d > self.nav {
-                self.nav = end + d;
-            }
+            self.extend_nav(end, if error { self.eifs } else { f.duration });
         }
     }
 
@@ -327,11 +325,19 @@ impl Mac {
 
     /// IEEE 802.11 §9.2.5.4: the NAV only grows.
     fn set_nav(&mut self, now: Time, d: Dur, out: &mut Vec<MacOut>) {
-        let d = whole_us(d);
-        if now + d > self.nav {
-            self.nav = now + d;
+        if self.extend_nav(now, d) {
             self.arm_nav(now, out);
         }
+    }
+
+    /// The NAV to `now + d` (whole µs) if that is later; whether it was.
+    fn extend_nav(&mut self, now: Time, d: Dur) -> bool {
+        let until = now + whole_us(d);
+        let later = until > self.nav;
+        if later {
+            self.nav = until;
+        }
+        later
     }
 
     /// The NAV's expiry matters only to a paused backoff, which it may resume (ns-2's

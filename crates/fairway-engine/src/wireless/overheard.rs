@@ -130,7 +130,7 @@ impl Overheard {
                 let end_key = key(now + h.frame.txtime, h.end_seq);
                 let next = self.next_first_bit().map_or(u128::MAX, |h| h.key);
                 if end_key < bound && end_key < next && end_key < end && mac.receiver_idle() {
-                    mac.hear_whole(now, h.frame, h.power, h.power >= rx_threshold);
+                    mac.hear_whole(now, h.frame, h.power >= rx_threshold);
                     ran += 2;
                     continue;
                 }
