@@ -262,6 +262,10 @@ enum Cmd {
         /// The namespaces are fw-NAME-a and fw-NAME-b.
         #[arg(long, default_value = "tb")]
         name: String,
+        /// Override the scenario's seed (both sides: the simulation's streams and the drawn
+        /// start times the live flows keep too).
+        #[arg(long)]
+        seed: Option<u64>,
     },
     /// A protocol's closed-form model, tabulated and plotted.
     Model {
@@ -465,8 +469,8 @@ fn main() -> ExitCode {
         Cmd::Emulate { file, link, duration, name, out } => {
             emulate::emulate(&file, link.as_deref(), duration.as_deref(), &name, out.as_deref())
         }
-        Cmd::Testbed { file, out, duration, link, name } => {
-            testbed::testbed(&file, out.as_deref(), duration.as_deref(), link.as_deref(), &name)
+        Cmd::Testbed { file, out, duration, link, name, seed } => {
+            testbed::testbed(&file, out.as_deref(), duration.as_deref(), link.as_deref(), &name, seed)
         }
         Cmd::Send { file, flow, to, bind, out, key } => live::send(&file, &flow, to, bind, out.as_deref(), &key),
         Cmd::Recv { file, flow, listen, out, duration, hide_losses, key } => {

@@ -192,9 +192,13 @@ pub fn testbed(
     duration: Option<&str>,
     link: Option<&str>,
     name: &str,
+    seed: Option<u64>,
 ) -> Result<(), Failure> {
     emulated::check_name(name)?;
     let mut sc = load(file)?;
+    if let Some(s) = seed {
+        sc.seed = s;
+    }
     let out = &out.map_or_else(|| Path::new("out").join(format!("{}-testbed", sc.name)), Path::to_path_buf);
     if let Some(d) = duration {
         sc.duration = Dur::parse(d).map_err(|e| Failure::Input(format!("--duration {d}: {e}")))?;

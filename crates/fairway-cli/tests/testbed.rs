@@ -23,16 +23,23 @@ static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// Runs `fairway testbed FILE --duration D` in namespaces named after `tag` and this process;
 /// its folder, and what it printed. The namespaces are gone when it returns.
 fn testbed(file: &str, duration: &str, tag: &str) -> (PathBuf, String) {
+    testbed_at(file, duration, tag, None)
+}
+
+/// The same, with `--seed` when given.
+fn testbed_at(file: &str, duration: &str, tag: &str, seed: Option<u64>) -> (PathBuf, String) {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let out = std::env::temp_dir().join(format!("fairway-testbed-{tag}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&out);
     let name = format!("{tag}{}", std::process::id() % 100_000);
-    let o = Command::new(env!("CARGO_BIN_EXE_fairway"))
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fairway"));
+    cmd.current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
         .args(["testbed", file, "--duration", duration, "--name", &name, "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
+        .arg(&out);
+    if let Some(s) = seed {
+        cmd.args(["--seed", &s.to_string()]);
+    }
+    let o = cmd.output().unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
     assert!(!Path::new("/run/netns").join(format!("fw-{name}-a")).exists(), "the namespaces are gone");
@@ -231,110 +238,142 @@ fn tcp_flows_run_linux_s_congestion_control_of_their_cc() {
 }
 
 /// Linux's TCP against fairway's "as Linux would" (`options = "linux"`), issue 34 item 6: on a
-/// two-flow dumbbell of 10 Mb/s, each flow's throughput as the mean of three live runs within 15%
-/// of the simulated one. Prints each run's numbers, and the bottleneck's mean wait in each.
-fn live_agrees_with_its_simulation(file: &str, tag: &str) {
-    live_agrees_in_runs(file, tag, 3);
-}
-
-/// The same over `runs` live runs (at least 3), for a scenario whose runs spread widely.
-fn live_agrees_in_runs(file: &str, tag: &str, runs: usize) {
+/// dumbbell of 10 Mb/s, each flow's mean throughput over `runs` live runs within 15% of its
+/// mean over `SIM_SEEDS` simulated ones. The scenarios draw each flow's start from a 10 ms
+/// window, so a seed is a phase: which flow's packets meet a full queue, and so the split
+/// between flows, is decided by timing in both (a phase's split moves a flow's share by up to
+/// 12%, the live runs' by about as much), and one simulated phase against live runs would
+/// compare one draw with a mean. Live run k takes seed k (its flows start at the times the
+/// simulation of seed k draws). Prints each flow's means and spreads, and the bottleneck's
+/// mean wait.
+fn live_agrees_in_runs(file: &str, tag: &str, runs: u64) {
     if !netns::can_run() {
         return;
     }
     const BAND: f64 = 0.15;
-    let mut sim: Vec<(String, f64)> = vec![];
-    let mut live: Vec<Vec<f64>> = vec![];
+    const SIM_SEEDS: u64 = 30;
+    let throughputs = |summary: &Value| -> Vec<(String, f64)> {
+        summary["flows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| (f["name"].as_str().unwrap().to_string(), f["throughput_bps"].as_f64().unwrap()))
+            .collect()
+    };
+    let wait_of = |summary: &Value| -> f64 {
+        summary["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["name"] == "r1->r2")
+            .and_then(|l| l["mean_sojourn_s"].as_f64())
+            .unwrap_or(f64::NAN)
+    };
+    // The simulations: seeds 1 to SIM_SEEDS.
+    let reps = std::env::temp_dir().join(format!("fairway-testbed-{tag}-sims-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&reps);
+    let o = Command::new(env!("CARGO_BIN_EXE_fairway"))
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .args(["run", file, "-q", "--seed", "1", "--reps", &SIM_SEEDS.to_string(), "--out"])
+        .arg(&reps)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // A replication's folder is `<index>_seed=<seed>`.
+    let sim_of = |seed: u64| {
+        let tail = format!("_seed={seed}");
+        let dir = fs::read_dir(&reps)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.file_name().unwrap().to_string_lossy().ends_with(&tail));
+        json(&dir.unwrap_or_else(|| panic!("no folder for seed {seed} in {}", reps.display())).join("summary.json"))
+    };
+    let sims: Vec<Value> = (1..=SIM_SEEDS).map(sim_of).collect();
+    let names: Vec<String> = throughputs(&sims[0]).into_iter().map(|(n, _)| n).collect();
+    let column = |rows: &[Vec<(String, f64)>], i: usize| rows.iter().map(|r| r[i].1).collect::<Vec<f64>>();
+    let sim: Vec<Vec<(String, f64)>> = sims.iter().map(throughputs).collect();
+    let sim_wait = sims.iter().map(wait_of).sum::<f64>() / sims.len() as f64;
+    let mut live: Vec<Vec<(String, f64)>> = vec![];
     let mut waits: Vec<f64> = vec![];
-    let mut sim_wait = 0.0;
-    for run in 0..runs {
-        let (out, _) = testbed(file, "20s", tag);
-        let wait_of = |d: &str| -> f64 {
-            json(&out.join(d).join("summary.json"))["links"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|l| l["name"] == "r1->r2")
-                .and_then(|l| l["mean_sojourn_s"].as_f64())
-                .unwrap_or(f64::NAN)
-        };
-        sim_wait = wait_of("simulated");
-        waits.push(wait_of("live"));
-        let flows = |d: &str| -> Vec<(String, f64)> {
-            json(&out.join(d).join("summary.json"))["flows"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|f| (f["name"].as_str().unwrap().to_string(), f["throughput_bps"].as_f64().unwrap()))
-                .collect()
-        };
-        let (s, l) = (flows("simulated"), flows("live"));
-        if run == 0 {
-            sim = s.clone();
-            live = vec![vec![]; s.len()];
-        }
-        assert_eq!(s, sim, "the simulation is the same every run");
-        for (i, (_, b)) in l.iter().enumerate() {
-            live[i].push(*b);
-        }
-        eprintln!("{file} run {}: live {:?}", run + 1, l);
+    for seed in 1..=runs {
+        let (out, _) = testbed_at(file, "20s", tag, Some(seed));
+        // The testbed's own simulation is the run's at that seed: --seed reaches it.
+        let simulated = json(&out.join("simulated/summary.json"));
+        assert_eq!(throughputs(&simulated), sim[seed as usize - 1], "seed {seed}: the testbed simulates `run --seed`");
+        let l = json(&out.join("live/summary.json"));
+        waits.push(wait_of(&l));
+        eprintln!("{file} seed {seed}: simulated {:?}, live {:?}", sim[seed as usize - 1], throughputs(&l));
+        live.push(throughputs(&l));
         let _ = fs::remove_dir_all(&out);
     }
+    let _ = fs::remove_dir_all(&reps);
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let sd = |v: &[f64]| (v.iter().map(|x| (x - mean(v)).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt();
     let mut off = vec![];
-    for ((name, s), l) in sim.iter().zip(&live) {
-        let mean = l.iter().sum::<f64>() / l.len() as f64;
-        let sd = (l.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (l.len() - 1) as f64).sqrt();
+    for (i, name) in names.iter().enumerate() {
+        assert!(live.iter().all(|r| &r[i].0 == name), "the live flows are the simulated ones");
+        let (s, l) = (column(&sim, i), column(&live, i));
+        let (ms, ml) = (mean(&s), mean(&l));
         eprintln!(
-            "{name}: simulated {:.2} Mb/s, live mean {:.2} ({:+.1}%), a run's sd {:.2}",
-            s / 1e6,
-            mean / 1e6,
-            (mean / s - 1.0) * 100.0,
-            sd / 1e6
+            "{name}: simulated {:.2} Mb/s (sd {:.2} over {} seeds), live {:.2} (sd {:.2} over {}): {:+.1}%",
+            ms / 1e6,
+            sd(&s) / 1e6,
+            s.len(),
+            ml / 1e6,
+            sd(&l) / 1e6,
+            l.len(),
+            (ml / ms - 1.0) * 100.0
         );
-        if (mean - s).abs() > BAND * s {
-            off.push(format!("{name}: live {:.2} Mb/s against simulated {:.2}", mean / 1e6, s / 1e6));
+        if (ml - ms).abs() > BAND * ms {
+            off.push(format!("{name}: live {:.2} Mb/s against simulated {:.2}", ml / 1e6, ms / 1e6));
         }
     }
-    let live_wait = waits.iter().sum::<f64>() / waits.len() as f64;
     eprintln!(
         "r1->r2 mean wait: simulated {:.2} ms, live {:?} ms, mean {:.2} ({:+.1}%)",
         sim_wait * 1e3,
         waits.iter().map(|w| (w * 1e5).round() / 1e2).collect::<Vec<_>>(),
-        live_wait * 1e3,
-        (live_wait / sim_wait - 1.0) * 100.0
+        mean(&waits) * 1e3,
+        (mean(&waits) / sim_wait - 1.0) * 100.0
     );
     assert!(off.is_empty(), "{file}: outside 15%: {}", off.join("; "));
 }
 
-/// 2026-11-27: simulated 5.15 / 5.03 Mb/s, live means 4.90 / 5.30 (-4.9%, +5.4%); with other
-/// builds running on the machine the later flow's live mean came to +14.7%.
+/// 2026-11-28: simulated 5.18 / 4.98 Mb/s (sd 0.18, 0.20 over 30 seeds), live 4.87 / 5.33
+/// (sd 0.37, 0.40 over 3 runs): -6.0%, +6.9%. (2026-11-27, one simulated phase against three
+/// live runs: -4.9%, +5.4%; with other builds running on the machine +14.7%.)
 #[test]
 fn two_bbr_flows_live_agree_with_their_simulation() {
-    live_agrees_with_its_simulation("scenarios/validation/testbed-bbr.toml", "tbb");
+    live_agrees_in_runs("scenarios/validation/testbed-bbr.toml", "tbb", 3);
 }
 
-/// Two CUBIC flows spread widely from run to run: on 2026-11-27 the later flow's live runs gave
-/// 2.69, 3.52, 3.53, 3.53, 3.58, 3.03, 2.81 Mb/s and a mean of 2.77 over three more (about 3.1
-/// over all ten, sd 0.39, 12%), the simulation 2.88 (the earlier flow 7.21, live 6.5-7.4); a
-/// mean of three runs then has a 7% standard error, and a CI run's came to 3.38 (+17%). Nine
-/// runs bring it near 4%: their first set, 3.02 (+4.8%, sd 0.31).
+/// Two CUBIC flows spread widely from run to run, in both: the later flow's share falls in two
+/// groups, near 2.9 and near 3.4-3.5 Mb/s, live (2026-11-27: 2.69 to 3.58 over ten runs, sd
+/// 0.39) and simulated (30 seeds: sd 0.38), so the mean of three live runs has a 7% standard
+/// error; nine bring it near 4%. 2026-11-28: simulated 7.25 / 2.84 Mb/s, live over 9 runs 7.02
+/// / 3.08 (-3.1%, +8.4%).
 #[test]
 fn two_cubic_flows_live_agree_with_their_simulation() {
     live_agrees_in_runs("scenarios/validation/testbed-cubic.toml", "tbc", 9);
 }
 
 /// Four CUBIC flows through CoDel: the second referee where ns-3.37's TcpCubic collapses
-/// (validation/ns3/README.md, "tcp"). 2026-11-27, three sets of three runs: per flow -8.6% to
-/// +7.5%; the live mean wait 9.74-11.52 ms a run against 11.89 simulated (-3% to -18%, not
-/// explained, so not checked), far from ns-3's collapsed 88-216 ms; no timeouts in either.
+/// (validation/ns3/README.md, "tcp"). A flow's share spreads by 6-13% (sd) from run to run and
+/// from phase to phase, and the first flow's is larger simulated than live: on one phase (the
+/// nominal starts) 2.77 Mb/s against a live mean of 2.36 over three runs in a CI run of
+/// 2026-11-28 (-15.0%, which failed it), over 10 phases 2.73 against 2.51 over 12 live runs
+/// (-8%; the simulated first flow gains in its first 2 s, 4.1 Mb/s there against 3.3 live,
+/// leaving slow start at 91 packets where Linux leaves at 59: HyStart, docs/semantics.md,
+/// quick ACKs). Hence nine live runs and 30 phases: 2026-11-28, per flow -3.2%, +7.2%, -1.8%,
+/// -1.9%. The mean wait, 9.0-12.0 ms a live run against 11.7 simulated, is not explained, so
+/// not checked; it is far from ns-3's collapsed 88-216 ms, and neither times out.
 #[test]
 fn four_cubic_flows_through_codel_live_agree_with_their_simulation() {
-    live_agrees_with_its_simulation("scenarios/validation/testbed-cubic-codel.toml", "tbq");
+    live_agrees_in_runs("scenarios/validation/testbed-cubic-codel.toml", "tbq", 9);
 }
 
 /// CUBIC beside BBR: docs/semantics.md, "TCP's modern options" (quick ACKs) and "BBR".
 #[test]
 #[ignore = "CUBIC beside BBR, 2026-11-27: simulated 2.40 / 7.85 Mb/s against live 3.17-3.36 / 6.90-7.06 (three runs before, one after BBR's recovery window came from the scoreboard: 2.29 / 7.96 before). With Linux's quick ACKs as well (`quick_ack = true` on both flows) the simulation gives 3.05 / 7.17 and this passed live, but quick ACKs in the linux set moved testbed-cubic and testbed-cubic-codel out of 15%, so they are not in it yet"]
 fn cubic_beside_bbr_live_agrees_with_its_simulation() {
-    live_agrees_with_its_simulation("scenarios/validation/testbed-cc.toml", "tbx");
+    live_agrees_in_runs("scenarios/validation/testbed-cc.toml", "tbx", 3);
 }
