@@ -220,20 +220,58 @@ pub fn stack(plots: &[Plot<'_>], width: u32) -> String {
 /// are written, so equal input gives equal bytes.
 struct N(f64);
 
+impl N {
+    /// The value in hundredths, as written: clamped to the drawing's limits, rounded.
+    fn cents(&self) -> i64 {
+        let v = if self.0.is_finite() { self.0.clamp(-COORD_LIMIT, COORD_LIMIT) } else { 0.0 };
+        (v * 100.0).round() as i64
+    }
+
+    /// Its text in `buf`: distinct hundredths give distinct texts.
+    fn text<'b>(&self, buf: &'b mut [u8; 24]) -> &'b str {
+        let r = self.cents();
+        let mut a = r.unsigned_abs();
+        let mut i = buf.len();
+        let mut put = |b: u8, i: &mut usize| {
+            *i -= 1;
+            buf[*i] = b;
+        };
+        match a % 100 {
+            0 => {}
+            d if d % 10 == 0 => {
+                put(b'0' + (d / 10) as u8, &mut i);
+                put(b'.', &mut i);
+            }
+            d => {
+                put(b'0' + (d % 10) as u8, &mut i);
+                put(b'0' + (d / 10) as u8, &mut i);
+                put(b'.', &mut i);
+            }
+        }
+        a /= 100;
+        loop {
+            put(b'0' + (a % 10) as u8, &mut i);
+            a /= 10;
+            if a == 0 {
+                break;
+            }
+        }
+        if r < 0 {
+            put(b'-', &mut i);
+        }
+        std::str::from_utf8(&buf[i..]).expect("ASCII digits")
+    }
+
+    /// Appends its text to `s`: path data is most of a figure's bytes, and this skips the
+    /// formatting machinery.
+    fn push_to(&self, s: &mut String) {
+        s.push_str(self.text(&mut [0; 24]));
+    }
+}
+
 impl fmt::Display for N {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let v = if self.0.is_finite() { self.0.clamp(-COORD_LIMIT, COORD_LIMIT) } else { 0.0 };
-        let r = (v * 100.0).round() as i64;
-        let a = r.unsigned_abs();
-        if r < 0 {
-            f.write_str("-")?;
-        }
-        write!(f, "{}", a / 100)?;
-        match a % 100 {
-            0 => Ok(()),
-            d if d % 10 == 0 => write!(f, ".{}", d / 10),
-            d => write!(f, ".{d:02}"),
-        }
+        f.write_str(self.text(&mut [0; 24]))
     }
 }
 
@@ -539,26 +577,43 @@ fn pixel_points(points: &[(f64, f64)], m: &Map) -> Vec<(f64, f64)> {
 fn path_data(pts: &[(f64, f64)], style: Style) -> String {
     let mut d = String::with_capacity(pts.len() * 14);
     let single = pts.len() == 1;
+    let xy = |d: &mut String, lead: &str, x: f64, y: f64| {
+        d.push_str(lead);
+        N(x).push_to(d);
+        d.push(' ');
+        N(y).push_to(d);
+    };
     for (k, &(x, y)) in pts.iter().enumerate() {
-        let _ = match style {
+        match style {
             // An open diamond, 4.5 px from the centre to each corner.
-            Style::Markers => write!(d, "M{} {}l4.5 4.5l-4.5 4.5l-4.5 -4.5z", N(x), N(y - 4.5)),
-            _ if single => write!(d, "M{} {}h0", N(x), N(y)),
-            Style::Points => write!(d, "M{} {}h0", N(x), N(y)),
-            _ if k == 0 => write!(d, "M{} {}", N(x), N(y)),
-            Style::Line | Style::LinePoints | Style::Band if k == 1 => write!(d, "L{} {}", N(x), N(y)),
-            Style::Line | Style::LinePoints | Style::Band => write!(d, " {} {}", N(x), N(y)),
-            Style::Step => {
-                let (px, py) = pts[k - 1];
-                if N(x).to_string() != N(px).to_string() {
-                    let _ = write!(d, "H{}", N(x));
-                }
-                if N(y).to_string() != N(py).to_string() {
-                    let _ = write!(d, "V{}", N(y));
-                }
-                Ok(())
+            Style::Markers => {
+                xy(&mut d, "M", x, y - 4.5);
+                d.push_str("l4.5 4.5l-4.5 4.5l-4.5 -4.5z");
             }
-        };
+            _ if single => {
+                xy(&mut d, "M", x, y);
+                d.push_str("h0");
+            }
+            Style::Points => {
+                xy(&mut d, "M", x, y);
+                d.push_str("h0");
+            }
+            _ if k == 0 => xy(&mut d, "M", x, y),
+            Style::Line | Style::LinePoints | Style::Band if k == 1 => xy(&mut d, "L", x, y),
+            Style::Line | Style::LinePoints | Style::Band => xy(&mut d, " ", x, y),
+            Style::Step => {
+                // A step to a point written the same as the last is left out.
+                let (px, py) = pts[k - 1];
+                if N(x).cents() != N(px).cents() {
+                    d.push('H');
+                    N(x).push_to(&mut d);
+                }
+                if N(y).cents() != N(py).cents() {
+                    d.push('V');
+                    N(y).push_to(&mut d);
+                }
+            }
+        }
     }
     d
 }
@@ -1112,6 +1167,38 @@ mod tests {
         valid(&doc);
         assert!(doc.contains(">TFRC &lt;s=1000&gt; &amp; &quot;RED&quot; &apos;q&apos;</text>"));
         assert!(doc.contains(">a&lt;b &amp; c</text>") && doc.contains(">&lt;y&gt;</text>"));
+    }
+
+    /// Two decimals at most, trailing zeros dropped, never "-0", clamped; NaN as 0.
+    #[test]
+    fn numbers_are_written_one_way() {
+        let cases = [
+            (0.0, "0"),
+            (-0.0, "0"),
+            (-0.004, "0"),
+            (-0.005, "-0.01"),
+            (1.5, "1.5"),
+            (1.25, "1.25"),
+            (-3.07, "-3.07"),
+            (12.999, "13"),
+            (0.1, "0.1"),
+            (0.09, "0.09"),
+            (100.0, "100"),
+            (-1234.5, "-1234.5"),
+            (1e7, "1000000"),
+            (-1e7, "-1000000"),
+            (f64::NAN, "0"),
+            (f64::INFINITY, "0"),
+        ];
+        for (v, text) in cases {
+            assert_eq!(N(v).to_string(), text, "{v}");
+            let mut s = String::from("x");
+            N(v).push_to(&mut s);
+            assert_eq!(s, format!("x{text}"));
+        }
+        // A step to where the last point was written is left out; one a hundredth away is not.
+        let d = path_data(&[(1.0, 2.0), (1.001, 2.0), (1.01, 2.004), (1.01, 3.0)], Style::Step);
+        assert_eq!(d, "M1 2H1.01V3");
     }
 
     #[test]
