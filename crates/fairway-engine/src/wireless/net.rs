@@ -543,9 +543,16 @@ impl Air {
         if h.is_empty() || self.macs[n as usize].hears_passively() {
             return;
         }
+        let nodes = self.movers.len();
         for p in h.drain() {
             match p {
-                Pending::FirstBit { at, seq, tx } => cx.schedule_reserved(at, seq, AirEv::Rx { node: n, tx }),
+                Pending::FirstBit { at, seq, tx, power, end_seq } => {
+                    // The tables a first bit run from the queue reads (`rx`).
+                    let i = tx as usize * nodes + n as usize;
+                    self.rx_power[i] = power;
+                    self.rx_end_seq[i] = end_seq;
+                    cx.schedule_reserved(at, seq, AirEv::Rx { node: n, tx });
+                }
                 Pending::End { at, seq, gen } => {
                     cx.schedule_reserved(at, seq, AirEv::MacTimer { node: n, timer: TimerKind::Rx, gen })
                 }
@@ -677,11 +684,9 @@ impl Air {
             if power < self.radio.cs_threshold {
                 continue;
             }
-            self.rx_power[base + r as usize] = power;
             let delay = self.reach.delay(d);
             last = last.max(delay);
             let (first_seq, end_seq) = cx.reserve_rx(delay, f.txtime);
-            self.rx_end_seq[base + r as usize] = end_seq;
             if let Some(heard) = &mut self.heard {
                 let mac = &mut self.macs[r as usize];
                 // A frame that is not for it, or that it cannot decode, only occupies the
@@ -697,6 +702,8 @@ impl Air {
                     continue;
                 }
             }
+            self.rx_power[base + r as usize] = power;
+            self.rx_end_seq[base + r as usize] = end_seq;
             cx.schedule_reserved(now + delay, first_seq, AirEv::Rx { node: r, tx: slot });
         }
         // Kept until every receiver is through with it: a nanosecond after the last one's

@@ -58,10 +58,11 @@ pub(crate) struct Overheard {
     ends: VecDeque<End>,
 }
 
-/// A kept event handed back to the queue: a first bit (the transmission's slot) or an end.
+/// A kept event handed back to the queue: a first bit (the transmission's slot, the power it
+/// arrives with and its end's insertion number, for the channel's tables) or an end.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Pending {
-    FirstBit { at: Time, seq: u64, tx: u32 },
+    FirstBit { at: Time, seq: u64, tx: u32, power: f64, end_seq: u64 },
     End { at: Time, seq: u64, gen: u32 },
 }
 
@@ -86,6 +87,11 @@ impl Overheard {
     }
 
     pub(crate) fn keep(&mut self, h: Heard) {
+        // Mostly in order: at the end.
+        if self.first_bits.last().is_none_or(|l| l.key <= h.key) {
+            self.first_bits.push(h);
+            return;
+        }
         let mut i = self.first_bits.len();
         while i > self.head && self.first_bits[i - 1].key > h.key {
             i -= 1;
@@ -100,16 +106,19 @@ impl Overheard {
     fn take_first_bit(&mut self) -> Heard {
         let h = self.first_bits[self.head];
         self.head += 1;
+        h
+    }
+
+    /// After a replay: what was read is let go when all of it was, or once it is half the
+    /// vector (a station that always has a frame on its way is never read through).
+    fn let_go_of_read(&mut self) {
         if self.head == self.first_bits.len() {
             self.first_bits.clear();
             self.head = 0;
         } else if self.head >= 32 && self.head * 2 >= self.first_bits.len() {
-            // A station that always has a frame on its way is never read through: drop what
-            // was read once it is half the vector.
             self.first_bits.drain(..self.head);
             self.head = 0;
         }
-        h
     }
 
     /// Runs on `mac` the kept events whose keys are below `bound`, in key order, as the queue
@@ -121,6 +130,7 @@ impl Overheard {
             let first = self.next_first_bit().map_or(u128::MAX, |h| h.key);
             let end = self.ends.front().map_or(u128::MAX, |e| e.key);
             if first.min(end) >= bound {
+                self.let_go_of_read();
                 return ran;
             }
             if first < end {
@@ -160,6 +170,8 @@ impl Overheard {
             at: time_of(h.key),
             seq: h.key as u64,
             tx: h.frame.tx,
+            power: h.power,
+            end_seq: h.end_seq,
         });
         let ends = self.ends.drain(..).map(|e| Pending::End { at: time_of(e.key), seq: e.key as u64, gen: e.gen });
         firsts.chain(ends)
@@ -243,6 +255,6 @@ mod tests {
         let mut h = Overheard::default();
         h.keep(Heard { key: key(us(5), 3), end_seq: 4, frame: frame(1, 2, 100, 7), power: 1e-9 });
         let left: Vec<Pending> = h.drain().collect();
-        assert_eq!(left, vec![Pending::FirstBit { at: us(5), seq: 3, tx: 7 }]);
+        assert_eq!(left, vec![Pending::FirstBit { at: us(5), seq: 3, tx: 7, power: 1e-9, end_seq: 4 }]);
     }
 }
