@@ -670,41 +670,44 @@ impl Air {
         let mut last = Dur::ZERO;
         // A unicast frame: only its receiver needs it.
         let for_one = f.ra != BROADCAST;
-        for r in 0..nodes as u32 {
-            if r == n {
+        // The loop's fields apart, each station's entries side by side.
+        let Air { movers, macs, heard, reach, radio, sense2, rx_power, rx_end_seq, replay_out, replayed, .. } = self;
+        let (rx_power, rx_end_seq) = (&mut rx_power[base..base + nodes], &mut rx_end_seq[base..base + nodes]);
+        let mut heard = heard.as_deref_mut();
+        for (r, (mover, mac)) in movers.iter().zip(macs.iter_mut()).enumerate() {
+            if r == n as usize {
                 continue;
             }
-            let (rx, ry) = self.position(r as usize, now);
+            let (rx, ry) = mover.motion.at(now);
             let d2 = (rx - x) * (rx - x) + (ry - y) * (ry - y);
-            if d2 > self.sense2 {
+            if d2 > *sense2 {
                 continue;
             }
             let d = d2.sqrt();
-            let power = self.reach.power(d);
-            if power < self.radio.cs_threshold {
+            let power = reach.power(d);
+            if power < radio.cs_threshold {
                 continue;
             }
-            let delay = self.reach.delay(d);
+            let delay = reach.delay(d);
             last = last.max(delay);
             let (first_seq, end_seq) = cx.reserve_rx(delay, f.txtime);
-            if let Some(heard) = &mut self.heard {
-                let mac = &mut self.macs[r as usize];
+            if let Some(heard) = heard.as_deref_mut() {
                 // A frame that is not for it, or that it cannot decode, only occupies the
                 // medium of a station hearing passively (overheard.rs).
-                let passing = (for_one && f.ra != r) || power < self.radio.rx_threshold;
+                let passing = (for_one && f.ra != r as u32) || power < radio.rx_threshold;
                 if passing && mac.hears_passively() {
-                    let h = &mut heard[r as usize];
+                    let h = &mut heard[r];
                     h.keep(Heard { key: overheard::key(now + delay, first_seq), end_seq, frame: f, power });
                     // A station that hears for long keeps its list short: what is past, replayed.
                     if h.len() > KEEP_BEFORE_REPLAY {
-                        self.replayed += h.replay(mac, self.radio.rx_threshold, cx.key(), &mut self.replay_out);
+                        *replayed += h.replay(mac, radio.rx_threshold, cx.key(), replay_out);
                     }
                     continue;
                 }
             }
-            self.rx_power[base + r as usize] = power;
-            self.rx_end_seq[base + r as usize] = end_seq;
-            cx.schedule_reserved(now + delay, first_seq, AirEv::Rx { node: r, tx: slot });
+            rx_power[r] = power;
+            rx_end_seq[r] = end_seq;
+            cx.schedule_reserved(now + delay, first_seq, AirEv::Rx { node: r as u32, tx: slot });
         }
         // Kept until every receiver is through with it: a nanosecond after the last one's
         // reception ends.
