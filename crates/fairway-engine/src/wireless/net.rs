@@ -86,10 +86,11 @@ pub(crate) struct Air {
     ctrl_free: Vec<u32>,
     txs: Vec<Option<AirTx>>,
     tx_free: Vec<u32>,
-    /// Per transmission slot and node, the power it arrives with (taken when it is sent).
+    /// Per transmission slot and node, the power it arrives with, for a first bit run from the
+    /// queue (written when it is scheduled: at the sending, or when a kept one goes back).
     rx_power: Vec<f64>,
     /// Per transmission slot and node, the insertion number of the reception's end, reserved
-    /// when the frame is sent (overheard.rs).
+    /// when the frame is sent (overheard.rs); written as `rx_power` is.
     rx_end_seq: Vec<u64>,
     /// The reception's end reserved for the frame whose first bit is being handled.
     rx_end: Option<u64>,
