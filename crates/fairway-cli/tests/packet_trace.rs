@@ -170,6 +170,96 @@ fn tcpdump_reads_the_pcap() {
     let _ = fs::remove_dir_all(&out);
 }
 
+/// A DCCP flow's packets are named by their type, as ns-2 names them (packet.h: DCCP_Request,
+/// DCCP_Response, DCCP_Data, DCCP_Ack, DCCP_DataAck), and the pcap's headers carry that type
+/// (RFC 4340 §5.1) with what it adds: the handshake (§8.1.1) comes first, the client's first
+/// data acknowledges the Response (§8.1.5), and tcpdump reads them so.
+#[test]
+fn dccp_packets_are_named_by_their_type() {
+    let out = tmp("dccp");
+    fs::create_dir_all(&out).unwrap();
+    let file = out.join("dccp.toml");
+    fs::write(
+        &file,
+        r#"name = "dccp-trace"
+duration = "3s"
+[[link]]
+between = ["s", "r1"]
+rate = "10Mb"
+delay = "1ms"
+[[link]]
+between = ["r1", "r2"]
+rate = "1Mb"
+delay = "10ms"
+queue = { kind = "droptail", limit = 15 }
+[[link]]
+between = ["r2", "k"]
+rate = "10Mb"
+delay = "1ms"
+[[flow]]
+name = "ccid2"
+app = "ftp"
+transport = "ccid2"
+from = "s"
+to = "k"
+[monitor]
+links = ["r1->r2"]
+"#,
+    )
+    .unwrap();
+    let res = out.join("res");
+    ok(&fairway(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        res.to_str().unwrap(),
+        "--trace",
+        "packets",
+        "--trace",
+        "pcap",
+        "-q",
+    ]));
+    // The packets leaving s (node 0) and k (node 3), in order of time.
+    let tr = fs::read_to_string(res.join("trace.tr")).unwrap();
+    let names = |node: &str| -> Vec<String> {
+        tr.lines()
+            .filter(|l| l.starts_with("- ") && l.split(' ').nth(2) == Some(node))
+            .map(|l| l.split(' ').nth(4).unwrap().to_string())
+            .collect()
+    };
+    let (from_s, from_k) = (names("0"), names("3"));
+    assert_eq!(from_s.first().map(String::as_str), Some("DCCP_Request"), "{:?}", &from_s[..5]);
+    assert_eq!(from_k.first().map(String::as_str), Some("DCCP_Response"), "{:?}", &from_k[..5]);
+    assert_eq!(from_s.get(1).map(String::as_str), Some("DCCP_DataAck"), "{:?}", &from_s[..5]);
+    assert!(from_s.iter().skip(2).any(|n| n == "DCCP_Data"), "data after the handshake");
+    assert!(from_k.iter().skip(1).all(|n| n == "DCCP_Ack"), "the server sends acknowledgements only");
+    // The pcap of r1->r2: each record's DCCP type (the byte after the checksum, above X) and
+    // header length (the data offset, in words), IPv4's 20 bytes in front.
+    let bytes = fs::read(res.join("trace-r1-r2.pcap")).unwrap();
+    let mut types = vec![];
+    let mut i = 24;
+    while i < bytes.len() {
+        let cap = u32::from_le_bytes(bytes[i + 8..i + 12].try_into().unwrap()) as usize;
+        let dccp = &bytes[i + 16 + 20..i + 16 + cap];
+        types.push((dccp[8] >> 1, dccp[4] as usize * 4, dccp.len()));
+        i += 16 + cap;
+    }
+    // A Request: the generic header and a Service Code; a DataAck: with the acknowledgement
+    // subheader; Data: the generic header alone.
+    assert_eq!(types[0], (0, 20, 20), "{:?}", &types[..3]);
+    assert_eq!(types[1], (4, 24, 24), "{:?}", &types[..3]);
+    assert!(types.iter().skip(2).all(|t| *t == (2, 16, 16) || *t == (4, 24, 24)), "data, and data with acks");
+    if have("tcpdump", "tcpdump", "--version", "FAIRWAY_REQUIRE_TCPDUMP") {
+        let o = Command::new("tcpdump").args(["-nn", "-vv", "-r"]).arg(res.join("trace-r1-r2.pcap")).output().unwrap();
+        assert!(o.status.success(), "tcpdump: {}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8_lossy(&o.stdout);
+        let first: Vec<&str> = text.lines().filter(|l| l.contains("DCCP-")).take(3).collect();
+        assert!(first[0].contains("DCCP-Request (service=0) seq 0"), "{first:?}");
+        assert!(first[1].contains("DCCP-DataAck (ack=0) seq 1"), "{first:?}");
+    }
+    let _ = fs::remove_dir_all(&out);
+}
+
 /// At most --trace-limit lines, and a warning that says how many were left out.
 #[test]
 fn the_limit_bounds_the_trace_and_says_so() {

@@ -26,11 +26,13 @@ pub(crate) struct PacketTracer {
     /// The run covers [0, end): what happens at its end (the last serialisations the loop
     /// closes) is not traced.
     end: Time,
-    /// Per arena slot, the uid, sequence number and acknowledged count of the packet in it.
-    ids: Vec<(u64, i64, i64)>,
+    /// Per arena slot, the uid, sequence number, acknowledged count and protocol's packet
+    /// type of the packet in it.
+    ids: Vec<(u64, i64, i64, Option<u8>)>,
     next_uid: u64,
-    /// Per flow: datagrams sent each way, and the highest data number its sink has received.
-    counts: Vec<(i64, i64, i64)>,
+    /// Per flow: datagrams sent each way, the highest data number its sink has received, and
+    /// the highest feedback number its source has.
+    counts: Vec<(i64, i64, i64, i64)>,
     pub(crate) rows: Vec<PacketEvent>,
 }
 
@@ -53,7 +55,7 @@ impl PacketTracer {
             end,
             ids: vec![],
             next_uid: 0,
-            counts: vec![(0, 0, -1); nflows],
+            counts: vec![(0, 0, -1, -1); nflows],
             rows: Vec::new(),
         }
     }
@@ -64,10 +66,11 @@ impl PacketTracer {
         self.links[l]
     }
 
-    /// A packet was made in arena slot `slot`: its uid and number.
-    pub(crate) fn made(&mut self, slot: usize, pkt: &Packet) {
+    /// A packet was made in arena slot `slot`, of the protocol's packet type `wire_type`: its
+    /// uid and number.
+    pub(crate) fn made(&mut self, slot: usize, pkt: &Packet, wire_type: Option<u8>) {
         if self.ids.len() <= slot {
-            self.ids.resize(slot + 1, (0, 0, -1));
+            self.ids.resize(slot + 1, (0, 0, -1, None));
         }
         let c = &mut self.counts[pkt.flow as usize];
         let (seq, acked) = match pkt.kind {
@@ -75,22 +78,24 @@ impl PacketTracer {
             PktKind::TcpAck => (pkt.ack, -1),
             PktKind::Datagram => {
                 c.0 += 1;
-                (c.0 - 1, -1)
+                (c.0 - 1, c.3)
             }
             PktKind::Feedback => {
                 c.1 += 1;
                 (c.1 - 1, c.2)
             }
         };
-        self.ids[slot] = (self.next_uid, seq, acked);
+        self.ids[slot] = (self.next_uid, seq, acked, wire_type);
         self.next_uid += 1;
     }
 
     /// The packet in `slot` reached the end of its route.
     pub(crate) fn delivered(&mut self, slot: usize, pkt: &Packet) {
-        if pkt.kind == PktKind::Datagram {
-            let c = &mut self.counts[pkt.flow as usize];
-            c.2 = c.2.max(self.ids[slot].1);
+        let c = &mut self.counts[pkt.flow as usize];
+        match pkt.kind {
+            PktKind::Datagram => c.2 = c.2.max(self.ids[slot].1),
+            PktKind::Feedback => c.3 = c.3.max(self.ids[slot].1),
+            PktKind::TcpData | PktKind::TcpAck => {}
         }
     }
 
@@ -100,7 +105,7 @@ impl PacketTracer {
         if !self.links[l] || !self.flows[pkt.flow as usize] || self.ops & bit(op) == 0 || t >= self.end {
             return false;
         }
-        let (uid, seq, acked) = self.ids[slot];
+        let (uid, seq, acked, wire_type) = self.ids[slot];
         self.rows.push(PacketEvent {
             t,
             op,
@@ -118,6 +123,7 @@ impl PacketTracer {
             ece: pkt.ece,
             cwr: pkt.cwr,
             syn: pkt.syn,
+            wire_type,
         });
         self.rows.len() == PACKET_BATCH
     }

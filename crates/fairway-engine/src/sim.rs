@@ -154,6 +154,9 @@ pub struct Sim<'a> {
     starts: Vec<Time>,
     /// Per-packet events on the traced links, when asked for.
     ptrace: Option<Box<PacketTracer>>,
+    /// The protocol's packet type of the packet about to be made (`Outgoing::wire_type`), for
+    /// the packet tracer: the packet itself has no room for it.
+    made_wire_type: Option<u8>,
     /// The counters at the end of the warm-up (`Scenario::measure_from`), once it is over.
     pub(crate) baseline: Option<Box<Baseline>>,
 }
@@ -249,6 +252,7 @@ impl<'a> Sim<'a> {
             agent_rows: vec![],
             starts,
             ptrace: None,
+            made_wire_type: None,
             baseline: None,
         })
     }
@@ -860,7 +864,7 @@ impl<'a> Sim<'a> {
     #[inline(never)]
     fn trace_made(&mut self, p: PacketRef) {
         if let Some(t) = self.ptrace.as_deref_mut() {
-            t.made(p.index(), self.arena.get(p));
+            t.made(p.index(), self.arena.get(p), self.made_wire_type.take());
         }
     }
 
@@ -1001,7 +1005,8 @@ impl<'a> Sim<'a> {
         self.io.wakes.clear();
         let b = self.bin_index(now);
         for i in 0..self.io.out.len() {
-            let Outgoing { conn, kind, size, payload, seq, ack, sent_at, ect, ece, cwr, syn, tagged } = self.io.out[i];
+            let Outgoing { conn, kind, size, payload, seq, ack, sent_at, ect, ece, cwr, syn, tagged, wire_type } =
+                self.io.out[i];
             let pkt = |route| Packet {
                 seq,
                 ack,
@@ -1012,6 +1017,9 @@ impl<'a> Sim<'a> {
                 tagged,
                 ..Packet::new(fi, conn as usize, kind, size, payload, route, sent_at)
             };
+            if self.ptrace.is_some() {
+                self.made_wire_type = wire_type;
+            }
             let f = &mut self.flows[fi];
             if kind.is_data() {
                 f.mon.sent(b, size as u64);

@@ -166,18 +166,20 @@ where
             Side::Sender => {
                 while let Some(t) = self.snd.poll_transmit(now) {
                     let (size, payload, ect, tagged) = (t.size, t.payload, t.ect, t.tagged);
+                    let wire_type = self.snd.wire_type(&t.msg);
                     let token = self.fwd.put(carry(&self.snd, t, self.wire, &mut self.spare));
                     let o = Outgoing::new(PktKind::Datagram, size.0 as u32, payload.0 as u32, token, now);
-                    io.out.push(Outgoing { ect, tagged, ..o });
+                    io.out.push(Outgoing { ect, tagged, wire_type, ..o });
                 }
                 self.snd.poll_timeout()
             }
             Side::Sink => {
                 while let Some(t) = self.rcv.poll_transmit(now) {
                     let (size, payload, ect, tagged) = (t.size, t.payload, t.ect, t.tagged);
+                    let wire_type = self.rcv.wire_type(&t.msg);
                     let token = self.rev.put(carry(&self.rcv, t, self.wire, &mut self.spare));
                     let o = Outgoing::new(PktKind::Feedback, size.0 as u32, payload.0 as u32, token, now);
-                    io.out.push(Outgoing { ect, tagged, ..o });
+                    io.out.push(Outgoing { ect, tagged, wire_type, ..o });
                 }
                 self.rcv.poll_timeout()
             }

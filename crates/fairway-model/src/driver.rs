@@ -49,6 +49,9 @@ pub struct Outgoing {
     pub syn: bool,
     /// Tagged as multimedia (the ToS bit CBT classifies on).
     pub tagged: bool,
+    /// The protocol's packet type, where its header has one that traces name
+    /// (`Endpoint::wire_type`: DCCP's).
+    pub wire_type: Option<u8>,
 }
 
 impl Outgoing {
@@ -68,6 +71,7 @@ impl Outgoing {
             cwr: false,
             syn: false,
             tagged: false,
+            wire_type: None,
         }
     }
 

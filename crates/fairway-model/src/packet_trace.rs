@@ -84,7 +84,8 @@ pub struct PacketEvent {
     /// (from 0).
     pub seq: i64,
     /// For feedback of datagram protocols: the highest number among the flow's datagrams that
-    /// had reached its sink when the feedback left it (-1 before any had); what a DCCP-Ack's
+    /// had reached its sink when the feedback left it (-1 before any had); for their data, the
+    /// highest number among its feedback that had reached the source. What a DCCP packet's
     /// acknowledgement number says in the pcap.
     pub acked: i64,
     pub ect: bool,
@@ -92,6 +93,8 @@ pub struct PacketEvent {
     pub ece: bool,
     pub cwr: bool,
     pub syn: bool,
+    /// The protocol's packet type where its header has one (DCCP's, RFC 4340 §5.1).
+    pub wire_type: Option<u8>,
 }
 
 /// What to trace: empty link and flow lists mean all of them.

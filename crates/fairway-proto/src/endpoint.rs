@@ -108,4 +108,11 @@ pub trait Endpoint {
 
     /// Writes a message as it goes on the wire, `t.size` bytes in all.
     fn encode(&self, t: &Transmit<Self::Out>, out: &mut Vec<u8>);
+
+    /// The message's packet type, where the protocol's header has one that traces name: DCCP's
+    /// (RFC 4340 §5.1: Request 0, Response 1, Data 2, Ack 3, DataAck 4, ...). `None`: the
+    /// protocol's one kind of packet for its direction.
+    fn wire_type(&self, _msg: &Self::Out) -> Option<u8> {
+        None
+    }
 }

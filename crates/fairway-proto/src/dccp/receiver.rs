@@ -295,6 +295,10 @@ impl Endpoint for DccpReceiver {
         DccpReceiverStats { ack_ratio: self.ack_ratio, ..self.stats }
     }
 
+    fn wire_type(&self, msg: &Packet) -> Option<u8> {
+        Some(msg.kind as u8)
+    }
+
     fn encode(&self, t: &Transmit<Packet>, out: &mut Vec<u8>) {
         wire::encode_sized(&t.msg, t.size.0, out);
     }

@@ -509,6 +509,10 @@ impl Endpoint for DccpSender {
         }
     }
 
+    fn wire_type(&self, msg: &Packet) -> Option<u8> {
+        Some(msg.kind as u8)
+    }
+
     fn encode(&self, t: &Transmit<Packet>, out: &mut Vec<u8>) {
         wire::encode_sized(&t.msg, t.size.0, out);
     }

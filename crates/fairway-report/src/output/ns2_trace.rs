@@ -17,11 +17,30 @@ pub struct FlowLabels {
     pub back: String,
     pub from: usize,
     pub to: usize,
+    /// A DCCP flow: each packet is named by its type.
+    pub dccp: bool,
+}
+
+/// ns-2's name of a DCCP packet of RFC 4340 §5.1's type `t` (packet.h: DCCP_Request ...
+/// DCCP_Reset; ns-2 has no Sync or SyncAck and names them by the protocol).
+fn dccp_name(t: u8) -> &'static str {
+    match t {
+        0 => "DCCP_Request",
+        1 => "DCCP_Response",
+        2 => "DCCP_Data",
+        3 => "DCCP_Ack",
+        4 => "DCCP_DataAck",
+        5 => "DCCP_CloseReq",
+        6 => "DCCP_Close",
+        7 => "DCCP_Reset",
+        _ => "DCCP",
+    }
 }
 
 /// ns-2's names where ns-2 has the protocol (packet.h's `packet_info`): `tcp` and `ack`, `cbr`
-/// for CBR over UDP, `tcpFriend` and `tcpFriendCtl` for TFRC, `DCCP_Data` and `DCCP_Ack`;
-/// other datagram protocols by their transport's name, their feedback with `_fb` after it.
+/// for CBR over UDP, `tcpFriend` and `tcpFriendCtl` for TFRC, DCCP's by each packet's type
+/// (`DCCP_Request`, `DCCP_Response`, `DCCP_Data`, `DCCP_Ack`, `DCCP_DataAck`, ...); other
+/// datagram protocols by their transport's name, their feedback with `_fb` after it.
 pub fn flow_labels(sc: &Scenario) -> Vec<FlowLabels> {
     sc.flows
         .iter()
@@ -37,7 +56,8 @@ pub fn flow_labels(sc: &Scenario) -> Vec<FlowLabels> {
                 AppSpec::Ftp { .. } | AppSpec::Transfer { .. } | AppSpec::Web { .. } => ("tcp", "ack"),
             };
             let back = if back.is_empty() { format!("{data}_fb") } else { back.to_string() };
-            FlowLabels { data: data.to_string(), back, from: f.from.0 as usize, to: f.to.0 as usize }
+            let dccp = data == "DCCP_Data";
+            FlowLabels { data: data.to_string(), back, from: f.from.0 as usize, to: f.to.0 as usize, dccp }
         })
         .collect()
 }
@@ -48,7 +68,11 @@ pub fn line(s: &mut String, sc: &Scenario, labels: &[FlowLabels], e: &PacketEven
     let f = &labels[e.flow as usize];
     let link = &sc.links[e.link as usize];
     let data = e.kind.is_data();
-    let (name, src, dst) = if data { (&f.data, f.from, f.to) } else { (&f.back, f.to, f.from) };
+    let (name, src, dst) = if data { (f.data.as_str(), f.from, f.to) } else { (f.back.as_str(), f.to, f.from) };
+    let name = match e.wire_type {
+        Some(t) if f.dccp => dccp_name(t),
+        _ => name,
+    };
     // trace.cc: C ECN-Echo, A congestion action (CWR), E congestion experienced, N ECN-capable.
     let flags = [
         if e.ece { 'C' } else { '-' },

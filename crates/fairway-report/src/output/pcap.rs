@@ -16,6 +16,8 @@ use fairway_model::scenario::{AppSpec, Scenario};
 const LINKTYPE_RAW: u32 = 101;
 /// The magic number of a pcap file whose timestamps' second part counts nanoseconds.
 const MAGIC_NANOS: u32 = 0xa1b2_3c4d;
+/// The longest transport header written: a DCCP Response or Reset (16 + 8 + 4 bytes).
+const L4_MAX: usize = 28;
 
 /// How a flow's packets look on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +81,7 @@ pub fn record(out: &mut Vec<u8>, flows: &[FlowWire], e: &PacketEvent) {
     let source_port = 32768 + (e.conn % 32768) as u16;
     let sink_port = 1024 + (e.flow % 31744) as u16;
     let (sport, dport) = if data { (source_port, sink_port) } else { (sink_port, source_port) };
-    let mut l4 = [0u8; 24];
+    let mut l4 = [0u8; L4_MAX];
     let (proto, l4_len) = match f.wire {
         Wire::Tcp { mss, syn } => (6, tcp(&mut l4, e, mss, syn, sport, dport)),
         Wire::Udp => (17, udp(&mut l4, e, sport, dport)),
@@ -151,7 +153,7 @@ fn l4_checksum(src: [u8; 4], dst: [u8; 4], proto: u8, header: &[u8]) -> u16 {
 /// number), segment k starts at byte (k - 1) x mss + 1; without, at k x mss + 1. An ACK of
 /// segment a asks for the first byte of segment a + 1. The checksum would need the payload,
 /// which the record does not hold: it is left 0.
-fn tcp(h: &mut [u8; 24], e: &PacketEvent, mss: u32, syn: bool, sport: u16, dport: u16) -> usize {
+fn tcp(h: &mut [u8; L4_MAX], e: &PacketEvent, mss: u32, syn: bool, sport: u16, dport: u16) -> usize {
     let first = |k: i64| -> u32 {
         let k = k as u32;
         if syn {
@@ -192,25 +194,30 @@ fn tcp(h: &mut [u8; 24], e: &PacketEvent, mss: u32, syn: bool, sport: u16, dport
 }
 
 /// RFC 768's header; checksum 0 (none, allowed over IPv4).
-fn udp(h: &mut [u8; 24], e: &PacketEvent, sport: u16, dport: u16) -> usize {
+fn udp(h: &mut [u8; L4_MAX], e: &PacketEvent, sport: u16, dport: u16) -> usize {
     h[0..2].copy_from_slice(&sport.to_be_bytes());
     h[2..4].copy_from_slice(&dport.to_be_bytes());
     h[4..6].copy_from_slice(&(e.size.saturating_sub(20).clamp(8, 65_535) as u16).to_be_bytes());
     8
 }
 
-/// RFC 4340 §5.1's generic header with 48-bit sequence numbers (X = 1): a DCCP-Data packet
-/// for data (type 2), a DCCP-Ack for feedback (type 3) with §5.3's acknowledgement subheader,
-/// acknowledging the highest data number the sink had received (0 before any).
-fn dccp(h: &mut [u8; 24], e: &PacketEvent, sport: u16, dport: u16) -> usize {
+/// RFC 4340 §5.1's generic header with 48-bit sequence numbers (X = 1) and what its type
+/// adds: the packet's type where the trace has it (`wire_type`), else DCCP-Data for data and
+/// DCCP-Ack for feedback; §5.3's acknowledgement subheader on every type but Request and Data,
+/// acknowledging the highest number the other end had received (0 before any); a Request's or
+/// Response's Service Code (§5.4, §5.5), which the trace does not hold: 0, "no meaningful
+/// Service Code" (§8.1.2); a Reset's code and data (§5.6): 0, unspecified.
+fn dccp(h: &mut [u8; L4_MAX], e: &PacketEvent, sport: u16, dport: u16) -> usize {
     let data = e.kind.is_data();
-    let len = if data { 16 } else { 24 };
+    let kind = e.wire_type.unwrap_or(if data { 2 } else { 3 });
+    let acks = !matches!(kind, 0 | 2);
+    let len = 16 + if acks { 8 } else { 0 } + if matches!(kind, 0 | 1 | 7) { 4 } else { 0 };
     h[0..2].copy_from_slice(&sport.to_be_bytes());
     h[2..4].copy_from_slice(&dport.to_be_bytes());
     h[4] = (len / 4) as u8;
-    h[8] = (if data { 2 } else { 3 }) << 1 | 1;
+    h[8] = kind << 1 | 1;
     h[10..16].copy_from_slice(&(e.seq.max(0) as u64).to_be_bytes()[2..]);
-    if !data {
+    if acks {
         h[18..24].copy_from_slice(&(e.acked.max(0) as u64).to_be_bytes()[2..]);
     }
     len
