@@ -77,9 +77,9 @@ pub struct RunOptions<'a> {
     /// agree.
     #[doc(hidden)]
     pub general_path: bool,
-    /// Every frame a wireless station hears runs as events, none kept by stations that only
-    /// listen for a replay when they next act (wireless/overheard.rs). A test runs both to
-    /// show they agree, to the last byte.
+    /// Every frame a wireless station hears runs as events, none kept for a replay when the
+    /// station next acts (wireless/overheard.rs). A test runs both to show they agree, to the
+    /// last byte.
     #[doc(hidden)]
     pub hear_eagerly: bool,
     /// Given, receives how many of the run's events wireless stations kept and replayed rather

@@ -337,12 +337,14 @@ impl<'a> Sim<'a> {
                 self.flush(sink);
             }
         }
-        if let Some(air) = &mut self.air {
+        if let Some(mut air) = self.air.take() {
             // What wireless stations kept and would have run before the end (overheard.rs): the
-            // end itself, or the event left undone where the run was stopped.
+            // end itself, or the event left undone where the run was stopped. Their wake-ups
+            // are not events of the run.
             let bound = if complete { crate::events::key(self.end, 0) } else { self.q.last_key() };
-            air.finish(bound);
-            self.events += air.replayed;
+            air.finish(self, bound);
+            self.events = self.events + air.replayed - air.wakes;
+            self.air = Some(air);
         }
         self.now = self.end;
         for l in 0..self.links.len() {
@@ -1227,20 +1229,55 @@ impl EventLoop for Sim<'_> {
     /// then that plus the transmission time (mac-802_11.cc, recv: rxtimer at txtime).
     fn reserve_rx(&mut self, delay: Dur, txtime: Dur) -> (u64, u64) {
         let first = self.now + delay;
-        match self.q.ns2_now() {
+        let seqs = match self.q.ns2_now() {
             Some(now) => {
                 let first_d = now + ns2_clock::secs(delay.0);
                 let a = self.q.reserve_at(first, first_d);
                 (a, self.q.reserve_at(first + txtime, first_d + ns2_clock::secs(txtime.0)))
             }
             None => (self.q.reserve(), self.q.reserve()),
+        };
+        for _ in 0..4 {
+            self.q.reserve();
         }
+        seqs
     }
 
     #[inline]
     fn schedule_reserved(&mut self, at: Time, seq: u64, ev: AirEv) {
         let [kind_node, a, b] = ev.pack();
         self.q.push_reserved(at, seq, Ev::Air(kind_node, a, b));
+    }
+
+    #[inline]
+    fn reserve_raw(&mut self) -> u64 {
+        self.q.reserve()
+    }
+
+    #[inline]
+    fn raw(&self, low: u64) -> u64 {
+        match self.q.ns2_now() {
+            Some(_) => low & ((1 << ns2_clock::SEQ_BITS) - 1),
+            None => low,
+        }
+    }
+
+    #[inline]
+    fn key_after(&self, from: u128, at: Time, raw: u64) -> u128 {
+        match self.q.ns2_now() {
+            Some(_) => {
+                let t = Time((from >> 64) as u64);
+                let d = ns2_clock::double(t, from as u64) + ns2_clock::secs(at.0 - t.0);
+                crate::events::key(at, ns2_clock::tie(at, d, raw))
+            }
+            None => crate::events::key(at, raw),
+        }
+    }
+
+    #[inline]
+    fn schedule_key(&mut self, key: u128, ev: AirEv) {
+        let [kind_node, a, b] = ev.pack();
+        self.q.push_reserved(Time((key >> 64) as u64), key as u64, Ev::Air(kind_node, a, b));
     }
 
     fn packet(&self, p: PacketRef) -> &Packet {

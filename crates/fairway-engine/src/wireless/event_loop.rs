@@ -32,6 +32,9 @@ pub(crate) enum AirEv {
     Waypoint { node: u32 },
     /// The scenario's list of moves: command `index` is due.
     Command { index: u32 },
+    /// A station's kept frames are replayed up to here: the earliest its paused backoff could
+    /// run out (overheard.rs). Not one of the run's events: eager receivers have none.
+    Wake { node: u32 },
 }
 
 /// Where the kind of event starts in the first of an [`AirEv`]'s packed words.
@@ -58,6 +61,7 @@ impl AirEv {
             AirEv::AodvTimer { node, what: TimerWhat::Repair(dst) } => (6, node, 2, dst),
             AirEv::Waypoint { node } => (7, node, 0, 0),
             AirEv::Command { index } => (8, 0, index, 0),
+            AirEv::Wake { node } => (9, node, 0, 0),
         };
         debug_assert!((node as usize) < MAX_NODES);
         [kind << KIND_SHIFT | node, a, b]
@@ -85,6 +89,7 @@ impl AirEv {
             },
             7 => AirEv::Waypoint { node },
             8 => AirEv::Command { index: a },
+            9 => AirEv::Wake { node },
             _ => unreachable!("an event packed by `AirEv::pack`"),
         }
     }
@@ -102,11 +107,24 @@ pub(crate) trait EventLoop {
     /// The insertion numbers of a frame's first bit at a receiver `delay` from now and of its
     /// reception's end `txtime` later, taken now: both events keep the place among simultaneous
     /// events that scheduling them now would give, whenever they are scheduled
-    /// ([`schedule_reserved`](Self::schedule_reserved)), or if they never are.
+    /// ([`schedule_reserved`](Self::schedule_reserved)), or if they never are. The four plain
+    /// numbers after the end's ([`raw`](Self::raw)) are taken too, for the timers the two
+    /// events may start (net.rs, `Slot`).
     fn reserve_rx(&mut self, delay: Dur, txtime: Dur) -> (u64, u64);
     /// Schedules `ev` at `at` with insertion number `seq` from [`reserve_rx`](Self::reserve_rx),
     /// before anything later than it has happened.
     fn schedule_reserved(&mut self, at: Time, seq: u64, ev: AirEv);
+    /// Takes one plain insertion number, as scheduling an event now would.
+    fn reserve_raw(&mut self) -> u64;
+    /// The plain insertion number in a key's low word (on ns-2's clock the low word also holds
+    /// the event's double).
+    fn raw(&self, low: u64) -> u64;
+    /// The key of an event at `at` with plain insertion number `raw`, scheduled by the event of
+    /// key `from` (on ns-2's clock its double is `from`'s plus the delay, as `schedule` gives).
+    fn key_after(&self, from: u128, at: Time, raw: u64) -> u128;
+    /// Schedules `ev` under `key` (from [`key_after`](Self::key_after), or a station's wake-up
+    /// ahead of every other event of its time), before anything later than it has happened.
+    fn schedule_key(&mut self, key: u128, ev: AirEv);
     /// The flow packet in arena slot `p`.
     fn packet(&self, p: PacketRef) -> &Packet;
     /// The scenario node at which flow packet `p` leaves the wireless network.
@@ -135,6 +153,7 @@ mod tests {
             AirEv::AodvTimer { node: 13, what: TimerWhat::Repair(14) },
             AirEv::Waypoint { node: 15 },
             AirEv::Command { index: 16 },
+            AirEv::Wake { node: 17 },
         ];
         for e in evs {
             assert_eq!(AirEv::unpack(e.pack()), e);

@@ -229,39 +229,82 @@ impl Mac {
         &mut self.ifq
     }
 
-    /// Whether a unicast frame for another station, or a frame too weak to decode, heard now
-    /// or until this station's next event, would change nothing here but the receiver's state,
-    /// its Rx timer and the NAV: with no backoff counting or paused, the state changes of its
-    /// reception (`rx_start`, `rx_end`: `set_rx_state`, `set_nav`, a collision, a capture) ask
-    /// for nothing else; such a frame, received, only sets the NAV (`received`), and one that
-    /// cannot be decoded is neither counted nor handed up. Only this station's own events start
-    /// a backoff, so the answer holds until its next event.
-    pub fn hears_passively(&self) -> bool {
-        !self.backoff.busy()
+    /// Whether a frame heard in passing (a unicast frame for another station, or one too weak
+    /// to decode) may be heard whole at once ([`Self::hear_whole`]): the receiver is idle and no
+    /// backoff counts (one may wait paused: the frame's first bit changes nothing for it).
+    pub fn hears_whole(&self) -> bool {
+        self.rx_state == RxState::Idle && (!self.backoff.busy() || self.backoff.paused())
     }
 
-    /// No frame is being received.
-    pub fn receiver_idle(&self) -> bool {
-        self.rx_state == RxState::Idle
-    }
-
-    /// The whole reception of a frame heard passively ([`Self::hears_passively`]) by an idle
-    /// receiver, with nothing else heard and no event of this station's before its end: what
-    /// `rx_start` at `start` and the Rx timer's event at its end do, at once (the Rx timer
-    /// started and fired, the NAV set at the end: for the frame's duration, or an EIFS if it
-    /// could not be decoded; nothing if this station was sending).
-    pub fn hear_whole(&mut self, start: Time, f: Frame, decodable: bool) {
-        debug_assert!(self.rx_state == RxState::Idle && self.hears_passively());
+    /// The whole reception of a frame heard in passing by an idle receiver
+    /// ([`Self::hears_whole`]), with nothing else heard and no event of this station's before
+    /// its end: what `rx_start` at `start` and the Rx timer's event at its end do, at once. The
+    /// Rx timer starts and fires; at the end the NAV is set, for the frame's duration or an EIFS
+    /// if it could not be decoded (nothing if this station was sending), and a paused backoff
+    /// waits on the NAV's timer or, with the medium idle, resumes: at most one timer, in `out`.
+    pub fn hear_whole(&mut self, start: Time, f: Frame, decodable: bool, out: &mut Vec<MacOut>) {
+        debug_assert!(self.hears_whole());
         let error = !decodable || self.tx_active;
         let timer = &mut self.timers[TimerKind::Rx as usize];
         let (end, gen) = timer.start(start, f.txtime);
         timer.fire(gen);
         if !self.tx_active {
-            // `received`: a decodable frame kept is a unicast frame for another station. No
-            // backoff waits on the NAV (`arm_nav` would do nothing).
+            // `received`: a decodable frame kept is a unicast frame for another station.
             debug_assert!(error || (f.ra != self.me && f.ra != BROADCAST));
-            self.extend_nav(end, if error { self.eifs } else { f.duration });
+            self.set_nav(end, if error { self.eifs } else { f.duration }, out);
         }
+        // The receiver idle again (`rx_end`'s `set_rx_state`).
+        self.check_backoff(end, out);
+    }
+
+    /// Whether the end of the reception under way starts one timer at most (the NAV's, or the
+    /// backoff's resumed count), as the end of a frame heard in passing does: anything but a
+    /// frame for this station (or a broadcast) received whole, whose end may start an
+    /// exchange.
+    pub fn rx_end_starts_one_timer(&self) -> bool {
+        match self.pkt_rx {
+            Some(r) => {
+                self.tx_active
+                    || self.rx_state == RxState::Coll
+                    || r.error
+                    || (r.frame.ra != self.me && r.frame.ra != BROADCAST)
+            }
+            None => true,
+        }
+    }
+
+    /// Whether the backoff's event of generation `gen` would run it out (it is counting, under
+    /// that generation).
+    pub fn backoff_runs_out(&self, gen: u32) -> bool {
+        self.backoff.live(gen)
+    }
+
+    /// The NAV that frame `f`, heard in passing and not yet received, sets at its end at least:
+    /// an EIFS if it cannot be decoded or is lost in a collision (a capture sets as much), else
+    /// its Duration field; nothing while this station sends.
+    pub fn nav_floor(&self, f: &Frame, decodable: bool) -> Dur {
+        if self.tx_active {
+            Dur::ZERO
+        } else if decodable {
+            whole_us(f.duration).min(whole_us(self.eifs))
+        } else {
+            whole_us(self.eifs)
+        }
+    }
+
+    /// With the backoff paused, the earliest it could run out if nothing but frames heard in
+    /// passing happens before: the medium stays busy until the reception under way ends, the
+    /// NAV ends and `busy_until` (the end of frames on their way here) at least, and then the
+    /// count resumes after a DIFS with the slots it kept. `None` if no backoff waits paused.
+    pub fn earliest_expiry(&self, now: Time, busy_until: Time) -> Option<Time> {
+        if !self.backoff.paused() {
+            return None;
+        }
+        let mut t = now.max(self.nav).max(busy_until);
+        if self.rx_state != RxState::Idle {
+            t = t.max(now + self.timers[TimerKind::Rx as usize].remaining(now));
+        }
+        Some(t + self.p.difs() + self.backoff.left())
     }
 
     fn is_idle(&self, now: Time) -> bool {

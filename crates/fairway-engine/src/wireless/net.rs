@@ -25,7 +25,7 @@ use crate::wireless::event_loop::{AirEv, EventLoop, MAX_NODES};
 use crate::wireless::ifq::IfqItem;
 use crate::wireless::mac::{Frame, Mac, MacOut, MacStats, Outcome, TimerKind, BROADCAST};
 use crate::wireless::mobility::{MobilitySpec, Mover};
-use crate::wireless::overheard::{self, Heard, Overheard, Pending};
+use crate::wireless::overheard::{self, Heard, Overheard};
 use crate::wireless::propagation::Reach;
 use crate::wireless::{NetStats, Radio, Routing, WirelessSpec};
 
@@ -94,10 +94,19 @@ pub(crate) struct Air {
     rx_end_seq: Vec<u64>,
     /// The reception's end reserved for the frame whose first bit is being handled.
     rx_end: Option<u64>,
+    /// The plain insertion number reserved for the one NAV or backoff timer the event being
+    /// handled may start (a frame's first bit, the end of a reception heard in passing, the
+    /// NAV's end): the number it has whether the event runs from the queue or is replayed
+    /// (overheard.rs). `None`: such a timer takes the next number, as any other.
+    slot: Option<u64>,
     /// Per node, the frames it need not decode (unicast frames for others, frames too weak to
-    /// decode) that it heard while hearing passively and has not yet replayed (overheard.rs);
-    /// `None` when every frame heard is run as events.
+    /// decode) that it heard and has not yet replayed, with the timers their replays started
+    /// (overheard.rs); `None` when every frame heard is run as events.
     heard: Option<Vec<Overheard>>,
+    /// Per node, the key of its pending wake-up (0: none).
+    wake_at: Vec<u128>,
+    /// Wake-ups run: not among the run's events.
+    pub(crate) wakes: u64,
     /// Scratch space for a replay's MAC outputs.
     replay_out: Vec<MacOut>,
     /// Events kept and replayed rather than run from the queue: the run's count of events
@@ -177,7 +186,10 @@ impl Air {
             rx_power: vec![],
             rx_end_seq: vec![],
             rx_end: None,
+            slot: None,
             heard: Some((0..n).map(|_| Overheard::default()).collect()),
+            wake_at: vec![0; n],
+            wakes: 0,
             replay_out: vec![],
             replayed: 0,
             sense2: (spec.radio.cs_range() * (1.0 + 1e-6) + 1e-6).powi(2),
@@ -319,6 +331,11 @@ impl Air {
             AirEv::AodvTimer { node, what } => self.aodv_timer(cx, node, what),
             AirEv::Waypoint { node } => self.waypoint(cx, node),
             AirEv::Command { index } => self.command(cx, index),
+            AirEv::Wake { node } => {
+                self.wakes += 1;
+                self.catch_up(cx, node);
+                self.settle(cx, node);
+            }
         }
         None
     }
@@ -504,8 +521,15 @@ impl Air {
     // each node in carrier-sense range): inlined into `handle`, they save a call each.
     #[inline]
     fn mac_timer(&mut self, cx: &mut impl EventLoop, n: u32, kind: TimerKind, gen: u32) {
-        self.macs[n as usize].on_timer(cx.now(), kind, gen, &mut self.out);
+        let mac = &mut self.macs[n as usize];
+        self.slot = match kind {
+            TimerKind::Rx if mac.rx_end_starts_one_timer() => Some(cx.raw(cx.key() as u64) + overheard::TIMER_AT_END),
+            TimerKind::Nav => Some(cx.raw(cx.key() as u64) + 1),
+            _ => None,
+        };
+        mac.on_timer(cx.now(), kind, gen, &mut self.out);
         self.pending_mac_outs(cx, n);
+        self.slot = None;
     }
 
     /// The first bit of transmission `tx` reaches node `n`.
@@ -516,58 +540,57 @@ impl Air {
         let power = self.rx_power[at];
         let decodable = power >= self.radio.rx_threshold;
         let frame = t.frame;
-        self.rx_end = Some(self.rx_end_seq[at]);
+        let end_seq = self.rx_end_seq[at];
+        self.rx_end = Some(end_seq);
+        self.slot = Some(cx.raw(end_seq) + overheard::NAV_AT_FIRST_BIT);
         self.macs[n as usize].rx_start(cx.now(), frame, power, decodable, &mut self.out);
         self.pending_mac_outs(cx, n);
         self.rx_end = None;
+        self.slot = None;
     }
 
     /// Before node `n`'s event: the frames it kept whose events come before this one, replayed
     /// (overheard.rs).
     #[inline]
-    fn catch_up(&mut self, cx: &impl EventLoop, n: u32) {
+    fn catch_up(&mut self, cx: &mut impl EventLoop, n: u32) {
         if let Some(heard) = &mut self.heard {
             let h = &mut heard[n as usize];
             if !h.is_empty() {
                 let mac = &mut self.macs[n as usize];
-                self.replayed += h.replay(mac, self.radio.rx_threshold, cx.key(), &mut self.replay_out);
+                let bound = cx.key();
+                self.replayed += h.replay(cx, n, mac, self.radio.rx_threshold, bound, &mut self.replay_out);
             }
         }
     }
 
-    /// After node `n`'s event: if it no longer hears passively, what it kept goes to the
-    /// queue, each event in the place it reserved.
+    /// After node `n`'s event: if its backoff waits paused while it keeps frames, it is woken
+    /// no later than the backoff could run out (overheard.rs). A wake-up comes before every
+    /// other event of its time (its key's insertion number is 0, which no event takes).
     #[inline]
     fn settle(&mut self, cx: &mut impl EventLoop, n: u32) {
-        let Some(heard) = &mut self.heard else { return };
-        let h = &mut heard[n as usize];
-        if h.is_empty() || self.macs[n as usize].hears_passively() {
+        let Some(heard) = &self.heard else { return };
+        let h = &heard[n as usize];
+        if h.is_empty() {
             return;
         }
-        let nodes = self.movers.len();
-        for p in h.drain() {
-            match p {
-                Pending::FirstBit { at, seq, tx, power, end_seq } => {
-                    // The tables a first bit run from the queue reads (`rx`).
-                    let i = tx as usize * nodes + n as usize;
-                    self.rx_power[i] = power;
-                    self.rx_end_seq[i] = end_seq;
-                    cx.schedule_reserved(at, seq, AirEv::Rx { node: n, tx });
-                }
-                Pending::End { at, seq, gen } => {
-                    cx.schedule_reserved(at, seq, AirEv::MacTimer { node: n, timer: TimerKind::Rx, gen })
-                }
-            }
+        let mac = &self.macs[n as usize];
+        let Some(at) = mac.earliest_expiry(cx.now(), h.busy_until(mac, self.radio.rx_threshold)) else { return };
+        let k = overheard::key(at, 0);
+        let pending = &mut self.wake_at[n as usize];
+        if *pending > cx.key() && *pending <= k {
+            return;
         }
+        *pending = k;
+        cx.schedule_key(k, AirEv::Wake { node: n });
     }
 
     /// At the run's end (or where it stopped): the kept events before `bound` (the first event
     /// not run), replayed, so that every station's state and the count of events are what
     /// running them all from the queue gives.
-    pub(crate) fn finish(&mut self, bound: u128) {
+    pub(crate) fn finish(&mut self, cx: &mut impl EventLoop, bound: u128) {
         if let Some(heard) = &mut self.heard {
-            for (h, mac) in heard.iter_mut().zip(&mut self.macs) {
-                self.replayed += h.replay(mac, self.radio.rx_threshold, bound, &mut self.replay_out);
+            for (n, (h, mac)) in heard.iter_mut().zip(&mut self.macs).enumerate() {
+                self.replayed += h.replay(cx, n as u32, mac, self.radio.rx_threshold, bound, &mut self.replay_out);
             }
         }
     }
@@ -577,11 +600,21 @@ impl Air {
     #[inline]
     fn arm(&mut self, cx: &mut impl EventLoop, n: u32, timer: TimerKind, at: Time, gen: u32) {
         let ev = AirEv::MacTimer { node: n, timer, gen };
-        if timer == TimerKind::Rx {
-            let seq = self.rx_end.take().expect("an Rx timer starts at a frame's first bit");
-            cx.schedule_reserved(at, seq, ev);
-        } else {
-            cx.schedule(at, ev);
+        match timer {
+            TimerKind::Rx => {
+                let seq = self.rx_end.take().expect("an Rx timer starts at a frame's first bit");
+                cx.schedule_reserved(at, seq, ev);
+            }
+            TimerKind::Nav | TimerKind::Backoff if self.slot.is_some() => {
+                let raw = self.slot.take().expect("a slot");
+                cx.schedule_key(cx.key_after(cx.key(), at, raw), ev);
+            }
+            TimerKind::Nav => {
+                cx.schedule(at, ev);
+                // The number after its own, for the backoff its end may resume.
+                cx.reserve_raw();
+            }
+            _ => cx.schedule(at, ev),
         }
     }
 
@@ -694,14 +727,15 @@ impl Air {
             let (first_seq, end_seq) = cx.reserve_rx(delay, f.txtime);
             if let Some(heard) = heard.as_deref_mut() {
                 // A frame that is not for it, or that it cannot decode, only occupies the
-                // medium of a station hearing passively (overheard.rs).
+                // medium here (overheard.rs).
                 let passing = (for_one && f.ra != r as u32) || power < radio.rx_threshold;
-                if passing && mac.hears_passively() {
+                if passing {
                     let h = &mut heard[r];
                     h.keep(Heard { key: overheard::key(now + delay, first_seq), end_seq, frame: f, power });
                     // A station that hears for long keeps its list short: what is past, replayed.
                     if h.len() > KEEP_BEFORE_REPLAY {
-                        *replayed += h.replay(mac, radio.rx_threshold, cx.key(), replay_out);
+                        let bound = cx.key();
+                        *replayed += h.replay(cx, r as u32, mac, radio.rx_threshold, bound, replay_out);
                     }
                     continue;
                 }

@@ -1,32 +1,42 @@
-//! Lazy receivers: the frames a station hears while it only listens and need not decode (unicast
-//! frames for others, frames too weak to decode), kept as a list instead of run as events, and
-//! replayed in their events' order when the station next has an event of its own.
+//! Lazy receivers: the frames a station hears and need not decode (unicast frames for others,
+//! frames too weak to decode), kept as a list instead of run as events, and replayed in their
+//! events' order when the station next has an event of its own.
 //!
 //! Every frame reaches every station in carrier-sense range as two events, its first bit
-//! (`rx_start`) and the end of its reception (the Rx timer, `rx_end`). At a station with no
-//! backoff counting or paused ([`Mac::hears_passively`]), such a frame changes nothing but the
-//! MAC's receiver state, its Rx timer and its NAV: no counter (the MAC counts only decodable
-//! frames from or for the station, and broadcasts), no random draw, no output but the Rx timer
-//! itself. Nothing outside the station reads that state, so its events can wait until something
-//! does: the station's own next event (a timer, a frame it must decode, a packet from its link
-//! layer), which first replays the kept frames whose events come before it, in the order the
-//! event queue would have run them. That order is exact because both events of a frame take
-//! their insertion numbers when the frame is sent
-//! ([`EventLoop::reserve_rx`](super::event_loop::EventLoop::reserve_rx)), kept or not: a kept
-//! event's key is the key it would have had in the queue. When a station stops hearing
-//! passively (it starts a backoff), what it still keeps goes into the queue with those keys.
-
-use std::collections::VecDeque;
+//! (`rx_start`) and the end of its reception (the Rx timer, `rx_end`). Such a frame changes
+//! nothing at the station but the MAC's receiver state, its Rx timer, its NAV and its backoff's
+//! pause and resume: no counter (the MAC counts only decodable frames from or for the station,
+//! and broadcasts), no random draw, and no output but timers: the Rx timer, the NAV's timer, and
+//! the backoff's resumed count. Nothing outside the station reads that state, so the events can
+//! wait until something does: the station's own next event (a timer, a frame it must decode, a
+//! packet from its link layer), which first replays the kept events that come before it, in the
+//! order the event queue would have run them. The Rx and NAV timers a replay starts are kept
+//! with the frames; a backoff resumed goes to the queue, since when it runs out the station
+//! sends. So that it is never resumed too late, a station whose backoff waits paused is woken
+//! ([`AirEv::Wake`](super::event_loop::AirEv::Wake)) no later than the earliest its backoff could
+//! run out ([`Mac::earliest_expiry`]).
+//!
+//! The order is exact because every event a kept frame leads to takes its insertion number when
+//! the frame is sent ([`EventLoop::reserve_rx`](super::event_loop::EventLoop::reserve_rx)), kept
+//! or not: a kept event's key is the key it would have had in the queue.
 
 use fairway_core::Time;
 
 pub(crate) use crate::events::key;
 
+use super::event_loop::{AirEv, EventLoop};
 use super::mac::{Frame, Mac, MacOut, TimerKind};
 
 fn time_of(key: u128) -> Time {
     Time((key >> 64) as u64)
 }
+
+/// The plain insertion numbers reserved after a reception's end ([`EventLoop::reserve_rx`]):
+/// for the NAV's timer its first bit may start, then the backoff that timer's end may resume;
+/// for the NAV's timer or the backoff its end may start, then the backoff that timer's end may
+/// resume. A NAV timer's backoff takes the number after the timer's own.
+pub(crate) const NAV_AT_FIRST_BIT: u64 = 1;
+pub(crate) const TIMER_AT_END: u64 = 3;
 
 /// A kept frame: the key of its first bit's event here, the insertion number of its
 /// reception's end, and what the first bit brings (the channel's transmission slot may be
@@ -39,12 +49,12 @@ pub(crate) struct Heard {
     pub power: f64,
 }
 
-/// The end of a kept frame's reception whose first bit has been replayed: the Rx timer's event,
-/// under the generation the MAC gave it (a later, longer frame may have made it stale, as in the
-/// queue).
+/// A timer a replay started (the end of a kept frame's reception, or the NAV's), under the
+/// generation the MAC gave it (a later timer may have made it stale, as in the queue).
 #[derive(Debug, Clone, Copy)]
-struct End {
+struct Kept {
     key: u128,
+    kind: TimerKind,
     gen: u32,
 }
 
@@ -55,35 +65,24 @@ pub(crate) struct Overheard {
     /// when read through or cut when half read: cheaper than a ring for its one-way traffic).
     first_bits: Vec<Heard>,
     head: usize,
-    ends: VecDeque<End>,
+    /// The Rx and NAV timers replays started, and the backoff's they resumed that run out before
+    /// the replay's end; the earliest last (a few at a time).
+    timers: Vec<Kept>,
 }
 
-/// A kept event handed back to the queue: a first bit (the transmission's slot, the power it
-/// arrives with and its end's insertion number, for the channel's tables) or an end.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Pending {
-    FirstBit { at: Time, seq: u64, tx: u32, power: f64, end_seq: u64 },
-    End { at: Time, seq: u64, gen: u32 },
-}
-
-/// Inserts `x` into `list`, kept in key order: frames come in nearly in order (only frames
-/// sent within a propagation delay of each other can arrive out of it), so from the back.
-fn insert_sorted<T>(list: &mut VecDeque<T>, x: T, key: impl Fn(&T) -> u128) {
-    let k = key(&x);
-    let mut i = list.len();
-    while i > 0 && key(&list[i - 1]) > k {
-        i -= 1;
-    }
+/// Puts `x` into `list`, the earliest last: mostly it is the latest, at the front.
+fn insert_sorted(list: &mut Vec<Kept>, x: Kept) {
+    let i = list.iter().position(|t| t.key < x.key).unwrap_or(list.len());
     list.insert(i, x);
 }
 
 impl Overheard {
     pub(crate) fn is_empty(&self) -> bool {
-        self.head == self.first_bits.len() && self.ends.is_empty()
+        self.head == self.first_bits.len() && self.timers.is_empty()
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.first_bits.len() - self.head + self.ends.len()
+        self.first_bits.len() - self.head + self.timers.len()
     }
 
     pub(crate) fn keep(&mut self, h: Heard) {
@@ -97,6 +96,14 @@ impl Overheard {
             i -= 1;
         }
         self.first_bits.insert(i, h);
+    }
+
+    /// Until when at least the frames kept and not yet replayed keep the medium busy here
+    /// (`Time::ZERO` if none): each until its end and the NAV it sets at least
+    /// ([`Mac::nav_floor`]).
+    pub(crate) fn busy_until(&self, mac: &Mac, rx_threshold: f64) -> Time {
+        let until = |h: &Heard| time_of(h.key) + h.frame.txtime + mac.nav_floor(&h.frame, h.power >= rx_threshold);
+        self.first_bits[self.head..].iter().map(until).max().unwrap_or(Time::ZERO)
     }
 
     fn next_first_bit(&self) -> Option<&Heard> {
@@ -121,68 +128,107 @@ impl Overheard {
         }
     }
 
-    /// Runs on `mac` the kept events whose keys are below `bound`, in key order, as the queue
-    /// would have; returns how many it ran (the run's count of events includes them). `out` is
-    /// scratch space.
-    pub(crate) fn replay(&mut self, mac: &mut Mac, rx_threshold: f64, bound: u128, out: &mut Vec<MacOut>) -> u64 {
+    /// Runs on `mac`, station `node`, the kept events whose keys are below `bound`, in key order,
+    /// as the queue would have; returns how many it ran (the run's count of events includes
+    /// them). A backoff they resume goes to `cx`'s queue. `out` is scratch space.
+    pub(crate) fn replay(
+        &mut self,
+        cx: &mut impl EventLoop,
+        node: u32,
+        mac: &mut Mac,
+        rx_threshold: f64,
+        bound: u128,
+        out: &mut Vec<MacOut>,
+    ) -> u64 {
         let mut ran = 0;
         loop {
             let first = self.next_first_bit().map_or(u128::MAX, |h| h.key);
-            let end = self.ends.front().map_or(u128::MAX, |e| e.key);
-            if first.min(end) >= bound {
+            let timer = self.timers.last().map_or(u128::MAX, |e| e.key);
+            if first.min(timer) >= bound {
                 self.let_go_of_read();
                 return ran;
             }
-            if first < end {
+            ran += 1;
+            if first < timer {
                 let h = self.take_first_bit();
                 let now = time_of(h.key);
                 // Mostly a frame is heard whole before anything else: both its events at once.
                 let end_key = key(now + h.frame.txtime, h.end_seq);
                 let next = self.next_first_bit().map_or(u128::MAX, |h| h.key);
-                if end_key < bound && end_key < next && end_key < end && mac.receiver_idle() {
-                    mac.hear_whole(now, h.frame, h.power >= rx_threshold);
-                    ran += 2;
+                if end_key < bound && end_key < next && end_key < timer && mac.hears_whole() {
+                    ran += 1;
+                    mac.hear_whole(now, h.frame, h.power >= rx_threshold, out);
+                    if let Some(o) = out.pop() {
+                        self.started(cx, node, o, end_key, cx.raw(h.end_seq) + TIMER_AT_END, bound);
+                    }
+                    debug_assert!(out.is_empty());
                     continue;
                 }
-                ran += 1;
                 mac.rx_start(now, h.frame, h.power, h.power >= rx_threshold, out);
+                let nav = cx.raw(h.end_seq) + NAV_AT_FIRST_BIT;
                 for o in out.drain(..) {
                     match o {
                         MacOut::Arm { timer: TimerKind::Rx, at, gen } => {
-                            insert_sorted(&mut self.ends, End { key: key(at, h.end_seq), gen }, |e| e.key)
+                            insert_sorted(&mut self.timers, Kept { key: key(at, h.end_seq), kind: TimerKind::Rx, gen })
                         }
-                        o => unreachable!("a station hearing passively asked for {o:?}"),
+                        MacOut::Arm { timer: TimerKind::Nav, at, gen } => insert_sorted(
+                            &mut self.timers,
+                            Kept { key: cx.key_after(h.key, at, nav), kind: TimerKind::Nav, gen },
+                        ),
+                        o => unreachable!("a frame's first bit heard in passing asked for {o:?}"),
                     }
                 }
             } else {
-                ran += 1;
-                let e = self.ends.pop_front().expect("an end");
-                mac.on_timer(time_of(e.key), TimerKind::Rx, e.gen, out);
-                assert!(out.is_empty(), "a station hearing passively asked for {out:?}");
+                let e = self.timers.pop().expect("a timer");
+                let raw = cx.raw(e.key as u64);
+                let slot = match e.kind {
+                    TimerKind::Rx => {
+                        assert!(
+                            mac.rx_end_starts_one_timer(),
+                            "a kept reception's end that may start more than one timer"
+                        );
+                        raw + TIMER_AT_END
+                    }
+                    TimerKind::Nav => raw + 1,
+                    _ => {
+                        // A resumed count that a frame kept here paused again before its end.
+                        assert!(!mac.backoff_runs_out(e.gen), "a station woke after its backoff ran out");
+                        0
+                    }
+                };
+                mac.on_timer(time_of(e.key), e.kind, e.gen, out);
+                assert!(out.len() <= 1, "a kept event started {out:?}");
+                if let Some(o) = out.pop() {
+                    self.started(cx, node, o, e.key, slot, bound);
+                }
             }
         }
     }
 
-    /// Empties the lists into events for the queue, in key order within each.
-    pub(crate) fn drain(&mut self) -> impl Iterator<Item = Pending> + '_ {
-        let head = std::mem::take(&mut self.head);
-        let firsts = self.first_bits.drain(..).skip(head).map(|h| Pending::FirstBit {
-            at: time_of(h.key),
-            seq: h.key as u64,
-            tx: h.frame.tx,
-            power: h.power,
-            end_seq: h.end_seq,
-        });
-        let ends = self.ends.drain(..).map(|e| Pending::End { at: time_of(e.key), seq: e.key as u64, gen: e.gen });
-        firsts.chain(ends)
+    /// The one timer a kept reception's end or a kept NAV timer's end started, under its
+    /// reserved number `raw`: the NAV's kept; a backoff's to the queue, unless it runs out
+    /// before `bound`, the replay's end. The station is woken before its backoff could run out
+    /// (`Mac::earliest_expiry`), so such a count was paused again by a frame kept here after it
+    /// resumed, and its event, kept and replayed, finds it stale, as the queue's would have.
+    fn started(&mut self, cx: &mut impl EventLoop, node: u32, o: MacOut, from: u128, raw: u64, bound: u128) {
+        let MacOut::Arm { timer, at, gen } = o else { unreachable!("a kept event asked for {o:?}") };
+        let k = cx.key_after(from, at, raw);
+        match timer {
+            TimerKind::Nav => insert_sorted(&mut self.timers, Kept { key: k, kind: timer, gen }),
+            TimerKind::Backoff if k < bound => insert_sorted(&mut self.timers, Kept { key: k, kind: timer, gen }),
+            TimerKind::Backoff => cx.schedule_key(k, AirEv::MacTimer { node, timer, gen }),
+            _ => unreachable!("a kept event started {timer:?}"),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use fairway_core::{Dur, Rng};
+    use fairway_core::{Dur, NodeId, PacketRef, Rng};
 
     use super::*;
+    use crate::packet::Packet;
+    use crate::wireless::ifq::IfqItem;
     use crate::wireless::mac::{FrameKind, MacParams};
 
     fn frame(ta: u32, ra: u32, txtime_us: u64, tx: u32) -> Frame {
@@ -203,29 +249,79 @@ mod tests {
         Time(n * 1000)
     }
 
-    /// Two overlapping frames kept out of order: the replay runs them in key order, stops at
-    /// the bound, and what is left comes back for the queue with the keys reserved for it (the
-    /// longer frame's end; the shorter one, lost in the collision, never started a timer).
+    /// An event loop that only keeps what is scheduled under a key (fairway's clock).
+    #[derive(Default)]
+    struct Queue {
+        key: u128,
+        seq: u64,
+        keyed: Vec<(u128, AirEv)>,
+    }
+
+    impl EventLoop for Queue {
+        fn now(&self) -> Time {
+            time_of(self.key)
+        }
+        fn schedule(&mut self, _: Time, _: AirEv) {
+            unreachable!("a replay schedules under reserved keys only")
+        }
+        fn key(&self) -> u128 {
+            self.key
+        }
+        fn reserve_rx(&mut self, _: Dur, _: Dur) -> (u64, u64) {
+            self.seq += 6;
+            (self.seq - 5, self.seq - 4)
+        }
+        fn schedule_reserved(&mut self, _: Time, _: u64, _: AirEv) {
+            unreachable!("a replay schedules under keys")
+        }
+        fn reserve_raw(&mut self) -> u64 {
+            self.seq += 1;
+            self.seq
+        }
+        fn raw(&self, low: u64) -> u64 {
+            low
+        }
+        fn key_after(&self, _: u128, at: Time, raw: u64) -> u128 {
+            key(at, raw)
+        }
+        fn schedule_key(&mut self, key: u128, ev: AirEv) {
+            self.keyed.push((key, ev));
+        }
+        fn packet(&self, _: PacketRef) -> &Packet {
+            unreachable!()
+        }
+        fn destination(&self, _: PacketRef) -> NodeId {
+            unreachable!()
+        }
+        fn drop_packet(&mut self, _: PacketRef) {
+            unreachable!()
+        }
+    }
+
+    /// Two overlapping frames kept out of order: the replay runs them in key order and stops at
+    /// the bound; the longer frame's end stays kept, under the number reserved for it (the
+    /// shorter one, lost in the collision, never started a timer).
     #[test]
-    fn a_replay_runs_in_key_order_up_to_its_bound_and_hands_back_the_rest() {
+    fn a_replay_runs_in_key_order_up_to_its_bound() {
         let mut mac = Mac::new(0, 3, MacParams::default(), 10.0, Rng::stream(1, "overheard"));
-        assert!(mac.hears_passively());
+        let mut q = Queue::default();
         let mut h = Overheard::default();
         let long = Heard { key: key(us(10), 5), end_seq: 6, frame: frame(1, 2, 100, 0), power: 1e-9 };
-        let short = Heard { key: key(us(50), 7), end_seq: 8, frame: frame(2, 1, 20, 1), power: 1e-9 };
+        let short = Heard { key: key(us(50), 11), end_seq: 12, frame: frame(2, 1, 20, 1), power: 1e-9 };
         h.keep(short);
         h.keep(long);
         assert_eq!(h.len(), 2);
         let mut out = vec![];
         // Nothing before the first key.
-        assert_eq!(h.replay(&mut mac, 1e-10, key(us(10), 5), &mut out), 0);
+        assert_eq!(h.replay(&mut q, 0, &mut mac, 1e-10, key(us(10), 5), &mut out), 0);
         // Both first bits, not the end at 110 us.
-        assert_eq!(h.replay(&mut mac, 1e-10, key(us(60), 0), &mut out), 2);
-        let left: Vec<Pending> = h.drain().collect();
-        assert_eq!(left.len(), 1);
-        let Pending::End { at, seq, .. } = left[0] else { panic!("an end: {left:?}") };
-        assert_eq!((at, seq), (us(110), 6));
-        assert!(h.is_empty() && mac.hears_passively());
+        assert_eq!(h.replay(&mut q, 0, &mut mac, 1e-10, key(us(60), 0), &mut out), 2);
+        assert_eq!(h.len(), 1);
+        assert_eq!(h.timers.last().map(|t| (t.key, t.kind)), Some((key(us(110), 6), TimerKind::Rx)));
+        assert!(q.keyed.is_empty());
+        // The end, which sets the NAV for an EIFS after a collision; no backoff waits on it.
+        assert_eq!(h.replay(&mut q, 0, &mut mac, 1e-10, key(us(200), 0), &mut out), 1);
+        assert!(h.is_empty() && q.keyed.is_empty());
     }
 
     /// A station that always has a frame on its way is never read through: what it has replayed
@@ -233,28 +329,94 @@ mod tests {
     #[test]
     fn a_list_never_read_through_stays_short() {
         let mut mac = Mac::new(0, 3, MacParams::default(), 10.0, Rng::stream(1, "overheard"));
+        let mut q = Queue::default();
         let mut h = Overheard::default();
         let mut out = vec![];
         let mut ran = 0;
         let heard =
-            |i: u64| Heard { key: key(us(100 * i), 2 * i), end_seq: 2 * i + 1, frame: frame(1, 2, 50, 0), power: 1e-9 };
+            |i: u64| Heard { key: key(us(100 * i), 6 * i), end_seq: 6 * i + 1, frame: frame(1, 2, 50, 0), power: 1e-9 };
         h.keep(heard(1));
         for i in 1..=10_000u64 {
             // The next frame is on its way when this one is replayed, up to its first bit.
             h.keep(heard(i + 1));
-            ran += h.replay(&mut mac, 1e-10, key(us(100 * i), 2 * i + 1), &mut out);
+            ran += h.replay(&mut q, 0, &mut mac, 1e-10, key(us(100 * i), 6 * i + 1), &mut out);
             assert!(h.first_bits.len() <= 64, "{} kept after {i} frames", h.first_bits.len());
         }
         assert!(ran >= 2 * 9_999 - 1, "{ran} events replayed");
     }
 
-    /// A first bit not yet reached, handed back: the queue gets it with its reserved number and
-    /// its transmission slot.
+    /// A station whose backoff waits paused keeps a frame for another station: its replay sets
+    /// the NAV for the frame's Duration, keeps the NAV's timer under the number reserved after
+    /// the frame's end, and at the NAV's end resumes the backoff into the queue under the next
+    /// number, no earlier than `Mac::earliest_expiry` said before the replay.
     #[test]
-    fn a_first_bit_not_reached_goes_back_to_the_queue_whole() {
+    fn a_paused_backoff_resumes_into_the_queue_under_its_reserved_number() {
+        let p = MacParams::default();
+        let mut mac = Mac::new(0, 3, p, 10.0, Rng::stream(1, "overheard"));
+        let mut q = Queue::default();
         let mut h = Overheard::default();
-        h.keep(Heard { key: key(us(5), 3), end_seq: 4, frame: frame(1, 2, 100, 7), power: 1e-9 });
-        let left: Vec<Pending> = h.drain().collect();
-        assert_eq!(left, vec![Pending::FirstBit { at: us(5), seq: 3, tx: 7, power: 1e-9, end_seq: 4 }]);
+        let mut out = vec![];
+        // A frame heard whole sets the NAV; a packet then waits for the medium, paused.
+        h.keep(Heard { key: key(us(10), 1), end_seq: 2, frame: frame(1, 2, 100, 0), power: 1e-9 });
+        assert_eq!(h.replay(&mut q, 0, &mut mac, 1e-10, key(us(200), 0), &mut out), 2);
+        q.key = key(us(200), 0);
+        mac.enqueue(us(200), IfqItem { payload: 1, ra: 2, size: 100, priority: false }, &mut out);
+        assert!(out.iter().all(|o| matches!(o, MacOut::Arm { timer: TimerKind::Nav, .. })), "{out:?}");
+        out.clear();
+        assert!(mac.earliest_expiry(us(200), Time::ZERO).is_some(), "the backoff waits paused");
+        // The next frame: first bit at 500 us, its end at 600 us, Duration 300 us.
+        let f = Heard { key: key(us(500), 7), end_seq: 8, frame: frame(1, 2, 100, 0), power: 1e-9 };
+        h.keep(f);
+        let earliest = mac.earliest_expiry(us(200), h.busy_until(&mac, 1e-10)).unwrap();
+        assert_eq!(
+            earliest,
+            us(600 + 300)
+                + p.difs()
+                + mac.earliest_expiry(us(200), Time::ZERO).unwrap().saturating_since(us(410) + p.difs())
+        );
+        // Up to the wake-up at that time: first bit, end, the NAV's end.
+        assert_eq!(h.replay(&mut q, 0, &mut mac, 1e-10, key(earliest, 0), &mut out), 3);
+        let [(k, AirEv::MacTimer { node: 0, timer: TimerKind::Backoff, .. })] = q.keyed[..] else {
+            panic!("one backoff resumed: {:?}", q.keyed)
+        };
+        assert_eq!(k as u64, 8 + TIMER_AT_END + 1);
+        assert_eq!(time_of(k), earliest);
+        assert!(h.is_empty());
+    }
+
+    /// A frame kept here whose first bit comes within a DIFS of the NAV's end pauses the count
+    /// that end resumed: that count's event, before the replay's end, is kept and found stale
+    /// (it is an event of the run all the same); the count resumed after the frame's own NAV
+    /// goes to the queue.
+    #[test]
+    fn a_count_paused_again_is_kept_and_found_stale() {
+        let p = MacParams::default();
+        let mut mac = Mac::new(0, 3, p, 10.0, Rng::stream(1, "overheard"));
+        let mut q = Queue::default();
+        let mut h = Overheard::default();
+        let mut out = vec![];
+        // The NAV to 410 us (a frame heard whole to 110 us, Duration 300 us), then a packet.
+        h.keep(Heard { key: key(us(10), 1), end_seq: 2, frame: frame(1, 2, 100, 0), power: 1e-9 });
+        h.replay(&mut q, 0, &mut mac, 1e-10, key(us(200), 0), &mut out);
+        q.key = key(us(200), 0);
+        mac.enqueue(us(200), IfqItem { payload: 1, ra: 2, size: 100, priority: false }, &mut out);
+        let Some(MacOut::Arm { timer: TimerKind::Nav, at: us410, gen: nav_gen }) = out.pop() else { panic!("{out:?}") };
+        assert_eq!(us410, us(410));
+        let left = mac.earliest_expiry(us(200), Time::ZERO).unwrap().saturating_since(us(410) + p.difs());
+        // A frame 1 us after the NAV's end: to 511 us, then its NAV to 811 us.
+        h.keep(Heard { key: key(us(411), 7), end_seq: 8, frame: frame(1, 2, 100, 0), power: 1e-9 });
+        let after = mac.earliest_expiry(us(200), h.busy_until(&mac, 1e-10)).unwrap();
+        assert_eq!(after, us(811) + p.difs() + left);
+        // The NAV's timer is the queue's (the packet's arrival armed it): run as the queue would.
+        mac.on_timer(us(410), TimerKind::Nav, nav_gen, &mut out);
+        let Some(MacOut::Arm { timer: TimerKind::Backoff, at, gen }) = out.pop() else { panic!("{out:?}") };
+        assert!(at < after && at > us(411));
+        h.timers.push(Kept { key: key(at, 5), kind: TimerKind::Backoff, gen });
+        // Up to the wake-up at `after`: the first bit, the end, the frame's NAV's end and the
+        // stale count, in their order.
+        assert_eq!(h.replay(&mut q, 0, &mut mac, 1e-10, key(after, 0), &mut out), 4);
+        let [(k, AirEv::MacTimer { timer: TimerKind::Backoff, .. })] = q.keyed[..] else { panic!("{:?}", q.keyed) };
+        assert_eq!((time_of(k), k as u64), (after, 8 + TIMER_AT_END + 1));
+        assert!(h.is_empty());
     }
 }

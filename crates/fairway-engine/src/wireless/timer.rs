@@ -76,6 +76,11 @@ impl Backoff {
         self.paused
     }
 
+    /// The backoff not yet counted.
+    pub fn left(&self) -> Dur {
+        self.left
+    }
+
     /// Starts a backoff of `slots` slots after `difs`; counting waits if the medium is busy.
     /// Returns the expiry if it counts now.
     pub fn start(&mut self, now: Time, slots: u64, slot: Dur, idle: bool, difs: Dur) -> Option<(Time, u32)> {
@@ -115,8 +120,13 @@ impl Backoff {
         (now + self.left + difs, self.gen)
     }
 
+    /// Whether the event of generation `gen` is this count's expiry.
+    pub fn live(&self, gen: u32) -> bool {
+        self.busy && !self.paused && self.gen == gen
+    }
+
     pub fn fire(&mut self, gen: u32) -> bool {
-        if self.busy && !self.paused && self.gen == gen {
+        if self.live(gen) {
             self.busy = false;
             true
         } else {
