@@ -110,12 +110,6 @@ impl Overheard {
         self.first_bits.get(self.head)
     }
 
-    fn take_first_bit(&mut self) -> Heard {
-        let h = self.first_bits[self.head];
-        self.head += 1;
-        h
-    }
-
     /// After a replay: what was read is let go when all of it was, or once it is half the
     /// vector (a station that always has a frame on its way is never read through).
     fn let_go_of_read(&mut self) {
@@ -142,28 +136,28 @@ impl Overheard {
     ) -> u64 {
         let mut ran = 0;
         loop {
-            let first = self.next_first_bit().map_or(u128::MAX, |h| h.key);
-            let timer = self.timers.last().map_or(u128::MAX, |e| e.key);
-            if first.min(timer) >= bound {
-                self.let_go_of_read();
-                return ran;
-            }
-            ran += 1;
-            if first < timer {
-                let h = self.take_first_bit();
+            // The first bits before the next kept timer and the bound, in a tight loop.
+            let mut lim = self.timers.last().map_or(u128::MAX, |e| e.key).min(bound);
+            while let Some(&h) = self.first_bits.get(self.head) {
+                if h.key >= lim {
+                    break;
+                }
+                self.head += 1;
                 let now = time_of(h.key);
                 // Mostly a frame is heard whole before anything else: both its events at once.
                 let end_key = key(now + h.frame.txtime, h.end_seq);
-                let next = self.next_first_bit().map_or(u128::MAX, |h| h.key);
-                if end_key < bound && end_key < next && end_key < timer && mac.hears_whole() {
-                    ran += 1;
+                let next = self.first_bits.get(self.head).map_or(u128::MAX, |n| n.key);
+                if end_key < lim && end_key < next && mac.hears_whole() {
+                    ran += 2;
                     mac.hear_whole(now, h.frame, h.power >= rx_threshold, out);
                     if let Some(o) = out.pop() {
                         self.started(cx, node, o, end_key, cx.raw(h.end_seq) + TIMER_AT_END, bound);
+                        lim = self.timers.last().map_or(u128::MAX, |e| e.key).min(bound);
                     }
                     debug_assert!(out.is_empty());
                     continue;
                 }
+                ran += 1;
                 mac.rx_start(now, h.frame, h.power, h.power >= rx_threshold, out);
                 let nav = cx.raw(h.end_seq) + NAV_AT_FIRST_BIT;
                 for o in out.drain(..) {
@@ -178,7 +172,20 @@ impl Overheard {
                         o => unreachable!("a frame's first bit heard in passing asked for {o:?}"),
                     }
                 }
-            } else {
+                lim = self.timers.last().map_or(u128::MAX, |e| e.key).min(bound);
+            }
+            // Then the next timer, if it comes before the next first bit and the bound.
+            let first = self.next_first_bit().map_or(u128::MAX, |h| h.key);
+            let timer = self.timers.last().map_or(u128::MAX, |e| e.key);
+            if first.min(timer) >= bound {
+                self.let_go_of_read();
+                return ran;
+            }
+            if first < timer {
+                continue;
+            }
+            {
+                ran += 1;
                 let e = self.timers.pop().expect("a timer");
                 let raw = cx.raw(e.key as u64);
                 let slot = match e.kind {
