@@ -150,11 +150,11 @@ impl Overheard {
                 if end_key < lim && end_key < next && mac.hears_whole() {
                     ran += 2;
                     mac.hear_whole(now, h.frame, h.power >= rx_threshold, out);
+                    assert!(out.len() <= 1, "a frame heard whole started {out:?}");
                     if let Some(o) = out.pop() {
                         self.started(cx, node, o, end_key, cx.raw(h.end_seq) + TIMER_AT_END, bound);
                         lim = self.timers.last().map_or(u128::MAX, |e| e.key).min(bound);
                     }
-                    debug_assert!(out.is_empty());
                     continue;
                 }
                 ran += 1;
@@ -184,30 +184,25 @@ impl Overheard {
             if first < timer {
                 continue;
             }
-            {
-                ran += 1;
-                let e = self.timers.pop().expect("a timer");
-                let raw = cx.raw(e.key as u64);
-                let slot = match e.kind {
-                    TimerKind::Rx => {
-                        assert!(
-                            mac.rx_end_starts_one_timer(),
-                            "a kept reception's end that may start more than one timer"
-                        );
-                        raw + TIMER_AT_END
-                    }
-                    TimerKind::Nav => raw + 1,
-                    _ => {
-                        // A resumed count that a frame kept here paused again before its end.
-                        assert!(!mac.backoff_runs_out(e.gen), "a station woke after its backoff ran out");
-                        0
-                    }
-                };
-                mac.on_timer(time_of(e.key), e.kind, e.gen, out);
-                assert!(out.len() <= 1, "a kept event started {out:?}");
-                if let Some(o) = out.pop() {
-                    self.started(cx, node, o, e.key, slot, bound);
+            ran += 1;
+            let e = self.timers.pop().expect("a timer");
+            let raw = cx.raw(e.key as u64);
+            let slot = match e.kind {
+                TimerKind::Rx => {
+                    assert!(mac.rx_end_starts_one_timer(), "a kept reception's end that may start more than one timer");
+                    raw + TIMER_AT_END
                 }
+                TimerKind::Nav => raw + 1,
+                _ => {
+                    // A resumed count that a frame kept here paused again before its end.
+                    assert!(!mac.backoff_runs_out(e.gen), "a station woke after its backoff ran out");
+                    0
+                }
+            };
+            mac.on_timer(time_of(e.key), e.kind, e.gen, out);
+            assert!(out.len() <= 1, "a kept event started {out:?}");
+            if let Some(o) = out.pop() {
+                self.started(cx, node, o, e.key, slot, bound);
             }
         }
     }
