@@ -524,7 +524,7 @@ impl Air {
         let mac = &mut self.macs[n as usize];
         self.slot = match kind {
             TimerKind::Rx if mac.rx_end_starts_one_timer() => Some(cx.raw(cx.key() as u64) + overheard::TIMER_AT_END),
-            TimerKind::Nav => Some(cx.raw(cx.key() as u64) + 1),
+            TimerKind::Nav => Some(cx.raw(cx.key() as u64) + overheard::BACKOFF_AFTER_NAV),
             _ => None,
         };
         mac.on_timer(cx.now(), kind, gen, &mut self.out);

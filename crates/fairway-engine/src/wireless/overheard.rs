@@ -37,6 +37,8 @@ fn time_of(key: u128) -> Time {
 /// resume. A NAV timer's backoff takes the number after the timer's own.
 pub(crate) const NAV_AT_FIRST_BIT: u64 = 1;
 pub(crate) const TIMER_AT_END: u64 = 3;
+/// From a NAV timer's own number to that of the backoff its end may resume.
+pub(crate) const BACKOFF_AFTER_NAV: u64 = 1;
 
 /// A kept frame: the key of its first bit's event here, the insertion number of its
 /// reception's end, and what the first bit brings (the channel's transmission slot may be
@@ -106,8 +108,9 @@ impl Overheard {
         self.first_bits[self.head..].iter().map(until).max().unwrap_or(Time::ZERO)
     }
 
-    fn next_first_bit(&self) -> Option<&Heard> {
-        self.first_bits.get(self.head)
+    /// The key of the earliest timer kept (`u128::MAX` if none).
+    fn next_timer(&self) -> u128 {
+        self.timers.last().map_or(u128::MAX, |e| e.key)
     }
 
     /// After a replay: what was read is let go when all of it was, or once it is half the
@@ -137,7 +140,7 @@ impl Overheard {
         let mut ran = 0;
         loop {
             // The first bits before the next kept timer and the bound, in a tight loop.
-            let mut lim = self.timers.last().map_or(u128::MAX, |e| e.key).min(bound);
+            let mut lim = self.next_timer().min(bound);
             while let Some(&h) = self.first_bits.get(self.head) {
                 if h.key >= lim {
                     break;
@@ -153,7 +156,7 @@ impl Overheard {
                     assert!(out.len() <= 1, "a frame heard whole started {out:?}");
                     if let Some(o) = out.pop() {
                         self.started(cx, node, o, end_key, cx.raw(h.end_seq) + TIMER_AT_END, bound);
-                        lim = self.timers.last().map_or(u128::MAX, |e| e.key).min(bound);
+                        lim = self.next_timer().min(bound);
                     }
                     continue;
                 }
@@ -172,11 +175,11 @@ impl Overheard {
                         o => unreachable!("a frame's first bit heard in passing asked for {o:?}"),
                     }
                 }
-                lim = self.timers.last().map_or(u128::MAX, |e| e.key).min(bound);
+                lim = self.next_timer().min(bound);
             }
             // Then the next timer, if it comes before the next first bit and the bound.
-            let first = self.next_first_bit().map_or(u128::MAX, |h| h.key);
-            let timer = self.timers.last().map_or(u128::MAX, |e| e.key);
+            let first = self.first_bits.get(self.head).map_or(u128::MAX, |h| h.key);
+            let timer = self.next_timer();
             if first.min(timer) >= bound {
                 self.let_go_of_read();
                 return ran;
@@ -192,7 +195,7 @@ impl Overheard {
                     assert!(mac.rx_end_starts_one_timer(), "a kept reception's end that may start more than one timer");
                     raw + TIMER_AT_END
                 }
-                TimerKind::Nav => raw + 1,
+                TimerKind::Nav => raw + BACKOFF_AFTER_NAV,
                 _ => {
                     // A resumed count that a frame kept here paused again before its end.
                     assert!(!mac.backoff_runs_out(e.gen), "a station woke after its backoff ran out");
@@ -347,25 +350,45 @@ mod tests {
         assert!(ran >= 2 * 9_999 - 1, "{ran} events replayed");
     }
 
+    /// A station whose backoff waits paused, and what the tests below need of it.
+    struct Paused {
+        p: MacParams,
+        mac: Mac,
+        q: Queue,
+        h: Overheard,
+        out: Vec<MacOut>,
+        /// The generation of the NAV's timer, armed in the queue by the packet's arrival.
+        nav_gen: u32,
+    }
+
+    /// The NAV to 410 us (a frame heard whole to 110 us, Duration 300 us), then at 200 us a
+    /// packet, whose backoff waits for the medium, paused.
+    fn paused() -> Paused {
+        let p = MacParams::default();
+        let mut mac = Mac::new(0, 3, p, 10.0, Rng::stream(1, "overheard"));
+        let mut q = Queue::default();
+        let mut h = Overheard::default();
+        let mut out = vec![];
+        h.keep(Heard { key: key(us(10), 1), end_seq: 2, frame: frame(1, 2, 100, 0), power: 1e-9 });
+        assert_eq!(h.replay(&mut q, 0, &mut mac, 1e-10, key(us(200), 0), &mut out), 2);
+        q.key = key(us(200), 0);
+        mac.enqueue(us(200), IfqItem { payload: 1, ra: 2, size: 100, priority: false }, &mut out);
+        let [MacOut::Arm { timer: TimerKind::Nav, at, gen: nav_gen }] = out[..] else {
+            panic!("the NAV's timer: {out:?}")
+        };
+        assert_eq!(at, us(410));
+        out.clear();
+        assert!(mac.earliest_expiry(us(200), Time::ZERO).is_some(), "the backoff waits paused");
+        Paused { p, mac, q, h, out, nav_gen }
+    }
+
     /// A station whose backoff waits paused keeps a frame for another station: its replay sets
     /// the NAV for the frame's Duration, keeps the NAV's timer under the number reserved after
     /// the frame's end, and at the NAV's end resumes the backoff into the queue under the next
     /// number, no earlier than `Mac::earliest_expiry` said before the replay.
     #[test]
     fn a_paused_backoff_resumes_into_the_queue_under_its_reserved_number() {
-        let p = MacParams::default();
-        let mut mac = Mac::new(0, 3, p, 10.0, Rng::stream(1, "overheard"));
-        let mut q = Queue::default();
-        let mut h = Overheard::default();
-        let mut out = vec![];
-        // A frame heard whole sets the NAV; a packet then waits for the medium, paused.
-        h.keep(Heard { key: key(us(10), 1), end_seq: 2, frame: frame(1, 2, 100, 0), power: 1e-9 });
-        assert_eq!(h.replay(&mut q, 0, &mut mac, 1e-10, key(us(200), 0), &mut out), 2);
-        q.key = key(us(200), 0);
-        mac.enqueue(us(200), IfqItem { payload: 1, ra: 2, size: 100, priority: false }, &mut out);
-        assert!(out.iter().all(|o| matches!(o, MacOut::Arm { timer: TimerKind::Nav, .. })), "{out:?}");
-        out.clear();
-        assert!(mac.earliest_expiry(us(200), Time::ZERO).is_some(), "the backoff waits paused");
+        let Paused { p, mut mac, mut q, mut h, mut out, .. } = paused();
         // The next frame: first bit at 500 us, its end at 600 us, Duration 300 us.
         let f = Heard { key: key(us(500), 7), end_seq: 8, frame: frame(1, 2, 100, 0), power: 1e-9 };
         h.keep(f);
@@ -392,18 +415,7 @@ mod tests {
     /// goes to the queue.
     #[test]
     fn a_count_paused_again_is_kept_and_found_stale() {
-        let p = MacParams::default();
-        let mut mac = Mac::new(0, 3, p, 10.0, Rng::stream(1, "overheard"));
-        let mut q = Queue::default();
-        let mut h = Overheard::default();
-        let mut out = vec![];
-        // The NAV to 410 us (a frame heard whole to 110 us, Duration 300 us), then a packet.
-        h.keep(Heard { key: key(us(10), 1), end_seq: 2, frame: frame(1, 2, 100, 0), power: 1e-9 });
-        h.replay(&mut q, 0, &mut mac, 1e-10, key(us(200), 0), &mut out);
-        q.key = key(us(200), 0);
-        mac.enqueue(us(200), IfqItem { payload: 1, ra: 2, size: 100, priority: false }, &mut out);
-        let Some(MacOut::Arm { timer: TimerKind::Nav, at: us410, gen: nav_gen }) = out.pop() else { panic!("{out:?}") };
-        assert_eq!(us410, us(410));
+        let Paused { p, mut mac, mut q, mut h, mut out, nav_gen } = paused();
         let left = mac.earliest_expiry(us(200), Time::ZERO).unwrap().saturating_since(us(410) + p.difs());
         // A frame 1 us after the NAV's end: to 511 us, then its NAV to 811 us.
         h.keep(Heard { key: key(us(411), 7), end_seq: 8, frame: frame(1, 2, 100, 0), power: 1e-9 });
