@@ -4,14 +4,15 @@
 //! by the random waypoint model with setdest's semantics (indep-utils/cmu-scen-gen/setdest,
 //! version 1: a node starts where it stands, pauses, then moves to a point drawn uniformly in the
 //! area at a drawn speed, pauses again on arrival, and so on). Positions are computed when asked
-//! for, from the current move: a node that stands still costs nothing.
+//! for, from the current move.
 
 use fairway_core::{Dur, Rng, Time};
 
 pub use fairway_model::wireless::mobility::{parse_moves, Initial, MobilitySpec, SetDest, Speed};
 
-/// A node's current straight-line move.
+/// A node's current straight-line move: one cache line (a transmission reads every node's).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(align(64))]
 pub struct Motion {
     since: Time,
     x: f64,
@@ -30,21 +31,19 @@ impl Motion {
     }
 
     /// Where the node is at `t` (not before the move began), stopping at the destination
-    /// (ns-2's update_position clamps the overshoot).
+    /// (ns-2's update_position clamps the overshoot). Without a branch on the motion (a
+    /// transmission asks it of every node): standing still, the offset is zero, and a
+    /// coordinate that does not change is not clamped.
+    #[inline]
     pub fn at(&self, t: Time) -> (f64, f64) {
-        if self.speed == 0.0 {
-            return (self.x, self.y);
-        }
         let s = t.saturating_since(self.since).as_secs_f64() * self.speed;
-        let mut x = self.x + self.ux * s;
-        let mut y = self.y + self.uy * s;
-        if (self.ux > 0.0 && x > self.dest_x) || (self.ux < 0.0 && x < self.dest_x) {
-            x = self.dest_x;
-        }
-        if (self.uy > 0.0 && y > self.dest_y) || (self.uy < 0.0 && y < self.dest_y) {
-            y = self.dest_y;
-        }
-        (x, y)
+        let x = self.x + self.ux * s;
+        let y = self.y + self.uy * s;
+        let past = |v: f64, u: f64, dest: f64| (u > 0.0) & (v > dest) | (u < 0.0) & (v < dest);
+        (
+            if past(x, self.ux, self.dest_x) { self.dest_x } else { x },
+            if past(y, self.uy, self.dest_y) { self.dest_y } else { y },
+        )
     }
 
     /// From where it is at `now`, the node heads for (x, y) at `speed` (ns-2 set_destination).

@@ -115,6 +115,9 @@ pub(crate) struct Air {
     /// Beyond this distance squared no node senses a frame (the carrier-sense range, with a
     /// margin: the exact test is the power's).
     sense2: f64,
+    /// Scratch space for a transmission's stations in range: index, distance squared (then the
+    /// received power), delay.
+    in_range: Vec<(u32, f64, Dur)>,
     out: Vec<MacOut>,
     pub(crate) stats: Vec<NetStats>,
     /// AODV agents, one per node, when routing is AODV.
@@ -191,6 +194,7 @@ impl Air {
             wake_at: vec![0; n],
             wakes: 0,
             replay_out: vec![],
+            in_range: vec![],
             replayed: 0,
             sense2: (spec.radio.cs_range() * (1.0 + 1e-6) + 1e-6).powi(2),
             out: vec![],
@@ -705,24 +709,33 @@ impl Air {
         // A unicast frame: only its receiver needs it.
         let for_one = f.ra != BROADCAST;
         // The loop's fields apart, each station's entries side by side.
-        let Air { movers, macs, heard, reach, radio, sense2, rx_power, rx_end_seq, replay_out, replayed, .. } = self;
+        let Air {
+            movers, macs, heard, reach, radio, sense2, rx_power, rx_end_seq, replay_out, replayed, in_range, ..
+        } = self;
         let (rx_power, rx_end_seq) = (&mut rx_power[base..base + nodes], &mut rx_end_seq[base..base + nodes]);
         let mut heard = heard.as_deref_mut();
-        for (r, (mover, mac)) in movers.iter().zip(macs.iter_mut()).enumerate() {
-            if r == n as usize {
-                continue;
-            }
+        // First the physics, station by station: nothing in it depends on another's, so the
+        // square roots and divisions of several stations overlap. The stations in range are
+        // gathered without a branch: each written, counted if it is.
+        in_range.resize(nodes, (0, 0.0, Dur::ZERO));
+        let mut near = 0;
+        for (r, mover) in movers.iter().enumerate() {
             let (rx, ry) = mover.motion.at(now);
             let d2 = (rx - x) * (rx - x) + (ry - y) * (ry - y);
-            if d2 > *sense2 {
-                continue;
-            }
+            in_range[near] = (r as u32, d2, Dur::ZERO);
+            near += (d2 <= *sense2 && r != n as usize) as usize;
+        }
+        let mut sensed = 0;
+        for i in 0..near {
+            let (r, d2, _) = in_range[i];
             let d = d2.sqrt();
             let power = reach.power(d);
-            if power < radio.cs_threshold {
-                continue;
-            }
-            let delay = reach.delay(d);
+            in_range[sensed] = (r, power, reach.delay(d));
+            sensed += (power >= radio.cs_threshold) as usize;
+        }
+        let in_range = &in_range[..sensed];
+        for &(r, power, delay) in in_range {
+            let r = r as usize;
             last = last.max(delay);
             let (first_seq, end_seq) = cx.reserve_rx(delay, f.txtime);
             if let Some(heard) = heard.as_deref_mut() {
@@ -731,11 +744,11 @@ impl Air {
                 let passing = (for_one && f.ra != r as u32) || power < radio.rx_threshold;
                 if passing {
                     let h = &mut heard[r];
-                    h.keep(Heard { key: overheard::key(now + delay, first_seq), end_seq, frame: f, power });
+                    h.keep(Heard::new(overheard::key(now + delay, first_seq), end_seq, &f, power));
                     // A station that hears for long keeps its list short: what is past, replayed.
                     if h.len() > KEEP_BEFORE_REPLAY {
                         let bound = cx.key();
-                        *replayed += h.replay(cx, r as u32, mac, radio.rx_threshold, bound, replay_out);
+                        *replayed += h.replay(cx, r as u32, &mut macs[r], radio.rx_threshold, bound, replay_out);
                     }
                     continue;
                 }

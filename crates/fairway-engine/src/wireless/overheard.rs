@@ -20,12 +20,12 @@
 //! the frame is sent ([`EventLoop::reserve_rx`](super::event_loop::EventLoop::reserve_rx)), kept
 //! or not: a kept event's key is the key it would have had in the queue.
 
-use fairway_core::Time;
+use fairway_core::{Dur, Time};
 
 pub(crate) use crate::events::key;
 
 use super::event_loop::{AirEv, EventLoop};
-use super::mac::{Frame, Mac, MacOut, TimerKind};
+use super::mac::{Frame, FrameKind, Mac, MacOut, TimerKind};
 
 fn time_of(key: u128) -> Time {
     Time((key >> 64) as u64)
@@ -41,14 +41,34 @@ pub(crate) const TIMER_AT_END: u64 = 3;
 pub(crate) const BACKOFF_AFTER_NAV: u64 = 1;
 
 /// A kept frame: the key of its first bit's event here, the insertion number of its
-/// reception's end, and what the first bit brings (the channel's transmission slot may be
-/// reused before the replay).
+/// reception's end, its power here, and what the MAC reads of a frame it need not decode
+/// (kind, addresses, Duration field, time on the air; the channel's transmission slot may be
+/// reused before the replay). One cache line: a station's list is mostly out of the cache
+/// between its keeps and its replay.
 #[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
 pub(crate) struct Heard {
     pub key: u128,
     pub end_seq: u64,
-    pub frame: Frame,
     pub power: f64,
+    txtime: Dur,
+    duration: Dur,
+    ta: u32,
+    ra: u32,
+    kind: FrameKind,
+}
+
+impl Heard {
+    pub(crate) fn new(key: u128, end_seq: u64, f: &Frame, power: f64) -> Heard {
+        Heard { key, end_seq, power, txtime: f.txtime, duration: f.duration, ta: f.ta, ra: f.ra, kind: f.kind }
+    }
+
+    /// The frame as the MAC sees it; what it never reads of a frame it need not decode (size,
+    /// sequence number, payload, transmission) left out.
+    fn frame(&self) -> Frame {
+        let (ta, ra, txtime, duration) = (self.ta, self.ra, self.txtime, self.duration);
+        Frame { kind: self.kind, ta, ra, duration, size: 0, txtime, seqno: 0, payload: u32::MAX, tx: u32::MAX }
+    }
 }
 
 /// A timer a replay started (the end of a kept frame's reception, or the NAV's), under the
@@ -67,6 +87,9 @@ pub(crate) struct Overheard {
     /// when read through or cut when half read: cheaper than a ring for its one-way traffic).
     first_bits: Vec<Heard>,
     head: usize,
+    /// The latest first bit's key in `first_bits` (0 when empty): a keep compares with it here
+    /// rather than at the vector's tail, which is mostly out of the cache by then.
+    latest: u128,
     /// The Rx and NAV timers replays started, and the backoff's they resumed that run out before
     /// the replay's end; the earliest last (a few at a time).
     timers: Vec<Kept>,
@@ -89,7 +112,8 @@ impl Overheard {
 
     pub(crate) fn keep(&mut self, h: Heard) {
         // Mostly in order: at the end.
-        if self.first_bits.last().is_none_or(|l| l.key <= h.key) {
+        if self.latest <= h.key {
+            self.latest = h.key;
             self.first_bits.push(h);
             return;
         }
@@ -104,7 +128,7 @@ impl Overheard {
     /// (`Time::ZERO` if none): each until its end and the NAV it sets at least
     /// ([`Mac::nav_floor`]).
     pub(crate) fn busy_until(&self, mac: &Mac, rx_threshold: f64) -> Time {
-        let until = |h: &Heard| time_of(h.key) + h.frame.txtime + mac.nav_floor(&h.frame, h.power >= rx_threshold);
+        let until = |h: &Heard| time_of(h.key) + h.txtime + mac.nav_floor(&h.frame(), h.power >= rx_threshold);
         self.first_bits[self.head..].iter().map(until).max().unwrap_or(Time::ZERO)
     }
 
@@ -119,6 +143,7 @@ impl Overheard {
         if self.head == self.first_bits.len() {
             self.first_bits.clear();
             self.head = 0;
+            self.latest = 0;
         } else if self.head >= 32 && self.head * 2 >= self.first_bits.len() {
             self.first_bits.drain(..self.head);
             self.head = 0;
@@ -148,11 +173,11 @@ impl Overheard {
                 self.head += 1;
                 let now = time_of(h.key);
                 // Mostly a frame is heard whole before anything else: both its events at once.
-                let end_key = key(now + h.frame.txtime, h.end_seq);
+                let end_key = key(now + h.txtime, h.end_seq);
                 let next = self.first_bits.get(self.head).map_or(u128::MAX, |n| n.key);
                 if end_key < lim && end_key < next && mac.hears_whole() {
                     ran += 2;
-                    mac.hear_whole(now, h.frame, h.power >= rx_threshold, out);
+                    mac.hear_whole(now, h.frame(), h.power >= rx_threshold, out);
                     assert!(out.len() <= 1, "a frame heard whole started {out:?}");
                     if let Some(o) = out.pop() {
                         self.started(cx, node, o, end_key, cx.raw(h.end_seq) + TIMER_AT_END, bound);
@@ -161,7 +186,7 @@ impl Overheard {
                     continue;
                 }
                 ran += 1;
-                mac.rx_start(now, h.frame, h.power, h.power >= rx_threshold, out);
+                mac.rx_start(now, h.frame(), h.power, h.power >= rx_threshold, out);
                 let nav = cx.raw(h.end_seq) + NAV_AT_FIRST_BIT;
                 for o in out.drain(..) {
                     match o {
@@ -229,12 +254,12 @@ impl Overheard {
 
 #[cfg(test)]
 mod tests {
-    use fairway_core::{Dur, NodeId, PacketRef, Rng};
+    use fairway_core::{NodeId, PacketRef, Rng};
 
     use super::*;
     use crate::packet::Packet;
     use crate::wireless::ifq::IfqItem;
-    use crate::wireless::mac::{FrameKind, MacParams};
+    use crate::wireless::mac::MacParams;
 
     fn frame(ta: u32, ra: u32, txtime_us: u64, tx: u32) -> Frame {
         Frame {
@@ -311,8 +336,8 @@ mod tests {
         let mut mac = Mac::new(0, 3, MacParams::default(), 10.0, Rng::stream(1, "overheard"));
         let mut q = Queue::default();
         let mut h = Overheard::default();
-        let long = Heard { key: key(us(10), 5), end_seq: 6, frame: frame(1, 2, 100, 0), power: 1e-9 };
-        let short = Heard { key: key(us(50), 11), end_seq: 12, frame: frame(2, 1, 20, 1), power: 1e-9 };
+        let long = Heard::new(key(us(10), 5), 6, &frame(1, 2, 100, 0), 1e-9);
+        let short = Heard::new(key(us(50), 11), 12, &frame(2, 1, 20, 1), 1e-9);
         h.keep(short);
         h.keep(long);
         assert_eq!(h.len(), 2);
@@ -338,8 +363,7 @@ mod tests {
         let mut h = Overheard::default();
         let mut out = vec![];
         let mut ran = 0;
-        let heard =
-            |i: u64| Heard { key: key(us(100 * i), 6 * i), end_seq: 6 * i + 1, frame: frame(1, 2, 50, 0), power: 1e-9 };
+        let heard = |i: u64| Heard::new(key(us(100 * i), 6 * i), 6 * i + 1, &frame(1, 2, 50, 0), 1e-9);
         h.keep(heard(1));
         for i in 1..=10_000u64 {
             // The next frame is on its way when this one is replayed, up to its first bit.
@@ -369,7 +393,7 @@ mod tests {
         let mut q = Queue::default();
         let mut h = Overheard::default();
         let mut out = vec![];
-        h.keep(Heard { key: key(us(10), 1), end_seq: 2, frame: frame(1, 2, 100, 0), power: 1e-9 });
+        h.keep(Heard::new(key(us(10), 1), 2, &frame(1, 2, 100, 0), 1e-9));
         assert_eq!(h.replay(&mut q, 0, &mut mac, 1e-10, key(us(200), 0), &mut out), 2);
         q.key = key(us(200), 0);
         mac.enqueue(us(200), IfqItem { payload: 1, ra: 2, size: 100, priority: false }, &mut out);
@@ -390,7 +414,7 @@ mod tests {
     fn a_paused_backoff_resumes_into_the_queue_under_its_reserved_number() {
         let Paused { p, mut mac, mut q, mut h, mut out, .. } = paused();
         // The next frame: first bit at 500 us, its end at 600 us, Duration 300 us.
-        let f = Heard { key: key(us(500), 7), end_seq: 8, frame: frame(1, 2, 100, 0), power: 1e-9 };
+        let f = Heard::new(key(us(500), 7), 8, &frame(1, 2, 100, 0), 1e-9);
         h.keep(f);
         let earliest = mac.earliest_expiry(us(200), h.busy_until(&mac, 1e-10)).unwrap();
         assert_eq!(
@@ -418,7 +442,7 @@ mod tests {
         let Paused { p, mut mac, mut q, mut h, mut out, nav_gen } = paused();
         let left = mac.earliest_expiry(us(200), Time::ZERO).unwrap().saturating_since(us(410) + p.difs());
         // A frame 1 us after the NAV's end: to 511 us, then its NAV to 811 us.
-        h.keep(Heard { key: key(us(411), 7), end_seq: 8, frame: frame(1, 2, 100, 0), power: 1e-9 });
+        h.keep(Heard::new(key(us(411), 7), 8, &frame(1, 2, 100, 0), 1e-9));
         let after = mac.earliest_expiry(us(200), h.busy_until(&mac, 1e-10)).unwrap();
         assert_eq!(after, us(811) + p.difs() + left);
         // The NAV's timer is the queue's (the packet's arrival armed it): run as the queue would.
