@@ -139,18 +139,23 @@ struct RxSlot {
 }
 
 /// One station: its MAC and its interface queue.
+#[repr(C, align(64))]
 pub struct Mac {
-    me: u32,
-    p: MacParams,
-    capture_ratio: f64,
-    /// `p.eifs()`, worked out once: every frame heard but not decoded costs one.
-    eifs: Dur,
-    rng: Rng,
+    // First and together (`repr(C)`), what every frame a station hears reads and writes: its
+    // MAC is mostly out of the cache when a frame reaches it.
     rx_state: RxState,
     tx_state: TxState,
     tx_active: bool,
+    me: u32,
     nav: Time,
+    /// `p.eifs()`, worked out once: every frame heard but not decoded costs one.
+    eifs: Dur,
+    capture_ratio: f64,
+    backoff: Backoff,
+    timers: [Timer; 5],
     pkt_rx: Option<RxSlot>,
+    p: MacParams,
+    rng: Rng,
     pkt_ctrl: Option<Frame>,
     pkt_rts: Option<Frame>,
     pkt_tx: Option<Frame>,
@@ -169,8 +174,6 @@ pub struct Mac {
     ifq: Ifq,
     /// A packet of the queue is at the MAC.
     blocked: bool,
-    timers: [Timer; 5],
-    backoff: Backoff,
     pub stats: MacStats,
 }
 

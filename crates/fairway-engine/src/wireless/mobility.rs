@@ -69,16 +69,16 @@ enum Phase {
     Moving,
 }
 
-/// What drives one node's moves during a run.
+/// What draws one node's random waypoint moves during a run (its [`Motion`] is kept apart: a
+/// transmission reads every node's, side by side).
 pub struct Mover {
-    pub motion: Motion,
     phase: Phase,
     rng: Rng,
 }
 
 impl Mover {
-    pub fn new(x: f64, y: f64, rng: Rng) -> Mover {
-        Mover { motion: Motion::still(x, y), phase: Phase::Pausing, rng }
+    pub fn new(rng: Rng) -> Mover {
+        Mover { phase: Phase::Pausing, rng }
     }
 
     /// Random waypoint: the node's first event (setdest version 1 begins with a pause).
@@ -86,13 +86,13 @@ impl Mover {
         Time::ZERO + pause
     }
 
-    /// Random waypoint: the pause or the move that ended at `now` is followed by the next;
-    /// returns when that one ends.
-    pub fn next(&mut self, now: Time, width: f64, height: f64, speed: Speed, pause: Dur) -> Time {
+    /// Random waypoint: the pause or the move of `motion` that ended at `now` is followed by
+    /// the next; returns when that one ends.
+    pub fn next(&mut self, motion: &mut Motion, now: Time, width: f64, height: f64, speed: Speed, pause: Dur) -> Time {
         if self.phase == Phase::Moving && !pause.is_zero() {
             // Arrived: stand still for the pause.
-            let (x, y) = self.motion.at(now);
-            self.motion = Motion { since: now, ..Motion::still(x, y) };
+            let (x, y) = motion.at(now);
+            *motion = Motion { since: now, ..Motion::still(x, y) };
             self.phase = Phase::Pausing;
             return now + pause;
         }
@@ -106,7 +106,7 @@ impl Mover {
             }
         };
         self.phase = Phase::Moving;
-        let arrive = self.motion.head_for(now, x, y, v);
+        let arrive = motion.head_for(now, x, y, v);
         // A destination drawn where the node stands: move on at the next instant.
         arrive.max(now + Dur(1))
     }
@@ -139,31 +139,31 @@ mod tests {
     #[test]
     fn random_waypoint_pauses_then_moves_inside_the_area() {
         let pause = Dur::from_secs(10);
-        let mut m = Mover::new(500.0, 500.0, Rng::stream(1, "rw"));
+        let (mut m, mut motion) = (Mover::new(Rng::stream(1, "rw")), Motion::still(500.0, 500.0));
         let mut now = m.first(pause);
         assert_eq!(now, t(10.0));
         for _ in 0..50 {
-            let start = m.motion.at(now);
-            let end = m.next(now, 1000.0, 1000.0, Speed::Constant(20.0), pause);
-            let (x, y) = m.motion.at(end);
+            let start = motion.at(now);
+            let end = m.next(&mut motion, now, 1000.0, 1000.0, Speed::Constant(20.0), pause);
+            let (x, y) = motion.at(end);
             assert!((0.0..1000.0).contains(&x) && (0.0..1000.0).contains(&y));
             let d = ((x - start.0).powi(2) + (y - start.1).powi(2)).sqrt();
             assert!(((end - now).as_secs_f64() - d / 20.0).abs() < 1e-6);
             // The pause on arrival.
-            let resume = m.next(end, 1000.0, 1000.0, Speed::Constant(20.0), pause);
+            let resume = m.next(&mut motion, end, 1000.0, 1000.0, Speed::Constant(20.0), pause);
             assert_eq!(resume, end + pause);
-            assert_eq!(m.motion.at(resume), (x, y));
+            assert_eq!(motion.at(resume), (x, y));
             now = resume;
         }
     }
 
     #[test]
     fn uniform_speeds_stay_in_their_range() {
-        let mut m = Mover::new(0.0, 0.0, Rng::stream(2, "rw"));
+        let (mut m, mut motion) = (Mover::new(Rng::stream(2, "rw")), Motion::still(0.0, 0.0));
         let mut now = Time::ZERO;
         for _ in 0..200 {
-            let end = m.next(now, 100.0, 100.0, Speed::Uniform { min: 0.0, max: 5.0 }, Dur::ZERO);
-            assert!(m.motion.speed > 0.0 && m.motion.speed <= 5.0);
+            let end = m.next(&mut motion, now, 100.0, 100.0, Speed::Uniform { min: 0.0, max: 5.0 }, Dur::ZERO);
+            assert!(motion.speed > 0.0 && motion.speed <= 5.0);
             now = end;
         }
     }

@@ -24,7 +24,7 @@ use crate::wireless::aodv::{self, Aodv, DropWhy, TimerWhat};
 use crate::wireless::event_loop::{AirEv, EventLoop, MAX_NODES};
 use crate::wireless::ifq::IfqItem;
 use crate::wireless::mac::{Frame, Mac, MacOut, MacStats, Outcome, TimerKind, BROADCAST};
-use crate::wireless::mobility::{MobilitySpec, Mover};
+use crate::wireless::mobility::{MobilitySpec, Motion, Mover};
 use crate::wireless::overheard::{self, Heard, Overheard};
 use crate::wireless::propagation::Reach;
 use crate::wireless::{NetStats, Radio, Routing, WirelessSpec};
@@ -75,7 +75,9 @@ pub(crate) struct Air {
     /// Per scenario node, its wireless index (`u32::MAX` for wired nodes).
     index: Vec<u32>,
     nodes: Vec<NodeId>,
-    /// Each node's current move (a still one when nodes do not move).
+    /// Each node's current move (a still one when nodes do not move), side by side.
+    motions: Vec<Motion>,
+    /// What draws each node's random waypoint moves.
     movers: Vec<Mover>,
     mobility: Option<MobilitySpec>,
     /// Each node's path: where it was at its start and at every change of heading.
@@ -150,8 +152,7 @@ impl Air {
         let movers = spec
             .nodes
             .iter()
-            .zip(&start)
-            .map(|(w, &(x, y))| Mover::new(x, y, Rng::stream(seed, &format!("mobility:{}", names[w.node.index()]))))
+            .map(|w| Mover::new(Rng::stream(seed, &format!("mobility:{}", names[w.node.index()]))))
             .collect();
         for (i, w) in spec.nodes.iter().enumerate() {
             index[w.node.index()] = i as u32;
@@ -175,6 +176,7 @@ impl Air {
             index,
             nodes: spec.nodes.iter().map(|w| w.node).collect(),
             movers,
+            motions: start.iter().map(|&(x, y)| Motion::still(x, y)).collect(),
             mobility: spec.mobility.clone(),
             paths: start.iter().map(|&(x, y)| vec![(Time::ZERO, x, y)]).collect(),
             next_hop: match spec.routing {
@@ -221,7 +223,7 @@ impl Air {
 
     /// Where node `n` is at `t`.
     pub(crate) fn position(&self, n: usize, t: Time) -> (f64, f64) {
-        self.movers[n].motion.at(t)
+        self.motions[n].at(t)
     }
 
     fn forwards(&mut self, p: PacketRef) -> &mut u8 {
@@ -540,7 +542,7 @@ impl Air {
     #[inline]
     fn rx(&mut self, cx: &mut impl EventLoop, n: u32, tx: u32) {
         let t = self.txs[tx as usize].as_ref().expect("a transmission on the air");
-        let at = tx as usize * self.movers.len() + n as usize;
+        let at = tx as usize * self.motions.len() + n as usize;
         let power = self.rx_power[at];
         let decodable = power >= self.radio.rx_threshold;
         let frame = t.frame;
@@ -697,7 +699,7 @@ impl Air {
         f.tx = slot;
         let (x, y) = self.position(n as usize, now);
         self.txs[slot as usize] = Some(AirTx { frame: f, msg });
-        let nodes = self.movers.len();
+        let nodes = self.motions.len();
         let base = slot as usize * nodes;
         if self.rx_power.len() < base + nodes {
             self.rx_power.resize(base + nodes, 0.0);
@@ -710,7 +712,18 @@ impl Air {
         let for_one = f.ra != BROADCAST;
         // The loop's fields apart, each station's entries side by side.
         let Air {
-            movers, macs, heard, reach, radio, sense2, rx_power, rx_end_seq, replay_out, replayed, in_range, ..
+            motions,
+            macs,
+            heard,
+            reach,
+            radio,
+            sense2,
+            rx_power,
+            rx_end_seq,
+            replay_out,
+            replayed,
+            in_range,
+            ..
         } = self;
         let (rx_power, rx_end_seq) = (&mut rx_power[base..base + nodes], &mut rx_end_seq[base..base + nodes]);
         let mut heard = heard.as_deref_mut();
@@ -719,8 +732,8 @@ impl Air {
         // gathered without a branch: each written, counted if it is.
         in_range.resize(nodes, (0, 0.0, Dur::ZERO));
         let mut near = 0;
-        for (r, mover) in movers.iter().enumerate() {
-            let (rx, ry) = mover.motion.at(now);
+        for (r, motion) in motions.iter().enumerate() {
+            let (rx, ry) = motion.at(now);
             let d2 = (rx - x) * (rx - x) + (ry - y) * (ry - y);
             in_range[near] = (r as u32, d2, Dur::ZERO);
             near += (d2 <= *sense2 && r != n as usize) as usize;
@@ -831,7 +844,7 @@ impl Air {
         let now = cx.now();
         if let Some(MobilitySpec::RandomWaypoint { width, height, speed, pause }) = &self.mobility {
             let i = n as usize;
-            let end = self.movers[i].next(now, *width, *height, *speed, *pause);
+            let end = self.movers[i].next(&mut self.motions[i], now, *width, *height, *speed, *pause);
             let (x, y) = self.position(i, now);
             self.paths[i].push((now, x, y));
             cx.schedule(end, AirEv::Waypoint { node: n });
@@ -845,10 +858,10 @@ impl Air {
         if let Some(MobilitySpec::Moves { width, height, moves }) = &self.mobility {
             let m = moves[index as usize];
             // ns-2's set_destination ignores a destination on or beyond the edges.
-            if m.node < self.movers.len() && m.x > 0.0 && m.x < *width && m.y > 0.0 && m.y < *height {
+            if m.node < self.motions.len() && m.x > 0.0 && m.x < *width && m.y > 0.0 && m.y < *height {
                 let (x, y) = self.position(m.node, now);
                 self.paths[m.node].push((now, x, y));
-                self.movers[m.node].motion.head_for(now, m.x, m.y, m.speed);
+                self.motions[m.node].head_for(now, m.x, m.y, m.speed);
             }
             if let Some(next) = moves.get(index as usize + 1) {
                 cx.schedule(next.at, AirEv::Command { index: index + 1 });
