@@ -10,9 +10,8 @@ use fairway_core::{Dur, Rng, Time};
 
 pub use fairway_model::wireless::mobility::{parse_moves, Initial, MobilitySpec, SetDest, Speed};
 
-/// A node's current straight-line move: one cache line (a transmission reads every node's).
+/// A node's current straight-line move.
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[repr(align(64))]
 pub struct Motion {
     since: Time,
     x: f64,
@@ -25,25 +24,38 @@ pub struct Motion {
     dest_y: f64,
 }
 
+/// Where a node on move `m` is at `t` (not before the move began), stopping at the destination
+/// (ns-2's update_position clamps the overshoot). Without a branch (a transmission asks it of
+/// every node at once, [`Motions`]): standing still, the offset is zero, and a coordinate that
+/// does not change is not clamped.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn along(
+    since: u64,
+    x: f64,
+    y: f64,
+    ux: f64,
+    uy: f64,
+    speed: f64,
+    dest_x: f64,
+    dest_y: f64,
+    t: u64,
+) -> (f64, f64) {
+    let s = Time(t).saturating_since(Time(since)).as_secs_f64() * speed;
+    let (x, y) = (x + ux * s, y + uy * s);
+    let past = |v: f64, u: f64, dest: f64| (u > 0.0) & (v > dest) | (u < 0.0) & (v < dest);
+    (if past(x, ux, dest_x) { dest_x } else { x }, if past(y, uy, dest_y) { dest_y } else { y })
+}
+
 impl Motion {
     pub fn still(x: f64, y: f64) -> Motion {
         Motion { since: Time::ZERO, x, y, ux: 0.0, uy: 0.0, speed: 0.0, dest_x: x, dest_y: y }
     }
 
-    /// Where the node is at `t` (not before the move began), stopping at the destination
-    /// (ns-2's update_position clamps the overshoot). Without a branch on the motion (a
-    /// transmission asks it of every node): standing still, the offset is zero, and a
-    /// coordinate that does not change is not clamped.
+    /// Where the node is at `t` ([`along`]).
     #[inline]
     pub fn at(&self, t: Time) -> (f64, f64) {
-        let s = t.saturating_since(self.since).as_secs_f64() * self.speed;
-        let x = self.x + self.ux * s;
-        let y = self.y + self.uy * s;
-        let past = |v: f64, u: f64, dest: f64| (u > 0.0) & (v > dest) | (u < 0.0) & (v < dest);
-        (
-            if past(x, self.ux, self.dest_x) { self.dest_x } else { x },
-            if past(y, self.uy, self.dest_y) { self.dest_y } else { y },
-        )
+        along(self.since.0, self.x, self.y, self.ux, self.uy, self.speed, self.dest_x, self.dest_y, t.0)
     }
 
     /// From where it is at `now`, the node heads for (x, y) at `speed` (ns-2 set_destination).
@@ -59,6 +71,80 @@ impl Motion {
         } else {
             now
         }
+    }
+}
+
+/// Every node's current move, field by field: a transmission works out where every node is,
+/// in a loop over these columns that the compiler vectorizes (physics.rs).
+#[derive(Debug, Default)]
+pub struct Motions {
+    pub(crate) since: Vec<u64>,
+    pub(crate) x: Vec<f64>,
+    pub(crate) y: Vec<f64>,
+    pub(crate) ux: Vec<f64>,
+    pub(crate) uy: Vec<f64>,
+    pub(crate) speed: Vec<f64>,
+    pub(crate) dest_x: Vec<f64>,
+    pub(crate) dest_y: Vec<f64>,
+}
+
+impl Motions {
+    /// Nodes standing still at `start`.
+    pub fn new(start: &[(f64, f64)]) -> Motions {
+        let mut m = Motions::default();
+        for &(x, y) in start {
+            m.push(Motion::still(x, y));
+        }
+        m
+    }
+
+    fn push(&mut self, m: Motion) {
+        self.since.push(m.since.0);
+        self.x.push(m.x);
+        self.y.push(m.y);
+        self.ux.push(m.ux);
+        self.uy.push(m.uy);
+        self.speed.push(m.speed);
+        self.dest_x.push(m.dest_x);
+        self.dest_y.push(m.dest_y);
+    }
+
+    pub fn len(&self) -> usize {
+        self.since.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.since.is_empty()
+    }
+
+    /// Node `i`'s move.
+    pub fn get(&self, i: usize) -> Motion {
+        Motion {
+            since: Time(self.since[i]),
+            x: self.x[i],
+            y: self.y[i],
+            ux: self.ux[i],
+            uy: self.uy[i],
+            speed: self.speed[i],
+            dest_x: self.dest_x[i],
+            dest_y: self.dest_y[i],
+        }
+    }
+
+    pub fn set(&mut self, i: usize, m: Motion) {
+        self.since[i] = m.since.0;
+        self.x[i] = m.x;
+        self.y[i] = m.y;
+        self.ux[i] = m.ux;
+        self.uy[i] = m.uy;
+        self.speed[i] = m.speed;
+        self.dest_x[i] = m.dest_x;
+        self.dest_y[i] = m.dest_y;
+    }
+
+    /// Where node `i` is at `t`.
+    pub fn at(&self, i: usize, t: Time) -> (f64, f64) {
+        self.get(i).at(t)
     }
 }
 

@@ -9,6 +9,7 @@ pub mod mac;
 pub mod mobility;
 pub(crate) mod net;
 pub(crate) mod overheard;
+pub(crate) mod physics;
 pub mod timer;
 
 pub use fairway_model::wireless::{

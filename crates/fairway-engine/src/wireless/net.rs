@@ -24,9 +24,10 @@ use crate::wireless::aodv::{self, Aodv, DropWhy, TimerWhat};
 use crate::wireless::event_loop::{AirEv, EventLoop, MAX_NODES};
 use crate::wireless::ifq::IfqItem;
 use crate::wireless::mac::{Frame, Mac, MacOut, MacStats, Outcome, TimerKind, BROADCAST};
-use crate::wireless::mobility::{MobilitySpec, Motion, Mover};
+use crate::wireless::mobility::{MobilitySpec, Motions, Mover};
 use crate::wireless::overheard::{self, Heard, Overheard};
-use crate::wireless::propagation::Reach;
+use crate::wireless::physics::Batch;
+use crate::wireless::propagation::{self, Reach};
 use crate::wireless::{NetStats, Radio, Routing, WirelessSpec};
 
 /// A payload that is a control message (its slab index in the low bits), not a flow packet.
@@ -75,8 +76,8 @@ pub(crate) struct Air {
     /// Per scenario node, its wireless index (`u32::MAX` for wired nodes).
     index: Vec<u32>,
     nodes: Vec<NodeId>,
-    /// Each node's current move (a still one when nodes do not move), side by side.
-    motions: Vec<Motion>,
+    /// Each node's current move (a still one when nodes do not move), column by column.
+    motions: Motions,
     /// What draws each node's random waypoint moves.
     movers: Vec<Mover>,
     mobility: Option<MobilitySpec>,
@@ -117,8 +118,9 @@ pub(crate) struct Air {
     /// Beyond this distance squared no node senses a frame (the carrier-sense range, with a
     /// margin: the exact test is the power's).
     sense2: f64,
-    /// Scratch space for a transmission's stations in range: index, distance squared (then the
-    /// received power), delay.
+    /// A transmission's numbers for every node (physics.rs), and the stations in range:
+    /// index, received power, delay.
+    batch: Batch,
     in_range: Vec<(u32, f64, Dur)>,
     out: Vec<MacOut>,
     pub(crate) stats: Vec<NetStats>,
@@ -176,7 +178,7 @@ impl Air {
             index,
             nodes: spec.nodes.iter().map(|w| w.node).collect(),
             movers,
-            motions: start.iter().map(|&(x, y)| Motion::still(x, y)).collect(),
+            motions: Motions::new(&start),
             mobility: spec.mobility.clone(),
             paths: start.iter().map(|&(x, y)| vec![(Time::ZERO, x, y)]).collect(),
             next_hop: match spec.routing {
@@ -196,6 +198,7 @@ impl Air {
             wake_at: vec![0; n],
             wakes: 0,
             replay_out: vec![],
+            batch: Batch::default(),
             in_range: vec![],
             replayed: 0,
             sense2: (spec.radio.cs_range() * (1.0 + 1e-6) + 1e-6).powi(2),
@@ -223,7 +226,7 @@ impl Air {
 
     /// Where node `n` is at `t`.
     pub(crate) fn position(&self, n: usize, t: Time) -> (f64, f64) {
-        self.motions[n].at(t)
+        self.motions.at(n, t)
     }
 
     fn forwards(&mut self, p: PacketRef) -> &mut u8 {
@@ -722,29 +725,22 @@ impl Air {
             rx_end_seq,
             replay_out,
             replayed,
+            batch,
             in_range,
             ..
         } = self;
         let (rx_power, rx_end_seq) = (&mut rx_power[base..base + nodes], &mut rx_end_seq[base..base + nodes]);
         let mut heard = heard.as_deref_mut();
-        // First the physics, station by station: nothing in it depends on another's, so the
-        // square roots and divisions of several stations overlap. The stations in range are
+        // First the physics, every node at once (physics.rs); then the stations in range,
         // gathered without a branch: each written, counted if it is.
+        batch.fill(motions, reach, now, x, y);
         in_range.resize(nodes, (0, 0.0, Dur::ZERO));
-        let mut near = 0;
-        for (r, motion) in motions.iter().enumerate() {
-            let (rx, ry) = motion.at(now);
-            let d2 = (rx - x) * (rx - x) + (ry - y) * (ry - y);
-            in_range[near] = (r as u32, d2, Dur::ZERO);
-            near += (d2 <= *sense2 && r != n as usize) as usize;
-        }
         let mut sensed = 0;
-        for i in 0..near {
-            let (r, d2, _) = in_range[i];
-            let d = d2.sqrt();
-            let power = reach.power(d);
-            in_range[sensed] = (r, power, reach.delay(d));
-            sensed += (power >= radio.cs_threshold) as usize;
+        for r in 0..nodes {
+            let (d2, power, ns) = (batch.d2[r], batch.power[r], batch.ns[r]);
+            let delay = Reach::delay_from_ns(ns).unwrap_or_else(|| propagation::delay(d2.sqrt()));
+            in_range[sensed] = (r as u32, power, delay);
+            sensed += (d2 <= *sense2 && power >= radio.cs_threshold && r != n as usize) as usize;
         }
         let in_range = &in_range[..sensed];
         for &(r, power, delay) in in_range {
@@ -844,7 +840,9 @@ impl Air {
         let now = cx.now();
         if let Some(MobilitySpec::RandomWaypoint { width, height, speed, pause }) = &self.mobility {
             let i = n as usize;
-            let end = self.movers[i].next(&mut self.motions[i], now, *width, *height, *speed, *pause);
+            let mut motion = self.motions.get(i);
+            let end = self.movers[i].next(&mut motion, now, *width, *height, *speed, *pause);
+            self.motions.set(i, motion);
             let (x, y) = self.position(i, now);
             self.paths[i].push((now, x, y));
             cx.schedule(end, AirEv::Waypoint { node: n });
@@ -861,7 +859,9 @@ impl Air {
             if m.node < self.motions.len() && m.x > 0.0 && m.x < *width && m.y > 0.0 && m.y < *height {
                 let (x, y) = self.position(m.node, now);
                 self.paths[m.node].push((now, x, y));
-                self.motions[m.node].head_for(now, m.x, m.y, m.speed);
+                let mut motion = self.motions.get(m.node);
+                motion.head_for(now, m.x, m.y, m.speed);
+                self.motions.set(m.node, motion);
             }
             if let Some(next) = moves.get(index as usize + 1) {
                 cx.schedule(next.at, AirEv::Command { index: index + 1 });

@@ -175,22 +175,41 @@ impl Reach {
         self.friis_k * m * m / self.system_loss
     }
 
+    /// [`power`](Self::power) at `d` metres and the delay over them in nanoseconds before
+    /// rounding, without a branch: the channel asks them of every node at once, in a loop the
+    /// compiler vectorizes. Bit for bit `power` and what `delay` rounds (both candidate powers
+    /// are worked out and one is picked).
+    #[inline(always)]
+    pub fn power_and_ns(&self, d: f64) -> (f64, f64) {
+        let two_ray = self.two_ray_k / (d * d * d * d * self.system_loss);
+        let m = self.wavelength / (4.0 * std::f64::consts::PI * d);
+        let friis = self.friis_k * m * m / self.system_loss;
+        let near = if d == 0.0 { self.tx_power } else { friis };
+        let p = if self.model == Model::TwoRayGround && d > self.crossover { two_ray } else { near };
+        (p, d / SPEED_OF_LIGHT * 1e9)
+    }
+
     /// [`delay`] over `d` metres, with `Dur::from_secs_f64`'s rounding to the nearest
     /// nanosecond (halves away from zero) done inline: truncation and the exact remainder
     /// rather than a call to `round` (exact below 2^52 ns, some 52 days; longer delays go
     /// through `delay` itself).
     #[inline]
     pub fn delay(&self, d: f64) -> fairway_core::Dur {
-        let s = d / SPEED_OF_LIGHT;
-        let ns = s * 1e9;
+        Self::delay_from_ns(d / SPEED_OF_LIGHT * 1e9).unwrap_or_else(|| delay(d))
+    }
+
+    /// [`Self::delay`] from the delay in nanoseconds before rounding, `ns`
+    /// ([`Self::power_and_ns`]); `None` outside the range where the inline rounding is exact.
+    #[inline]
+    pub fn delay_from_ns(ns: f64) -> Option<fairway_core::Dur> {
         if !(ns > 0.0 && ns < (1u64 << 52) as f64) {
-            return delay(d);
+            return None;
         }
         // Through i64: a single conversion instruction each way (u64's are a sequence), and
         // exact in this range.
         let whole = ns as i64;
         let ns_whole = if ns - whole as f64 >= 0.5 { whole + 1 } else { whole };
-        fairway_core::Dur(ns_whole as u64)
+        Some(fairway_core::Dur(ns_whole as u64))
     }
 }
 
@@ -239,14 +258,20 @@ mod tests {
         for r in radios {
             let k = Reach::new(&r);
             let mut d = 0.0;
-            while d < 3000.0 {
+            let same = |d: f64| {
                 assert_eq!(k.power(d).to_bits(), r.received_power(d).to_bits(), "{d}");
                 assert_eq!(k.delay(d), delay(d), "{d}");
+                // The branch-free pair the channel's batch uses.
+                let (p, ns) = k.power_and_ns(d);
+                assert_eq!(p.to_bits(), k.power(d).to_bits(), "{d}");
+                assert_eq!(Reach::delay_from_ns(ns).unwrap_or_else(|| delay(d)), delay(d), "{d}");
+            };
+            while d < 3000.0 {
+                same(d);
                 d += 0.0137;
             }
             for d in [0.0, 1e-9, 0.15, 0.45, 149.9, 150.0, 150.15, 1e12] {
-                assert_eq!(k.power(d).to_bits(), r.received_power(d).to_bits(), "{d}");
-                assert_eq!(k.delay(d), delay(d), "{d}");
+                same(d);
             }
         }
     }
