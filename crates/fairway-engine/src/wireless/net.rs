@@ -737,7 +737,11 @@ impl Air {
         in_range.resize(nodes, (0, 0.0, Dur::ZERO));
         let mut sensed = 0;
         for r in 0..nodes {
-            let (d2, power, ns) = (batch.d2[r], batch.power[r], batch.ns[r]);
+            let (d2, mut power, ns) = (batch.d2[r], batch.power[r], batch.ns[r]);
+            if power.is_nan() {
+                // Within the crossover distance (or free space): Friis.
+                power = reach.power(d2.sqrt());
+            }
             let delay = Reach::delay_from_ns(ns).unwrap_or_else(|| propagation::delay(d2.sqrt()));
             in_range[sensed] = (r as u32, power, delay);
             sensed += (d2 <= *sense2 && power >= radio.cs_threshold && r != n as usize) as usize;

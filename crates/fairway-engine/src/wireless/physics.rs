@@ -1,9 +1,10 @@
 //! What one transmission brings to every node: where the node is, its distance squared from
 //! the sender, the power it receives and the propagation delay (in nanoseconds, before
-//! rounding), for all nodes at once. One loop over the nodes' moves, column by column
+//! rounding), for all nodes at once (the power only beyond two-ray ground's crossover
+//! distance, where nearly every node is: NaN nearer, left to [`Reach::power`]). One loop over the nodes' moves, column by column
 //! ([`Motions`]), without a branch, which the compiler vectorizes: on x86-64 processors with
 //! AVX2 (std's cached detection at each call) four nodes at a time. The same IEEE operations
-//! in the same order as for one node ([`along`], [`Reach::power_and_ns`]), and none fused, so
+//! in the same order as for one node ([`along`], [`Reach::far_power_and_ns`]), and none fused, so
 //! the results are bit for bit the same with the vector instructions or without.
 
 use fairway_core::Time;
@@ -46,7 +47,7 @@ fn fill_body(b: &mut Batch, m: &Motions, reach: &Reach, t: u64, x: f64, y: f64) 
     for i in 0..n {
         let (px, py) = along(since[i], mx[i], my[i], ux[i], uy[i], speed[i], dest_x[i], dest_y[i], t);
         let dd = (px - x) * (px - x) + (py - y) * (py - y);
-        let (p, s) = reach.power_and_ns(dd.sqrt());
+        let (p, s) = reach.far_power_and_ns(dd.sqrt());
         d2[i] = dd;
         power[i] = p;
         ns[i] = s;

@@ -175,17 +175,15 @@ impl Reach {
         self.friis_k * m * m / self.system_loss
     }
 
-    /// [`power`](Self::power) at `d` metres and the delay over them in nanoseconds before
-    /// rounding, without a branch: the channel asks them of every node at once, in a loop the
-    /// compiler vectorizes. Bit for bit `power` and what `delay` rounds (both candidate powers
-    /// are worked out and one is picked).
+    /// [`power`](Self::power) at `d` metres where two-ray ground's fourth-power law gives it
+    /// (beyond the crossover distance), NaN elsewhere (for `power` itself), and the delay over
+    /// `d` in nanoseconds before rounding ([`Self::delay_from_ns`]): without a branch, for the
+    /// channel's loop over every node, which the compiler vectorizes. Bit for bit `power` and
+    /// what `delay` rounds.
     #[inline(always)]
-    pub fn power_and_ns(&self, d: f64) -> (f64, f64) {
+    pub fn far_power_and_ns(&self, d: f64) -> (f64, f64) {
         let two_ray = self.two_ray_k / (d * d * d * d * self.system_loss);
-        let m = self.wavelength / (4.0 * std::f64::consts::PI * d);
-        let friis = self.friis_k * m * m / self.system_loss;
-        let near = if d == 0.0 { self.tx_power } else { friis };
-        let p = if self.model == Model::TwoRayGround && d > self.crossover { two_ray } else { near };
+        let p = if self.model == Model::TwoRayGround && d > self.crossover { two_ray } else { f64::NAN };
         (p, d / SPEED_OF_LIGHT * 1e9)
     }
 
@@ -199,7 +197,7 @@ impl Reach {
     }
 
     /// [`Self::delay`] from the delay in nanoseconds before rounding, `ns`
-    /// ([`Self::power_and_ns`]); `None` outside the range where the inline rounding is exact.
+    /// ([`Self::far_power_and_ns`]); `None` outside the range where the inline rounding is exact.
     #[inline]
     pub fn delay_from_ns(ns: f64) -> Option<fairway_core::Dur> {
         if !(ns > 0.0 && ns < (1u64 << 52) as f64) {
@@ -262,8 +260,9 @@ mod tests {
                 assert_eq!(k.power(d).to_bits(), r.received_power(d).to_bits(), "{d}");
                 assert_eq!(k.delay(d), delay(d), "{d}");
                 // The branch-free pair the channel's batch uses.
-                let (p, ns) = k.power_and_ns(d);
-                assert_eq!(p.to_bits(), k.power(d).to_bits(), "{d}");
+                let (p, ns) = k.far_power_and_ns(d);
+                assert!(p.is_nan() || p.to_bits() == k.power(d).to_bits(), "{d}");
+                assert_eq!(p.is_nan(), r.model == Model::FreeSpace || d <= k.crossover, "{d}");
                 assert_eq!(Reach::delay_from_ns(ns).unwrap_or_else(|| delay(d)), delay(d), "{d}");
             };
             while d < 3000.0 {
