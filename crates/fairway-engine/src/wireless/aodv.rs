@@ -263,15 +263,15 @@ impl Aodv {
 
     // ---- the buffer of packets waiting for a route -------------------------------------------
 
+    /// Drops the packets that waited past their time (ns-2 purge). Each enters with the same
+    /// timeout at the back and leaves keeping the others' order, so the expired ones are the
+    /// first: taken from the front, in order.
     fn purge_queue(&mut self, now: Time, out: &mut Vec<Out>) {
-        self.queue.retain(|w| {
-            if w.expire < now {
-                out.push(Out::Drop { pkt: w.pkt, why: DropWhy::Queue });
-                false
-            } else {
-                true
-            }
-        });
+        while let Some(w) = self.queue.front().filter(|w| w.expire < now) {
+            out.push(Out::Drop { pkt: w.pkt, why: DropWhy::Queue });
+            self.queue.pop_front();
+        }
+        debug_assert!(self.queue.iter().all(|w| w.expire >= now));
     }
 
     fn enqueue(&mut self, now: Time, pkt: u32, dst: u32, out: &mut Vec<Out>) {
