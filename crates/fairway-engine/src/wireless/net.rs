@@ -119,9 +119,9 @@ pub(crate) struct Air {
     /// margin: the exact test is the power's).
     sense2: f64,
     /// A transmission's numbers for every node (physics.rs), and the stations in range:
-    /// index, received power, delay.
+    /// index, received power.
     batch: Batch,
-    in_range: Vec<(u32, f64, Dur)>,
+    in_range: Vec<(u32, f64)>,
     out: Vec<MacOut>,
     pub(crate) stats: Vec<NetStats>,
     /// AODV agents, one per node, when routing is AODV.
@@ -734,21 +734,17 @@ impl Air {
         // First the physics, every node at once (physics.rs); then the stations in range,
         // gathered without a branch: each written, counted if it is.
         batch.fill(motions, reach, now, x, y);
-        in_range.resize(nodes, (0, 0.0, Dur::ZERO));
+        in_range.resize(nodes, (0, 0.0));
         let mut sensed = 0;
-        for r in 0..nodes {
-            let (d2, mut power, ns) = (batch.d2[r], batch.power[r], batch.ns[r]);
-            if power.is_nan() {
-                // Within the crossover distance (or free space): Friis.
-                power = reach.power(d2.sqrt());
-            }
-            let delay = Reach::delay_from_ns(ns).unwrap_or_else(|| propagation::delay(d2.sqrt()));
-            in_range[sensed] = (r as u32, power, delay);
+        for (r, (&d2, &p)) in batch.d2.iter().zip(&batch.power).enumerate() {
+            // Within the crossover distance (or in free space): Friis.
+            let power = if p.is_nan() { reach.power(d2.sqrt()) } else { p };
+            in_range[sensed] = (r as u32, power);
             sensed += (d2 <= *sense2 && power >= radio.cs_threshold && r != n as usize) as usize;
         }
-        let in_range = &in_range[..sensed];
-        for &(r, power, delay) in in_range {
+        for &(r, power) in &in_range[..sensed] {
             let r = r as usize;
+            let delay = Reach::delay_from_ns(batch.ns[r]).unwrap_or_else(|| propagation::delay(batch.d2[r].sqrt()));
             last = last.max(delay);
             let (first_seq, end_seq) = cx.reserve_rx(delay, f.txtime);
             if let Some(heard) = heard.as_deref_mut() {
