@@ -24,10 +24,10 @@ pub struct Motion {
     dest_y: f64,
 }
 
-/// Where a node on move `m` is at `t` (not before the move began), stopping at the destination
-/// (ns-2's update_position clamps the overshoot). Without a branch (a transmission asks it of
-/// every node at once, [`Motions`]): standing still, the offset is zero, and a coordinate that
-/// does not change is not clamped.
+/// Where a node on the move given field by field (a [`Motion`]'s) is at `t` (not before the
+/// move began), stopping at the destination (ns-2's update_position clamps the overshoot).
+/// Without a branch (a transmission asks it of every node at once, [`Motions`]): standing
+/// still, the offset is zero, and a coordinate that does not change is not clamped.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn along(
