@@ -50,6 +50,19 @@ pub fn with_codel(text: &str, sc: &Scenario, ecn: bool) -> Result<String, String
             }
         }
     }
+    // The variant says what it is, where a reader of its text or its report looks: the
+    // description, and a comment on each queue it replaced (the case's own comments above the
+    // link still describe the tail drop).
+    let what = if ecn {
+        "CoDel marking (ECN) at the RTP flows' bottlenecks, every RTP flow ECN-capable"
+    } else {
+        "CoDel dropping at the RTP flows' bottlenecks, no flow ECN-capable (the ECN variant's delay-based twin)"
+    };
+    if let Some(d) = doc.get_mut("description") {
+        if let Some(text) = d.as_str() {
+            *d = value(format!("{text}; {what}, in place of tail drop (RFC 8867 §6.2)"));
+        }
+    }
     let links = doc.get_mut("link").and_then(|l| l.as_array_of_tables_mut()).ok_or("the case has no [[link]]")?;
     let mut marking = vec![];
     for b in bottlenecks {
@@ -65,15 +78,19 @@ pub fn with_codel(text: &str, sc: &Scenario, ecn: bool) -> Result<String, String
         if l.queue.kind() != "droptail" {
             return Err(format!("the bottleneck {name} runs `{}`, not tail drop", l.queue.kind()));
         }
-        let packets = match l.queue.limit() {
-            Limit::Packets(n) => n as u64,
-            Limit::Bytes(b) => b.0.div_ceil(video_packet_bytes()),
+        let (packets, was) = match l.queue.limit() {
+            Limit::Packets(n) => (n as u64, format!("{n} packets")),
+            Limit::Bytes(b) => (b.0.div_ceil(video_packet_bytes()), format!("{} bytes", b.0)),
         };
         let mut q = InlineTable::new();
         q.insert("kind", "codel".into());
         q.insert("ecn", ecn.into());
         q.insert("limit", (packets as i64).into());
         entry.insert("queue", value(q));
+        let note = format!("# In place of the case's tail drop ({was}): {what}.\n");
+        if let Some(mut key) = entry.key_mut("queue") {
+            key.leaf_decor_mut().set_prefix(note);
+        }
     }
     // A [sweep] over such a queue's limit (§5.6's two sizes) counts it in packets too.
     if let Some(sweep) = doc.get_mut("sweep").and_then(|s| s.as_table_like_mut()) {

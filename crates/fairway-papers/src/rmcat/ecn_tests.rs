@@ -96,7 +96,35 @@ fn the_delay_based_twin_has_the_same_codel_dropping_and_no_flow_ecn_capable() {
     let new = fairway_scenario::parse_scenario("case.toml", &out, "5.4").unwrap();
     let q = &link(&new, "a->b").queue;
     assert_eq!((q.kind(), q.limit()), ("codel", Limit::Packets(108)));
-    // The same text as the ECN variant but for the two `ecn` values.
+    // The same text as the ECN variant but for the two `ecn` values and the words saying which
+    // variant it is.
     let marked = with_codel(&text, &sc, true).unwrap();
-    assert_eq!(marked.replace("ecn = true", "ecn = false"), out);
+    let words = |t: &str| {
+        t.replace("ecn = true", "ecn = false").replace(
+            "CoDel marking (ECN) at the RTP flows' bottlenecks, every RTP flow ECN-capable",
+            "CoDel dropping at the RTP flows' bottlenecks, no flow ECN-capable (the ECN variant's delay-based twin)",
+        )
+    };
+    assert_eq!(words(&marked), out);
+}
+
+#[test]
+fn the_variant_says_what_it_is_in_its_description_and_beside_each_queue_it_replaced() {
+    // §5.1: a -> b and b -> a, 37 500 bytes of tail drop each.
+    let (text, sc) = case("5.1-variable-capacity");
+    let out = with_codel(&text, &sc, true).unwrap();
+    let new = fairway_scenario::parse_scenario("case.toml", &out, "5.1").unwrap();
+    assert!(new.description.starts_with(&sc.description), "{}", new.description);
+    assert!(
+        new.description.ends_with("every RTP flow ECN-capable, in place of tail drop (RFC 8867 §6.2)"),
+        "{}",
+        new.description
+    );
+    let note = "# In place of the case's tail drop (37500 bytes): CoDel marking (ECN) at the RTP flows' bottlenecks";
+    assert_eq!(out.matches(note).count(), 1, "{out}");
+    // The comment sits on the queue's own line, just before it.
+    let at = out.find(note).unwrap();
+    assert!(out[at..].lines().nth(1).unwrap().starts_with("queue = { kind = \"codel\""), "{}", &out[at..]);
+    let twin = with_codel(&text, &sc, false).unwrap();
+    assert!(twin.contains("no flow ECN-capable (the ECN variant's delay-based twin), in place of tail drop"));
 }
