@@ -13,38 +13,15 @@ pub use fairway_model::wireless::mobility::{parse_moves, Initial, MobilitySpec, 
 /// A node's current straight-line move.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Motion {
-    since: Time,
-    x: f64,
-    y: f64,
+    pub(crate) since: Time,
+    pub(crate) x: f64,
+    pub(crate) y: f64,
     /// Unit direction and speed (m/s); zero speed stands still.
-    ux: f64,
-    uy: f64,
-    speed: f64,
-    dest_x: f64,
-    dest_y: f64,
-}
-
-/// Where a node on the move given field by field (a [`Motion`]'s) is at `t` (not before the
-/// move began), stopping at the destination (ns-2's update_position clamps the overshoot).
-/// Without a branch (a transmission asks it of every node at once, [`Motions`]): standing
-/// still, the offset is zero, and a coordinate that does not change is not clamped.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn along(
-    since: u64,
-    x: f64,
-    y: f64,
-    ux: f64,
-    uy: f64,
-    speed: f64,
-    dest_x: f64,
-    dest_y: f64,
-    t: u64,
-) -> (f64, f64) {
-    let s = Time(t).saturating_since(Time(since)).as_secs_f64() * speed;
-    let (x, y) = (x + ux * s, y + uy * s);
-    let past = |v: f64, u: f64, dest: f64| (u > 0.0) & (v > dest) | (u < 0.0) & (v < dest);
-    (if past(x, ux, dest_x) { dest_x } else { x }, if past(y, uy, dest_y) { dest_y } else { y })
+    pub(crate) ux: f64,
+    pub(crate) uy: f64,
+    pub(crate) speed: f64,
+    pub(crate) dest_x: f64,
+    pub(crate) dest_y: f64,
 }
 
 impl Motion {
@@ -52,10 +29,19 @@ impl Motion {
         Motion { since: Time::ZERO, x, y, ux: 0.0, uy: 0.0, speed: 0.0, dest_x: x, dest_y: y }
     }
 
-    /// Where the node is at `t` ([`along`]).
-    #[inline]
+    /// Where the node is at `t` (not before the move began), stopping at the destination
+    /// (ns-2's update_position clamps the overshoot). Without a branch (a transmission asks it
+    /// of every node at once, physics.rs): standing still, the offset is zero, and a coordinate
+    /// that does not change is not clamped.
+    #[inline(always)]
     pub fn at(&self, t: Time) -> (f64, f64) {
-        along(self.since.0, self.x, self.y, self.ux, self.uy, self.speed, self.dest_x, self.dest_y, t.0)
+        let s = t.saturating_since(self.since).as_secs_f64() * self.speed;
+        let (x, y) = (self.x + self.ux * s, self.y + self.uy * s);
+        let past = |v: f64, u: f64, dest: f64| (u > 0.0) & (v > dest) | (u < 0.0) & (v < dest);
+        (
+            if past(x, self.ux, self.dest_x) { self.dest_x } else { x },
+            if past(y, self.uy, self.dest_y) { self.dest_y } else { y },
+        )
     }
 
     /// From where it is at `now`, the node heads for (x, y) at `speed` (ns-2 set_destination).

@@ -4,13 +4,13 @@
 //! distance, where nearly every node is: NaN nearer, left to [`Reach::power`]). One loop over the nodes' moves, column by column
 //! ([`Motions`]), without a branch, which the compiler vectorizes: on x86-64 processors with
 //! AVX2 (std's cached detection at each call) four nodes at a time. The same IEEE operations
-//! in the same order as for one node ([`along`], [`Reach::far_power_and_ns`]), and none fused, so
+//! in the same order as for one node ([`Motion::at`], [`Reach::far_power_and_ns`]), and none fused, so
 //! the results are bit for bit the same with the vector instructions or without.
 
 use fairway_core::Time;
 use fairway_model::wireless::propagation::Reach;
 
-use super::mobility::{along, Motions};
+use super::mobility::{Motion, Motions};
 
 /// One transmission's numbers, node by node (the sender's own entry included: its distance is
 /// zero).
@@ -45,7 +45,18 @@ fn fill_body(b: &mut Batch, m: &Motions, reach: &Reach, t: u64, x: f64, y: f64) 
     let (since, mx, my, ux, uy) = (&m.since[..n], &m.x[..n], &m.y[..n], &m.ux[..n], &m.uy[..n]);
     let (speed, dest_x, dest_y) = (&m.speed[..n], &m.dest_x[..n], &m.dest_y[..n]);
     for i in 0..n {
-        let (px, py) = along(since[i], mx[i], my[i], ux[i], uy[i], speed[i], dest_x[i], dest_y[i], t);
+        let (x0, y0, dx, dy) = (mx[i], my[i], dest_x[i], dest_y[i]);
+        let m = Motion {
+            since: Time(since[i]),
+            x: x0,
+            y: y0,
+            ux: ux[i],
+            uy: uy[i],
+            speed: speed[i],
+            dest_x: dx,
+            dest_y: dy,
+        };
+        let (px, py) = m.at(Time(t));
         let dd = (px - x) * (px - x) + (py - y) * (py - y);
         let (p, s) = reach.far_power_and_ns(dd.sqrt());
         d2[i] = dd;
@@ -69,7 +80,6 @@ mod tests {
     use fairway_model::wireless::Radio;
 
     use super::*;
-    use crate::wireless::mobility::Motion;
 
     /// The batch, vectorized where the processor allows, gives bit for bit what one node's
     /// operations give: positions on moves in every direction, standing still, past their end.
