@@ -260,6 +260,27 @@ impl Mac {
         self.check_backoff(end, out);
     }
 
+    /// Whether a frame heard whole changes nothing here but the NAV and the Rx timer, with no
+    /// output ([`Self::hear_whole`] with no backoff to pause or resume): the receiver idle and
+    /// no backoff at all. A station with nothing to send mostly is, and stays so through
+    /// [`Self::hear_whole_quiet`].
+    pub fn quiet(&self) -> bool {
+        self.rx_state == RxState::Idle && !self.backoff.busy()
+    }
+
+    /// [`Self::hear_whole`] at a [`quiet`](Self::quiet) station, which it leaves quiet: the Rx
+    /// timer runs from `start` for `txtime` and fires; the NAV grows to the frame's Duration
+    /// after its end (an EIFS if it could not be decoded; nothing while this station sends).
+    #[inline(always)]
+    pub fn hear_whole_quiet(&mut self, start: Time, txtime: Dur, duration: Dur, decodable: bool) {
+        debug_assert!(self.quiet());
+        let end = self.timers[TimerKind::Rx as usize].run(start, txtime);
+        if !self.tx_active {
+            // `set_nav` without `arm_nav`, which does nothing with no backoff paused.
+            self.extend_nav(end, if decodable { duration } else { self.eifs });
+        }
+    }
+
     /// Whether the end of the reception under way starts one timer at most (the NAV's, or the
     /// backoff's resumed count), as the end of a frame heard in passing does: anything but a
     /// frame for this station (or a broadcast) received whole, whose end may start an

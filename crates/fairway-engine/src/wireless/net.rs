@@ -118,10 +118,10 @@ pub(crate) struct Air {
     /// Beyond this distance squared no node senses a frame (the carrier-sense range, with a
     /// margin: the exact test is the power's).
     sense2: f64,
-    /// A transmission's numbers for every node (physics.rs), and the stations in range:
-    /// index, received power.
+    /// A transmission's numbers for every node (physics.rs), and the indices of the stations
+    /// that may sense it.
     batch: Batch,
-    in_range: Vec<(u32, f64)>,
+    in_range: Vec<u32>,
     out: Vec<MacOut>,
     pub(crate) stats: Vec<NetStats>,
     /// AODV agents, one per node, when routing is AODV.
@@ -731,20 +731,27 @@ impl Air {
         } = self;
         let (rx_power, rx_end_seq) = (&mut rx_power[base..base + nodes], &mut rx_end_seq[base..base + nodes]);
         let mut heard = heard.as_deref_mut();
-        // First the physics, every node at once (physics.rs); then the stations in range,
-        // gathered without a branch: each written, counted if it is.
-        batch.fill(motions, reach, now, x, y);
-        in_range.resize(nodes, (0, 0.0));
+        // First the physics, every node at once (physics.rs); then the stations that may sense
+        // the frame, gathered without a branch: each written, counted if it is.
+        batch.fill(motions, reach, now, (x, y), *sense2, radio.cs_threshold);
+        batch.near[n as usize] = 0;
+        in_range.resize(nodes, 0);
         let mut sensed = 0;
-        for (r, (&d2, &p)) in batch.d2.iter().zip(&batch.power).enumerate() {
-            // Within the crossover distance (or in free space): Friis.
-            let power = if p.is_nan() { reach.power(d2.sqrt()) } else { p };
-            in_range[sensed] = (r as u32, power);
-            sensed += (d2 <= *sense2 && power >= radio.cs_threshold && r != n as usize) as usize;
+        for (r, &near) in batch.near.iter().enumerate() {
+            in_range[sensed] = r as u32;
+            sensed += near as usize;
         }
-        for &(r, power) in &in_range[..sensed] {
+        for &r in &in_range[..sensed] {
             let r = r as usize;
-            let delay = Reach::delay_from_ns(batch.ns[r]).unwrap_or_else(|| propagation::delay(batch.d2[r].sqrt()));
+            let mut power = batch.power[r];
+            if power.is_nan() {
+                // Within the crossover distance (or in free space): Friis.
+                power = reach.power(batch.d2[r].sqrt());
+                if power < radio.cs_threshold {
+                    continue;
+                }
+            }
+            let delay = Reach::whole_ns(batch.delay[r]).unwrap_or_else(|| propagation::delay(batch.d2[r].sqrt()));
             last = last.max(delay);
             let (first_seq, end_seq) = cx.reserve_rx(delay, f.txtime);
             if let Some(heard) = heard.as_deref_mut() {

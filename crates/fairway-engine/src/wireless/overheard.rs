@@ -166,6 +166,9 @@ impl Overheard {
         loop {
             // The first bits before the next kept timer and the bound, in a tight loop.
             let mut lim = self.next_timer().min(bound);
+            if mac.quiet() {
+                ran += self.hear_quietly(mac, rx_threshold, lim);
+            }
             while let Some(&h) = self.first_bits.get(self.head) {
                 if h.key >= lim {
                     break;
@@ -233,6 +236,27 @@ impl Overheard {
                 self.started(cx, node, o, e.key, slot, bound);
             }
         }
+    }
+
+    /// At a [`quiet`](Mac::quiet) station, the frames heard whole one after another before
+    /// `lim` (each ends before the next first bit): the NAV and the Rx timer only, with no
+    /// output, and the station stays quiet. Returns the events run, two a frame.
+    fn hear_quietly(&mut self, mac: &mut Mac, rx_threshold: f64, lim: u128) -> u64 {
+        let list = &self.first_bits;
+        let mut i = self.head;
+        while let Some(h) = list.get(i) {
+            let start = time_of(h.key);
+            let end_key = key(start + h.txtime, h.end_seq);
+            let next = list.get(i + 1).map_or(u128::MAX, |n| n.key);
+            if h.key >= lim || end_key >= lim || end_key >= next {
+                break;
+            }
+            mac.hear_whole_quiet(start, h.txtime, h.duration, h.power >= rx_threshold);
+            i += 1;
+        }
+        let ran = 2 * (i - self.head) as u64;
+        self.head = i;
+        ran
     }
 
     /// The one timer a kept reception's end or a kept NAV timer's end started, under its

@@ -1,11 +1,12 @@
 //! What one transmission brings to every node: where the node is, its distance squared from
-//! the sender, the power it receives and the propagation delay (in nanoseconds, before
-//! rounding), for all nodes at once (the power only beyond two-ray ground's crossover
-//! distance, where nearly every node is: NaN nearer, left to [`Reach::power`]). One loop over the nodes' moves, column by column
-//! ([`Motions`]), without a branch, which the compiler vectorizes: on x86-64 processors with
-//! AVX2 (std's cached detection at each call) four nodes at a time. The same IEEE operations
-//! in the same order as for one node ([`Motion::at`], [`Reach::far_power_and_ns`]), and none fused, so
-//! the results are bit for bit the same with the vector instructions or without.
+//! the sender, the power it receives, the propagation delay in whole nanoseconds, and whether
+//! it may sense the frame, for all nodes at once (the power only beyond two-ray ground's
+//! crossover distance, where nearly every node is: NaN nearer, left to [`Reach::power`]). One
+//! loop over the nodes' moves, column by column ([`Motions`]), without a branch, which the
+//! compiler vectorizes: on x86-64 processors with AVX2 (std's cached detection at each call)
+//! four nodes at a time. The same IEEE operations in the same order as for one node
+//! ([`Motion::at`], [`Reach::far_power_and_delay`]), and none fused, so the results are bit for
+//! bit the same with the vector instructions or without.
 
 use fairway_core::Time;
 use fairway_model::wireless::propagation::Reach;
@@ -18,30 +19,49 @@ use super::mobility::{Motion, Motions};
 pub(crate) struct Batch {
     pub d2: Vec<f64>,
     pub power: Vec<f64>,
-    pub ns: Vec<f64>,
+    /// Whole nanoseconds, NaN where [`Reach::round_ns`] is not exact.
+    pub delay: Vec<f64>,
+    /// 1 where the node may sense the frame: within carrier-sense distance and, where `power`
+    /// is known, at the carrier-sense threshold or above (where it is NaN, `Reach::power`
+    /// decides); else 0.
+    pub near: Vec<u64>,
 }
 
 impl Batch {
-    /// Fills the batch for a frame sent at `t` from (`x`, `y`).
-    pub(crate) fn fill(&mut self, m: &Motions, reach: &Reach, t: Time, x: f64, y: f64) {
+    /// Fills the batch for a frame sent at `t` from (`x`, `y`), sensed within `sense2` metres
+    /// squared at `cs_threshold` W or more.
+    pub(crate) fn fill(
+        &mut self,
+        m: &Motions,
+        reach: &Reach,
+        t: Time,
+        (x, y): (f64, f64),
+        sense2: f64,
+        cs_threshold: f64,
+    ) {
         let n = m.len();
         self.d2.resize(n, 0.0);
         self.power.resize(n, 0.0);
-        self.ns.resize(n, 0.0);
+        self.delay.resize(n, 0.0);
+        self.near.resize(n, 0);
+        let at = (t.0, x, y, sense2, cs_threshold);
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the processor has AVX2, all `fill_avx2` asks of it.
-            unsafe { fill_avx2(self, m, reach, t.0, x, y) };
+            unsafe { fill_avx2(self, m, reach, at) };
             return;
         }
-        fill_scalar(self, m, reach, t.0, x, y);
+        fill_scalar(self, m, reach, at);
     }
 }
 
+/// The time, the sender's place, the carrier-sense distance squared and threshold.
+type At = (u64, f64, f64, f64, f64);
+
 #[inline(always)]
-fn fill_body(b: &mut Batch, m: &Motions, reach: &Reach, t: u64, x: f64, y: f64) {
+fn fill_body(b: &mut Batch, m: &Motions, reach: &Reach, (t, x, y, sense2, cs_threshold): At) {
     let n = m.len();
-    let (d2, power, ns) = (&mut b.d2[..n], &mut b.power[..n], &mut b.ns[..n]);
+    let (d2, power, delay, near) = (&mut b.d2[..n], &mut b.power[..n], &mut b.delay[..n], &mut b.near[..n]);
     let (since, mx, my, ux, uy) = (&m.since[..n], &m.x[..n], &m.y[..n], &m.ux[..n], &m.uy[..n]);
     let (speed, dest_x, dest_y) = (&m.speed[..n], &m.dest_x[..n], &m.dest_y[..n]);
     for i in 0..n {
@@ -58,21 +78,22 @@ fn fill_body(b: &mut Batch, m: &Motions, reach: &Reach, t: u64, x: f64, y: f64) 
         };
         let (px, py) = m.at(Time(t));
         let dd = (px - x) * (px - x) + (py - y) * (py - y);
-        let (p, s) = reach.far_power_and_ns(dd.sqrt());
+        let (p, s) = reach.far_power_and_delay(dd.sqrt());
         d2[i] = dd;
         power[i] = p;
-        ns[i] = s;
+        delay[i] = s;
+        near[i] = ((dd <= sense2) & !(p < cs_threshold)) as u64;
     }
 }
 
-fn fill_scalar(b: &mut Batch, m: &Motions, reach: &Reach, t: u64, x: f64, y: f64) {
-    fill_body(b, m, reach, t, x, y)
+fn fill_scalar(b: &mut Batch, m: &Motions, reach: &Reach, at: At) {
+    fill_body(b, m, reach, at)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn fill_avx2(b: &mut Batch, m: &Motions, reach: &Reach, t: u64, x: f64, y: f64) {
-    fill_body(b, m, reach, t, x, y)
+unsafe fn fill_avx2(b: &mut Batch, m: &Motions, reach: &Reach, at: At) {
+    fill_body(b, m, reach, at)
 }
 
 #[cfg(test)]
@@ -103,20 +124,28 @@ mod tests {
         let mut b = Batch::default();
         for t in [0u64, 1, 999_999_937, 7_000_000_001, 60_000_000_000] {
             let (x, y) = (412.5, 377.25);
-            b.fill(&m, &reach, Time(t), x, y);
+            let (sense2, cs) = (550.0 * 550.0, Radio::default().cs_threshold);
+            b.fill(&m, &reach, Time(t), (x, y), sense2, cs);
             let mut s = Batch::default();
             s.d2.resize(m.len(), 0.0);
             s.power.resize(m.len(), 0.0);
-            s.ns.resize(m.len(), 0.0);
-            fill_scalar(&mut s, &m, &reach, t, x, y);
+            s.delay.resize(m.len(), 0.0);
+            s.near.resize(m.len(), 0);
+            fill_scalar(&mut s, &m, &reach, (t, x, y, sense2, cs));
             for i in 0..m.len() {
                 let (px, py) = m.at(i, Time(t));
                 let d2 = (px - x) * (px - x) + (py - y) * (py - y);
                 assert_eq!(b.d2[i].to_bits(), d2.to_bits(), "node {i} at {t}");
-                assert_eq!(b.power[i].to_bits(), reach.power(d2.sqrt()).to_bits(), "node {i} at {t}");
+                let p = b.power[i];
+                assert!(p.is_nan() || p.to_bits() == reach.power(d2.sqrt()).to_bits(), "node {i} at {t}");
+                // NaN only within two-ray ground's crossover distance (86 m here).
+                assert!(!p.is_nan() || d2 < 87.0 * 87.0, "node {i} at {t}");
+                assert_eq!(Reach::whole_ns(b.delay[i]), Some(reach.delay(d2.sqrt())), "node {i} at {t}");
+                let sensed = d2 <= sense2 && reach.power(d2.sqrt()) >= cs;
+                assert_eq!(b.near[i] == 1, sensed || (p.is_nan() && d2 <= sense2), "node {i} at {t}");
                 assert_eq!(
-                    (b.d2[i].to_bits(), b.power[i].to_bits(), b.ns[i].to_bits()),
-                    (s.d2[i].to_bits(), s.power[i].to_bits(), s.ns[i].to_bits())
+                    (b.d2[i].to_bits(), b.power[i].to_bits(), b.delay[i].to_bits(), b.near[i]),
+                    (s.d2[i].to_bits(), s.power[i].to_bits(), s.delay[i].to_bits(), s.near[i])
                 );
             }
         }

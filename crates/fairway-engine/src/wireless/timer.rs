@@ -29,6 +29,17 @@ impl Timer {
         (now + len, self.gen)
     }
 
+    /// [`start`](Self::start) then [`fire`](Self::fire) under the generation it gave: the
+    /// timer ran its whole length from `now`; returns its expiry.
+    #[inline(always)]
+    pub fn run(&mut self, now: Time, len: Dur) -> Time {
+        debug_assert!(!self.busy, "timer started while running");
+        self.start = now;
+        self.len = len;
+        self.gen = self.gen.wrapping_add(1);
+        now + len
+    }
+
     pub fn stop(&mut self) {
         self.busy = false;
         self.gen = self.gen.wrapping_add(1);

@@ -176,38 +176,44 @@ impl Reach {
     }
 
     /// [`power`](Self::power) at `d` metres where two-ray ground's fourth-power law gives it
-    /// (beyond the crossover distance), NaN elsewhere (for `power` itself), and the delay over
-    /// `d` in nanoseconds before rounding ([`Self::delay_from_ns`]): without a branch, for the
-    /// channel's loop over every node, which the compiler vectorizes. Bit for bit `power` and
-    /// what `delay` rounds.
+    /// (beyond the crossover distance), NaN elsewhere (for `power` itself), and [`delay`] over
+    /// `d` in whole nanoseconds ([`Self::round_ns`], NaN where that is not exact): without a
+    /// branch, for the channel's loop over every node, which the compiler vectorizes. Bit for
+    /// bit `power` and `delay`.
     #[inline(always)]
-    pub fn far_power_and_ns(&self, d: f64) -> (f64, f64) {
+    pub fn far_power_and_delay(&self, d: f64) -> (f64, f64) {
         let two_ray = self.two_ray_k / (d * d * d * d * self.system_loss);
         let p = if self.model == Model::TwoRayGround && d > self.crossover { two_ray } else { f64::NAN };
-        (p, d / SPEED_OF_LIGHT * 1e9)
+        (p, Self::round_ns(d / SPEED_OF_LIGHT * 1e9))
     }
 
-    /// [`delay`] over `d` metres, with `Dur::from_secs_f64`'s rounding to the nearest
-    /// nanosecond (halves away from zero) done inline: truncation and the exact remainder
-    /// rather than a call to `round` (exact below 2^52 ns, some 52 days; longer delays go
-    /// through `delay` itself).
+    /// [`delay`] over `d` metres, its rounding done inline ([`Self::round_ns`]; delays of
+    /// 2^52 ns or more, some 52 days, go through `delay` itself).
     #[inline]
     pub fn delay(&self, d: f64) -> fairway_core::Dur {
-        Self::delay_from_ns(d / SPEED_OF_LIGHT * 1e9).unwrap_or_else(|| delay(d))
+        Self::whole_ns(Self::round_ns(d / SPEED_OF_LIGHT * 1e9)).unwrap_or_else(|| delay(d))
     }
 
-    /// [`Self::delay`] from the delay in nanoseconds before rounding, `ns`
-    /// ([`Self::far_power_and_ns`]); `None` outside the range where the inline rounding is exact.
-    #[inline]
-    pub fn delay_from_ns(ns: f64) -> Option<fairway_core::Dur> {
-        if !(ns > 0.0 && ns < (1u64 << 52) as f64) {
-            return None;
+    /// `Dur::from_secs_f64`'s rounding of `ns` nanoseconds to the nearest whole one (halves
+    /// away from zero), as a double: truncation and the exact remainder rather than a call to
+    /// `round`, and no branch, so that it vectorizes. NaN unless 0 < `ns` < 2^52, where every
+    /// step is exact.
+    #[inline(always)]
+    pub fn round_ns(ns: f64) -> f64 {
+        let whole = ns.trunc();
+        let rounded = whole + if ns - whole >= 0.5 { 1.0 } else { 0.0 };
+        if ns > 0.0 && ns < (1u64 << 52) as f64 {
+            rounded
+        } else {
+            f64::NAN
         }
-        // Through i64: a single conversion instruction each way (u64's are a sequence), and
-        // exact in this range.
-        let whole = ns as i64;
-        let ns_whole = if ns - whole as f64 >= 0.5 { whole + 1 } else { whole };
-        Some(fairway_core::Dur(ns_whole as u64))
+    }
+
+    /// The delay [`Self::round_ns`] gave, `None` for its NaN.
+    #[inline(always)]
+    pub fn whole_ns(rounded: f64) -> Option<fairway_core::Dur> {
+        // Through i64: a single conversion instruction (u64's is a sequence), exact here.
+        (!rounded.is_nan()).then(|| fairway_core::Dur(rounded as i64 as u64))
     }
 }
 
@@ -260,16 +266,17 @@ mod tests {
                 assert_eq!(k.power(d).to_bits(), r.received_power(d).to_bits(), "{d}");
                 assert_eq!(k.delay(d), delay(d), "{d}");
                 // The branch-free pair the channel's batch uses.
-                let (p, ns) = k.far_power_and_ns(d);
+                let (p, ns) = k.far_power_and_delay(d);
                 assert!(p.is_nan() || p.to_bits() == k.power(d).to_bits(), "{d}");
                 assert_eq!(p.is_nan(), r.model == Model::FreeSpace || d <= k.crossover, "{d}");
-                assert_eq!(Reach::delay_from_ns(ns).unwrap_or_else(|| delay(d)), delay(d), "{d}");
+                assert_eq!(Reach::whole_ns(ns).unwrap_or_else(|| delay(d)), delay(d), "{d}");
+                assert_eq!(ns.is_nan(), !(d > 0.0 && d / SPEED_OF_LIGHT * 1e9 < (1u64 << 52) as f64), "{d}");
             };
             while d < 3000.0 {
                 same(d);
                 d += 0.0137;
             }
-            for d in [0.0, 1e-9, 0.15, 0.45, 149.9, 150.0, 150.15, 1e12] {
+            for d in [0.0, 1e-9, 0.15, 0.45, 149.9, 150.0, 150.15, 1e12, 1e16] {
                 same(d);
             }
         }
