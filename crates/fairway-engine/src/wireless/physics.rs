@@ -82,7 +82,11 @@ fn fill_body(b: &mut Batch, m: &Motions, reach: &Reach, (t, x, y, sense2, cs_thr
         d2[i] = dd;
         power[i] = p;
         delay[i] = s;
-        near[i] = ((dd <= sense2) & !(p < cs_threshold)) as u64;
+        // Not below the threshold: a NaN power (within the crossover) passes, for
+        // `Reach::power` to decide; one comparison fewer than `p >= cs | p.is_nan()`.
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        let sensed = (dd <= sense2) & !(p < cs_threshold);
+        near[i] = sensed as u64;
     }
 }
 

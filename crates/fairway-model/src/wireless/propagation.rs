@@ -213,7 +213,7 @@ impl Reach {
     #[inline(always)]
     pub fn whole_ns(rounded: f64) -> Option<fairway_core::Dur> {
         // Through i64: a single conversion instruction (u64's is a sequence), exact here.
-        (!rounded.is_nan()).then(|| fairway_core::Dur(rounded as i64 as u64))
+        (!rounded.is_nan()).then_some(fairway_core::Dur(rounded as i64 as u64))
     }
 }
 
