@@ -340,10 +340,11 @@ impl<'a> Sim<'a> {
         if let Some(mut air) = self.air.take() {
             // What wireless stations kept and would have run before the end (overheard.rs): the
             // end itself, or the event left undone where the run was stopped. Their wake-ups
-            // are not events of the run.
+            // are not events of the run; a transmission slot freed at a later sending (or due
+            // before the end) counts as the event that freed it once.
             let bound = if complete { crate::events::key(self.end, 0) } else { self.q.last_key() };
             air.finish(self, bound);
-            self.events = self.events + air.replayed - air.wakes;
+            self.events = self.events + air.replayed + air.frees - air.wakes;
             self.air = Some(air);
         }
         self.now = self.end;

@@ -18,8 +18,6 @@ pub(crate) enum AirEv {
     MacTimer { node: u32, timer: TimerKind, gen: u32 },
     /// The first bit of transmission `tx` reaches a node.
     Rx { node: u32, tx: u32 },
-    /// Every receiver is through with transmission `tx`.
-    Free { tx: u32 },
     /// A packet reaches a node's interface queue, for MAC destination `ra`.
     LlDown { node: u32, payload: u32, ra: u32 },
     /// A packet reaches a node's routing agent.
@@ -52,7 +50,6 @@ impl AirEv {
         let (kind, node, a, b) = match self {
             AirEv::MacTimer { node, timer, gen } => (0, node, timer as u32, gen),
             AirEv::Rx { node, tx } => (1, node, tx, 0),
-            AirEv::Free { tx } => (2, 0, tx, 0),
             AirEv::LlDown { node, payload, ra } => (3, node, payload, ra),
             AirEv::LlUp { node, payload } => (4, node, payload, 0),
             AirEv::RtrOut { node, payload, next } => (5, node, payload, next),
@@ -75,7 +72,6 @@ impl AirEv {
         match word >> KIND_SHIFT {
             0 => AirEv::MacTimer { node, timer: TimerKind::from_u8(a as u8).expect("a MAC timer"), gen: b },
             1 => AirEv::Rx { node, tx: a },
-            2 => AirEv::Free { tx: a },
             3 => AirEv::LlDown { node, payload: a, ra: b },
             4 => AirEv::LlUp { node, payload: a },
             5 => AirEv::RtrOut { node, payload: a, next: b },
@@ -144,7 +140,6 @@ mod tests {
         let evs = [
             AirEv::MacTimer { node: 7, timer: TimerKind::Backoff, gen: u32::MAX },
             AirEv::Rx { node: 1, tx: 2 },
-            AirEv::Free { tx: 3 },
             AirEv::LlDown { node: 4, payload: 1 << 31 | 5, ra: u32::MAX },
             AirEv::LlUp { node: 6, payload: u32::MAX },
             AirEv::RtrOut { node: 8, payload: 9, next: 10 },

@@ -16,6 +16,9 @@
 //! retries that the receiver recognises as duplicates). Control messages (ARP) live in a slab
 //! while queued, and travel inside the transmission.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use fairway_core::{Dur, NodeId, PacketRef, Rng, Time};
 
 use crate::fasthash::FastMap;
@@ -89,6 +92,12 @@ pub(crate) struct Air {
     ctrl_free: Vec<u32>,
     txs: Vec<Option<AirTx>>,
     tx_free: Vec<u32>,
+    /// The slots in use, each with when every receiver is through with it (a nanosecond after
+    /// the last one's reception ends): freed at a later sending rather than by an event of
+    /// their own, earliest first.
+    tx_done: BinaryHeap<Reverse<(Time, u32)>>,
+    /// Slots freed so: each counts as the event that freed it, as when it had one.
+    pub(crate) frees: u64,
     /// Per transmission slot and node, the power it arrives with, for a first bit run from the
     /// queue (written when it is scheduled: at the sending, or when a kept one goes back).
     rx_power: Vec<f64>,
@@ -190,6 +199,8 @@ impl Air {
             ctrl_free: vec![],
             txs: vec![],
             tx_free: vec![],
+            tx_done: BinaryHeap::new(),
+            frees: 0,
             rx_power: vec![],
             rx_end_seq: vec![],
             rx_end: None,
@@ -329,7 +340,6 @@ impl Air {
                 self.rx(cx, node, tx);
                 self.settle(cx, node);
             }
-            AirEv::Free { tx } => self.free_tx(tx),
             AirEv::LlDown { node, payload, ra } => {
                 self.catch_up(cx, node);
                 self.ll_down(cx, node, payload, ra);
@@ -597,6 +607,9 @@ impl Air {
     /// not run), replayed, so that every station's state and the count of events are what
     /// running them all from the queue gives.
     pub(crate) fn finish(&mut self, cx: &mut impl EventLoop, bound: u128) {
+        // The slots that would have been freed before the end (the run's events).
+        let end = Time((bound >> 64) as u64);
+        self.frees += self.tx_done.iter().filter(|Reverse((done, _))| *done < end).count() as u64;
         if let Some(heard) = &mut self.heard {
             for (n, (h, mac)) in heard.iter_mut().zip(&mut self.macs).enumerate() {
                 self.replayed += h.replay(cx, n as u32, mac, self.radio.rx_threshold, bound, &mut self.replay_out);
@@ -645,9 +658,17 @@ impl Air {
         }
     }
 
-    fn free_tx(&mut self, tx: u32) {
-        self.txs[tx as usize] = None;
-        self.tx_free.push(tx);
+    /// Frees the slots every receiver is through with by `now`.
+    fn free_txs(&mut self, now: Time) {
+        while let Some(&Reverse((done, tx))) = self.tx_done.peek() {
+            if done > now {
+                break;
+            }
+            self.tx_done.pop();
+            self.txs[tx as usize] = None;
+            self.tx_free.push(tx);
+            self.frees += 1;
+        }
     }
 
     /// Does what node `n`'s MAC asked for.
@@ -692,6 +713,7 @@ impl Air {
         let msg = (f.payload & CTRL != 0 && f.payload != GHOST)
             .then(|| self.ctrl[(f.payload & !CTRL) as usize].clone())
             .flatten();
+        self.free_txs(now);
         let slot = match self.tx_free.pop() {
             Some(i) => i,
             None => {
@@ -775,7 +797,7 @@ impl Air {
         }
         // Kept until every receiver is through with it: a nanosecond after the last one's
         // reception ends.
-        cx.schedule(now + last + f.txtime + Dur(1), AirEv::Free { tx: slot });
+        self.tx_done.push(Reverse((now + last + f.txtime + Dur(1), slot)));
     }
 
     /// Node `n`'s MAC received a data frame for it (or a broadcast).
