@@ -269,6 +269,9 @@ fn run_point<'py>(
     files_dict(py, files, b.text)
 }
 
+/// A list of Python dicts.
+type Dicts<'py> = Vec<Bound<'py, PyDict>>;
+
 /// Checks a scenario (and its `[sweep]`, if it has one) without running it: (errors, warnings),
 /// each a list of dicts with `file`, `line`, `col`, `field`, `message` and `text` (the whole
 /// message as the command line prints it).
@@ -279,7 +282,7 @@ fn check<'py>(
     text: &str,
     file: &str,
     values: Vec<(String, String)>,
-) -> PyResult<(Vec<Bound<'py, PyDict>>, Vec<Bound<'py, PyDict>>)> {
+) -> PyResult<(Dicts<'py>, Dicts<'py>)> {
     let outcome = if values.is_empty() {
         parse_scenario_warn(file, text, stem(file)).and_then(|(sc, w)| {
             if sweep::has_sweep(text) {

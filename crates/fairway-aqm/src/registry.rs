@@ -471,7 +471,7 @@ mod tests {
                 }
                 // Two arrivals per departure: the queue builds until the discipline acts.
                 if i % 2 == 1 {
-                    t = t + Dur::from_micros(800);
+                    t += Dur::from_micros(800);
                     if let Some(d) = q.dequeue(t) {
                         departed.push(d.pkt.0);
                     }

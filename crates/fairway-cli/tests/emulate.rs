@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use fairway_live::in_netns;
 
 mod netns;
+mod referee;
 use netns::can_run;
 
 #[test]

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 mod netns;
+mod referee;
 
 /// The tests that carry traffic take turns: each counts what arrives over loopback, and nine
 /// flows at once beside the emulator's test on a 2-core machine left a receiver unscheduled long

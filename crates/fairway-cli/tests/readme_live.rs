@@ -11,6 +11,7 @@ use std::process::Command;
 use serde_json::Value;
 
 mod netns;
+mod referee;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

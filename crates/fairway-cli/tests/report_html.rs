@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod browser;
+mod referee;
 use browser::{chromium, loaded_body};
 
 fn repo() -> PathBuf {

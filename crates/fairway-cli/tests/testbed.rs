@@ -11,6 +11,7 @@ use serde_json::Value;
 
 mod browser;
 mod netns;
+mod referee;
 
 fn json(p: &Path) -> Value {
     serde_json::from_str(&fs::read_to_string(p).unwrap()).unwrap()

@@ -12,6 +12,7 @@ use std::process::Command;
 use serde_json::Value;
 
 mod netns;
+mod referee;
 
 /// The video flow's mean rate (b/s) over the bins of flows.csv starting in [from, to).
 fn phase(csv: &str, from: f64, to: f64) -> f64 {

@@ -10,6 +10,7 @@ use std::process::Command;
 use serde_json::Value;
 
 mod netns;
+mod referee;
 
 #[test]
 fn tfrc_shares_with_linux_tcp_within_a_factor_of_two() {

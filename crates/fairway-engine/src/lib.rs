@@ -199,7 +199,7 @@ fn convergences(sim: &Sim, tap: &WindowTap) -> Vec<Convergence> {
 }
 
 /// Each wireless node's path: its waypoints and where it is at the end.
-fn node_paths(sim: &Sim) -> Vec<(String, Vec<(f64, f64, f64)>)> {
+fn node_paths(sim: &Sim) -> Vec<results::NodePath> {
     let (Some(spec), Some(air)) = (sim.sc.wireless.as_ref(), sim.air_ref()) else { return vec![] };
     let end = sim.end();
     spec.nodes

@@ -68,8 +68,10 @@ pub fn bottleneck(sc: &crate::scenario::Scenario, route: &[usize]) -> Option<usi
 /// are none (or its bottleneck or round trip is unknown). O(n log n): the TCP flows of each
 /// bottleneck sorted by round trip, with running sums of their throughputs.
 pub fn tcp_friendliness(flows: &[FlowView]) -> Vec<Option<f64>> {
-    // Per bottleneck: (base RTT, throughput) of its TCP flows by RTT, and the running sums.
-    let mut groups: std::collections::HashMap<usize, (Vec<(f64, f64)>, Vec<f64>)> = Default::default();
+    /// One bottleneck's TCP flows as (base RTT, throughput) by RTT, and the running sums of
+    /// their throughputs.
+    type Group = (Vec<(f64, f64)>, Vec<f64>);
+    let mut groups: std::collections::HashMap<usize, Group> = Default::default();
     for f in flows.iter().filter(|f| f.tcp) {
         if let (Some(b), Some(r)) = (f.bottleneck, f.base_rtt_s) {
             groups.entry(b).or_default().0.push((r, f.throughput_bps));

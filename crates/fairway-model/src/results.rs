@@ -612,6 +612,10 @@ impl SeriesSink for Collector {
     }
 }
 
+/// One wireless node's path: (name, [(time s, x m, y m)]) where it started, at every change of
+/// heading, and at the end.
+pub type NodePath = (String, Vec<(f64, f64, f64)>);
+
 /// Everything a run produced.
 #[derive(Debug, Clone)]
 pub struct RunResult {
@@ -626,9 +630,8 @@ pub struct RunResult {
     /// The change log of every series a flow's protocol logs, in flow order, then its
     /// protocol's.
     pub series_logs: Vec<SeriesLog>,
-    /// Per wireless node: (name, [(time s, x m, y m)]) where it started, at every change of
-    /// heading, and at the end.
-    pub node_paths: Vec<(String, Vec<(f64, f64, f64)>)>,
+    /// Per wireless node, its path.
+    pub node_paths: Vec<NodePath>,
     /// The traced senders' state changes, in time order (empty unless traced; a sink that
     /// writes them as they come leaves this empty).
     pub agent_trace: Vec<AgentRow>,

@@ -577,7 +577,10 @@ pub fn check_csv(text: &str) -> Result<[(Verdict, usize); 4], Vec<String>> {
         }
         let bounds =
             Bounds { lo: num(r, "bounds_lo").unwrap_or(f64::NAN), hi: num(r, "bounds_hi").unwrap_or(f64::NAN) };
-        if !(bounds.lo <= bounds.hi) {
+        // Reported unless lo <= hi: a missing bound (NaN) fails too, where `lo > hi` would pass it.
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        let disordered = !(bounds.lo <= bounds.hi);
+        if disordered {
             bad(format!("bounds {} to {}", bounds.lo, bounds.hi));
         }
         let band = match (num(r, "band_lo"), num(r, "band_hi"), r["band_ends"].as_str()) {

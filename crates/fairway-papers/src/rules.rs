@@ -204,9 +204,13 @@ impl Value {
             .min_by(|a, b| rank(a).cmp(&rank(b)).then(outside(b).total_cmp(&outside(a))))
             .unwrap_or(Value { mean: f64::NAN, lo: f64::NAN, hi: f64::NAN })
     }
+}
+
+impl std::ops::Neg for Value {
+    type Output = Value;
 
     /// The value with its sign turned (a "lower" claim judged as a "higher" one).
-    pub fn neg(self) -> Value {
+    fn neg(self) -> Value {
         Value { mean: -self.mean, lo: -self.hi, hi: -self.lo }
     }
 }
@@ -589,7 +593,7 @@ mod tests {
         assert!(g.lo < g.mean && g.mean < g.hi);
         let l = Value::least(&[g, Value::exact(0.5)]);
         assert_eq!((l.mean, l.lo), (0.5, 0.5f64.min(g.lo)));
-        assert_eq!(Value::exact(2.0).neg().mean, -2.0);
+        assert_eq!((-Value::exact(2.0)).mean, -2.0);
         let p = Phrase::Calibrated { lo: 0.5, hi: 2.0 };
         let w = Value::worst(&[Value::exact(1.0), Value::exact(3.0), Value::exact(2.5), g], &p);
         assert_eq!(w.mean, 3.0, "the point farthest outside");

@@ -51,7 +51,7 @@ fn the_suite_runs_every_case_with_every_controller_and_writes_its_reports() {
     assert_eq!(report, dir.join("report.md"));
     assert!(dir.join("report.html").is_file());
     let csv = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
-    let rows: Vec<Vec<String>> = csv.lines().skip(1).map(|l| split_csv(l)).collect();
+    let rows: Vec<Vec<String>> = csv.lines().skip(1).map(split_csv).collect();
     assert_eq!(cases().len(), 12, "RFC 8867's eleven cases and §5.6 with CUBIC");
     for case in cases() {
         for cc in CONTROLLERS {

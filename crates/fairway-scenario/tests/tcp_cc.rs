@@ -125,7 +125,7 @@ fn each_tcp_flow_reports_its_setup_and_end_state_under_tcp() {
     assert_eq!(t["delayed_ack_s"], 0.04);
     assert_eq!(t["min_rto_s"], 0.2);
     let cwnd = t["cwnd_pkts"].as_f64().unwrap();
-    assert!(cwnd >= 2.0 && cwnd <= 1000.0, "{cwnd}");
+    assert!((2.0..=1000.0).contains(&cwnd), "{cwnd}");
     assert!(t["srtt_s"].as_f64().unwrap() >= 0.040, "at least the 40 ms propagation round trip: {t}");
     assert!(t["cc_state"]["w_max"].as_f64().is_some(), "{t}");
     // CUBIC with no flavour given reports its default, RFC 9438's.

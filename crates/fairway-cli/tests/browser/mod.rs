@@ -1,11 +1,11 @@
 //! A headless browser for the tests that open report.html pages: Debian's chromium where it is
-//! installed (CI installs it and sets FAIRWAY_REQUIRE_CHROMIUM).
+//! installed (CI installs it and sets FAIRWAY_REQUIRE_CHROMIUM). The test crate that includes
+//! this declares `mod referee;` beside it.
 
 use std::path::Path;
 use std::process::Command;
 
-#[path = "../referee/mod.rs"]
-mod referee;
+use super::referee;
 
 pub fn chromium() -> Option<&'static str> {
     let found = ["chromium", "chromium-browser", "google-chrome"]

@@ -1,10 +1,10 @@
-//! Whether the tests that build network namespaces can run here.
+//! Whether the tests that build network namespaces can run here. The test crate that includes
+//! this declares `mod referee;` beside it.
 
 use std::path::Path;
 use std::process::Command;
 
-#[path = "../referee/mod.rs"]
-mod referee;
+use super::referee;
 
 /// Root and a TUN device; without them the test says so and passes, unless
 /// FAIRWAY_REQUIRE_NETNS is set (CI sets it).

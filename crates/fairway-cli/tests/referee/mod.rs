@@ -1,8 +1,8 @@
 //! What a test run checked against the tools outside fairway (ns-2, ns-3, chromium, Python,
 //! pandas, tcpdump, rsvg-convert, network namespaces), and what it skipped and why. `cargo test`
 //! captures a passing test's output, so each check also leaves a line in `target/referees/`, one
-//! file per tool and test binary (README, "Tests"). Shared by the test crates that use a referee
-//! (included by path).
+//! file per tool and test binary (README, "Tests"). Shared by the test crates that use a referee,
+//! each declaring `mod referee;` once (`browser` and `netns` use theirs).
 
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -213,12 +213,15 @@ would have been the ECN-off row.\n"
     write_report(opts, s, &figs.iter().map(|(f, c)| (f.as_str(), c.clone())).collect::<Vec<_>>())
 }
 
+/// One panel: (title, each client's [(time s, Mb/s)]).
+type Panel = (String, [Vec<(f64, f64)>; 3]);
+
 /// Figures 3-17: each client's throughput per second in seed 1's run, five panels per
 /// transport.
 fn figures(r: &Results, opts: &ReproduceOptions) -> Result<Vec<(String, String)>, ReproduceError> {
     let mut out = vec![];
     for t in TRANSPORTS {
-        let lines: Vec<(String, [Vec<(f64, f64)>; 3])> = Change::ALL
+        let lines: Vec<Panel> = Change::ALL
             .iter()
             .filter_map(|&ch| {
                 let m = r.first(t, ch)?;

@@ -268,7 +268,7 @@ emulates would",
         "TCP > IFTP",
         format!("IFTP / TCP = {}", ratio.show(2)),
         "1 less IFTP's bandwidth over TCP's",
-        Value::of(&ratio, Bounds::FREE).neg().offset(1.0),
+        (-Value::of(&ratio, Bounds::FREE)).offset(1.0),
         &why,
     );
 }

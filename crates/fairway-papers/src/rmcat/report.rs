@@ -125,6 +125,9 @@ pub(super) fn write_case(opts: &ReproduceOptions, case: &str, runs: &[CaseRun]) 
     Ok(())
 }
 
+/// One line of the rate figure: (name, [(time s, kb/s)], how it is drawn).
+type RateLine = (String, Vec<(f64, f64)>, Style);
+
 /// Two figures: over time, each media flow's rate (1 s windows) and its controller's target
 /// with the bottleneck's capacity above each one's mean delay per bin; and each one's delay
 /// distribution.
@@ -133,7 +136,7 @@ fn figures(r: &CaseRun) -> (String, String) {
     let media = media_flows(res);
     let flows = &res.summary.flows;
     let end = res.summary.duration_s;
-    let mut rate_lines: Vec<(String, Vec<(f64, f64)>, Style)> = vec![];
+    let mut rate_lines: Vec<RateLine> = vec![];
     if let Some((_, cap)) = bottleneck(&r.scenario) {
         let mut pts: Vec<(f64, f64)> = cap.iter().map(|&(t, c)| (t, c / 1e3)).collect();
         pts.push((end, pts.last().map_or(0.0, |p| p.1)));

@@ -367,7 +367,7 @@ fn decode_option(o: &mut Options, t: u8, d: &[u8]) -> Result<bool, Malformed> {
             o.receive_rate = Some(be32(d));
         }
         OPT_LOSS_INTERVALS => {
-            if d.is_empty() || (d.len() - 1) % 9 != 0 {
+            if d.is_empty() || !(d.len() - 1).is_multiple_of(9) {
                 return Err(wrong("a Loss Intervals"));
             }
             let intervals = d[1..]

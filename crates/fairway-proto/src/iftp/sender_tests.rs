@@ -817,7 +817,7 @@ fn figure1_sends_a_window_only_when_every_ack_of_the_last_is_in() {
     // after its stamp), so a window of n packets spread over R takes (n - 1) R/n + R.
     let starts = d.starts();
     for k in 0..7 {
-        let last = d.sent.iter().filter(|x| x.window == w_index(&d, k)).last().unwrap();
+        let last = d.sent.iter().rfind(|x| x.window == w_index(&d, k)).unwrap();
         assert_eq!(starts[k + 1], last.d.sent_at + R, "window {k}");
     }
     for k in 4..7 {

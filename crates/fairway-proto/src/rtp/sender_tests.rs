@@ -102,6 +102,9 @@ fn receiver(interval_ms: u64) -> RtpReceiver {
     .unwrap()
 }
 
+/// The packets sent, as (time, transmit).
+type Sent = Vec<(Time, Transmit<RtpPacket>)>;
+
 /// Runs the two ends over a path of one-way delay `delay_ms` that loses the packets `lost`
 /// picks, until `until_ms`; in wire mode each message goes through its bytes. Returns the
 /// packets sent as (time, transmit) and when each arrived, by sequence number.
@@ -112,7 +115,7 @@ fn run(
     lost: impl Fn(u16) -> bool,
     until_ms: u64,
     wire: bool,
-) -> (Vec<(Time, Transmit<RtpPacket>)>, Vec<(u16, Time)>) {
+) -> (Sent, Vec<(u16, Time)>) {
     let delay = Dur(delay_ms * MS);
     let until = Time(until_ms * MS);
     let mut fwd: Vec<(Time, Transmit<RtpPacket>)> = vec![];

@@ -57,6 +57,10 @@ fn write_figures(dir: &Path, figures: &[(String, String)], how: &Figures) -> io:
     Ok(v)
 }
 
+/// The files written besides the tables (summary.json, then the plots), and the figures drawn
+/// as (file name, SVG).
+type Written = (Vec<PathBuf>, Vec<(String, String)>);
+
 /// [`write_all`], the figures drawn as `how` says.
 pub fn write_all_with(res: &RunResult, sc: &Scenario, dir: &Path, how: &Figures) -> io::Result<Vec<PathBuf>> {
     fs::create_dir_all(dir)?;
@@ -87,7 +91,7 @@ pub fn write_all_with(res: &RunResult, sc: &Scenario, dir: &Path, how: &Figures)
             }
             Ok(v)
         });
-        let others = || -> io::Result<(Vec<PathBuf>, Vec<(String, String)>)> {
+        let others = || -> io::Result<Written> {
             // About 900 bytes a flow and 500 a link listed; reserved, so that ten megabytes
             // (10 000 flows) are not copied as they grow.
             let s = &res.summary;

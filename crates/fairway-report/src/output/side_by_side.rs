@@ -82,6 +82,9 @@ impl Table {
     }
 }
 
+/// One flow's panel: (flow, simulated points, live points).
+type FlowPanel = (String, Vec<(f64, f64)>, Vec<(f64, f64)>);
+
 /// A panel per flow (at most [`MAX_PANELS`]) of one flows.csv column, simulated and live; only
 /// the flows whose simulated column has numbers.
 fn per_flow(
@@ -93,7 +96,7 @@ fn per_flow(
     sim: &Table,
     live: &Table,
 ) -> Option<String> {
-    let series: Vec<(String, Vec<(f64, f64)>, Vec<(f64, f64)>)> = sim
+    let series: Vec<FlowPanel> = sim
         .distinct("flow")
         .into_iter()
         .map(|f| {

@@ -48,6 +48,9 @@ fn split(line: &str) -> Vec<&str> {
     line.split(',').collect()
 }
 
+/// One curve of the plot: (name, [(x, y)], each point's confidence half-width).
+type Curve = (String, Vec<(f64, f64)>, Vec<f64>);
+
 /// The figure's file name and SVG text.
 pub fn plot(dir: &Path, req: &PlotRequest) -> Result<(PathBuf, String), String> {
     let (file, reps) = match fs::read_to_string(dir.join("replications.csv")) {
@@ -101,7 +104,7 @@ pub fn plot(dir: &Path, req: &PlotRequest) -> Result<(PathBuf, String), String> 
     // Other settings than x pick a series of their own: "name, key=value".
     let others: Vec<usize> = keys.iter().filter(|k| **k != x).filter_map(|k| col(k)).collect();
     let mut unit = None;
-    let mut series: Vec<(String, Vec<(f64, f64)>, Vec<f64>)> = vec![];
+    let mut series: Vec<Curve> = vec![];
     for line in lines.filter(|l| !l.is_empty()) {
         let f = split(line);
         if file == "replications.csv" && kind_col.is_some_and(|k| f.get(k) != Some(&rows)) {

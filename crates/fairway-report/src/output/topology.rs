@@ -316,9 +316,9 @@ pub fn svg(sc: &Scenario, paths: &[(String, Vec<usize>)]) -> Option<String> {
             escape(name)
         );
     }
-    for v in 0..dn {
+    for (v, links) in dadj.iter().enumerate() {
         let (x, y) = at(v);
-        let router = dadj[v].len() >= 2;
+        let router = links.len() >= 2;
         let fill = if router { "#333" } else { "#fff" };
         let _ = write!(s, r##"<circle cx="{x}" cy="{y}" r="9" fill="{fill}" stroke="#333" stroke-width="2"/>"##);
         if drawn.group[v] {

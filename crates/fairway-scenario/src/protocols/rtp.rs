@@ -115,7 +115,7 @@ impl CcSpec {
         Ok(match self {
             CcSpec::Nada(c) => Box::new(Nada::new(c.clone())?),
             CcSpec::Scream(c) => Box::new(Scream::new(c.clone())?),
-            CcSpec::Gcc(c) => Box::new(Gcc::new(c.clone())?),
+            CcSpec::Gcc(c) => Box::new(Gcc::new(*c)?),
         })
     }
 

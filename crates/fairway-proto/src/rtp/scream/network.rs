@@ -496,7 +496,7 @@ impl NetworkCongestionControl {
     /// while qdelay is at most its target, cwnd above it.
     pub fn window_bytes(&self) -> u64 {
         let extra = if self.qdelay <= self.qdelay_target { self.cfg.mss } else { 0 };
-        self.cwnd as u64 + extra as u64
+        self.cwnd as u64 + extra
     }
 
     /// §4.1.2.6: pace_bitrate = max(RATE_PACE_MIN, cwnd * 8 / s_rtt), bits per second (s_rtt
