@@ -20,7 +20,6 @@ use fairway_engine::{run, RunOptions};
 use fairway_scenario::parse_scenario;
 
 const SCENARIO: &str = include_str!("../../../scenarios/rfc8867/referee/scream-ericsson.toml");
-const REFEREE: &str = include_str!("../../../bench/referees/scream/rfc8867_5_1_default_params.csv");
 
 /// A step function: (time s, value), in time order; the value holds until the next point.
 type Steps = Vec<(f64, f64)>;
@@ -52,16 +51,8 @@ fn rms(ours: &Steps, theirs: &Steps, from: f64, to: f64) -> f64 {
 }
 
 /// The referee's target bitrate, b/s, a row every 50 ms.
-fn referee() -> Steps {
-    REFEREE
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<f64> = l.split(',').map(|x| x.parse().unwrap()).collect();
-            (f[0], f[8] * 1000.0)
-        })
-        .collect()
-}
+#[path = "../../../bench/referees/scream/referee.rs"]
+mod referee;
 
 /// fairway's SCReAM target over the run, b/s, at each change.
 fn ours() -> Steps {
@@ -80,7 +71,7 @@ fn ours() -> Steps {
 
 #[test]
 fn each_capacity_phase_s_mean_target_is_within_15_percent_of_the_referee_s() {
-    let (ours, theirs) = (ours(), referee());
+    let (ours, theirs) = (ours(), referee::target_bitrate());
     for (from, to) in [(20.0, 40.0), (50.0, 60.0), (70.0, 80.0), (90.0, 100.0)] {
         let (o, t) = (mean(&ours, from, to), mean(&theirs, from, to));
         assert!((o / t - 1.0).abs() < 0.15, "{from}-{to} s: mean target {o:.0} b/s, the referee's {t:.0}");
@@ -89,7 +80,7 @@ fn each_capacity_phase_s_mean_target_is_within_15_percent_of_the_referee_s() {
 
 #[test]
 fn after_the_first_10_s_the_target_s_rms_difference_from_the_referee_s_is_within_20_percent() {
-    let (ours, theirs) = (ours(), referee());
+    let (ours, theirs) = (ours(), referee::target_bitrate());
     let late = rms(&ours, &theirs, 10.0, 100.0);
     assert!(late < 0.20, "RMS of the relative difference over 10-100 s: {:.1} %", 100.0 * late);
 }

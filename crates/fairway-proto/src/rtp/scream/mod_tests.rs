@@ -234,16 +234,8 @@ fn over_rfc_8867_s_varying_capacity_the_target_follows_the_capacity_with_a_short
 
 /// Ericsson's SCReAM v1 simulator on the same capacities, with the parameters nearest these
 /// defaults (bench/referees/scream/README.md): (time s, target bitrate b/s).
-fn referee() -> Vec<(f64, f64)> {
-    include_str!("../../../../../bench/referees/scream/rfc8867_5_1_default_params.csv")
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<f64> = l.split(',').map(|x| x.parse().unwrap()).collect();
-            (f[0], f[8] * 1000.0)
-        })
-        .collect()
-}
+#[path = "../../../../../bench/referees/scream/referee.rs"]
+mod referee;
 
 #[test]
 fn each_capacity_phase_s_mean_target_is_within_15_percent_of_the_referee_s() {
@@ -251,7 +243,7 @@ fn each_capacity_phase_s_mean_target_is_within_15_percent_of_the_referee_s() {
     // 25 fps in packets up to 1212 bytes, its feedback has no return delay, its ramp-up is
     // limited to a fifth of the target per second where RFC 8298's is half).
     let v = run(ScreamConfig::default(), 100.0);
-    let r = referee();
+    let r = referee::target_bitrate();
     for (from, to) in [(20.0, 40.0), (50.0, 60.0), (70.0, 80.0), (90.0, 100.0)] {
         let ours = mean_target(&v, from, to);
         let theirs: Vec<f64> = r.iter().filter(|s| s.0 >= from && s.0 < to).map(|s| s.1).collect();
