@@ -500,7 +500,9 @@ impl Aodv {
         (hop_count, bcast_id, dst, dst_seqno, src, src_seqno, timestamp): (u8, u32, u32, u32, u32, u32, Time),
         out: &mut Vec<Out>,
     ) {
-        if src == self.me || self.heard.iter().any(|&(s, b, _)| s == src && b == bcast_id) {
+        // Latest first: a copy of a request comes mostly from neighbours rebroadcasting it just
+        // now.
+        if src == self.me || self.heard.iter().rev().any(|&(s, b, _)| s == src && b == bcast_id) {
             return;
         }
         self.heard.push((src, bcast_id, now + BCAST_ID_SAVE));
