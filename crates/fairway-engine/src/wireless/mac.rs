@@ -248,9 +248,7 @@ impl Mac {
     pub fn hear_whole(&mut self, start: Time, f: Frame, decodable: bool, out: &mut Vec<MacOut>) {
         debug_assert!(self.hears_whole());
         let error = !decodable || self.tx_active;
-        let timer = &mut self.timers[TimerKind::Rx as usize];
-        let (end, gen) = timer.start(start, f.txtime);
-        timer.fire(gen);
+        let end = self.timers[TimerKind::Rx as usize].run(start, f.txtime);
         if !self.tx_active {
             // `received`: a decodable frame kept is a unicast frame for another station.
             debug_assert!(error || (f.ra != self.me && f.ra != BROADCAST));
