@@ -31,9 +31,10 @@ enum Rows {
 /// Batches in flight to the writer thread, at most: past that the run waits for it, so that a
 /// slow disk cannot make memory grow.
 const IN_FLIGHT: usize = 8;
-/// Rows (bins or samples) per batch: one hand-over per batch, not per row, which would cost
-/// more than the formatting it moves off the run's thread.
-const BATCH: usize = 4096;
+/// Rows (a flow's bin, or a sample) per batch: one hand-over per batch, not per row, which would
+/// cost more than the formatting it moves off the run's thread. Small enough that a short run's
+/// rows are formatted while it runs, not after it (100 s of nine flows in 0.1 s bins are 9000).
+const BATCH_ROWS: usize = 512;
 
 /// A [`SeriesSink`] writing the series' files into a folder. The rows are formatted and written
 /// on a thread of their own, as the run goes on (the run is single-threaded: the second core
@@ -44,6 +45,8 @@ pub struct StreamWriter<'a> {
     place: Vec<usize>,
     to_writer: Option<SyncSender<Vec<Rows>>>,
     batch: Vec<Rows>,
+    /// The rows in `batch`.
+    batch_rows: usize,
     writer: Option<JoinHandle<io::Result<()>>>,
     paths: [PathBuf; 3],
     /// Bins merged into one for the plots, and samples per one kept.
@@ -121,7 +124,8 @@ impl<'a> StreamWriter<'a> {
             sc,
             place,
             to_writer: Some(tx),
-            batch: Vec::with_capacity(BATCH),
+            batch: vec![],
+            batch_rows: 0,
             writer: Some(writer),
             paths: [pf, pq, pc],
             bins_per_plot_bin: per(nbins, sc.flows.len() as u64),
@@ -167,14 +171,19 @@ impl<'a> StreamWriter<'a> {
     }
 
     fn send(&mut self, rows: Rows) {
+        self.batch_rows += match &rows {
+            Rows::Bin(_, _, r) => r.len().max(1),
+            Rows::Sample(..) => 1,
+        };
         self.batch.push(rows);
-        if self.batch.len() >= BATCH {
+        if self.batch_rows >= BATCH_ROWS {
             self.flush_batch();
         }
     }
 
     fn flush_batch(&mut self) {
-        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
+        let batch = std::mem::take(&mut self.batch);
+        self.batch_rows = 0;
         if let Some(tx) = &self.to_writer {
             // A closed channel means the writer stopped on an error, which `finish` reports.
             let _ = tx.send(batch);
