@@ -8,11 +8,15 @@
 //!   a program: datagrams as raw bytes or as typed messages with arbitrary fields, time steps
 //!   (Time::MAX among them), timeouts, start and stop; after every step the endpoint is polled
 //!   until it has nothing to send, which must come within [`MAX_BURST`] datagrams;
+//! - TCP, sender and sink together over a path the bytes make lossy, then lossless, on which
+//!   the transfer must finish (tcp.rs);
 //! - the scenario reader, on the bytes as a TOML file, then `check`'s estimate, and the run when
 //!   the estimate is small.
 //!
 //! `fairway-fuzz` (src/main.rs) mutates a corpus (fuzz/corpus/<target>/) against these for a
 //! time; tests/corpus.rs replays the corpus and the regressions on every `cargo test`.
+
+pub mod tcp;
 
 use fairway_core::{Bytes, Dur, Rate, Rng, Time};
 use fairway_proto::dccp::packet::{AckVector, FeatureOp, FeatureOpt, PacketType};
@@ -76,6 +80,7 @@ pub const TARGETS: &[Target] = &[
         run: |b| drive(rtp_sender(b, Box::new(Gcc::new(GccConfig::default()).unwrap())), b, rtp_feedback),
     },
     Target { name: "rtp-receiver", run: |b| drive(rtp_receiver(b), b, rtp_packet) },
+    Target { name: "tcp", run: tcp::pair },
     Target { name: "scenario", run: scenario },
 ];
 

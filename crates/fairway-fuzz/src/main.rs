@@ -8,6 +8,7 @@
 //! which on these small formats finds what coverage guidance would, given the seeds.
 //!
 //! Deterministic for a seed, so a finding can be reproduced by its input file alone:
+//! `fairway-fuzz TARGET --replay FILE` runs it once, with the panic's message and place, and
 //! `cargo test -p fairway-fuzz` replays every file of the corpus and of fuzz/regressions/.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -23,6 +24,7 @@ fn main() -> ExitCode {
     let mut seconds = 10.0;
     let mut seed = 1;
     let mut corpus = PathBuf::from("fuzz/corpus");
+    let mut replay = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = |flag: &str| args.next().unwrap_or_else(|| usage(&format!("{flag} needs a value")));
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
             "--seconds" => seconds = value("--seconds").parse().unwrap_or_else(|_| usage("--seconds: a number")),
             "--seed" => seed = value("--seed").parse().unwrap_or_else(|_| usage("--seed: an integer")),
             "--corpus" => corpus = PathBuf::from(value("--corpus")),
+            "--replay" => replay = Some(PathBuf::from(value("--replay"))),
             "--make-seeds" => {
                 for (name, b) in fairway_fuzz::decoder_seeds() {
                     let dir = corpus.join(name);
@@ -42,6 +45,18 @@ fn main() -> ExitCode {
             "-h" | "--help" => usage(""),
             name => names.push(target(name).unwrap_or_else(|| usage(&format!("no target `{name}`")))),
         }
+    }
+    if let Some(file) = replay {
+        // One input, once, through each target named, with the panic's message and place shown.
+        let input = std::fs::read(&file).unwrap_or_else(|e| usage(&format!("{}: {e}", file.display())));
+        if names.is_empty() {
+            usage("--replay needs a target");
+        }
+        for t in names {
+            (t.run)(&input);
+            println!("{:<16} no finding", t.name);
+        }
+        return ExitCode::SUCCESS;
     }
     if names.is_empty() {
         names = TARGETS.iter().collect();
@@ -70,7 +85,7 @@ fn usage(problem: &str) -> ! {
         eprintln!("error: {problem}");
     }
     let names: Vec<&str> = TARGETS.iter().map(|t| t.name).collect();
-    eprintln!("usage: fairway-fuzz [TARGET ...] [--seconds N] [--seed S] [--corpus DIR]\ntargets: {}", names.join(" "));
+    eprintln!("usage: fairway-fuzz [TARGET ...] [--seconds N] [--seed S] [--corpus DIR]\n       fairway-fuzz TARGET ... --replay FILE\ntargets: {}", names.join(" "));
     std::process::exit(2);
 }
 

@@ -117,6 +117,12 @@ pub struct TcpSender {
     pub(super) last_sample: Option<Dur>,
     pub(super) min_rtt: Option<Dur>,
     pub(super) rtx_deadline: Option<Time>,
+    /// The retransmission timer as ns-2 keeps it while nothing is outstanding: it fires every
+    /// RTO, each time from `.0` on by `.1`, for as long as the sender stays idle. Disarmed here
+    /// after a firing that finds the sender idle with nothing to send (`on_rtx_timeout`), and
+    /// set again at the series' next firing by any ACK or offer that comes while it is off
+    /// ([`idle_rearm`](Self::idle_rearm)).
+    pub(super) idle_rtx: Option<(Time, Dur)>,
     /// ns-2's delayed-send timer (`delsnd_timer_`), running while new data waits out its
     /// random `overhead`.
     pub(super) delsnd_deadline: Option<Time>,
@@ -192,6 +198,7 @@ impl TcpSender {
             last_sample: None,
             min_rtt: None,
             rtx_deadline: None,
+            idle_rtx: None,
             delsnd_deadline: None,
             rng,
             rate,
@@ -215,6 +222,7 @@ impl TcpSender {
         }
         self.send_much(now, self.cfg.max_burst);
         self.tlp_rearm(now, false);
+        self.idle_rearm(now);
     }
 
     /// The application stops offering data (a flow's `stop` time): packets not yet sent are
@@ -251,6 +259,7 @@ impl TcpSender {
         }
         // An ACK after which the sender sent nothing still hands over its sample.
         self.rate_flush(now);
+        self.idle_rearm(now);
     }
 
     /// A timer fired: the delayed send of `overhead` (ns-2 `timeout_nonrtx`, which sends what
@@ -332,10 +341,26 @@ impl TcpSender {
         self.last_action = CwndAction::Timeout;
         self.send_much(now, self.cfg.max_burst);
         if idle && self.highest_ack == self.maxseq && self.out.is_empty() {
-            // ns-2 would re-arm the timer and fire it again every RTO forever; each further
-            // firing while idle changes nothing, and any later send re-arms it (output()
-            // forces the timer when nothing is outstanding). So disarm it.
+            // ns-2 re-arms the timer and fires it again every RTO for as long as the sender
+            // is idle. A firing changes nothing until an input does: a send re-arms the timer
+            // anyway (output() forces it when nothing is outstanding), and an ACK or an offer
+            // that sends nothing (an ECN-Echo may have taken cwnd below one packet, which only
+            // a firing restores) sets it again where ns-2's series has it. So it is off
+            // meanwhile.
+            self.idle_rtx = self.rtx_deadline.map(|d| (now, d - now));
             self.rtx_deadline = None;
+        }
+    }
+
+    /// After an input: if the retransmission timer is off for an idle sender, it is set at
+    /// the next firing of ns-2's series, after `now` (see `idle_rtx`).
+    fn idle_rearm(&mut self, now: Time) {
+        if self.rtx_deadline.is_some() {
+            return;
+        }
+        if let Some((from, every)) = self.idle_rtx.take() {
+            let k = (now - from).0 / every.0.max(1) + 1;
+            self.rtx_deadline = Some(from + Dur(every.0.max(1).saturating_mul(k)));
         }
     }
 
@@ -631,6 +656,7 @@ impl TcpSender {
 
     pub(super) fn set_rtx_timer(&mut self, now: Time) {
         self.rtx_deadline = Some(now + self.rtt.timeout());
+        self.idle_rtx = None;
     }
 
     /// ns-2 `reset_rtx_timer(mild, backoff)`: optionally back off, restart the timer, and
@@ -653,6 +679,7 @@ impl TcpSender {
             self.set_rtx_timer(now);
         } else {
             self.rtx_deadline = None;
+            self.idle_rtx = None;
         }
     }
 

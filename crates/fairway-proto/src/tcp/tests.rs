@@ -343,6 +343,44 @@ fn finite_transfer_is_done_only_when_all_acked() {
     assert!(s.poll_timeout().is_some() && !s.is_done());
 }
 
+/// ns-2's timer goes on firing every RTO while the sender is idle; fairway turns it off until an
+/// input could make a firing matter. An ECN-Echo that comes while it is off takes cwnd below one
+/// packet (ns-2's `slowdown` has no floor), so data offered later cannot go until a firing
+/// restores cwnd: the timer must be back, at the firing ns-2's series has next. (Found by the
+/// `tcp` fuzz target: a transfer that stalled for good.)
+#[test]
+fn an_ecn_echo_while_idle_brings_back_the_idle_timer() {
+    let mut s = TcpSender::new(TcpConfig { ecn: true, ..TcpConfig::default() });
+    s.send(t(0), Some(1));
+    drain(&mut s, t(0));
+    s.on_ack(t(100), &ack(0));
+    assert_eq!(seqs(&drain(&mut s, t(100))), vec![1]);
+    s.on_ack(t(200), &ack(1));
+    assert!(s.is_done());
+    // The idle firing (slow-start restart), after which the timer is off.
+    let first = s.poll_timeout().unwrap();
+    s.on_timeout(first);
+    assert_eq!((s.cwnd(), s.poll_timeout()), (1.0, None));
+    let every = s.rto();
+    // Two and a half RTOs on, a duplicate ACK with ECN-Echo: cwnd halves, below one packet.
+    let late = first + Dur(every.0 * 5 / 2);
+    s.on_ack(late, &ece_ack(1));
+    assert_eq!(s.cwnd(), 0.5);
+    assert_eq!(s.stats().ecn_reductions, 1);
+    // ns-2's timer would fire next at first + 3 RTO.
+    let next = first + Dur(every.0 * 3);
+    assert_eq!(s.poll_timeout(), Some(next));
+    // New data waits for it: no window until the firing sets cwnd back to one packet.
+    s.send(late, Some(1));
+    assert!(drain(&mut s, late).is_empty());
+    assert_eq!(s.poll_timeout(), Some(next));
+    s.on_timeout(next);
+    assert_eq!(s.cwnd(), 1.0);
+    assert_eq!(seqs(&drain(&mut s, next)), vec![2]);
+    s.on_ack(next + Dur::from_millis(100), &ack(2));
+    assert!(s.is_done());
+}
+
 #[test]
 fn without_syn_packet_zero_is_data() {
     let cfg = TcpConfig { syn: false, delay_growth: false, ..TcpConfig::default() };
