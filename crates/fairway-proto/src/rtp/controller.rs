@@ -129,6 +129,16 @@ pub trait RateController: Send {
         None
     }
 
+    /// How long a sender whose window is full may go without sending before it forgets the
+    /// packets in flight and sends again; `None`: it waits for a report however long.
+    fn stall_timeout(&self) -> Option<Dur> {
+        None
+    }
+
+    /// The sender forgot its packets in flight ([`stall_timeout`](Self::stall_timeout)): the
+    /// controller forgets its own count of them too.
+    fn forget_in_flight(&mut self, _now: Time) {}
+
     /// Whether the sender should empty its queue now (SCReAM discards the RTP queue when its
     /// delay grows too long, RFC 8298 §4.1.3); the packets are dropped unsent.
     fn discard_queue(&self, _view: &SenderView) -> bool {

@@ -162,6 +162,9 @@ pub struct RtpSenderStats {
     pub reported_lost: u64,
     /// Packets no report covered (their report lost, or never sent).
     pub unreported: u64,
+    /// Times the window stayed full for the controller's stall timeout and the packets in
+    /// flight were forgotten (SCReAM).
+    pub stall_resets: u64,
     pub queue_bytes: u64,
     pub min_rtt: Option<Dur>,
     pub rtt: Option<Dur>,
@@ -186,6 +189,8 @@ pub struct RtpSender {
     sent: VecDeque<Sent>,
     sent_base: u64,
     in_flight: u64,
+    /// When the last packet was sent.
+    last_sent_at: Option<Time>,
     min_rtt: Option<Dur>,
     rtt: Option<Dur>,
     stats: RtpSenderStats,
@@ -231,6 +236,7 @@ impl RtpSender {
             sent: VecDeque::new(),
             sent_base: 0,
             in_flight: 0,
+            last_sent_at: None,
             min_rtt: None,
             rtt: None,
             stats: RtpSenderStats::default(),
@@ -397,10 +403,18 @@ impl RtpSender {
         }
     }
 
-    /// Whether the window (if any) lets a packet of `size` go now.
+    /// When a full window counts as stalled: the controller's stall timeout after the last
+    /// packet sent, and strictly after it (`None`: never).
+    fn stalled_at(&self) -> Option<Time> {
+        let wait = self.cc.stall_timeout()?;
+        Some(self.last_sent_at? + wait + Dur(1))
+    }
+
+    /// Whether the window (if any) lets a packet of `size` go now; a stalled window does, once
+    /// its packets in flight are forgotten (`poll_transmit`).
     fn window_allows(&self, now: Time, size: u64) -> bool {
         match self.cc.window(&self.view(now)) {
-            Some(w) => self.in_flight == 0 || self.in_flight + size <= w,
+            Some(w) => self.in_flight == 0 || self.in_flight + size <= w || self.stalled_at().is_some_and(|t| now >= t),
             None => true,
         }
     }
@@ -592,6 +606,15 @@ impl Endpoint for RtpSender {
         if !self.window_allows(now, size) {
             return None;
         }
+        let full = self.cc.window(&self.view(now)).is_some_and(|w| self.in_flight > 0 && self.in_flight + size > w);
+        if full {
+            // Stalled: nothing sent for the stall timeout, the window full of packets no report
+            // will cover (all lost, or their reports). They are forgotten, here and in the
+            // controller, and sending resumes.
+            self.skip_to(self.next_seq);
+            self.cc.forget_in_flight(now);
+            self.stats.stall_resets += 1;
+        }
         // A media packet, or (probing with the queue empty) padding.
         let (q, padding) = match self.queue.pop_front() {
             Some(q) => {
@@ -624,6 +647,7 @@ impl Endpoint for RtpSender {
         }
         self.sent.push_back(Sent { size: Bytes(size), sent_at: now, cluster });
         self.in_flight += size;
+        self.last_sent_at = Some(now);
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += size;
         self.stats.media_bytes_sent += q.payload.0;
@@ -666,7 +690,10 @@ impl Endpoint for RtpSender {
             None => self.next_send,
         };
         if let Some(size) = self.next_size(probe.is_some()) {
-            if self.window_allows(due, size) {
+            // A packet the window holds back waits for a report, or for the window to count as
+            // stalled.
+            let due = if self.window_allows(due, size) { Some(due) } else { self.stalled_at().map(|s| s.max(due)) };
+            if let Some(due) = due {
                 t = Some(t.map_or(due, |x| x.min(due)));
             }
         }

@@ -544,3 +544,24 @@ fn without_probes_no_padding_is_sent() {
     assert!(seen.lock().unwrap().results.iter().all(|p| p.cluster.is_none()));
     assert_eq!(s.stats().padding_packets_sent, 0);
 }
+
+/// SCReAM's window full of packets that are all lost: no report ever comes, and without a stall
+/// timeout the sender would never send again. With it (0.5 s, the reference implementation's),
+/// the packets in flight are forgotten half a second after the last packet went, and sending
+/// resumes. (Found by the `rtp-pair-scream` fuzz target: a flow silent for good once the path
+/// had lost a window's worth.)
+#[test]
+fn scream_forgets_a_window_no_report_will_free_and_sends_again() {
+    use crate::rtp::scream::{Scream, ScreamConfig};
+    // The queue kept however long it waits, so that each stall ends with a packet to send.
+    let cfg = ScreamConfig { max_rtp_queue_delay: Dur::from_secs(10), ..ScreamConfig::default() };
+    let mut s = sender_with(2500, 100, Scream::new(cfg).unwrap());
+    let mut r = receiver(20);
+    let (sent, arrived) = run(&mut s, &mut r, 30, |_| true, 3000, false);
+    assert!(arrived.is_empty());
+    let gaps: Vec<Dur> = sent.windows(2).map(|w| w[1].0 - w[0].0).filter(|&g| g > Dur(100 * MS)).collect();
+    assert!(!gaps.is_empty(), "the window fills");
+    assert!(gaps.iter().all(|&g| g == Dur(500 * MS + 1)), "each stall lasts 0.5 s and a nanosecond: {gaps:?}");
+    assert!(sent.last().unwrap().0 > Time(2_400 * MS), "still sending at the end");
+    assert_eq!(s.stats().stall_resets, gaps.len() as u64);
+}

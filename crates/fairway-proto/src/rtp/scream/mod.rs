@@ -30,7 +30,12 @@
 //!   discards RTP packets when ... RTP packets are excessively delayed", no threshold given)
 //!   discards when the queue's oldest packet has waited longer than
 //!   [`ScreamConfig::max_rtp_queue_delay`], 0.1 s by default as in the RFC's reference
-//!   implementation ([SCReAM-CPP-implementation], `kMaxRtpQueueDelay`).
+//!   implementation ([SCReAM-CPP-implementation], `kMaxRtpQueueDelay`);
+//! - the "minimum send rate maintained by SCReAM when no feedback is received" (§8; §1's
+//!   "augments self-clocking with pacing and a minimum send rate"), which the RFC does not
+//!   specify: a window that stays full with nothing sent for [`ScreamConfig::stall_timeout`]
+//!   (0.5 s, the reference implementation's) has its packets in flight forgotten
+//!   ([`RateController::stall_timeout`]), and sending resumes.
 
 use fairway_core::{Bytes, Dur, Time};
 
@@ -106,6 +111,13 @@ pub struct ScreamConfig {
     /// How long the RTP queue's oldest packet may wait before the queue is discarded (§4.1.3
     /// gives no value; 0.1 s, the reference implementation's kMaxRtpQueueDelay).
     pub max_rtp_queue_delay: Dur,
+    /// How long the window may stay full with nothing sent before the packets in flight are
+    /// forgotten and sending resumes: §8's "minimum send rate maintained by SCReAM when no
+    /// feedback is received", which the RFC does not specify; 0.5 s, the reference
+    /// implementation's "retransmission time out mechanism to avoid deadlock" (ScreamTx.cpp at
+    /// 972a83f, `isOkToTransmit`: 32768 NTP units). Without it a window whose packets are all
+    /// lost, or whose reports are, never opens again.
+    pub stall_timeout: Dur,
     /// The sliding window of max_bytes_in_flight (§4.1.2.2: "the last 5 seconds").
     pub bytes_in_flight_window: Dur,
     /// The base delay history (§4.1.2: qdelay "as outlined in [RFC6817]"; RFC 6817 §4.2 keeps
@@ -144,6 +156,7 @@ impl Default for ScreamConfig {
             rate_pace_min: 50_000.0,
             competing_flows_compensation: true,
             max_rtp_queue_delay: Dur::from_millis(100),
+            stall_timeout: Dur::from_millis(500),
             bytes_in_flight_window: Dur::from_secs(5),
             base_history_len: 10,
             base_history_interval: Dur::from_secs(60),
@@ -161,6 +174,7 @@ impl ScreamConfig {
             ("rate_adjust_interval", self.rate_adjust_interval),
             ("rtp_qdelay_th", self.rtp_qdelay_th),
             ("max_rtp_queue_delay", self.max_rtp_queue_delay),
+            ("stall_timeout", self.stall_timeout),
             ("bytes_in_flight_window", self.bytes_in_flight_window),
             ("base_history_interval", self.base_history_interval),
             ("qdelay_sample_interval", self.qdelay_sample_interval),
@@ -373,6 +387,14 @@ impl RateController for Scream {
 
     fn discard_queue(&self, view: &SenderView) -> bool {
         self.media.discard_queue(view)
+    }
+
+    fn stall_timeout(&self) -> Option<Dur> {
+        Some(self.cfg.stall_timeout)
+    }
+
+    fn forget_in_flight(&mut self, _now: Time) {
+        self.net.forget_in_flight();
     }
 
     /// RFC 8699 gives no application to SCReAM; its FSE exchanges rates (§5.2: FSE_R(f) and

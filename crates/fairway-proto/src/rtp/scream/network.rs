@@ -480,6 +480,13 @@ impl NetworkCongestionControl {
         }
     }
 
+    /// The sender gave up on its packets in flight (`ScreamConfig::stall_timeout`): they leave
+    /// bytes_in_flight unacknowledged, and a report that covers them later finds them gone.
+    pub fn forget_in_flight(&mut self) {
+        self.in_flight.clear();
+        self.bytes_in_flight = 0;
+    }
+
     /// §4.1.2.5 calculate_send_window: the relaxed rule (one MSS more) while qdelay is at most
     /// its target, the strict one above.
     pub fn send_window(&self) -> i64 {
