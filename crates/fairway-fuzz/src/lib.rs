@@ -10,12 +10,15 @@
 //!   until it has nothing to send, which must come within [`MAX_BURST`] datagrams;
 //! - TCP, sender and sink together over a path the bytes make lossy, then lossless, on which
 //!   the transfer must finish (tcp.rs);
+//! - TFRC, DCCP and RTP with each of its controllers, sender and receiver together in wire mode
+//!   over such a path, on which, once it is lossless, the receiver must keep hearing (pair.rs);
 //! - the scenario reader, on the bytes as a TOML file, then `check`'s estimate, and the run when
 //!   the estimate is small.
 //!
 //! `fairway-fuzz` (src/main.rs) mutates a corpus (fuzz/corpus/<target>/) against these for a
 //! time; tests/corpus.rs replays the corpus and the regressions on every `cargo test`.
 
+pub mod pair;
 pub mod tcp;
 
 use fairway_core::{Bytes, Dur, Rate, Rng, Time};
@@ -81,6 +84,56 @@ pub const TARGETS: &[Target] = &[
     },
     Target { name: "rtp-receiver", run: |b| drive(rtp_receiver(b), b, rtp_packet) },
     Target { name: "tcp", run: tcp::pair },
+    Target {
+        name: "tfrc-pair",
+        run: |b| pair(b, tfrc_sender(b), TfrcReceiver::new(tfrc_cfg(b)).unwrap(), Some(QUIET), |_| false),
+    },
+    Target {
+        name: "dccp-pair",
+        // ns-2's flavour keeps ns-2's dead ends (docs/semantics.md): a lost handshake Ack
+        // leaves its server dropping every Data packet, and its RTO has no ceiling. Checked
+        // for panics and loops only.
+        run: |b| {
+            let quiet = (dccp_cfg(b).flavor == dccp::Flavor::Rfc4341).then_some(QUIET);
+            pair(b, dccp_sender(b), DccpReceiver::new(dccp_cfg(b)).unwrap(), quiet, |s| s.stats().reset)
+        },
+    },
+    Target {
+        name: "rtp-pair-nada",
+        run: |b| {
+            pair(
+                b,
+                rtp_sender(b, Box::new(Nada::new(NadaConfig::default()).unwrap())),
+                rtp_receiver(b),
+                Some(QUIET),
+                |_| false,
+            )
+        },
+    },
+    Target {
+        name: "rtp-pair-scream",
+        run: |b| {
+            pair(
+                b,
+                rtp_sender(b, Box::new(Scream::new(ScreamConfig::default()).unwrap())),
+                rtp_receiver(b),
+                Some(QUIET),
+                |_| false,
+            )
+        },
+    },
+    Target {
+        name: "rtp-pair-gcc",
+        run: |b| {
+            pair(
+                b,
+                rtp_sender(b, Box::new(Gcc::new(GccConfig::default()).unwrap())),
+                rtp_receiver(b),
+                Some(QUIET),
+                |_| false,
+            )
+        },
+    },
     Target { name: "scenario", run: scenario },
 ];
 
@@ -341,6 +394,18 @@ pub fn drive<E: Endpoint>(mut e: E, b: &[u8], forge: fn(&mut Reader, Time) -> E:
         let _ = e.stats();
     }
 }
+
+/// A sender and its receiver over a hostile, then kind path (pair.rs). The ends' settings come
+/// from the first eight bytes (see each constructor), the path and its program after them; a
+/// sender always has data, so a silence longer than two of the longest back-offs these
+/// protocols have (64 s: RFC 5348's t_mbi, RFC 4340's Request interval) is a stall.
+fn pair<S: Endpoint, R: Endpoint>(b: &[u8], s: S, r: R, quiet: Option<Dur>, ended: fn(&S) -> bool) {
+    let mut reader = Reader::new(b.get(8..).unwrap_or(&[]));
+    pair::run(s, r, &mut reader, quiet, ended);
+}
+
+/// The longest silence a pair target allows once its path is kind.
+const QUIET: Dur = Dur::from_secs(130);
 
 /// Polls until nothing is due; more than [`MAX_BURST`] datagrams at one instant is a loop.
 fn drain<E: Endpoint>(e: &mut E, now: Time) {
