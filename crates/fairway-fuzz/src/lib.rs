@@ -10,8 +10,9 @@
 //!   until it has nothing to send, which must come within [`MAX_BURST`] datagrams;
 //! - TCP, sender and sink together over a path the bytes make lossy, then lossless, on which
 //!   the transfer must finish (tcp.rs);
-//! - TFRC, DCCP and RTP with each of its controllers, sender and receiver together in wire mode
-//!   over such a path, on which, once it is lossless, the receiver must keep hearing (pair.rs);
+//! - MApp, IFTP, TFRC, DCCP and RTP with each of its controllers, sender and receiver together
+//!   in wire mode over such a path, on which, once it is lossless, the receiver must keep
+//!   hearing (pair.rs);
 //! - the scenario reader, on the bytes as a TOML file, then `check`'s estimate, and the run when
 //!   the estimate is small.
 //!
@@ -98,6 +99,11 @@ pub const TARGETS: &[Target] = &[
             pair(b, dccp_sender(b), DccpReceiver::new(dccp_cfg(b)).unwrap(), quiet, |s| s.stats().reset)
         },
     },
+    Target {
+        name: "mapp-pair",
+        run: |b| pair(b, mapp_sender(), MappReceiver::new(mapp_cfg()).unwrap(), Some(QUIET), |_| false),
+    },
+    Target { name: "iftp-pair", run: |b| pair(b, iftp_sender(b), IftpReceiver::new(1), Some(QUIET), |_| false) },
     Target {
         name: "rtp-pair-nada",
         run: |b| {
