@@ -1,16 +1,16 @@
 //! The pair targets: a datagram protocol's sender and receiver joined by a path, in wire mode
 //! (each datagram encoded by one end and decoded by the other, as live mode carries them). The
 //! first bytes after the ends' own settings choose the path: its one-way delay, its jitter
-//! (which reorders), its loss and its ECN marks, and the rate of the sender's side, a drop-tail
-//! bottleneck of 16 to 271 kb/s (a greedy sender must not flood the run). While the bytes last, every datagram takes one,
-//! which decides whether the path drops it, marks it, or holds it back; then the path turns
-//! lossless, in order and unmarked.
+//! (which reorders), its loss and its ECN marks, and the rate of a drop-tail bottleneck on the
+//! sender's side, 16 to 271 kb/s with room for 50 datagrams (a greedy sender must not flood the
+//! run). While the bytes last, every datagram takes one, which decides whether the path drops
+//! it, marks it, or holds it back; then the path turns kind: in order, unmarked, and losing only
+//! what overflows the bottleneck.
 //!
 //! What must hold, besides no panic and no endless burst: the ends never spin (a timer due now
 //! that stays due, [`SPIN`] times over), and once the path is kind the receiver keeps hearing
-//! from a sender that always has data: after [`SETTLE`], never a silence longer than the
-//! protocol's own longest (`quiet`: TFRC's t_mbi of 64 s, say, beside a round trip of at most
-//! half a second).
+//! from a sender that always has data: after [`SETTLE`], never a silence longer than `quiet`
+//! (the targets give 130 s: twice the longest back-off these protocols have, 64 s).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
