@@ -11,8 +11,8 @@
 //! - TCP, sender and sink together over a path the bytes make lossy, then lossless, on which
 //!   the transfer must finish (tcp.rs);
 //! - MApp, IFTP, TFRC, DCCP and RTP with each of its controllers, sender and receiver together
-//!   in wire mode over such a path, on which, once it is lossless, the receiver must keep
-//!   hearing (pair.rs);
+//!   in wire mode over such a path behind a drop-tail bottleneck, on which, once it is kind,
+//!   the receiver must keep hearing (pair.rs);
 //! - the scenario reader, on the bytes as a TOML file, then `check`'s estimate, and the run when
 //!   the estimate is small.
 //!
