@@ -31,30 +31,36 @@ const HOSTILE_STEPS: usize = 50_000;
 /// Steps at one instant before the ends count as spinning.
 const SPIN: usize = 100_000;
 
-/// A datagram on the path: out first by arrival time, then in the order it was sent.
-struct InFlight {
-    at: Time,
-    order: u64,
-    to_receiver: bool,
-    bytes: Vec<u8>,
-    arrival: Arrival,
+/// A packet on a fuzz target's path (here and tcp.rs): out first by arrival time, then in the
+/// order it was sent.
+pub(crate) struct InFlight<T> {
+    pub(crate) at: Time,
+    pub(crate) order: u64,
+    pub(crate) what: T,
 }
 
-impl PartialEq for InFlight {
+impl<T> PartialEq for InFlight<T> {
     fn eq(&self, o: &Self) -> bool {
         (self.at, self.order) == (o.at, o.order)
     }
 }
-impl Eq for InFlight {}
-impl PartialOrd for InFlight {
+impl<T> Eq for InFlight<T> {}
+impl<T> PartialOrd for InFlight<T> {
     fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(o))
     }
 }
-impl Ord for InFlight {
+impl<T> Ord for InFlight<T> {
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
         (self.at, self.order).cmp(&(o.at, o.order))
     }
+}
+
+/// A datagram, its direction and how it arrives.
+struct Datagram {
+    to_receiver: bool,
+    bytes: Vec<u8>,
+    arrival: Arrival,
 }
 
 /// Runs sender `s` and receiver `rx` over the path that `r` describes; the receiver may never go
@@ -69,7 +75,7 @@ pub fn run<S: Endpoint, R: Endpoint>(mut s: S, mut rx: R, r: &mut Reader, quiet:
     // When the bottleneck is next free, and when each datagram in it leaves.
     let mut free_at = Time::ZERO;
     let mut leaving: std::collections::VecDeque<Time> = Default::default();
-    let mut net: BinaryHeap<Reverse<InFlight>> = BinaryHeap::new();
+    let mut net: BinaryHeap<Reverse<InFlight<Datagram>>> = BinaryHeap::new();
     let mut order = 0u64;
     let mut now = Time::ZERO;
     let mut kind_since: Option<Time> = None;
@@ -100,7 +106,8 @@ pub fn run<S: Endpoint, R: Endpoint>(mut s: S, mut rx: R, r: &mut Reader, quiet:
             }
             let ce = hostile && marks && ect && x & 0x80 != 0;
             let arrival = Arrival { ce, size, payload };
-            net.push(Reverse(InFlight { at: at + delay + extra, order, to_receiver, bytes: buf.clone(), arrival }));
+            let what = Datagram { to_receiver, bytes: buf.clone(), arrival };
+            net.push(Reverse(InFlight { at: at + delay + extra, order, what }));
             order += 1;
         };
         for n in 0.. {
@@ -141,7 +148,7 @@ pub fn run<S: Endpoint, R: Endpoint>(mut s: S, mut rx: R, r: &mut Reader, quiet:
             );
         }
         if net.peek().is_some_and(|e| e.0.at <= now) {
-            let d = net.pop().expect("peeked").0;
+            let d = net.pop().expect("peeked").0.what;
             if d.to_receiver {
                 if rx.handle_datagram(now, &d.bytes, d.arrival).is_ok() {
                     heard = now;

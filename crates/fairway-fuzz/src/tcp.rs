@@ -29,6 +29,7 @@ use fairway_proto::tcp::{
     cc, PrrBound, RtoStyle, SackRecovery, SinkConfig, TcpAck, TcpConfig, TcpSegment, TcpSender, TcpSink, TcpVariant,
 };
 
+use crate::pair::InFlight;
 use crate::{Reader, MAX_BURST};
 
 /// How long the path stays kind before an unfinished transfer counts as stalled.
@@ -42,30 +43,6 @@ const KIND_EVENTS: usize = 2_000_000;
 enum Carried {
     Data(TcpSegment, bool),
     Ack(TcpAck),
-}
-
-/// A packet on the path: out first by arrival time, then in the order it was sent.
-struct InFlight {
-    at: Time,
-    order: u64,
-    what: Carried,
-}
-
-impl PartialEq for InFlight {
-    fn eq(&self, o: &Self) -> bool {
-        (self.at, self.order) == (o.at, o.order)
-    }
-}
-impl Eq for InFlight {}
-impl PartialOrd for InFlight {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for InFlight {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        (self.at, self.order).cmp(&(o.at, o.order))
-    }
 }
 
 /// The path's settings, from the first bytes.
@@ -160,7 +137,7 @@ pub fn pair(b: &[u8]) {
     };
     let mut snd = TcpSender::new(cfg);
     let mut sink = TcpSink::new(sink_cfg);
-    let mut net: BinaryHeap<Reverse<InFlight>> = BinaryHeap::new();
+    let mut net: BinaryHeap<Reverse<InFlight<Carried>>> = BinaryHeap::new();
     let mut order = 0u64;
     let mut now = Time::ZERO;
     let mut sent_packets = 0u64;
