@@ -44,8 +44,10 @@ const ARP_SIZE: u32 = 28;
 const ARP_DELAY: Dur = Dur::from_micros(5);
 const ARP_MAX_REQUESTS: u32 = 3;
 
-/// Kept frames' events a station holds before the past ones are replayed (overheard.rs).
-const KEEP_BEFORE_REPLAY: usize = 16;
+/// Kept frames' events a station holds before the past ones are replayed (overheard.rs). A
+/// longer list means fewer replays started from the channel's loop; 64 of 64 bytes each is 4 KB a
+/// station, 200 KB for 50 (bench/results-wireless.md has 16, 32, 64, 128 and 512 measured).
+const KEEP_BEFORE_REPLAY: usize = 64;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Ctrl {
