@@ -87,7 +87,14 @@ pub const TARGETS: &[Target] = &[
     Target { name: "tcp", run: tcp::pair },
     Target {
         name: "tfrc-pair",
-        run: |b| pair(b, tfrc_sender(b), TfrcReceiver::new(tfrc_cfg(b)).unwrap(), Some(QUIET), |_| false),
+        // ns-2's flavour keeps ns-2's long silences (docs/semantics.md): each nofeedback expiry
+        // halves its rate without a floor, and a report that raises the rate again moves
+        // neither the send timer nor the nofeedback timer set at the old rate. Checked for
+        // panics and loops only.
+        run: |b| {
+            let quiet = (tfrc_cfg(b).flavor == tfrc::Flavor::Rfc5348).then_some(QUIET);
+            pair(b, tfrc_sender(b), TfrcReceiver::new(tfrc_cfg(b)).unwrap(), quiet, |_| false)
+        },
     },
     Target {
         name: "dccp-pair",
