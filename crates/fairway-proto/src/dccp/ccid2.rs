@@ -558,13 +558,13 @@ impl Ccid2 {
         self.ack_loss_in_window = false;
     }
 
+    /// A new Ack Ratio, within §6.1.2's constraints: announced only if that differs from the
+    /// one in force (a decrease to 1 that the constraints put back at 2 is no change).
     fn set_ack_ratio(&mut self, r: u32) {
-        let before = self.ack_ratio;
+        let (before, pending) = (self.ack_ratio, self.ack_ratio_pending);
         self.ack_ratio = r;
         self.clamp_ack_ratio();
-        if self.ack_ratio != before {
-            self.ack_ratio_pending = true;
-        }
+        self.ack_ratio_pending = pending || self.ack_ratio != before;
     }
 
     /// §6.1.2's constraints: at most cwnd / 2 rounded up (2 is always allowed), at least 2
@@ -830,5 +830,26 @@ mod tests {
             c.on_ack(ms(25 + 10 * w), b, Some(&vector(a, b, &[])));
         }
         assert_eq!(c.ack_ratio(), 3);
+    }
+
+    #[test]
+    fn a_decrease_the_constraints_undo_is_not_announced() {
+        // Ack Ratio 2 and cwnd 4 or more: clean windows lower it to 1, which §6.1.2's floor of 2
+        // puts back. Nothing changed, so no Change L goes out (it once did, on every data
+        // packet until the receiver confirmed the same value).
+        let mut c = Ccid2::new(Ccid2Config { initial_cwnd: 4, initial_ssthresh: 4, ..Default::default() });
+        assert_eq!(c.ack_ratio(), 2);
+        let mut seq = 0;
+        for w in 0..8 {
+            let first = seq;
+            while c.can_send() {
+                c.on_send(ms(10 * w), seq, true);
+                seq += 1;
+            }
+            c.on_peer_packet(w + 1, false);
+            c.on_ack(ms(10 * w + 5), seq - 1, Some(&vector(first, seq - 1, &[])));
+            assert_eq!((c.ack_ratio(), c.ack_ratio_to_announce()), (2, None), "window {w}, cwnd {}", c.cwnd());
+        }
+        assert!(c.cwnd() >= 8, "the windows grew: the decrease rule had its chances");
     }
 }
