@@ -835,8 +835,7 @@ mod tests {
     #[test]
     fn a_decrease_the_constraints_undo_is_not_announced() {
         // Ack Ratio 2 and cwnd 4 or more: clean windows lower it to 1, which §6.1.2's floor of 2
-        // puts back. Nothing changed, so no Change L goes out (it once did, on every data
-        // packet until the receiver confirmed the same value).
+        // puts back. Nothing changed, so no Change L goes out.
         let mut c = Ccid2::new(Ccid2Config { initial_cwnd: 4, initial_ssthresh: 4, ..Default::default() });
         assert_eq!(c.ack_ratio(), 2);
         let mut seq = 0;
