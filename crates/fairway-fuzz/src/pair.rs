@@ -10,7 +10,9 @@
 //! What must hold, besides no panic and no endless burst: the ends never spin (a timer due now
 //! that stays due, [`SPIN`] times over), and once the path is kind the receiver keeps hearing
 //! from a sender that always has data: after [`SETTLE`], never a silence longer than `quiet`
-//! (the targets give 130 s: twice the longest back-off these protocols have, 64 s).
+//! (130 s: twice the longest back-off these protocols have, 64 s; ns-2's DCCP and TFRC
+//! flavours, which keep ns-2's longer silences, give none and are checked for panics and loops
+//! only).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
