@@ -118,6 +118,9 @@ pub struct EventQueue<E> {
     switches: u64,
     /// With ns-2's clock ([`crate::ns2_clock`]): the ns-2 time of the last event popped.
     ns2_now: Option<f64>,
+    /// The bits of a key's low word that hold the insertion number: all of them, or with ns-2's
+    /// clock those below the double's place ([`Self::raw`]).
+    raw_mask: u64,
 }
 
 impl<E: Copy + Default> Default for EventQueue<E> {
@@ -139,6 +142,7 @@ impl<E: Copy + Default> Default for EventQueue<E> {
             pops: 0,
             switches: 0,
             ns2_now: None,
+            raw_mask: u64::MAX,
         }
     }
 }
@@ -149,6 +153,13 @@ impl<E: Copy + Default> EventQueue<E> {
     pub fn use_ns2_clock(&mut self) {
         debug_assert!(self.len == 0 && self.seq == 0);
         self.ns2_now = Some(0.0);
+        self.raw_mask = (1 << crate::ns2_clock::SEQ_BITS) - 1;
+    }
+
+    /// The plain insertion number in a key's low word, without a branch on the clock.
+    #[inline]
+    pub fn raw(&self, low: u64) -> u64 {
+        low & self.raw_mask
     }
 
     /// With ns-2's clock, the ns-2 time of the event just popped.

@@ -1257,10 +1257,7 @@ impl EventLoop for Sim<'_> {
 
     #[inline]
     fn raw(&self, low: u64) -> u64 {
-        match self.q.ns2_now() {
-            Some(_) => low & ((1 << ns2_clock::SEQ_BITS) - 1),
-            None => low,
-        }
+        self.q.raw(low)
     }
 
     #[inline]

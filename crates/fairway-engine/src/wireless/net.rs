@@ -129,10 +129,8 @@ pub(crate) struct Air {
     /// Beyond this distance squared no node senses a frame (the carrier-sense range, with a
     /// margin: the exact test is the power's).
     sense2: f64,
-    /// A transmission's numbers for every node (physics.rs), and the indices of the stations
-    /// that may sense it.
+    /// A transmission's numbers: every node's distance, and the stations in range (physics.rs).
     batch: Batch,
-    in_range: Vec<u32>,
     out: Vec<MacOut>,
     pub(crate) stats: Vec<NetStats>,
     /// AODV agents, one per node, when routing is AODV.
@@ -212,7 +210,6 @@ impl Air {
             wakes: 0,
             replay_out: vec![],
             batch: Batch::default(),
-            in_range: vec![],
             replayed: 0,
             sense2: (spec.radio.cs_range() * (1.0 + 1e-6) + 1e-6).powi(2),
             out: vec![],
@@ -739,43 +736,26 @@ impl Air {
         let for_one = f.ra != BROADCAST;
         // The loop's fields apart, each station's entries side by side.
         let Air {
-            motions,
-            macs,
-            heard,
-            reach,
-            radio,
-            sense2,
-            rx_power,
-            rx_end_seq,
-            replay_out,
-            replayed,
-            batch,
-            in_range,
-            ..
+            motions, macs, heard, reach, radio, sense2, rx_power, rx_end_seq, replay_out, replayed, batch, ..
         } = self;
         let (rx_power, rx_end_seq) = (&mut rx_power[base..base + nodes], &mut rx_end_seq[base..base + nodes]);
         let mut heard = heard.as_deref_mut();
-        // First the physics, every node at once (physics.rs); then the stations that may sense
-        // the frame, gathered without a branch: each written, counted if it is.
-        batch.fill(motions, reach, now, (x, y), *sense2, radio.cs_threshold);
-        batch.near[n as usize] = 0;
-        in_range.resize(nodes, 0);
-        let mut sensed = 0;
-        for (r, &near) in batch.near.iter().enumerate() {
-            in_range[sensed] = r as u32;
-            sensed += near as usize;
-        }
-        for &r in &in_range[..sensed] {
-            let r = r as usize;
-            let mut power = batch.power[r];
+        // First the physics, every node at once (physics.rs); then the stations in range.
+        let in_range = batch.fill(motions, reach, now, (n as usize, x, y), (*sense2, radio.cs_threshold));
+        for j in 0..in_range {
+            if batch.sensed[j] == 0 {
+                continue;
+            }
+            let r = batch.node[j] as usize;
+            let mut power = batch.power[j];
             if power.is_nan() {
                 // Within the crossover distance (or in free space): Friis.
-                power = reach.power(batch.d2[r].sqrt());
+                power = reach.power(batch.near_d2[j].sqrt());
                 if power < radio.cs_threshold {
                     continue;
                 }
             }
-            let delay = Reach::whole_ns(batch.delay[r]).unwrap_or_else(|| propagation::delay(batch.d2[r].sqrt()));
+            let delay = Reach::whole_ns(batch.delay[j]).unwrap_or_else(|| propagation::delay(batch.near_d2[j].sqrt()));
             last = last.max(delay);
             let (first_seq, end_seq) = cx.reserve_rx(delay, f.txtime);
             if let Some(heard) = heard.as_deref_mut() {

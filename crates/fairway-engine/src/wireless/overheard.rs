@@ -248,7 +248,8 @@ impl Overheard {
             let start = time_of(h.key);
             let end_key = key(start + h.txtime, h.end_seq);
             let next = list.get(i + 1).map_or(u128::MAX, |n| n.key);
-            if h.key >= lim || end_key >= lim || end_key >= next {
+            // A frame ends after its first bit: `end_key < lim` puts both before `lim`.
+            if end_key >= lim || end_key >= next {
                 break;
             }
             mac.hear_whole_quiet(start, h.txtime, h.duration, h.power >= rx_threshold);
