@@ -428,6 +428,16 @@ impl Mac {
         self.cw = self.p.cw_min;
     }
 
+    /// Whether the timer event of `kind` and generation `gen` is the timer's live expiry: if
+    /// not, [`Self::on_timer`] does nothing with it. A stale event stays stale whatever comes
+    /// before it (a later start or stop only moves the generation on).
+    pub fn live(&self, kind: TimerKind, gen: u32) -> bool {
+        match kind {
+            TimerKind::Backoff => self.backoff.live(gen),
+            _ => self.timers[kind as usize].live(gen),
+        }
+    }
+
     /// The event loop's timer event of `kind` and generation `gen`.
     pub fn on_timer(&mut self, now: Time, kind: TimerKind, gen: u32, out: &mut Vec<MacOut>) {
         if kind == TimerKind::Backoff {

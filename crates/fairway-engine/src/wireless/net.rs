@@ -330,6 +330,10 @@ impl Air {
     pub(crate) fn handle(&mut self, cx: &mut impl EventLoop, ev: AirEv) -> Option<PacketRef> {
         match ev {
             AirEv::MacTimer { node, timer, gen } => {
+                // A stale timer changes nothing: the station's kept frames wait for its next event.
+                if !self.macs[node as usize].live(timer, gen) {
+                    return None;
+                }
                 self.catch_up(cx, node);
                 self.mac_timer(cx, node, timer, gen);
                 self.settle(cx, node);

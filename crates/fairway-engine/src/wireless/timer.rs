@@ -50,10 +50,15 @@ impl Timer {
         (self.start + self.len).saturating_since(now)
     }
 
+    /// Whether the event of generation `gen` is this timer's live expiry.
+    pub fn live(&self, gen: u32) -> bool {
+        self.busy && self.gen == gen
+    }
+
     /// The event of generation `gen` fired: whether it is this timer's live expiry (which then
     /// ends it).
     pub fn fire(&mut self, gen: u32) -> bool {
-        if self.busy && self.gen == gen {
+        if self.live(gen) {
             self.busy = false;
             true
         } else {
