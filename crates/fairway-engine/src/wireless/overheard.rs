@@ -167,7 +167,7 @@ impl Overheard {
             // The first bits before the next kept timer and the bound, in a tight loop.
             let mut lim = self.next_timer().min(bound);
             if mac.quiet() {
-                ran += self.hear_quietly(mac, rx_threshold, lim);
+                ran += self.hear_quietly(mac, rx_threshold, lim, out);
             }
             while let Some(&h) = self.first_bits.get(self.head) {
                 if h.key >= lim {
@@ -238,25 +238,67 @@ impl Overheard {
         }
     }
 
-    /// At a [`quiet`](Mac::quiet) station, the frames heard whole one after another before
-    /// `lim` (each ends before the next first bit): the NAV and the Rx timer only, with no
-    /// output, and the station stays quiet. Returns the events run, two a frame.
-    fn hear_quietly(&mut self, mac: &mut Mac, rx_threshold: f64, lim: u128) -> u64 {
-        let list = &self.first_bits;
-        let mut i = self.head;
-        while let Some(h) = list.get(i) {
-            let start = time_of(h.key);
-            let end_key = key(start + h.txtime, h.end_seq);
-            let next = list.get(i + 1).map_or(u128::MAX, |n| n.key);
-            // A frame ends after its first bit: `end_key < lim` puts both before `lim`.
-            if end_key >= lim || end_key >= next {
+    /// At a [`quiet`](Mac::quiet) station, the kept frames before `lim`, overlapping or not,
+    /// with no output: with no backoff, a first bit or a reception's end changes only the
+    /// receiver, the Rx timer and the NAV, so the Rx timer a first bit starts is followed here
+    /// rather than kept in `timers`. A frame that ends before anything else comes is heard
+    /// whole ([`Mac::hear_whole_quiet`]); the others go through `rx_start` and the Rx timer's
+    /// event as in the queue. An Rx timer still running at `lim`, or made stale by a longer
+    /// frame and due at or after `lim`, is kept in `timers` for what follows. Returns the
+    /// events run.
+    fn hear_quietly(&mut self, mac: &mut Mac, rx_threshold: f64, lim: u128, out: &mut Vec<MacOut>) -> u64 {
+        let mut ran = 0;
+        // The Rx timer started here and running: its event's key and generation.
+        let mut rx: Option<(u128, u32)> = None;
+        loop {
+            let first = self.first_bits.get(self.head).map_or(u128::MAX, |h| h.key);
+            let end = rx.map_or(u128::MAX, |(k, _)| k);
+            if first.min(end) >= lim {
                 break;
             }
-            mac.hear_whole_quiet(start, h.txtime, h.duration, h.power >= rx_threshold);
-            i += 1;
+            if end < first {
+                let (k, gen) = rx.take().expect("a reception under way");
+                ran += 1;
+                mac.on_timer(time_of(k), TimerKind::Rx, gen, out);
+                assert!(out.is_empty(), "a quiet station's reception's end started {out:?}");
+                continue;
+            }
+            let h = &self.first_bits[self.head];
+            self.head += 1;
+            let start = time_of(h.key);
+            let end_key = key(start + h.txtime, h.end_seq);
+            if rx.is_none() {
+                // A frame heard whole: it ends before the next first bit and before `lim` (so
+                // its first bit is before `lim` too).
+                let next = self.first_bits.get(self.head).map_or(u128::MAX, |n| n.key);
+                if end_key < lim && end_key < next {
+                    mac.hear_whole_quiet(start, h.txtime, h.duration, h.power >= rx_threshold);
+                    ran += 2;
+                    continue;
+                }
+            }
+            ran += 1;
+            mac.rx_start(start, h.frame(), h.power, h.power >= rx_threshold, out);
+            let end_seq = h.end_seq;
+            match out.pop() {
+                None => {}
+                Some(MacOut::Arm { timer: TimerKind::Rx, at, gen }) => {
+                    if let Some((stale, gen)) = rx.replace((key(at, end_seq), gen)) {
+                        // The shorter frame's end, its timer stopped: an event all the same.
+                        if stale < lim {
+                            ran += 1;
+                        } else {
+                            insert_sorted(&mut self.timers, Kept { key: stale, kind: TimerKind::Rx, gen });
+                        }
+                    }
+                }
+                Some(o) => unreachable!("a quiet station's first bit asked for {o:?}"),
+            }
+            assert!(out.is_empty(), "a quiet station's first bit asked for {out:?}");
         }
-        let ran = 2 * (i - self.head) as u64;
-        self.head = i;
+        if let Some((k, gen)) = rx {
+            insert_sorted(&mut self.timers, Kept { key: k, kind: TimerKind::Rx, gen });
+        }
         ran
     }
 
@@ -377,6 +419,62 @@ mod tests {
         // The end, which sets the NAV for an EIFS after a collision; no backoff waits on it.
         assert_eq!(h.replay(&mut q, 0, &mut mac, 1e-10, key(us(200), 0), &mut out), 1);
         assert!(h.is_empty() && q.keyed.is_empty());
+    }
+
+    /// A quiet station (nothing to send) replaying overlapping frames follows the Rx timer
+    /// itself (`hear_quietly`): the MAC ends as running every event from the queue leaves it,
+    /// with the same count of events, a stale Rx timer's included, and an Rx timer still
+    /// running at the bound kept for the next replay.
+    #[test]
+    fn a_quiet_station_hears_overlapping_frames_as_the_queue_would() {
+        let new_mac = || Mac::new(0, 3, MacParams::default(), 10.0, Rng::stream(1, "overheard"));
+        // A from 10 to 110 us; B from 50 to 250 us, as strong (a collision: B's longer
+        // reception stops A's Rx timer); C from 400 to 450 us, alone; D from 600 us, beyond the
+        // first replay's bound at 620 us.
+        let frames = [(10, 100, 1e-9, 1), (50, 200, 1e-9, 7), (400, 50, 1e-9, 13), (600, 100, 1e-9, 19)];
+        let mut h = Overheard::default();
+        for &(at, len, power, seq) in &frames {
+            h.keep(Heard::new(key(us(at), seq), seq + 1, &frame(1, 2, len, 0), power));
+        }
+        let (mut mac, mut q, mut out) = (new_mac(), Queue::default(), vec![]);
+        assert!(mac.quiet());
+        // First bits of A, B, C, D; A's stopped Rx timer, B's and C's ends.
+        assert_eq!(h.replay(&mut q, 0, &mut mac, 1e-10, key(us(620), 0), &mut out), 7);
+        assert_eq!(h.timers.last().map(|t| (t.key, t.kind)), Some((key(us(700), 20), TimerKind::Rx)));
+        assert_eq!(h.replay(&mut q, 0, &mut mac, 1e-10, key(us(800), 0), &mut out), 1);
+        assert!(h.is_empty() && q.keyed.is_empty());
+
+        // The same frames as the queue runs them, event by event, in key order.
+        let mut reference = new_mac();
+        let mut events: Vec<(u128, Option<Heard>)> = vec![];
+        for &(at, len, power, seq) in &frames {
+            events.push((key(us(at), seq), Some(Heard::new(key(us(at), seq), seq + 1, &frame(1, 2, len, 0), power))));
+        }
+        events.sort_by_key(|e| std::cmp::Reverse(e.0));
+        let mut ran = 0;
+        while let Some((k, e)) = events.pop() {
+            ran += 1;
+            let mut o = vec![];
+            match e {
+                Some(h) => reference.rx_start(time_of(k), h.frame(), h.power, true, &mut o),
+                None => reference.on_timer(time_of(k), TimerKind::Rx, k as u64 as u32, &mut o),
+            }
+            for x in o {
+                let MacOut::Arm { timer: TimerKind::Rx, at, gen } = x else { panic!("{x:?}") };
+                // The Rx timer's event, its generation in the key's low word for this test.
+                events.push((key(at, gen as u64), None));
+                events.sort_by_key(|e| std::cmp::Reverse(e.0));
+            }
+        }
+        assert_eq!(ran, 8);
+        // Both MACs alike: the NAV (an EIFS after B's collision, then C's Duration and D's) and
+        // the timers' generations, as a packet arriving now sees them.
+        let packet = IfqItem { payload: 1, ra: 2, size: 100, priority: false };
+        let (mut a, mut b) = (vec![], vec![]);
+        mac.enqueue(us(800), packet, &mut a);
+        reference.enqueue(us(800), packet, &mut b);
+        assert_eq!(a, b);
+        assert!(!a.is_empty());
     }
 
     /// A station that always has a frame on its way is never read through: what it has replayed
