@@ -34,10 +34,12 @@ use crate::prefetch::prefetch_lines;
 const INITIAL_SHIFT: u32 = 14;
 const MIN_SHIFT: u32 = 4;
 const MAX_SHIFT: u32 = 36;
-/// Ring size: 2^RING_BITS buckets. At the bucket widths that the tuning settles on when many
-/// flows keep ~10^5 events pending (~1 us), 2^17 buckets span ~130 ms, beyond a loaded
-/// dumbbell's round trip, so that few events detour through the far heap.
-const RING_BITS: u32 = 17;
+/// Ring size: 2^RING_BITS buckets, whose head words (64 KB) and bitmap stay in the second
+/// level cache: a push reads the head word of its bucket, anywhere in the ring. At the widths
+/// the tuning settles on with ~10^5 events pending (~1 us) the ring spans ~16 ms; later events
+/// wait in the far heap and move into the ring as it reaches them, in the order of their keys
+/// whatever the ring's size.
+const RING_BITS: u32 = 14;
 const RING: u64 = 1 << RING_BITS;
 /// Above this many events in the current bucket, later pushes into it go to a heap.
 const LATE_ABOVE: usize = 64;
