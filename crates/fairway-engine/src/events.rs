@@ -4,19 +4,18 @@
 //! counter (with ns-2's clock, the double's place beside it) into one `u128`, so that order is a
 //! single comparison.
 //!
-//! It is a calendar queue. Time is cut into buckets of 2^shift ns; a ring of 2^17 buckets covers
+//! It is a calendar queue. Time is cut into buckets of 2^shift ns; a ring of 2^14 buckets covers
 //! the near future, which is where nearly all of a simulation's events fall (a packet's next
 //! hop, the next CBR packet, the next pacing step). An event further out waits in a heap and
 //! moves into the ring when the ring reaches it. The ring's events live in one slab of chunks of
 //! four, each bucket a linked list of chunks (so memory follows the number of events, not of
 //! buckets, and a bucket is read a chunk at a time rather than an entry at a time, which
 //! matters once the pending events outgrow the caches). Four, not more: far ahead of the
-//! clock buckets are sparse (at 10 000 flows, ~10^5 events over ~10^5 buckets), and chunks of
-//! eight, mostly empty, took 35 MB. A bucket's head word holds both its first
-//! chunk and how full that chunk is, so that a push writes into the chunk without first reading
-//! it: with a hundred thousand events pending (10 000 flows), that read was a cache miss on
-//! nearly every push. A bucket is gathered and sorted when it becomes the current one,
-//! and the few events pushed into the current bucket are inserted in order. A bitmap of
+//! clock buckets are sparse, and chunks of eight were mostly empty. A bucket's head word holds
+//! both its first chunk and how full that chunk is, so that a push writes into the chunk without
+//! first reading it: with a hundred thousand events pending (10 000 flows), that read was a
+//! cache miss on nearly every push. A bucket is gathered and sorted when it becomes the current
+//! one, and the few events pushed into the current bucket are inserted in order. A bitmap of
 //! non-empty buckets finds the next one. The bucket width adapts to the density of events (as
 //! calendar queues do): every so many pops, if buckets hold less than about one event the width
 //! doubles, if they hold many it halves, and the events are re-bucketed. Push and pop are then
