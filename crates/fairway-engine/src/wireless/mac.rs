@@ -62,6 +62,54 @@ fn whole_us(d: Dur) -> Dur {
     Dur((d.0 + 500) / 1000 * 1000)
 }
 
+/// The NAV a frame heard in passing sets at its end at least: an EIFS if it cannot be decoded
+/// or is lost in a collision (a capture sets as much), else its Duration field; nothing while
+/// the station sends (`tx_active`).
+fn nav_floor(tx_active: bool, eifs: Dur, duration: Dur, decodable: bool) -> Dur {
+    if tx_active {
+        Dur::ZERO
+    } else if decodable {
+        whole_us(duration).min(whole_us(eifs))
+    } else {
+        whole_us(eifs)
+    }
+}
+
+/// A paused backoff's earliest expiry as the frames heard in passing push it back
+/// ([`Mac::paused_backoff`]): the medium stays busy until `busy` at least, and then the count
+/// needs a DIFS and the `left` it kept, idle.
+#[derive(Debug, Clone, Copy)]
+pub struct PausedBackoff {
+    busy: Time,
+    difs: Dur,
+    left: Dur,
+    /// What a frame's NAV floor reads of the station ([`nav_floor`]).
+    tx_active: bool,
+    eifs: Dur,
+}
+
+impl PausedBackoff {
+    pub fn earliest_expiry(&self) -> Time {
+        self.busy + self.difs + self.left
+    }
+
+    /// A frame heard in passing whose first bit comes at `start`, after the station's last own
+    /// event. If it comes before the DIFS after `busy` is over, no slot was counted before it
+    /// (a count that resumes in a shorter gap keeps every slot when it pauses again, as
+    /// [`Backoff::pause`] keeps whole slots counted after the
+    /// DIFS), and the medium stays busy through it and the NAV it sets. A frame that comes later
+    /// is left out: the count may have moved before it, and the bound stays where it was, still
+    /// a bound, since a busier medium only delays the expiry. The station's own events since
+    /// would change what the bound reads (`tx_active`, the slots left), so it holds only until
+    /// the next of them, which works out a new one.
+    pub fn hear(&mut self, start: Time, txtime: Dur, duration: Dur, decodable: bool) {
+        if start < self.busy + self.difs {
+            let end = start + txtime + nav_floor(self.tx_active, self.eifs, duration, decodable);
+            self.busy = self.busy.max(end);
+        }
+    }
+}
+
 /// The MAC's timers, as the event loop names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
@@ -302,31 +350,32 @@ impl Mac {
     }
 
     /// The NAV that frame `f`, heard in passing and not yet received, sets at its end at least:
-    /// an EIFS if it cannot be decoded or is lost in a collision (a capture sets as much), else
-    /// its Duration field; nothing while this station sends.
+    /// an EIFS if it cannot be decoded or is lost in a collision, else its Duration field;
+    /// nothing while this station sends.
     pub fn nav_floor(&self, f: &Frame, decodable: bool) -> Dur {
-        if self.tx_active {
-            Dur::ZERO
-        } else if decodable {
-            whole_us(f.duration).min(whole_us(self.eifs))
-        } else {
-            whole_us(self.eifs)
-        }
+        nav_floor(self.tx_active, self.eifs, f.duration, decodable)
     }
 
     /// With the backoff paused, the earliest it could run out if nothing but frames heard in
-    /// passing happens before: the medium stays busy until the reception under way ends, the
-    /// NAV ends and `busy_until` (the end of frames on their way here) at least, and then the
-    /// count resumes after a DIFS with the slots it kept. `None` if no backoff waits paused.
-    pub fn earliest_expiry(&self, now: Time, busy_until: Time) -> Option<Time> {
+    /// passing happens before ([`PausedBackoff`]): the medium stays busy until the reception
+    /// under way ends, the NAV ends and `busy_until` (the end of frames on their way here) at
+    /// least, and then the count resumes after a DIFS with the slots it kept. `None` if no
+    /// backoff waits paused.
+    pub fn paused_backoff(&self, now: Time, busy_until: Time) -> Option<PausedBackoff> {
         if !self.backoff.paused() {
             return None;
         }
-        let mut t = now.max(self.nav).max(busy_until);
+        let mut busy = now.max(self.nav).max(busy_until);
         if self.rx_state != RxState::Idle {
-            t = t.max(now + self.timers[TimerKind::Rx as usize].remaining(now));
+            busy = busy.max(now + self.timers[TimerKind::Rx as usize].remaining(now));
         }
-        Some(t + self.p.difs() + self.backoff.left())
+        let (difs, left) = (self.p.difs(), self.backoff.left());
+        Some(PausedBackoff { busy, difs, left, tx_active: self.tx_active, eifs: self.eifs })
+    }
+
+    /// [`Self::paused_backoff`]'s earliest expiry.
+    pub fn earliest_expiry(&self, now: Time, busy_until: Time) -> Option<Time> {
+        self.paused_backoff(now, busy_until).map(|b| b.earliest_expiry())
     }
 
     fn is_idle(&self, now: Time) -> bool {

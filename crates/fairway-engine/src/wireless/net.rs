@@ -26,7 +26,7 @@ use crate::packet::PktKind;
 use crate::wireless::aodv::{self, Aodv, DropWhy, TimerWhat};
 use crate::wireless::event_loop::{AirEv, EventLoop, MAX_NODES};
 use crate::wireless::ifq::IfqItem;
-use crate::wireless::mac::{Frame, Mac, MacOut, MacStats, Outcome, TimerKind, BROADCAST};
+use crate::wireless::mac::{Frame, Mac, MacOut, MacStats, Outcome, PausedBackoff, TimerKind, BROADCAST};
 use crate::wireless::mobility::{MobilitySpec, Motions, Mover};
 use crate::wireless::overheard::{self, Heard, Overheard};
 use crate::wireless::physics::Batch;
@@ -119,6 +119,10 @@ pub(crate) struct Air {
     heard: Option<Vec<Overheard>>,
     /// Per node, the key of its pending wake-up (0: none).
     wake_at: Vec<u128>,
+    /// Per node whose backoff waits paused while it keeps frames, the earliest the backoff could
+    /// run out, pushed back as frames are kept: a wake-up that comes before it has nothing to do
+    /// but wait for it.
+    paused: Vec<Option<PausedBackoff>>,
     /// Wake-ups run: not among the run's events.
     pub(crate) wakes: u64,
     /// Scratch space for a replay's MAC outputs.
@@ -207,6 +211,7 @@ impl Air {
             slot: None,
             heard: Some((0..n).map(|_| Overheard::default()).collect()),
             wake_at: vec![0; n],
+            paused: vec![None; n],
             wakes: 0,
             replay_out: vec![],
             batch: Batch::default(),
@@ -355,6 +360,20 @@ impl Air {
             AirEv::Command { index } => self.command(cx, index),
             AirEv::Wake { node } => {
                 self.wakes += 1;
+                let n = node as usize;
+                if cx.key() != self.wake_at[n] {
+                    // An earlier wake-up took its place.
+                    return None;
+                }
+                if let Some(b) = self.paused[n] {
+                    let k = overheard::key(b.earliest_expiry(), 0);
+                    if k > cx.key() {
+                        // Frames kept since pushed the backoff's expiry back: nothing to do yet.
+                        self.wake_at[n] = k;
+                        cx.schedule_key(k, AirEv::Wake { node });
+                        return None;
+                    }
+                }
                 self.catch_up(cx, node);
                 self.settle(cx, node);
             }
@@ -586,18 +605,19 @@ impl Air {
     }
 
     /// After node `n`'s event: if its backoff waits paused while it keeps frames, it is woken
-    /// no later than the backoff could run out (overheard.rs). A wake-up comes before every
-    /// other event of its time (its key's insertion number is 0, which no event takes).
+    /// no later than the backoff could run out (overheard.rs), a bound kept for the frames it
+    /// keeps next to push back. A wake-up comes before every other event of its time (its key's
+    /// insertion number is 0, which no event takes).
     #[inline]
     fn settle(&mut self, cx: &mut impl EventLoop, n: u32) {
         let Some(heard) = &self.heard else { return };
         let h = &heard[n as usize];
-        if h.is_empty() {
-            return;
-        }
         let mac = &self.macs[n as usize];
-        let Some(at) = mac.earliest_expiry(cx.now(), h.busy_until(mac, self.radio.rx_threshold)) else { return };
-        let k = overheard::key(at, 0);
+        let paused =
+            if h.is_empty() { None } else { mac.paused_backoff(cx.now(), h.busy_until(mac, self.radio.rx_threshold)) };
+        self.paused[n as usize] = paused;
+        let Some(b) = paused else { return };
+        let k = overheard::key(b.earliest_expiry(), 0);
         let pending = &mut self.wake_at[n as usize];
         if *pending > cx.key() && *pending <= k {
             return;
@@ -740,7 +760,19 @@ impl Air {
         let for_one = f.ra != BROADCAST;
         // The loop's fields apart, each station's entries side by side.
         let Air {
-            motions, macs, heard, reach, radio, sense2, rx_power, rx_end_seq, replay_out, replayed, batch, ..
+            motions,
+            macs,
+            heard,
+            reach,
+            radio,
+            sense2,
+            rx_power,
+            rx_end_seq,
+            replay_out,
+            replayed,
+            batch,
+            paused,
+            ..
         } = self;
         let (rx_power, rx_end_seq) = (&mut rx_power[base..base + nodes], &mut rx_end_seq[base..base + nodes]);
         let mut heard = heard.as_deref_mut();
@@ -769,6 +801,9 @@ impl Air {
                 if passing {
                     let h = &mut heard[r];
                     h.keep(Heard::new(overheard::key(now + delay, first_seq), end_seq, &f, power));
+                    if let Some(b) = &mut paused[r] {
+                        b.hear(now + delay, f.txtime, f.duration, power >= radio.rx_threshold);
+                    }
                     // A station that hears for long keeps its list short: what is past, replayed.
                     if h.len() > KEEP_BEFORE_REPLAY {
                         let bound = cx.key();

@@ -14,7 +14,9 @@
 //! with the frames; a backoff resumed goes to the queue, since when it runs out the station
 //! sends. So that it is never resumed too late, a station whose backoff waits paused is woken
 //! ([`AirEv::Wake`](super::event_loop::AirEv::Wake)) no later than the earliest its backoff could
-//! run out ([`Mac::earliest_expiry`]).
+//! run out ([`Mac::earliest_expiry`]). Frames it keeps meanwhile may push that back
+//! ([`PausedBackoff::hear`](super::mac::PausedBackoff::hear)); a wake-up that comes before the
+//! bound they give only waits for it, without a replay.
 //!
 //! The order is exact because every event a kept frame leads to takes its insertion number when
 //! the frame is sent ([`EventLoop::reserve_rx`](super::event_loop::EventLoop::reserve_rx)), kept
@@ -579,5 +581,50 @@ mod tests {
         let [(k, AirEv::MacTimer { timer: TimerKind::Backoff, .. })] = q.keyed[..] else { panic!("{:?}", q.keyed) };
         assert_eq!((time_of(k), k as u64), (after, 8 + TIMER_AT_END + 1));
         assert!(h.is_empty());
+    }
+
+    /// A paused count's bound as frames are kept (`PausedBackoff::hear`, which lets a wake-up
+    /// that comes before it wait): a frame within a DIFS of the medium's busy end pushes it back
+    /// to what the frames kept give (`Mac::earliest_expiry`); a frame after a longer gap leaves
+    /// it, since the count resumed in the gap and kept fewer slots when that frame paused it. A
+    /// wake-up at the bound replays every frame and finds the count still waiting, and the count
+    /// runs out when the arithmetic says.
+    #[test]
+    fn a_paused_count_bound_follows_frames_within_a_difs() {
+        let Paused { p, mut mac, mut q, mut h, mut out, nav_gen } = paused();
+        let mut bound = mac.paused_backoff(us(200), Time::ZERO).unwrap();
+        let left = bound.earliest_expiry().saturating_since(us(410) + p.difs());
+        assert!(left.0 >= 3 * p.slot.0, "this seed's count is long enough to move: {left:?}");
+        // A: 20 us after the NAV's end (within its DIFS), to 530 us; its NAV to 830 us.
+        h.keep(Heard::new(key(us(430), 7), 8, &frame(1, 2, 100, 0), 1e-9));
+        bound.hear(us(430), Dur::from_micros(100), Dur::from_micros(300), true);
+        let after_a = mac.earliest_expiry(us(200), h.busy_until(&mac, 1e-10)).unwrap();
+        assert_eq!(bound.earliest_expiry(), after_a);
+        assert_eq!(after_a, us(830) + p.difs() + left);
+        // B: two slots into the count after A's NAV: the bound stays.
+        let b_start = us(830) + p.difs() + Dur(2 * p.slot.0);
+        h.keep(Heard::new(key(b_start, 13), 14, &frame(1, 2, 100, 0), 1e-9));
+        bound.hear(b_start, Dur::from_micros(100), Dur::from_micros(300), true);
+        assert_eq!(bound.earliest_expiry(), after_a);
+        // As the queue runs it: the NAV's end at 410 us resumes the count, which A pauses.
+        mac.on_timer(us(410), TimerKind::Nav, nav_gen, &mut out);
+        let Some(MacOut::Arm { timer: TimerKind::Backoff, at, gen }) = out.pop() else { panic!("{out:?}") };
+        h.timers.push(Kept { key: key(at, 5), kind: TimerKind::Backoff, gen });
+        // The wake-up at the bound: the replay finds no count that ran out before it.
+        h.replay(&mut q, 0, &mut mac, 1e-10, key(after_a, 0), &mut out);
+        // The count A's NAV resumed, due at the bound, into the queue and paused by B; the one
+        // B's NAV resumes runs out after a DIFS and two slots fewer than it had: past the bound,
+        // and earlier than B's end would have put it.
+        h.replay(&mut q, 0, &mut mac, 1e-10, key(us(5000), 0), &mut out);
+        let [(k1, AirEv::MacTimer { timer: TimerKind::Backoff, gen: g1, .. }), (k2, AirEv::MacTimer { timer: TimerKind::Backoff, gen: g2, .. })] =
+            q.keyed[..]
+        else {
+            panic!("{:?}", q.keyed)
+        };
+        assert_eq!(time_of(k1), after_a);
+        assert!(!mac.backoff_runs_out(g1) && mac.backoff_runs_out(g2));
+        let expiry = b_start + Dur::from_micros(400) + p.difs() + Dur(left.0 - 2 * p.slot.0);
+        assert_eq!(time_of(k2), expiry);
+        assert!(expiry > after_a && expiry < b_start + Dur::from_micros(400) + p.difs() + left);
     }
 }
