@@ -4,14 +4,7 @@
 /// for it. A hint only: it has no effect on results.
 #[inline(always)]
 pub(crate) fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing into the program and cannot fault; the address comes
-    // from a live reference in any case. SSE, which provides it, is part of x86-64's baseline.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((x as *const T).cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
+    prefetch_ptr(x as *const T);
 }
 
 /// [`prefetch`] for the first `n` cache lines of `x`, as far as `x` reaches.
@@ -22,4 +15,17 @@ pub(crate) fn prefetch_lines<T>(x: &T, n: usize) {
         // SAFETY: `i * 64 < size_of::<T>()`: the address is within `x`.
         prefetch(unsafe { &*base.add(i * 64) });
     }
+}
+
+/// [`prefetch`] for the line at `p`, which need not point to a live value (the slot after a
+/// vector's end, say): a prefetch of any address is a hint only and cannot fault.
+#[inline(always)]
+pub(crate) fn prefetch_ptr<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing into the program and cannot fault, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }

@@ -42,6 +42,9 @@ pub(crate) const TIMER_AT_END: u64 = 3;
 /// From a NAV timer's own number to that of the backoff its end may resume.
 pub(crate) const BACKOFF_AFTER_NAV: u64 = 1;
 
+/// How many kept frames ahead of the one being replayed a replay asks the caches for.
+const AHEAD: usize = 2;
+
 /// A kept frame: the key of its first bit's event here, the insertion number of its
 /// reception's end, its power here, and what the MAC reads of a frame it need not decode
 /// (kind, addresses, Duration field, time on the air; the channel's transmission slot may be
@@ -176,6 +179,8 @@ impl Overheard {
                     break;
                 }
                 self.head += 1;
+                // The frames a replay reads next are mostly out of the first-level cache.
+                crate::prefetch::prefetch_ptr(self.first_bits.as_ptr().wrapping_add(self.head + AHEAD));
                 let now = time_of(h.key);
                 // Mostly a frame is heard whole before anything else: both its events at once.
                 let end_key = key(now + h.txtime, h.end_seq);
@@ -267,6 +272,7 @@ impl Overheard {
             }
             let h = &self.first_bits[self.head];
             self.head += 1;
+            crate::prefetch::prefetch_ptr(self.first_bits.as_ptr().wrapping_add(self.head + AHEAD));
             let start = time_of(h.key);
             let end_key = key(start + h.txtime, h.end_seq);
             if rx.is_none() {
