@@ -82,6 +82,11 @@ pub struct RunOptions<'a> {
     /// last byte.
     #[doc(hidden)]
     pub hear_eagerly: bool,
+    /// How many kept events a wireless station holds before the channel's loop replays them
+    /// (wireless/overheard.rs; `None`: the engine's choice). A test varies it to show that
+    /// this changes no result.
+    #[doc(hidden)]
+    pub keep_before_replay: Option<usize>,
     /// Given, receives how many of the run's events wireless stations kept and replayed rather
     /// than ran from the queue (a test shows that lazy receivers engage).
     #[doc(hidden)]
@@ -135,6 +140,9 @@ pub fn run_into(
     }
     if opts.hear_eagerly {
         sim.hear_eagerly();
+    }
+    if let Some(n) = opts.keep_before_replay {
+        sim.keep_before_replay(n);
     }
     sim.trace_agents(&opts.trace_agents);
     if let Some(spec) = &opts.trace_packets {

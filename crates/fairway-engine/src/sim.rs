@@ -364,6 +364,14 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// A wireless station replays what it kept once it holds more than `n` events (overheard.rs).
+    /// The results are the same whatever `n`; a test shows it.
+    pub(crate) fn keep_before_replay(&mut self, n: usize) {
+        if let Some(air) = &mut self.air {
+            air.keep_before_replay = n;
+        }
+    }
+
     /// Makes `t` the end of the run: the bins up to the one holding `t` end now (a bin whose end
     /// was due at `t` itself among them), the later ones never come.
     fn stop_early(&mut self, t: Time, sink: &mut dyn SeriesSink) {

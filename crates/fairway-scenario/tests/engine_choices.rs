@@ -118,7 +118,8 @@ fn shipped_wireless() -> Vec<Scenario> {
 /// Lazy receivers (wireless/overheard.rs) change no result: every shipped wireless scenario
 /// gives the same results, the count of events included, to the last byte, whether stations
 /// that only listen keep the frames they overhear and replay them when they next act, or run
-/// every frame they hear as events; also on ns-2's clock, and for a run stopped before its end
+/// every frame they hear as events, however many kept events start a replay from the channel's
+/// loop; also on ns-2's clock, and for a run stopped before its end
 /// (where kept frames are replayed up to the event left undone).
 #[test]
 fn lazy_receivers_change_no_result() {
@@ -126,11 +127,20 @@ fn lazy_receivers_change_no_result() {
     let scenarios = shipped_wireless();
     assert!(scenarios.len() >= 15, "the shipped wireless scenarios: {}", scenarios.len());
     // The results as text, and how many events the stations kept.
-    let show = |sc: &Scenario, hear_eagerly: bool, interrupt: Option<&AtomicBool>| {
+    let show_with = |sc: &Scenario, hear_eagerly: bool, interrupt: Option<&AtomicBool>, keep: Option<usize>| {
         let replayed = AtomicU64::new(0);
-        let opts = RunOptions { hear_eagerly, interrupt, replayed: Some(&replayed), ..Default::default() };
+        let opts = RunOptions {
+            hear_eagerly,
+            interrupt,
+            replayed: Some(&replayed),
+            keep_before_replay: keep,
+            ..Default::default()
+        };
         let r = run(sc, &opts, &mut |_| {}).unwrap();
         (format!("{r:?}"), replayed.into_inner())
+    };
+    let show = |sc: &Scenario, hear_eagerly: bool, interrupt: Option<&AtomicBool>| {
+        show_with(sc, hear_eagerly, interrupt, None)
     };
     let same = |name: &str, lazy: &str, eager: &str| {
         if lazy != eager {
@@ -143,6 +153,16 @@ fn lazy_receivers_change_no_result() {
         let (lazy, kept) = show(sc, false, None);
         let (eager, none) = show(sc, true, None);
         same(&sc.name, &lazy, &eager);
+        // Stations that replay what they keep far more often, from the channel's loop: a replay
+        // there may leave a backoff paused (a count paused, a NAV or a reception made longer)
+        // whose event in the queue it made stale, and the station must still be woken.
+        for keep in [4, 16] {
+            same(
+                &format!("{}, replays beyond {keep} kept", sc.name),
+                &show_with(sc, false, None, Some(keep)).0,
+                &eager,
+            );
+        }
         // Else this compares nothing (two stations only ever hear each other's frames for them).
         let stations = sc.wireless.as_ref().unwrap().nodes.len();
         assert!(none == 0 && (kept > 0 || stations < 3), "{}: {kept} events kept lazily, {none} eagerly", sc.name);

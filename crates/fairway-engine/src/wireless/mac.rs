@@ -373,6 +373,11 @@ impl Mac {
         Some(PausedBackoff { busy, difs, left, tx_active: self.tx_active, eifs: self.eifs })
     }
 
+    /// Whether a backoff waits paused.
+    pub fn backoff_paused(&self) -> bool {
+        self.backoff.paused()
+    }
+
     /// [`Self::paused_backoff`]'s earliest expiry.
     pub fn earliest_expiry(&self, now: Time, busy_until: Time) -> Option<Time> {
         self.paused_backoff(now, busy_until).map(|b| b.earliest_expiry())

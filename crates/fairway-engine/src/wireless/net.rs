@@ -119,6 +119,9 @@ pub(crate) struct Air {
     heard: Option<Vec<Overheard>>,
     /// Per node, the key of its pending wake-up (0: none).
     wake_at: Vec<u128>,
+    /// Kept events a station holds before the channel's loop replays the past ones
+    /// ([`KEEP_BEFORE_REPLAY`] unless a test sets it).
+    pub(crate) keep_before_replay: usize,
     /// Per node whose backoff waits paused while it keeps frames, the earliest the backoff could
     /// run out, pushed back as frames are kept: a wake-up that comes before it has nothing to do
     /// but wait for it.
@@ -211,6 +214,7 @@ impl Air {
             slot: None,
             heard: Some((0..n).map(|_| Overheard::default()).collect()),
             wake_at: vec![0; n],
+            keep_before_replay: KEEP_BEFORE_REPLAY,
             paused: vec![None; n],
             wakes: 0,
             replay_out: vec![],
@@ -337,6 +341,17 @@ impl Air {
             AirEv::MacTimer { node, timer, gen } => {
                 // A stale timer changes nothing: the station's kept frames wait for its next event.
                 if !self.macs[node as usize].live(timer, gen) {
+                    // Unless a replay from the channel's loop made it stale (a count paused, a
+                    // NAV or a reception prolonged, by frames kept here) and left a backoff paused
+                    // with no wake-up: this event was what would have caught the station up, and
+                    // comes no later than the backoff could run out (the count's own end, or the
+                    // end of a NAV or reception that has only grown). The station is caught up
+                    // and settled, as after its own events.
+                    let n = node as usize;
+                    if self.macs[n].backoff_paused() && self.wake_at[n] <= cx.key() {
+                        self.catch_up(cx, node);
+                        self.settle(cx, node);
+                    }
                     return None;
                 }
                 self.catch_up(cx, node);
@@ -772,10 +787,12 @@ impl Air {
             replayed,
             batch,
             paused,
+            keep_before_replay,
             ..
         } = self;
         let (rx_power, rx_end_seq) = (&mut rx_power[base..base + nodes], &mut rx_end_seq[base..base + nodes]);
         let mut heard = heard.as_deref_mut();
+        let keep_before_replay = *keep_before_replay;
         // First the physics, every node at once (physics.rs); then the stations in range.
         let in_range = batch.fill(motions, reach, now, (n as usize, x, y), (*sense2, radio.cs_threshold));
         for j in 0..in_range {
@@ -805,7 +822,7 @@ impl Air {
                         b.hear(now + delay, f.txtime, f.duration, power >= radio.rx_threshold);
                     }
                     // A station that hears for long keeps its list short: what is past, replayed.
-                    if h.len() > KEEP_BEFORE_REPLAY {
+                    if h.len() > keep_before_replay {
                         let bound = cx.key();
                         *replayed += h.replay(cx, r as u32, &mut macs[r], radio.rx_threshold, bound, replay_out);
                     }
