@@ -94,14 +94,14 @@ impl PausedBackoff {
     }
 
     /// A frame heard in passing whose first bit comes at `start`, after the station's last own
-    /// event. If it comes before the DIFS after `busy` is over, no slot was counted before it
-    /// (a count that resumes in a shorter gap keeps every slot when it pauses again, as
-    /// [`Backoff::pause`] keeps whole slots counted after the
-    /// DIFS), and the medium stays busy through it and the NAV it sets. A frame that comes later
-    /// is left out: the count may have moved before it, and the bound stays where it was, still
-    /// a bound, since a busier medium only delays the expiry. The station's own events since
-    /// would change what the bound reads (`tx_active`, the slots left), so it holds only until
-    /// the next of them, which works out a new one.
+    /// event. If it comes before the DIFS after `busy` is over, no slot was counted before it (a
+    /// count that resumes in a shorter gap keeps every slot when it pauses again, as
+    /// [`Backoff::pause`] keeps only whole slots counted after the DIFS), and the medium stays
+    /// busy through it and the NAV it sets. A frame that comes later is left out: the count may
+    /// have moved before it, and the bound stays where it was, still a bound, since a busier
+    /// medium only delays the expiry. The station's own events since would change what the
+    /// bound reads (`tx_active`, the slots left), so it holds only until the next of them, which
+    /// works out a new one.
     pub fn hear(&mut self, start: Time, txtime: Dur, duration: Dur, decodable: bool) {
         if start < self.busy + self.difs {
             let end = start + txtime + nav_floor(self.tx_active, self.eifs, duration, decodable);
