@@ -378,11 +378,6 @@ impl Mac {
         self.backoff.paused()
     }
 
-    /// [`Self::paused_backoff`]'s earliest expiry.
-    pub fn earliest_expiry(&self, now: Time, busy_until: Time) -> Option<Time> {
-        self.paused_backoff(now, busy_until).map(|b| b.earliest_expiry())
-    }
-
     fn is_idle(&self, now: Time) -> bool {
         self.rx_state == RxState::Idle && self.tx_state == TxState::Idle && self.nav <= now
     }

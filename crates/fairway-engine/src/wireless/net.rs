@@ -774,6 +774,7 @@ impl Air {
         // A unicast frame: only its receiver needs it.
         let for_one = f.ra != BROADCAST;
         // The loop's fields apart, each station's entries side by side.
+        let keep_before_replay = self.keep_before_replay;
         let Air {
             motions,
             macs,
@@ -787,12 +788,10 @@ impl Air {
             replayed,
             batch,
             paused,
-            keep_before_replay,
             ..
         } = self;
         let (rx_power, rx_end_seq) = (&mut rx_power[base..base + nodes], &mut rx_end_seq[base..base + nodes]);
         let mut heard = heard.as_deref_mut();
-        let keep_before_replay = *keep_before_replay;
         // First the physics, every node at once (physics.rs); then the stations in range.
         let in_range = batch.fill(motions, reach, now, (n as usize, x, y), (*sense2, radio.cs_threshold));
         for j in 0..in_range {

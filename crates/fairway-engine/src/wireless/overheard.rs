@@ -14,7 +14,7 @@
 //! with the frames; a backoff resumed goes to the queue, since when it runs out the station
 //! sends. So that it is never resumed too late, a station whose backoff waits paused is woken
 //! ([`AirEv::Wake`](super::event_loop::AirEv::Wake)) no later than the earliest its backoff could
-//! run out ([`Mac::earliest_expiry`]). Frames it keeps meanwhile may push that back
+//! run out ([`Mac::paused_backoff`]). Frames it keeps meanwhile may push that back
 //! ([`PausedBackoff::hear`](super::mac::PausedBackoff::hear)); a wake-up that comes before the
 //! bound they give only waits for it, without a replay.
 //!
@@ -313,7 +313,7 @@ impl Overheard {
     /// The one timer a kept reception's end or a kept NAV timer's end started, under its
     /// reserved number `raw`: the NAV's kept; a backoff's to the queue, unless it runs out
     /// before `bound`, the replay's end. The station is woken before its backoff could run out
-    /// (`Mac::earliest_expiry`), so such a count was paused again by a frame kept here after it
+    /// (`Mac::paused_backoff`), so such a count was paused again by a frame kept here after it
     /// resumed, and its event, kept and replayed, finds it stale, as the queue's would have.
     fn started(&mut self, cx: &mut impl EventLoop, node: u32, o: MacOut, from: u128, raw: u64, bound: u128) {
         let MacOut::Arm { timer, at, gen } = o else { unreachable!("a kept event asked for {o:?}") };
@@ -352,6 +352,12 @@ mod tests {
 
     fn us(n: u64) -> Time {
         Time(n * 1000)
+    }
+
+    /// The earliest a paused backoff could run out, frames on their way here keeping the medium
+    /// busy until `busy_until` ([`Mac::paused_backoff`]); `None` if no backoff waits paused.
+    fn earliest_expiry(mac: &Mac, now: Time, busy_until: Time) -> Option<Time> {
+        mac.paused_backoff(now, busy_until).map(|b| b.earliest_expiry())
     }
 
     /// An event loop that only keeps what is scheduled under a key (fairway's clock).
@@ -533,26 +539,26 @@ mod tests {
         };
         assert_eq!(at, us(410));
         out.clear();
-        assert!(mac.earliest_expiry(us(200), Time::ZERO).is_some(), "the backoff waits paused");
+        assert!(earliest_expiry(&mac, us(200), Time::ZERO).is_some(), "the backoff waits paused");
         Paused { p, mac, q, h, out, nav_gen }
     }
 
     /// A station whose backoff waits paused keeps a frame for another station: its replay sets
     /// the NAV for the frame's Duration, keeps the NAV's timer under the number reserved after
     /// the frame's end, and at the NAV's end resumes the backoff into the queue under the next
-    /// number, no earlier than `Mac::earliest_expiry` said before the replay.
+    /// number, no earlier than `Mac::paused_backoff` said before the replay.
     #[test]
     fn a_paused_backoff_resumes_into_the_queue_under_its_reserved_number() {
         let Paused { p, mut mac, mut q, mut h, mut out, .. } = paused();
         // The next frame: first bit at 500 us, its end at 600 us, Duration 300 us.
         let f = Heard::new(key(us(500), 7), 8, &frame(1, 2, 100, 0), 1e-9);
         h.keep(f);
-        let earliest = mac.earliest_expiry(us(200), h.busy_until(&mac, 1e-10)).unwrap();
+        let earliest = earliest_expiry(&mac, us(200), h.busy_until(&mac, 1e-10)).unwrap();
         assert_eq!(
             earliest,
             us(600 + 300)
                 + p.difs()
-                + mac.earliest_expiry(us(200), Time::ZERO).unwrap().saturating_since(us(410) + p.difs())
+                + earliest_expiry(&mac, us(200), Time::ZERO).unwrap().saturating_since(us(410) + p.difs())
         );
         // Up to the wake-up at that time: first bit, end, the NAV's end.
         assert_eq!(h.replay(&mut q, 0, &mut mac, 1e-10, key(earliest, 0), &mut out), 3);
@@ -571,10 +577,10 @@ mod tests {
     #[test]
     fn a_count_paused_again_is_kept_and_found_stale() {
         let Paused { p, mut mac, mut q, mut h, mut out, nav_gen } = paused();
-        let left = mac.earliest_expiry(us(200), Time::ZERO).unwrap().saturating_since(us(410) + p.difs());
+        let left = earliest_expiry(&mac, us(200), Time::ZERO).unwrap().saturating_since(us(410) + p.difs());
         // A frame 1 us after the NAV's end: to 511 us, then its NAV to 811 us.
         h.keep(Heard::new(key(us(411), 7), 8, &frame(1, 2, 100, 0), 1e-9));
-        let after = mac.earliest_expiry(us(200), h.busy_until(&mac, 1e-10)).unwrap();
+        let after = earliest_expiry(&mac, us(200), h.busy_until(&mac, 1e-10)).unwrap();
         assert_eq!(after, us(811) + p.difs() + left);
         // The NAV's timer is the queue's (the packet's arrival armed it): run as the queue would.
         mac.on_timer(us(410), TimerKind::Nav, nav_gen, &mut out);
@@ -591,7 +597,7 @@ mod tests {
 
     /// A paused count's bound as frames are kept (`PausedBackoff::hear`, which lets a wake-up
     /// that comes before it wait): a frame within a DIFS of the medium's busy end pushes it back
-    /// to what the frames kept give (`Mac::earliest_expiry`); a frame after a longer gap leaves
+    /// to what the frames kept give (`Mac::paused_backoff`); a frame after a longer gap leaves
     /// it, since the count resumed in the gap and kept fewer slots when that frame paused it. A
     /// wake-up at the bound replays every frame and finds the count still waiting, and the count
     /// runs out when the arithmetic says.
@@ -604,7 +610,7 @@ mod tests {
         // A: 20 us after the NAV's end (within its DIFS), to 530 us; its NAV to 830 us.
         h.keep(Heard::new(key(us(430), 7), 8, &frame(1, 2, 100, 0), 1e-9));
         bound.hear(us(430), Dur::from_micros(100), Dur::from_micros(300), true);
-        let after_a = mac.earliest_expiry(us(200), h.busy_until(&mac, 1e-10)).unwrap();
+        let after_a = earliest_expiry(&mac, us(200), h.busy_until(&mac, 1e-10)).unwrap();
         assert_eq!(bound.earliest_expiry(), after_a);
         assert_eq!(after_a, us(830) + p.difs() + left);
         // B: two slots into the count after A's NAV: the bound stays.
